@@ -1,0 +1,1 @@
+"""The reproduction engine of the Partial-Residuals book (see README.md)."""

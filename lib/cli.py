@@ -1,0 +1,136 @@
+"""``python -m lib train|sweep|describe|prepare``; bad input exits 2 naming the valid values."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
+from .runs import RUNS_DIR
+
+
+def command_for(exp: Experiment, runs_dir=None) -> str:
+    """The CLI command that trains ``exp``."""
+    cmd = (f"python -m lib train --scale {exp.scale} --impl {exp.impl} "
+           f"--config {exp.config_name} --seed {exp.seed}")
+    if exp.gain_mode:
+        cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
+    if exp.train.max_steps != get_preset(exp.scale).train.max_steps:
+        cmd += f" --steps {exp.train.max_steps}"
+    if runs_dir is not None:
+        cmd += f" --runs-dir {runs_dir}"
+    return cmd
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scale", required=True, choices=SCALES)
+    p.add_argument("--impl", default="residualgpt", choices=IMPLS)
+    p.add_argument("--steps", type=int, help="override the preset's training steps")
+    p.add_argument("--eval-every", type=int, help="override the preset's evaluation interval")
+    p.add_argument("--runs-dir", default=str(RUNS_DIR))
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--compile", action="store_true", help="torch.compile the model")
+    p.add_argument("--deterministic", action="store_true",
+                   help="CUBLAS_WORKSPACE_CONFIG=:4096:8 and torch.use_deterministic_algorithms(True)")
+    p.add_argument("--gain-mode", choices=GAIN_MODES)
+    p.add_argument("--gain", type=float, default=1.0)
+    p.add_argument("--no-diagnostics", action="store_true")
+    p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train one run (resumes an unfinished one)")
+    _common(t)
+    t.add_argument("--config", required=True, choices=tuple(CONFIGS))
+    t.add_argument("--seed", type=int, default=1337)
+    s = sub.add_parser("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
+    s.add_argument("--plan", choices=("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep"))
+    _common(s)
+    s._option_string_actions["--scale"].required = False
+    s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=list(CONFIGS))
+    s.add_argument("--seeds", nargs="+", type=int, default=[1337])
+    s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
+    d = sub.add_parser("describe", help="resolved config and parameter count of each configuration (JSON)")
+    d.add_argument("--scale", required=True, choices=SCALES)
+    d.add_argument("--impl", default="residualgpt", choices=IMPLS)
+    pr = sub.add_parser("prepare", help="fetch and encode a dataset")
+    pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
+    pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
+    pr.add_argument("--n-docs", type=int, default=None)
+    return ap
+
+
+def _experiment(args, config: str, seed: int) -> Experiment:
+    exp = get_preset(args.scale, args.impl, config, seed)
+    overrides = {}
+    if args.steps is not None:
+        overrides["max_steps"] = args.steps
+    if args.eval_every is not None:
+        overrides["eval_interval"] = args.eval_every
+    if args.gain_mode is not None:
+        overrides.update(gain_mode=args.gain_mode, gain=args.gain)
+    elif args.gain != 1.0:
+        raise ConfigError(f"--gain {args.gain} needs --gain-mode; valid: {', '.join(GAIN_MODES)}")
+    return replace(exp, **overrides)
+
+
+def _run_kwargs(args) -> dict:
+    return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
+                deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
+                force=args.force, progress=not args.quiet)
+
+
+def _print_summary(s: dict) -> None:
+    print(json.dumps({k: s[k] for k in ("scale", "impl", "config", "seed", "status", "steps",
+                                        "best_val_loss", "best_step", "unigram_floor", "escape_step",
+                                        "tokens_per_s", "wall_s")}))
+
+
+def _sweep_experiments(args) -> list[Experiment]:
+    from .plans import PLANS, with_steps
+    if args.plan:
+        exps = with_steps(PLANS[args.plan](), args.steps)
+    else:
+        if args.scale is None:
+            raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
+        exps = [_experiment(args, c, s) for s in args.seeds for c in args.configs]
+    return exps
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "describe":
+            from .model import GPT
+            out = {}
+            for c in CONFIGS:
+                exp = get_preset(args.scale, args.impl, c)
+                out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
+            print(json.dumps(out, indent=2))
+        elif args.command == "prepare":
+            from . import data
+            if args.dataset == "tinyshakespeare":
+                print(data.shakespeare_path())
+            else:
+                kw = {"source": args.source} | ({"n_docs": args.n_docs} if args.n_docs else {})
+                print(json.dumps(data.prepare_openwebtext(**kw)))
+        elif args.command == "train":
+            from .experiment import run
+            _print_summary(run(_experiment(args, args.config, args.seed), **_run_kwargs(args)))
+        elif args.command == "sweep":
+            from .experiment import run
+            from .runs import RunDir, run_path
+            exps = _sweep_experiments(args)
+            for i, exp in enumerate(exps, 1):
+                rd = RunDir(run_path(exp, args.runs_dir))
+                print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
+                if not args.dry_run:
+                    _print_summary(run(exp, **_run_kwargs(args)))
+    except (ConfigError, ValueError) as e:
+        print(f"python -m lib: error: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,230 @@
+"""Datasets (§3.3), batches with fixed validation sets (§3.1, §5.2), the unigram floor.
+
+TinyShakespeare is read from an explicit path, ``$TINYSHAKESPEARE_PATH``,
+``data/tinyshakespeare/input.txt``, or downloaded from the char-rnn repository,
+and always checked against its sha256. OpenWebText is streamed with Hugging Face
+``datasets`` and encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / "data"
+
+SHAKESPEARE_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
+SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+# nanoGPT's prepare.py ends by stating these; so do we (see tests/test_data.py).
+SHAKESPEARE_CHARS = 1_115_394
+SHAKESPEARE_VOCAB = 65
+SHAKESPEARE_TRAIN, SHAKESPEARE_VAL = 1_003_854, 111_540
+GPT2_VOCAB = 50257
+OPENWEBTEXT_DOCS = 100_000   # §3.3: ~113M tokens from 100,000 documents
+OPENWEBTEXT_VAL_EVERY = 100  # every 100th document goes to validation (1%)
+
+
+class DataError(RuntimeError):
+    """Missing or corrupt data; the message says where to put the file."""
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def shakespeare_path(path: str | os.PathLike | None = None, download: bool = True) -> Path:
+    """Locate (or download) TinyShakespeare and verify its checksum."""
+    default = DATA_DIR / "tinyshakespeare" / "input.txt"
+    env = os.environ.get("TINYSHAKESPEARE_PATH")
+    candidate = Path(path) if path is not None else Path(env) if env else default
+    if not candidate.exists():
+        if path is not None or env:
+            raise DataError(f"TinyShakespeare not found at {candidate} (from "
+                            f"{'the path argument' if path is not None else '$TINYSHAKESPEARE_PATH'}).")
+        if not download:
+            raise DataError(f"TinyShakespeare not found at {default}; put input.txt there "
+                            f"or set TINYSHAKESPEARE_PATH.")
+        candidate.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            tmp = candidate.with_suffix(".part")
+            urllib.request.urlretrieve(SHAKESPEARE_URL, tmp)
+            tmp.replace(candidate)
+        except OSError as e:
+            raise DataError(f"could not download TinyShakespeare from {SHAKESPEARE_URL} ({e}). "
+                            f"Put the file at {default} or set TINYSHAKESPEARE_PATH to it.") from e
+    digest = _sha256(candidate)
+    if digest != SHAKESPEARE_SHA256:
+        raise DataError(f"{candidate} has sha256 {digest}, expected {SHAKESPEARE_SHA256}. "
+                        f"Replace it with the char-rnn file ({SHAKESPEARE_URL}).")
+    return candidate
+
+
+@dataclass
+class Corpus:
+    """Token ids of one dataset, split, with what is needed to decode them."""
+    name: str
+    train: np.ndarray
+    val: np.ndarray
+    vocab_size: int
+    meta: dict
+
+
+def _split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = int(len(ids) * 0.9)  # nanoGPT's 90/10 split
+    return ids[:n], ids[n:]
+
+
+def shakespeare_char(path=None) -> Corpus:
+    text = shakespeare_path(path).read_text(encoding="utf-8")
+    chars = sorted(set(text))
+    stoi = {c: i for i, c in enumerate(chars)}
+    ids = np.array([stoi[c] for c in text], dtype=np.uint16)
+    train, val = _split(ids)
+    return Corpus("shakespeare_char", train, val, len(chars), {"chars": "".join(chars)})
+
+
+def gpt2_encoding():
+    """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files."""
+    import tiktoken
+    return tiktoken.get_encoding("gpt2")
+
+
+def shakespeare_gpt2(path=None) -> Corpus:
+    """TinyShakespeare as GPT-2 BPE tokens (the 124M stand-in's data)."""
+    text = shakespeare_path(path).read_text(encoding="utf-8")
+    train_text, val_text = text[: int(len(text) * 0.9)], text[int(len(text) * 0.9):]
+    enc = gpt2_encoding()
+    train = np.array(enc.encode_ordinary(train_text), dtype=np.uint16)
+    val = np.array(enc.encode_ordinary(val_text), dtype=np.uint16)
+    return Corpus("shakespeare_gpt2", train, val, GPT2_VOCAB, {"encoding": "gpt2"})
+
+
+def prepare_openwebtext(out_dir: str | os.PathLike = DATA_DIR / "openwebtext", n_docs: int = OPENWEBTEXT_DOCS,
+                        source: str | None = None, val_every: int = OPENWEBTEXT_VAL_EVERY) -> dict:
+    """Stream ``n_docs`` documents, encode with ``gpt2`` (+ EOT after each), write uint16 files.
+
+    ``source`` None streams the Hub's ``openwebtext``; a path to a JSON-lines
+    file (one ``{"text": ...}`` per line) takes the same code path offline.
+    """
+    from datasets import load_dataset  # heavy; only this function needs it
+
+    stream = (load_dataset("json", data_files=str(source), split="train", streaming=True) if source
+              else load_dataset("openwebtext", split="train", streaming=True))
+    enc = gpt2_encoding()
+    parts: dict[str, list[np.ndarray]] = {"train": [], "val": []}
+    n = 0
+    for n, doc in enumerate(stream, start=1):
+        ids = enc.encode_ordinary(doc["text"]) + [enc.eot_token]
+        parts["val" if n % val_every == 0 else "train"].append(np.array(ids, dtype=np.uint16))
+        if n >= n_docs:
+            break
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"encoding": "gpt2", "vocab_size": GPT2_VOCAB, "n_docs": n, "val_every": val_every,
+            "source": str(source) if source else "hf:openwebtext"}
+    for split, arrays in parts.items():
+        ids = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.uint16)
+        tmp = out / f"{split}.bin.part"
+        ids.tofile(tmp)
+        tmp.replace(out / f"{split}.bin")
+        meta[f"{split}_tokens"] = int(len(ids))
+    from .runs import write_json_atomic
+    write_json_atomic(out / "meta.json", meta)
+    return meta
+
+
+def openwebtext(data_dir: str | os.PathLike = DATA_DIR / "openwebtext") -> Corpus:
+    d = Path(data_dir)
+    if not (d / "meta.json").exists():
+        raise DataError(f"OpenWebText is not prepared in {d}; run `python -m lib prepare openwebtext` "
+                        f"(needs network) or point data_dir at a prepared folder.")
+    meta = json.loads((d / "meta.json").read_text())
+    train = np.memmap(d / "train.bin", dtype=np.uint16, mode="r")
+    val = np.memmap(d / "val.bin", dtype=np.uint16, mode="r")
+    return Corpus("openwebtext", train, val, meta["vocab_size"], meta)
+
+
+_LOADERS = {"shakespeare_char": shakespeare_char, "shakespeare_gpt2": shakespeare_gpt2,
+            "openwebtext": lambda path=None: openwebtext(path or DATA_DIR / "openwebtext")}
+_CACHE: dict[str, Corpus] = {}
+
+
+def load_corpus(name: str) -> Corpus:
+    """The named corpus, loaded once per process."""
+    if name not in _LOADERS:
+        raise DataError(f"unknown dataset {name!r}; valid: {', '.join(_LOADERS)}")
+    if name not in _CACHE:
+        _CACHE[name] = _LOADERS[name]()
+    return _CACHE[name]
+
+
+def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
+    """Cross-entropy (nats/token) of the train split's unigram distribution on val.
+
+    This is the loss of a model that ignores context and predicts token
+    frequencies: the 'collapse floor' the partial configurations reach. The
+    counts get add-``alpha`` smoothing (Krichevsky-Trofimov, 0.5) so a val
+    token never seen in training has finite cost; on the character data the
+    smoothing changes the floor by less than 1e-4.
+    """
+    counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
+    logp = np.log(counts / counts.sum())
+    return float(-logp[np.asarray(corpus.val)].mean())
+
+
+class Batches:
+    """Training batches from a seeded stream; validation batches fixed once.
+
+    The training generator is seeded by the run seed and used for nothing else,
+    so evaluation (however often) cannot change which batches are trained on.
+    The fixed validation batches come from their own generator seeded
+    ``val_seed`` (99991), so they are identical for every configuration and
+    every run seed. ``val_mode='random'`` (nanoGPT) draws fresh validation
+    batches at each evaluation from a third generator.
+    """
+
+    def __init__(self, corpus: Corpus, block_size: int, batch_size: int, seed: int,
+                 eval_batches: int = 50, train_eval_batches: int = 10, val_seed: int = 99991,
+                 device: str = "cpu"):
+        self.corpus, self.T, self.B, self.device = corpus, block_size, batch_size, device
+        for split, data in (("train", corpus.train), ("val", corpus.val)):
+            if len(data) <= block_size:
+                raise DataError(f"{corpus.name} {split} split has {len(data)} tokens, fewer than "
+                                f"block_size + 1 = {block_size + 1}")
+        self.train_gen = torch.Generator().manual_seed(seed)
+        self.train_eval_gen = torch.Generator().manual_seed(seed + 1_000_003)
+        self.random_val_gen = torch.Generator().manual_seed(seed + 2_000_003)
+        self.n_train_eval = train_eval_batches
+        val_gen = torch.Generator().manual_seed(val_seed)
+        self.fixed_val = [self._sample(corpus.val, val_gen) for _ in range(eval_batches)]
+
+    def _sample(self, data: np.ndarray, gen: torch.Generator):
+        ix = torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
+        x = torch.from_numpy(np.stack([np.asarray(data[i:i + self.T], dtype=np.int64) for i in ix]))
+        y = torch.from_numpy(np.stack([np.asarray(data[i + 1:i + 1 + self.T], dtype=np.int64) for i in ix]))
+        return x.to(self.device), y.to(self.device)
+
+    def train_batch(self):
+        return self._sample(self.corpus.train, self.train_gen)
+
+    def val_batches(self, mode: str = "fixed"):
+        if mode == "fixed":
+            return self.fixed_val
+        return [self._sample(self.corpus.val, self.random_val_gen) for _ in range(len(self.fixed_val))]
+
+    def train_eval_batches(self):
+        return [self._sample(self.corpus.train, self.train_eval_gen) for _ in range(self.n_train_eval)]
+
+    def state_dict(self) -> dict:
+        return {k: getattr(self, k).get_state() for k in ("train_gen", "train_eval_gen", "random_val_gen")}
+
+    def load_state_dict(self, state: dict) -> None:
+        for k, v in state.items():
+            getattr(self, k).set_state(v)

@@ -1,0 +1,77 @@
+"""Diagnostics of §4.1 (Fig. 2a-b) as trainer callbacks that cost nothing when off.
+
+* per-layer gradient norms, attention and MLP separately: Layer 0 is the
+  paper's gradient-starvation signature;
+* per-layer hidden-state norms on one fixed batch, and the growth ratio
+  ``h_L / h_0`` (output of the last block over the input to the first, i.e.
+  the embedding), our reading of the paper's "hidden-state norm growth";
+* activation capture on one batch, for the book's probes.
+
+Hooks are registered only for the one forward pass that needs them and
+removed at once; gradient norms are read only on the step before an
+evaluation. With no diagnostics attached the loop does no extra work.
+"""
+from __future__ import annotations
+
+import torch
+
+from .train import Callback
+
+
+def _norm(params) -> float:
+    sq = [p.grad.detach().float().pow(2).sum() for p in params if p.grad is not None]
+    return float(torch.stack(sq).sum().sqrt()) if sq else 0.0
+
+
+def grad_norms(model) -> dict[str, list[float]]:
+    """L2 norm of the current ``.grad`` of each block's attention and MLP parameters."""
+    blocks = model.transformer.h
+    return {"attn": [_norm(b.attn.parameters()) for b in blocks],
+            "mlp": [_norm(b.mlp.parameters()) for b in blocks]}
+
+
+@torch.no_grad()
+def capture_activations(model, idx) -> list[torch.Tensor]:
+    """Residual-stream states: [input to block 0, output of block 0, ..., output of block L-1]."""
+    blocks = model.transformer.h
+    captured: list[torch.Tensor] = []
+    handles = [blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))]
+    handles += [b.register_forward_hook(lambda m, args, out: captured.append(out.detach())) for b in blocks]
+    try:
+        model(idx)
+    finally:
+        for h in handles:
+            h.remove()
+    return captured
+
+
+def hidden_norms(model, idx) -> list[float]:
+    """Mean L2 norm per token of each residual-stream state (see ``capture_activations``)."""
+    return [float(h.float().norm(dim=-1).mean()) for h in capture_activations(model, idx)]
+
+
+class GradNormCallback(Callback):
+    def __init__(self):
+        self.last: dict | None = None
+
+    def on_after_backward(self, trainer, step):
+        self.last = grad_norms(trainer.raw_model)
+
+    def on_eval(self, trainer, step, row):
+        if self.last is not None:  # the step-0 evaluation comes before any backward pass
+            row["grad_norm_attn"], row["grad_norm_mlp"] = self.last["attn"], self.last["mlp"]
+            self.last = None
+
+
+class HiddenNormCallback(Callback):
+    """Hidden-state norms on the first fixed validation batch at every evaluation."""
+
+    def on_eval(self, trainer, step, row):
+        x, _ = trainer.batches.fixed_val[0]
+        norms = hidden_norms(trainer.raw_model, x)
+        row["hidden_norm"] = norms
+        row["hidden_growth"] = norms[-1] / norms[0]
+
+
+def default_callbacks() -> list[Callback]:
+    return [GradNormCallback(), HiddenNormCallback()]

@@ -1,0 +1,142 @@
+"""Build, train and record one experiment in its run directory."""
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sys
+import time
+
+import torch
+
+from .config import STAND_IN_FOR, ConfigError, Experiment
+from .data import Batches, load_corpus, unigram_floor
+from .diagnostics import default_callbacks
+from .gain import apply_gain
+from .model import GPT
+from .runs import (RUNS_DIR, RunDir, RunError, environment, run_path, save_torch_atomic,
+                   write_json_atomic, write_jsonl_atomic)
+from .train import Callback, Trainer, resolve_device, set_deterministic
+
+ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
+
+
+def build_model(exp: Experiment) -> GPT:
+    """The seeded, initialised model, with the experiment's gain applied (before any optimiser)."""
+    torch.manual_seed(exp.seed)
+    model = GPT(exp.model)
+    if exp.gain_mode is not None:
+        apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
+    return model
+
+
+def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
+    """First evaluation step whose val loss is at least ``margin`` below ``floor`` (or None)."""
+    return next((r["step"] for r in history
+                 if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
+
+
+class _Recorder(Callback):
+    """Writes history, checkpoint and summary after every evaluation."""
+
+    def __init__(self, rd: RunDir, exp: Experiment, floor: float, n_params: int, device: str,
+                 wall_before: float):
+        self.rd, self.exp, self.floor, self.n_params, self.device = rd, exp, floor, n_params, device
+        self.t0, self.wall_before = time.perf_counter(), wall_before
+
+    def wall(self) -> float:
+        return self.wall_before + time.perf_counter() - self.t0
+
+    def summary(self, trainer: Trainer) -> dict:
+        exp, hist = self.exp, trainer.history
+        vals = [r for r in hist if r.get("val_loss") is not None]
+        return {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
+                "gain_mode": exp.gain_mode, "gain": exp.gain,
+                "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
+                "steps": trainer.step, "max_steps": exp.train.max_steps,
+                "best_val_loss": trainer.best_val if vals else None, "best_step": trainer.best_step,
+                "final_val_loss": vals[-1]["val_loss"] if vals else None,
+                "unigram_floor": self.floor, "escape_step": escape_step(hist, self.floor),
+                "status": trainer.status, "n_params": self.n_params, "device": self.device,
+                "tokens_per_s": trainer.step * trainer.tokens_per_step / trainer.train_time
+                if trainer.train_time else None,
+                "train_s": round(trainer.train_time, 2), "wall_s": round(self.wall(), 2),
+                "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+
+    def on_history(self, trainer, step):
+        write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
+        if trainer.status != "diverged":
+            save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
+                                             "trainer": trainer.state_dict()})
+        write_json_atomic(self.rd.path / "summary.json", self.summary(trainer))
+
+
+def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
+        deterministic: bool = False, diagnostics: bool = True, force: bool = False,
+        progress: bool = True, callbacks=()) -> dict:
+    """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
+
+    A complete (or diverged) run is returned as it is unless ``force``, in which
+    case the old directory is moved aside, never deleted.
+    """
+    rd = RunDir(run_path(exp, runs_dir))
+    if rd.status in ("complete", "diverged"):
+        if not force:
+            rd.check_config(exp)
+            return rd.summary
+        aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S"))
+        shutil.move(rd.path, aside)
+        print(f"moved the finished run aside to {aside}", file=sys.stderr)
+    rd.check_config(exp)
+    device = resolve_device(device)
+    set_deterministic(deterministic)
+    corpus = load_corpus(exp.dataset)
+    if corpus.vocab_size != exp.model.vocab_size:
+        raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects "
+                          f"{exp.model.vocab_size}")
+    model = build_model(exp).to(device)
+    batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed,
+                      eval_batches=exp.train.eval_batches, train_eval_batches=exp.train.train_eval_batches,
+                      val_seed=exp.train.val_seed, device=device)
+    trainer = Trainer(model, exp.train, batches, device=device, progress=progress, compile=compile,
+                      tokens_per_sample=exp.model.block_size,
+                      callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
+    env = environment(device, deterministic, compile)
+    wall_before = 0.0
+    if rd.ckpt.exists():
+        state = rd.load_checkpoint(exp)
+        trainer.load_state_dict(state["trainer"])
+        wall_before = state["wall_s"]
+        env = {**(rd.read_json("env.json") or {}), "resumed": [
+            *((rd.read_json("env.json") or {}).get("resumed", [])), {"step": trainer.step, **env}]}
+    else:
+        write_json_atomic(rd.path / "config.json", exp.to_dict())
+    write_json_atomic(rd.path / "env.json", env)
+    recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
+    trainer.callbacks.append(recorder)
+    trainer.fit()
+    if trainer.status == "running":
+        raise RunError(f"training of {rd.path} stopped before max_steps")
+    write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
+    return rd.summary
+
+
+def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto") -> float:
+    """Tokens/s of a minimal loop (forward, backward, AdamW step) on the same model and batch size,
+    the yardstick for the trainer's overhead."""
+    device = resolve_device(device)
+    corpus = load_corpus(exp.dataset)
+    model = build_model(exp).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=exp.train.lr)
+    batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
+                      device=device)
+    for i in range(steps + 3):  # three warm-up steps are not timed
+        if i == 3:
+            t0 = time.perf_counter()
+        x, y = batches.train_batch()
+        _, loss = model(x, y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return steps * exp.train.batch_size * exp.model.block_size / (time.perf_counter() - t0)

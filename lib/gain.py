@@ -1,0 +1,93 @@
+"""The runtime-gain confound of §5.1.
+
+Two ways to put a gain ``g`` on a sublayer's output:
+
+* ``runtime``: ``g * sublayer(x)`` at every forward pass. The paper found that
+  AdamW absorbs this constant reparameterisation within ~200 steps, so all
+  gains give the same curves (its apparent AttnOnly "recovery" at g=2 was
+  this artefact);
+* ``weight``: the sublayer's output projection is multiplied by ``g`` once,
+  before the optimiser is built - a genuine change of initialisation.
+
+The default target is the sublayer whose skip is removed in AttnOnly: the MLP.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import torch
+import torch.nn as nn
+
+from .config import Experiment
+
+GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+class RuntimeGain(nn.Module):
+    """Multiplies the wrapped sublayer's output by a constant at every forward pass."""
+
+    def __init__(self, inner: nn.Module, g: float):
+        super().__init__()
+        self.inner, self.g = inner, g
+
+    def forward(self, x):
+        return self.g * self.inner(x)
+
+
+def apply_gain(model, mode: str, g: float, target: str = "mlp") -> None:
+    """Apply gain ``g`` to ``target`` ('attn' or 'mlp') in every block, in place."""
+    for block in model.transformer.h:
+        sub = getattr(block, target)
+        if mode == "runtime":
+            setattr(block, target, RuntimeGain(sub, g))
+        elif mode == "weight":
+            with torch.no_grad():  # output is linear in c_proj, so this scales it by exactly g
+                sub.c_proj.weight.mul_(g)
+                if sub.c_proj.bias is not None:
+                    sub.c_proj.bias.mul_(g)
+        else:
+            raise ValueError(f"unknown gain mode {mode!r}; valid: runtime, weight")
+
+
+def gain_experiments(base: Experiment, gains=GAINS, modes=("runtime", "weight")) -> list[Experiment]:
+    """One experiment per (mode, gain); g = 1 is the plain run, shared by both modes."""
+    exps = [dataclasses.replace(base, gain_mode=None, gain=1.0)]
+    exps += [dataclasses.replace(base, gain_mode=m, gain=float(g)) for m in modes for g in gains if g != 1]
+    return exps
+
+
+def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight"),
+                train: bool = False, **run_kwargs) -> pd.DataFrame:
+    """Validation curves of every (mode, gain); trains missing runs only if ``train``.
+
+    Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
+    under both modes. Missing runs are absent (see ``missing_runs``).
+    """
+    from .experiment import run
+    from .runs import RunDir, run_path
+
+    rows = []
+    for exp in gain_experiments(base, gains, modes):
+        rd = RunDir(run_path(exp, runs_dir))
+        if train and rd.status not in ("complete", "diverged"):
+            run(exp, runs_dir=runs_dir, **run_kwargs)
+        if rd.summary is None:
+            continue
+        for mode in ([exp.gain_mode] if exp.gain_mode else list(modes)):
+            rows += [{"mode": mode, "gain": exp.gain, "step": r["step"], "val_loss": r["val_loss"],
+                      "status": rd.status} for r in rd.history() if r.get("val_loss") is not None]
+    return pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss", "status"])
+
+
+def spread_after(curves: pd.DataFrame, step: int = 200) -> pd.DataFrame:
+    """Per mode: the largest max-minus-min of val loss across gains at any eval step >= ``step``,
+    and the same at the first evaluation (``step`` 0 excluded from neither)."""
+    by = curves.groupby(["mode", "step"])["val_loss"].agg(lambda s: s.max() - s.min()).reset_index()
+    out = []
+    for mode, g in by.groupby("mode"):
+        late = g[g.step >= step]
+        out.append({"mode": mode, f"max_spread_from_step_{step}": late.val_loss.max(),
+                    "spread_at_last_step": g.sort_values("step").val_loss.iloc[-1],
+                    "n_gains": curves[curves["mode"] == mode].gain.nunique()})
+    return pd.DataFrame(out)

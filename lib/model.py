@@ -1,0 +1,130 @@
+"""One Pre-LN GPT for both implementations of §3.1 and all four configurations.
+
+Eq. 1 of the paper, with the two switches on one Block:
+
+    x = x + Attn(LN_1(x))   if attn_res else Attn(LN_1(x))
+    x = x + FFN(LN_2(x))    if ffn_res  else FFN(LN_2(x))
+
+A removed skip removes the addition; nothing is multiplied by zero.
+``impl='residualgpt'`` ties the embedding and LM head, uses
+F.scaled_dot_product_attention, bias-free Linear layers and GPT-2
+initialisation; ``impl='nanogpt'`` has an untied LM head with bias, manual
+masked-softmax attention with attention dropout, biased Linear layers and
+plain N(0, 0.02) initialisation.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .config import ModelConfig
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.n_head, self.n_embd, self.dropout, self.flash = cfg.n_head, cfg.n_embd, cfg.dropout, cfg.flash
+        self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)  # q, k, v in one matmul
+        self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
+        self.attn_dropout = nn.Dropout(cfg.dropout)
+        self.resid_dropout = nn.Dropout(cfg.dropout)
+        if not self.flash:  # the manual path needs the causal mask as a buffer
+            mask = torch.tril(torch.ones(cfg.block_size, cfg.block_size, dtype=torch.bool))
+            self.register_buffer("mask", mask.view(1, 1, cfg.block_size, cfg.block_size), persistent=False)
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
+        if self.flash:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                               dropout_p=self.dropout if self.training else 0.0)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
+            att = att.masked_fill(~self.mask[:, :, :T, :T], float("-inf"))
+            att = self.attn_dropout(F.softmax(att, dim=-1))
+            y = att @ v  # (B, nh, T, hs)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=cfg.bias)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x):
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+
+class Block(nn.Module):
+    """The one block: Eq. 1 with ``attn_res`` and ``ffn_res`` as switches."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.attn_res, self.ffn_res = cfg.attn_res, cfg.ffn_res
+        self.ln_1 = nn.LayerNorm(cfg.n_embd)  # LayerNorm keeps its bias in both implementations
+        self.attn = CausalSelfAttention(cfg)
+        self.ln_2 = nn.LayerNorm(cfg.n_embd)
+        self.mlp = MLP(cfg)
+
+    def forward(self, x):
+        a = self.attn(self.ln_1(x))
+        x = x + a if self.attn_res else a
+        m = self.mlp(self.ln_2(x))
+        return x + m if self.ffn_res else m
+
+
+class GPT(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.config = cfg
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
+            wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
+            drop=nn.Dropout(cfg.dropout),
+            h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
+            ln_f=nn.LayerNorm(cfg.n_embd),
+        ))
+        # nanoGPT (§3.1): untied head with bias; ResidualGPT: tied, no bias.
+        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=not cfg.tie_weights)
+        if cfg.tie_weights:
+            self.transformer.wte.weight = self.lm_head.weight
+        self.apply(self._init_weights)
+        if cfg.impl == "residualgpt":
+            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer).
+            for name, p in self.named_parameters():
+                if name.endswith("c_proj.weight"):
+                    nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * cfg.n_layer))
+
+    @staticmethod
+    def _init_weights(module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def num_params(self, non_embedding: bool = False) -> int:
+        """Unique parameters (a tied matrix counts once); optionally without wpe, as nanoGPT prints."""
+        n = sum(p.numel() for p in self.parameters())
+        return n - self.transformer.wpe.weight.numel() if non_embedding else n
+
+    def forward(self, idx, targets=None):
+        B, T = idx.size()
+        if T > self.config.block_size:
+            raise ValueError(f"sequence length {T} exceeds block_size {self.config.block_size}")
+        pos = torch.arange(T, device=idx.device)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+        for block in self.transformer.h:
+            x = block(x)
+        logits = self.lm_head(self.transformer.ln_f(x))  # (B, T, vocab)
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+        return logits, loss

@@ -1,0 +1,60 @@
+"""The runs each chapter shows, in the order they are trained (``python -m lib sweep --plan ...``).
+
+A chapter lists its plan's runs, loads those present, and for each missing one
+prints the command that produces it.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .config import CONFIGS, Experiment, get_preset
+from .gain import gain_experiments
+
+SEEDS_10M = (1337, 42, 123)              # Table 3
+SEEDS_10M_EXTRA = (0, 7, 1, 2, 3)        # AttnOnly/FFNOnly only; Phase 3 had 8 AttnOnly seeds
+SEEDS_124M = (1337, 42, 123, 0, 7)       # Table 5
+GAINS_PAPER = (0.25, 0.5, 2.0, 4.0)      # §5.1 (g = 1 is the plain run)
+
+
+def joint_collapse(scale: str = "cpu", seeds=(1337,)) -> list[Experiment]:
+    return [get_preset(scale, "nanogpt", c, s) for s in seeds for c in CONFIGS]
+
+
+def gain_confound(scale: str = "cpu", seed: int = 1337) -> list[Experiment]:
+    base = get_preset(scale, "residualgpt", "AttnOnly", seed)
+    return gain_experiments(base, gains=(0.25, 0.5, 1.0, 2.0, 4.0))
+
+
+def asymmetry_10m(scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA) -> list[Experiment]:
+    exps = [get_preset(scale, "residualgpt", c, s) for s in seeds for c in CONFIGS]
+    exps += [get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")]
+    return exps
+
+
+def sweep_124m(scale: str = "cpu-bpe", seeds=SEEDS_124M) -> list[Experiment]:
+    exps = [get_preset(scale, "residualgpt", c, s) for s in seeds
+            for c in ("FullResidual", "AttnOnly", "FFNOnly")]
+    return exps + [get_preset(scale, "residualgpt", "NoResidual", 1337)]  # the seed-1337 anchor
+
+
+def release() -> list[Experiment]:
+    """Everything the default (CPU) book shows, most important first; duplicates removed."""
+    order = [*asymmetry_10m(seeds=(1337,), extra_seeds=()), *joint_collapse(), *gain_confound(),
+             *asymmetry_10m(), *sweep_124m(), *joint_collapse(seeds=(42,))]
+    seen, out = set(), []
+    for e in order:
+        key = e.to_json()
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
+
+
+PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
+         "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m}
+
+
+def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
+    if steps is None:
+        return exps
+    return [dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps]

@@ -1,0 +1,148 @@
+"""Run directories that describe themselves (STYLE rule 5).
+
+``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>]/`` holds
+``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json``
+and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
+overwritten unless forced (and then the old directory is kept aside).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from .config import Experiment, _PRESETS
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS_DIR = ROOT / "runs"
+
+
+class RunError(RuntimeError):
+    """A run directory or checkpoint that cannot be used; the message names the file."""
+
+
+def _atomic(path: Path, write) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path, obj) -> None:
+    _atomic(path, lambda f: f.write((json.dumps(obj, indent=2, sort_keys=True, default=_jsonable) + "\n").encode()))
+
+
+def write_jsonl_atomic(path, rows) -> None:
+    _atomic(path, lambda f: f.write("".join(json.dumps(r, default=_jsonable) + "\n" for r in rows).encode()))
+
+
+def _jsonable(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if hasattr(x, "item"):
+        return x.item()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def save_torch_atomic(path, obj) -> None:
+    _atomic(path, lambda f: torch.save(obj, f))
+
+
+def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
+    parts = [exp.scale, exp.impl, exp.config_name]
+    if exp.gain_mode is not None:
+        parts.append(f"gain-{exp.gain_mode}-{exp.gain:g}")
+    leaf = f"seed{exp.seed}"
+    preset_steps = _PRESETS[exp.scale].train.max_steps
+    if exp.train.max_steps != preset_steps:  # a shortened run never shares a directory with the full one
+        leaf += f"_steps{exp.train.max_steps}"
+    return Path(runs_dir).joinpath(*parts, leaf)
+
+
+def git_state() -> dict:
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    commit = git("rev-parse", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--", "lib"))  # does the code that trained differ?
+    return {"git_commit": commit or None, "git_dirty_lib": dirty}
+
+
+def environment(device: str, deterministic: bool, compile: bool) -> dict:
+    import numpy
+    env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
+           "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+           "device": device, "threads": torch.get_num_threads(),
+           "deterministic": deterministic, "compile": compile,
+           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+           "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **git_state()}
+    if device == "cuda":
+        env.update(device_name=torch.cuda.get_device_name(0), cuda=torch.version.cuda,
+                   precision="bf16 autocast")
+    else:
+        env.update(device_name="cpu", precision="fp32")
+    return env
+
+
+class RunDir:
+    def __init__(self, path):
+        self.path = Path(path)
+        self.ckpt = self.path / "checkpoints" / "latest.pt"
+
+    def read_json(self, name: str):
+        p = self.path / name
+        return json.loads(p.read_text()) if p.exists() else None
+
+    @property
+    def summary(self) -> dict | None:
+        return self.read_json("summary.json")
+
+    @property
+    def status(self) -> str | None:
+        s = self.summary
+        return s["status"] if s else None
+
+    def history(self) -> list[dict]:
+        p = self.path / "history.jsonl"
+        return [json.loads(line) for line in p.read_text().splitlines() if line] if p.exists() else []
+
+    def check_config(self, exp: Experiment) -> None:
+        """Refuse to reuse a directory that holds a different experiment."""
+        existing = self.read_json("config.json")
+        if existing is not None and existing != json.loads(exp.to_json()):
+            raise RunError(f"{self.path / 'config.json'} describes a different experiment; "
+                           f"use another runs directory or remove it")
+
+    def load_checkpoint(self, exp: Experiment) -> dict:
+        try:
+            state = torch.load(self.ckpt, map_location="cpu", weights_only=False)
+        except Exception as e:  # truncated files raise several different errors
+            raise RunError(f"checkpoint {self.ckpt} is truncated or not a torch checkpoint ({e}); "
+                           f"delete it to retrain from scratch") from e
+        if not isinstance(state, dict) or state.get("experiment") != exp.to_dict():
+            raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
+                           f"(or another program); delete it or use another runs directory")
+        return state
+
+
+def list_runs(runs_dir=RUNS_DIR) -> list[RunDir]:
+    return [RunDir(p.parent) for p in sorted(Path(runs_dir).rglob("summary.json"))]

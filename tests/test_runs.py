@@ -1,0 +1,133 @@
+"""Run directories: determinism, resume equivalence, atomicity, no overwrite, divergence."""
+import json
+import math
+
+import pytest
+import torch
+
+from lib.experiment import run
+from lib.runs import RunDir, RunError, run_path, write_json_atomic
+from lib.train import Callback
+
+TIMING = ("train_time_s",)
+
+
+def losses(history):
+    return [{k: v for k, v in r.items() if k not in TIMING} for r in history]
+
+
+def test_same_seed_twice_gives_identical_history(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path / "a", progress=False)
+    run(exp, runs_dir=tmp_path / "b", progress=False)
+    a, b = (RunDir(run_path(exp, tmp_path / d)).history() for d in "ab")
+    assert losses(a) == losses(b) and len(a) == 5
+
+
+class Crash(Callback):
+    """Simulates a killed process right after the checkpoint at ``at``."""
+    def __init__(self, at):
+        self.at = at
+
+    def on_history(self, trainer, step):
+        if step == self.at:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.2])
+def test_resume_after_kill_equals_uninterrupted(tiny, tmp_path, dropout):
+    exp = tiny(dropout=dropout)
+    run(exp, runs_dir=tmp_path / "full", progress=False)
+    # The crash callback is added after the recorder, so the checkpoint at step 10 exists.
+    import lib.experiment as E
+    orig = E.Trainer.fit
+
+    def fit_then_crash(self):
+        self.callbacks.append(Crash(10))
+        return orig(self)
+    E.Trainer.fit = fit_then_crash
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(exp, runs_dir=tmp_path / "killed", progress=False)
+    finally:
+        E.Trainer.fit = orig
+    rd = RunDir(run_path(exp, tmp_path / "killed"))
+    assert rd.status == "running" and rd.ckpt.exists() and rd.history()[-1]["step"] == 10
+    run(exp, runs_dir=tmp_path / "killed", progress=False)
+    full = RunDir(run_path(exp, tmp_path / "full"))
+    assert losses(rd.history()) == losses(full.history())
+    assert rd.summary["best_val_loss"] == full.summary["best_val_loss"]
+    assert rd.read_json("env.json")["resumed"][0]["step"] == 10
+
+
+def test_complete_run_is_not_retrained_or_overwritten(tiny, tmp_path):
+    exp = tiny()
+    s1 = run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    before = {p.name: p.stat().st_mtime_ns for p in rd.path.iterdir() if p.is_file()}
+    s2 = run(exp, runs_dir=tmp_path, progress=False)
+    assert s1 == s2
+    assert before == {p.name: p.stat().st_mtime_ns for p in rd.path.iterdir() if p.is_file()}
+    run(exp, runs_dir=tmp_path, progress=False, force=True)  # forced: the old one is kept aside
+    assert len(list(rd.path.parent.glob(rd.path.name + ".replaced-*"))) == 1
+
+
+def test_directory_of_another_experiment_is_refused(tiny, tmp_path):
+    exp = tiny()
+    rd = RunDir(run_path(exp, tmp_path))
+    write_json_atomic(rd.path / "config.json", {"something": "else"})
+    with pytest.raises(RunError, match="config.json"):
+        run(exp, runs_dir=tmp_path, progress=False)
+
+
+def test_truncated_checkpoint_error_names_the_file(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    data = rd.ckpt.read_bytes()
+    rd.ckpt.write_bytes(data[: len(data) // 2])
+    (rd.path / "summary.json").unlink()  # make it look unfinished so run() tries to resume
+    with pytest.raises(RunError, match=str(rd.ckpt)):
+        run(exp, runs_dir=tmp_path, progress=False)
+
+
+def test_foreign_checkpoint_is_refused(tiny, tmp_path):
+    exp = tiny()
+    rd = RunDir(run_path(exp, tmp_path))
+    rd.ckpt.parent.mkdir(parents=True)
+    torch.save({"model": {}}, rd.ckpt)
+    with pytest.raises(RunError, match="different experiment"):
+        run(exp, runs_dir=tmp_path, progress=False)
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+    p = tmp_path / "x.json"
+    write_json_atomic(p, {"a": 1})
+    with pytest.raises(TypeError):
+        write_json_atomic(p, {"a": object()})
+    assert json.loads(p.read_text()) == {"a": 1}
+    assert [q.name for q in tmp_path.iterdir()] == ["x.json"]  # no temporary left behind
+
+
+def test_nan_loss_marks_run_diverged_and_keeps_history(tiny, tmp_path):
+    exp = tiny(lr=1e6, grad_clip=0.0, warmup_steps=1, max_steps=200, eval_interval=2)
+    s = run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    assert s["status"] == "diverged" and s["steps"] < 200
+    hist = rd.history()
+    assert hist[-1]["diverged"] and not math.isfinite(hist[-1]["train_loss"] or math.nan)
+    assert len(hist) > 1
+
+
+def test_run_directory_describes_itself(tiny, tmp_path):
+    exp = tiny()
+    s = run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    env = rd.read_json("env.json")
+    assert {"torch", "device", "deterministic", "git_commit", "git_dirty_lib"} <= set(env)
+    assert rd.read_json("config.json")["config_name"] == "AttnOnly"
+    for key in ("scale", "impl", "config", "seed", "steps", "best_val_loss", "best_step",
+                "final_val_loss", "status", "tokens_per_s", "wall_s", "escape_step", "unigram_floor"):
+        assert key in s
+    assert s["status"] == "complete" and s["steps"] == 20
+    assert rd.path.parts[-4:] == ("cpu", "residualgpt", "AttnOnly", "seed1337_steps20")
