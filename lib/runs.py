@@ -87,6 +87,11 @@ def git_state() -> dict:
     return {"git_commit": commit or None, "git_dirty_lib": dirty}
 
 
+# Read once, when lib is imported: a long sweep process keeps running the code it
+# imported, so a later commit must not be credited with its runs.
+GIT_AT_IMPORT = git_state()
+
+
 def environment(device: str, deterministic: bool, compile: bool) -> dict:
     import numpy
     env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
@@ -94,7 +99,7 @@ def environment(device: str, deterministic: bool, compile: bool) -> dict:
            "device": device, "threads": torch.get_num_threads(),
            "deterministic": deterministic, "compile": compile,
            "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
-           "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **git_state()}
+           "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
     if device == "cuda":
         env.update(device_name=torch.cuda.get_device_name(0), cuda=torch.version.cuda,
                    precision="bf16 autocast")
