@@ -101,7 +101,11 @@ def _sweep_experiments(args) -> list[Experiment]:
 
 
 def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+    ap = parser()
+    args, extra = ap.parse_known_args(argv)
+    if extra:  # let the subcommand's parser complain, so its usage (all valid options) is shown
+        sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "describe":
             from .model import GPT

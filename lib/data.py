@@ -146,6 +146,10 @@ def openwebtext(data_dir: str | os.PathLike = DATA_DIR / "openwebtext") -> Corpu
         raise DataError(f"OpenWebText is not prepared in {d}; run `python -m lib prepare openwebtext` "
                         f"(needs network) or point data_dir at a prepared folder.")
     meta = json.loads((d / "meta.json").read_text())
+    for split in ("train", "val"):
+        if meta.get(f"{split}_tokens", 0) == 0:
+            raise DataError(f"the {split} split in {d} is empty ({meta.get('n_docs')} documents, every "
+                            f"{meta.get('val_every')}th to val); prepare more documents")
     train = np.memmap(d / "train.bin", dtype=np.uint16, mode="r")
     val = np.memmap(d / "val.bin", dtype=np.uint16, mode="r")
     return Corpus("openwebtext", train, val, meta["vocab_size"], meta)

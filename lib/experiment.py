@@ -13,8 +13,16 @@ from .data import Batches, load_corpus, unigram_floor
 from .diagnostics import default_callbacks
 from .gain import apply_gain
 from .model import GPT
-from .runs import (RUNS_DIR, RunDir, RunError, environment, run_path, save_torch_atomic,
-                   write_json_atomic, write_jsonl_atomic)
+from .runs import (
+    RUNS_DIR,
+    RunDir,
+    RunError,
+    environment,
+    run_path,
+    save_torch_atomic,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from .train import Callback, Trainer, resolve_device, set_deterministic
 
 ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor

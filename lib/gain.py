@@ -82,7 +82,7 @@ def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weig
 
 def spread_after(curves: pd.DataFrame, step: int = 200) -> pd.DataFrame:
     """Per mode: the largest max-minus-min of val loss across gains at any eval step >= ``step``,
-    and the same at the first evaluation (``step`` 0 excluded from neither)."""
+    and the same at the last evaluation."""
     by = curves.groupby(["mode", "step"])["val_loss"].agg(lambda s: s.max() - s.min()).reset_index()
     out = []
     for mode, g in by.groupby("mode"):

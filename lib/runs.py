@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .config import Experiment, _PRESETS
+from .config import _PRESETS, Experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS_DIR = ROOT / "runs"

@@ -1,0 +1,119 @@
+"""Numbers the chapters derive from run histories and checkpoints (each one tested)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .config import CONFIGS, Experiment
+from .data import Batches, load_corpus
+from .experiment import build_model
+from .runs import RunDir, save_torch_atomic
+
+STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
+
+
+def layer0_grad(hist: pd.DataFrame) -> pd.DataFrame:
+    """Per configuration (lowest seed): final layer-0 gradient norm (attention and MLP together),
+    its largest value over the second half of training, and the first step from which it stays
+    below ``STARVED`` (None if it never does)."""
+    rows = []
+    for config in [c for c in CONFIGS if c in set(hist.config)]:
+        if "grad_norm_attn" not in hist:
+            break
+        h = hist[hist.config == config]
+        h = h[h.seed == h.seed.min()].dropna(subset=["grad_norm_attn"]).sort_values("step")
+        if h.empty:
+            continue
+        g = np.array([math.hypot(a[0], m[0]) for a, m in zip(h.grad_norm_attn, h.grad_norm_mlp)])
+        steps = h.step.to_numpy()
+        above = np.nonzero(g >= STARVED)[0]
+        starved_from = None if len(above) and above[-1] == len(g) - 1 else (
+            int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
+        rows.append({"config": config, "seed": int(h.seed.iloc[0]), "final": float(g[-1]),
+                     "max_second_half": float(g[steps >= steps[-1] / 2].max()),
+                     "starved_from_step": starved_from})
+    return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
+
+
+def final_values(hist: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The last recorded ``column`` of each configuration's lowest seed."""
+    rows = []
+    for config in [c for c in CONFIGS if c in set(hist.config)]:
+        h = hist[hist.config == config]
+        h = h[h.seed == h.seed.min()].dropna(subset=[column]).sort_values("step")
+        if len(h):
+            rows.append({"config": config, "seed": int(h.seed.iloc[0]), column: float(h[column].iloc[-1])})
+    return pd.DataFrame(rows, columns=["config", "seed", column])
+
+
+def collapse_verdicts(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> pd.DataFrame:
+    """Per configuration: how many seeds escaped the unigram floor (best val <= floor - margin)
+    within their budget, and what that budget can decide."""
+    rows = []
+    for config in [c for c in CONFIGS if c in set(summaries.config)]:
+        s = summaries[summaries.config == config]
+        escaped = s.escape_step.notna().sum()
+        if escaped == len(s):
+            verdict = "escaped the floor in every seed"
+        elif escaped == 0:
+            verdict = ("on the floor at the end of its budget in every seed "
+                       "(a longer run could still escape: not shown to collapse for good)")
+        else:
+            verdict = f"seed-dependent: {escaped} of {len(s)} seeds escaped"
+        rows.append({"config": config, "seeds": len(s), "escaped": int(escaped),
+                     "best_val_min": s.best_val_loss.min(), "best_val_max": s.best_val_loss.max(),
+                     "floor": round(floor, 4), "verdict": verdict})
+    return pd.DataFrame(rows, columns=["config", "seeds", "escaped", "best_val_min", "best_val_max", "floor",
+                                       "verdict"])
+
+
+def asymmetry(summaries: pd.DataFrame) -> dict:
+    """Table 6's quantities from our seeds: means, the AttnOnly-FFNOnly gaps, the ratio."""
+    m = summaries.groupby("config").best_val_loss
+    mean, lo, hi = m.mean(), m.min(), m.max()
+    out = {"attn_mean": mean.get("AttnOnly"), "ffn_mean": mean.get("FFNOnly"), "full_mean": mean.get("FullResidual")}
+    if out["attn_mean"] is not None and out["ffn_mean"] is not None:
+        out["mean_gap"] = out["ffn_mean"] - out["attn_mean"]
+        out["min_gap"] = lo["FFNOnly"] - hi["AttnOnly"]  # best FFNOnly minus worst AttnOnly
+        out["asym_ratio"] = out["ffn_mean"] / out["attn_mean"]
+    if out["attn_mean"] is not None and out["full_mean"] is not None:
+        out["attn_gap_pct"] = 100 * (out["attn_mean"] / out["full_mean"] - 1)
+    return out
+
+
+# -- checkpoints the book loads --------------------------------------------------
+def export_weights(rd: RunDir) -> None:
+    """Write ``weights.pt``: the final model weights in fp16 plus the experiment (~2.4 MB at `cpu`)."""
+    state = rd.load_checkpoint(Experiment.from_dict(rd.read_json("config.json")))
+    weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
+    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights,
+                                               "step": state["trainer"]["step"]})
+
+
+def load_model(rd: RunDir):
+    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
+    blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=False)
+    exp = Experiment.from_dict(blob["experiment"])
+    model = build_model(exp)
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
+    return model.eval(), exp
+
+
+@torch.no_grad()
+def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed: int = 0) -> np.ndarray:
+    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches."""
+    corpus = load_corpus(exp.dataset)
+    b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
+                val_seed=exp.train.val_seed)
+    batches = b.val_batches(mode)
+    return np.array([model(x, y)[1].item() for x, y in batches])
+
+
+def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000, seed: int = 0) -> float:
+    """Std of an evaluation that averages ``eval_batches`` random batches, by resampling."""
+    rng = np.random.default_rng(seed)
+    means = rng.choice(per_batch, size=(n_resamples, eval_batches), replace=True).mean(axis=1)
+    return float(means.std(ddof=1))

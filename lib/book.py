@@ -1,0 +1,327 @@
+"""What every chapter does: validate its parameters, (re)train on request, load runs, tabulate.
+
+A chapter's first code cell holds its papermill parameters; its second calls
+``Chapter.open(name, globals())``, which refuses unknown parameter names and
+bad values with a message naming the valid ones, prints the scale banner, and
+retrains a seed when one is asked for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from . import plans
+from .cli import command_for
+from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset
+from .data import load_corpus, unigram_floor
+from .paper import paper_values
+from .runs import ROOT, RUNS_DIR, RunDir, run_path
+
+PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto"}
+RETRAIN_DIR = ROOT / "runs-retrain"  # where chapters train; never the released runs/
+_IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
+
+
+class ParameterError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ChapterSpec:
+    impl: str
+    configs: tuple[str, ...]
+    paper_scale: str                 # what "auto" means on a GPU
+    stand_in: str                    # what "auto" means on a CPU
+    plan: str                        # lib.plans function listing the released runs
+    gains: bool = False              # the gain-confound chapter retrains gain variants
+
+
+CHAPTERS = {
+    "joint_collapse": ChapterSpec("nanogpt", tuple(CONFIGS), "10M", "cpu", "joint_collapse"),
+    "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
+    "fixed_val_batches": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry"),
+    "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry"),
+    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep"),
+}
+
+
+PLAN_FOR = {  # scale -> the released experiments of each chapter
+    "joint_collapse": lambda scale: plans.joint_collapse(scale, seeds=(1337, 42)),
+    "gain_confound": lambda scale: plans.gain_confound(scale),
+    "10m_asymmetry": lambda scale: plans.asymmetry_10m(scale),
+    "124m_sweep": lambda scale: plans.sweep_124m(scale),
+}
+
+
+def user_names(namespace: dict) -> dict:
+    """The parameter-like variables a notebook (or papermill) defined: scalars and strings,
+    not modules, functions, imported constants or IPython's own names."""
+    return {k: v for k, v in namespace.items()
+            if not k.startswith("_") and k not in _IPYTHON_NAMES
+            and isinstance(v, (type(None), str, int, float, bool, Path))}
+
+
+@dataclass
+class Chapter:
+    name: str
+    spec: ChapterSpec
+    scale: str
+    seed: int | None
+    steps: int | None
+    runs_dir: Path
+    device: str
+
+    @classmethod
+    def open(cls, name: str, namespace: dict, announce: bool = True) -> "Chapter":
+        if name not in CHAPTERS:
+            raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(CHAPTERS)}")
+        spec = CHAPTERS[name]
+        given = user_names(namespace)
+        unknown = sorted(set(given) - set(PARAMETERS))
+        if unknown:
+            raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAMETERS)}")
+        p = {**PARAMETERS, **given}
+        valid_scales = ("auto", spec.stand_in, spec.paper_scale)
+        if p["scale"] not in valid_scales:
+            raise ParameterError(f"scale {p['scale']!r} is not valid for this chapter; valid: "
+                                 f"{', '.join(valid_scales)}")
+        for key in ("seed", "steps"):
+            if p[key] is not None and (not isinstance(p[key], int) or isinstance(p[key], bool) or p[key] < 0):
+                raise ParameterError(f"{key} must be None or a non-negative integer, got {p[key]!r}")
+        if p["steps"] is not None and p["seed"] is None:
+            raise ParameterError("steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)")
+        if p["device"] not in ("auto", "cpu", "cuda"):
+            raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
+        cuda = torch.cuda.is_available() and p["device"] != "cpu"
+        scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if cuda else spec.stand_in)
+        ch = cls(name, spec, scale, p["seed"], p["steps"], Path(p["runs_dir"] or RETRAIN_DIR), p["device"])
+        if announce:
+            print(ch.banner())
+        return ch
+
+    # -- what the chapter shows ------------------------------------------------
+    @property
+    def stand_in(self) -> bool:
+        return self.scale not in ("10M", "124M")
+
+    def banner(self) -> str:
+        e = get_preset(self.scale, self.spec.impl)
+        shape = (f"{e.model.n_layer} layers x {e.model.n_embd} wide, block {e.model.block_size}, "
+                 f"batch {e.train.batch_size}, {e.train.max_steps:,} steps, data {e.dataset}")
+        if self.stand_in:
+            text = (f"Scale: {self.scale!r}, a CPU STAND-IN for the paper's {STAND_IN_FOR[self.scale]} "
+                    f"({shape}). Its losses are not the paper's scale; compare orderings and gaps, "
+                    f"not absolute values.")
+        else:
+            text = f"Scale: {self.scale!r}, the paper's scale ({shape})."
+        if self.seed is not None:
+            text += (f"\nRetraining seed {self.seed}" + (f" for {self.steps} steps" if self.steps else "")
+                     + f" into {self.runs_dir} (released runs are never overwritten).")
+        return text
+
+    def experiments(self) -> list[Experiment]:
+        """The released runs this chapter shows, at this chapter's scale."""
+        return PLAN_FOR[self.spec.plan](self.scale)
+
+    def retrain_experiments(self) -> list[Experiment]:
+        if self.seed is None:
+            return []
+        if self.spec.gains:
+            exps = plans.gain_confound(self.scale, self.seed)
+        else:
+            exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs]
+        return plans.with_steps(exps, self.steps)
+
+    def retrain(self, progress: bool = False) -> list[dict]:
+        """Train (or resume) the requested seed for every configuration of the chapter."""
+        from .analysis import export_weights
+        from .experiment import run
+        out = []
+        for e in self.retrain_experiments():
+            out.append(run(e, runs_dir=self.runs_dir, device=self.device, progress=progress))
+            export_weights(RunDir(run_path(e, self.runs_dir)))  # for chapters that probe the model
+        return out
+
+    def floor(self) -> float:
+        return unigram_floor(load_corpus(get_preset(self.scale).dataset))
+
+    # -- loading ------------------------------------------------------------------
+    def _located(self):
+        for exp in self.experiments():
+            yield exp, RunDir(run_path(exp, RUNS_DIR)), "released"
+        for exp in self.retrain_experiments():
+            yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
+
+    def summaries(self) -> pd.DataFrame:
+        """One row per finished run this chapter shows (released, then retrained)."""
+        return summaries_of(self._located())
+
+    def histories(self) -> pd.DataFrame:
+        """One row per evaluation of every finished run (long format)."""
+        frames = []
+        for exp, rd, source in self._located():
+            if rd.status not in ("complete", "diverged"):
+                continue
+            h = pd.DataFrame(rd.history())
+            h["config"], h["seed"], h["source"] = exp.config_name, exp.seed, source
+            h["gain_mode"], h["gain"] = exp.gain_mode or "none", exp.gain
+            frames.append(h)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+            columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain"])
+
+    def missing(self) -> list[str]:
+        """Commands that produce the released runs this chapter shows but that are not finished."""
+        return [command_for(e) for e, rd, src in self._located()
+                if src == "released" and rd.status not in ("complete", "diverged")]
+
+    def gain_curves(self) -> pd.DataFrame:
+        from .gain import gain_curves
+        base = get_preset(self.scale, "residualgpt", "AttnOnly", 1337)
+        curves = gain_curves(base, RUNS_DIR).assign(source="released")
+        if self.seed is not None:
+            base = plans.with_steps([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)], self.steps)[0]
+            curves = pd.concat([curves, gain_curves(base, self.runs_dir).assign(source="retrained")])
+        return curves
+
+    def val_noise(self, n_random: int = 200, configs=("AttnOnly", "FFNOnly")) -> pd.DataFrame:
+        """Fixed-batch loss and the spread of nanoGPT-style random evaluations, per checkpoint."""
+        import numpy as np
+
+        from .analysis import eval_noise, load_model, per_batch_val_losses
+        rows = []
+        for exp, rd, source in self._located():
+            if exp.config_name not in configs or exp.seed not in (1337, self.seed):
+                continue
+            if not (rd.path / "weights.pt").exists():
+                print(f"no weights.pt in {rd.path}; skipped")
+                continue
+            model, exp = load_model(rd)
+            n = exp.train.eval_batches
+            fixed = per_batch_val_losses(model, exp, n, "fixed")
+            rand = per_batch_val_losses(model, exp, n_random, "random")
+            rng = np.random.default_rng(0)
+            samples = rng.choice(rand, size=(500, n), replace=True).mean(axis=1)
+            rows.append({"config": exp.config_name, "seed": exp.seed, "source": source,
+                         "fixed_val": float(fixed.mean()), "random_mean": float(rand.mean()),
+                         "per_batch_std": float(rand.std(ddof=1)),
+                         "random_eval_std": eval_noise(rand, n), "random_eval_samples": samples})
+        return pd.DataFrame(rows, columns=["config", "seed", "source", "fixed_val", "random_mean", "per_batch_std",
+                                           "random_eval_std", "random_eval_samples"])
+
+    @staticmethod
+    def gap_vs_noise(noise: pd.DataFrame) -> pd.DataFrame:
+        rows = []
+        for (seed, source), g in noise.groupby(["seed", "source"]):
+            g = g.set_index("config")
+            if not {"AttnOnly", "FFNOnly"} <= set(g.index):
+                continue
+            gap = g.fixed_val["FFNOnly"] - g.fixed_val["AttnOnly"]
+            noise_sd = (g.random_eval_std["FFNOnly"] ** 2 + g.random_eval_std["AttnOnly"] ** 2) ** 0.5
+            rows.append({"seed": seed, "source": source, "gap FFNOnly - AttnOnly": gap,
+                         "random-eval noise of the gap (std)": noise_sd, "gap_over_noise": gap / noise_sd})
+        return pd.DataFrame(rows, columns=["seed", "source", "gap FFNOnly - AttnOnly",
+                                           "random-eval noise of the gap (std)", "gap_over_noise"])
+
+    def paper_scale_summaries(self) -> pd.DataFrame:
+        """Released runs at the paper scale of this chapter (trained on a GPU), if any."""
+        df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale))
+        if df.empty:
+            print(f"No {self.spec.paper_scale} runs are released yet in runs/{self.spec.paper_scale}/.")
+        return df
+
+    @staticmethod
+    def cross_scale_table() -> pd.DataFrame:
+        return cross_scale_table()
+
+    def report_missing(self) -> None:
+        cmds = self.missing()
+        if not cmds:
+            print(f"All {len(self.experiments())} runs this chapter shows are present in runs/.")
+            return
+        print(f"{len(cmds)} of {len(self.experiments())} runs this chapter shows are missing; "
+              f"they are left out of every table and plot below. To produce them:")
+        for c in cmds:
+            print("  " + c)
+
+
+def summaries_of(located) -> pd.DataFrame:
+    """Summaries of the finished runs among ``(experiment, RunDir, source)`` triples."""
+    rows = []
+    for exp, rd, source in located:
+        s = rd.summary
+        if s is None or s["status"] not in ("complete", "diverged"):
+            continue
+        rows.append({**s, "source": source, "path": str(rd.path.relative_to(ROOT))
+                     if rd.path.is_relative_to(ROOT) else str(rd.path)})
+    cols = ["config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
+            "escape_step", "unigram_floor", "status", "steps", "wall_s", "tokens_per_s", "source", "path"]
+    df = pd.DataFrame(rows)
+    return df[cols] if len(df) else pd.DataFrame(columns=cols)
+
+
+def released(exps) -> pd.DataFrame:
+    return summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
+
+
+def cross_scale_table() -> pd.DataFrame:
+    """Table 6: the paper's rows beside the same quantities from our released runs."""
+    from .analysis import asymmetry
+    ours_for = {("10M", "nanogpt"): ("cpu", plans.joint_collapse("cpu", seeds=(1337, 42))),
+                ("10M", "residualgpt"): ("cpu", plans.asymmetry_10m("cpu")),
+                ("124M", "residualgpt"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
+    t6 = paper_values(ref="Table 6")
+    rows = []
+    for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):
+        paper = dict(zip(g.metric, g.value))
+        row = {"paper scale": scale, "impl": impl, "paper row": phase or "-",
+               "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}
+        if (scale, impl) in ours_for:
+            our_scale, exps = ours_for[(scale, impl)]
+            a = asymmetry(released(exps))
+            row.update({"our scale": our_scale, "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
+                        "our gap %": a.get("attn_gap_pct"), "our ratio": a.get("asym_ratio")})
+        else:
+            row["our scale"] = "not run"
+        rows.append(row)
+    return pd.DataFrame(rows).round(3)
+
+
+def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
+    """Mean, sample std, n, range and escape steps of best val loss, per configuration."""
+    if summaries.empty:
+        return pd.DataFrame(columns=[*by, "mean", "std", "n", "min", "max", "seeds", "escape_steps"])
+    g = summaries.groupby(list(by), sort=False)
+    out = g.best_val_loss.agg(["mean", "std", "count", "min", "max"]).rename(columns={"count": "n"})
+    out["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
+    out["escape_steps"] = g.escape_step.agg(
+        lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
+    order = [c for c in CONFIGS if c in out.index] if list(by) == ["config"] else list(out.index)
+    return out.loc[order].reset_index()
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str) -> pd.DataFrame:
+    """Paper value beside ours and the difference, per configuration.
+
+    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file.
+    """
+    rows = []
+    for _, p in paper.iterrows():
+        o = ours[ours.config == p.config]
+        mean = float(o["mean"].iloc[0]) if len(o) else float("nan")
+        rows.append({"config": p.config,
+                     f"paper ({ref})": _pm(p.value, p["std"], p.n),
+                     "ours": _pm(mean, o["std"].iloc[0] if len(o) else None, o["n"].iloc[0] if len(o) else 0),
+                     "ours - paper": round(mean - p.value, 4) if len(o) else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def _pm(mean, std, n) -> str:
+    if pd.isna(mean):
+        return "missing"
+    s = f"{mean:.4f}"
+    if std is not None and not pd.isna(std):
+        s += f" ± {std:.4f}"
+    return s + (f" (n={int(n)})" if n is not None and not pd.isna(n) else "")

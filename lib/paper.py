@@ -1,0 +1,33 @@
+"""The paper's reported values: one file, ``data/paper_results.csv``, each row with its table/section."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv"
+
+
+@lru_cache(maxsize=1)
+def _table() -> pd.DataFrame:
+    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64"})
+    return df.fillna({"phase": "", "note": ""})
+
+
+def paper_values(**where) -> pd.DataFrame:
+    """Rows of the paper file matching every ``column=value`` given (e.g. ref='Table 5')."""
+    df = _table()
+    for col, val in where.items():
+        if col not in df.columns:
+            raise KeyError(f"unknown column {col!r}; valid: {', '.join(df.columns)}")
+        df = df[df[col] == val]
+    return df.reset_index(drop=True)
+
+
+def paper_value(**where) -> float:
+    """The single value matching ``where``; an error if there is not exactly one."""
+    df = paper_values(**where)
+    if len(df) != 1:
+        raise KeyError(f"{len(df)} paper rows match {where}; expected exactly one")
+    return float(df.value.iloc[0])

@@ -1,0 +1,169 @@
+"""Figures for the book: static matplotlib figures and offline interactive plotly plots.
+
+Interactive plots are emitted as HTML without plotly.js (the book loads the
+package's own ``plotly.min.js`` once, locally) plus plotly's JSON for live
+Jupyter front-ends; every plot has a stable ``div_id``.
+"""
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+import plotly.graph_objects as go
+
+from .config import CONFIGS
+
+COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
+FLOOR_STYLE = dict(color="black", linestyle=":", linewidth=1.2)
+
+
+def _legend(ax) -> None:
+    if ax.get_legend_handles_labels()[0]:  # an empty chapter (no runs yet) draws no legend
+        ax.legend(frameon=False, fontsize=8)
+
+
+def _configs(df: pd.DataFrame) -> list[str]:
+    return [c for c in CONFIGS if c in set(df.config)]
+
+
+def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
+    """Validation loss against step, one colour per configuration, one thin line per seed."""
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    for config in _configs(hist):
+        for i, (seed, h) in enumerate(hist[hist.config == config].groupby("seed")):
+            h = h.dropna(subset=["val_loss"])
+            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8,
+                    label=config if i == 0 else None)
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
+    _legend(ax)
+    return ax
+
+
+def diagnostics_figure(hist: pd.DataFrame, title: str):
+    """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for config in _configs(hist) if {"grad_norm_attn", "hidden_growth"} <= set(hist.columns) else []:
+        h = hist[(hist.config == config)].dropna(subset=["val_loss"])
+        h = h[h.seed == h.seed.min()]
+        g = h.dropna(subset=["grad_norm_attn"]) if "grad_norm_attn" in h else h.iloc[0:0]
+        layer0 = [(x[0] ** 2 + y[0] ** 2) ** 0.5 for x, y in zip(g.grad_norm_attn, g.grad_norm_mlp)]
+        a.plot(g.step, layer0, color=COLORS[config], label=config)
+        b.plot(h.step, h.hidden_growth, color=COLORS[config], label=config)
+    a.set(yscale="symlog", xlabel="step", ylabel="layer-0 gradient norm", title="(a) layer-0 gradient norm")
+    a.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    b.set(xlabel="step", ylabel="$\\|h_L\\| / \\|h_0\\|$", title="(b) hidden-state norm growth")
+    _legend(a)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def gain_figure(curves: pd.DataFrame, title: str):
+    """Validation curves per gain, runtime (left) and weight-level (right)."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+    cmap = plt.get_cmap("viridis")
+    gains = sorted(curves.gain.unique())
+    for ax, mode in zip(axes, ("runtime", "weight")):
+        for i, g in enumerate(gains):
+            c = curves[(curves["mode"] == mode) & (curves.gain == g)].sort_values("step")
+            ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), label=f"g = {g:g}")
+        ax.set(xlabel="step", title=f"{mode} gain")
+    axes[0].set_ylabel("validation loss")
+    _legend(axes[1])
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+class PlotlyHTML:
+    """Displays as offline HTML in the book and as a live plotly figure in Jupyter."""
+
+    def __init__(self, fig: go.Figure, div_id: str):
+        self.fig, self.div_id = fig, div_id
+
+    def html(self) -> str:
+        return self.fig.to_html(include_plotlyjs=False, full_html=False, include_mathjax=False,
+                                div_id=self.div_id, config={"displaylogo": False})
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self.html(), "application/vnd.plotly.v1+json": self.fig.to_plotly_json()}
+
+
+def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title: str,
+                   label: str = "label", floor: float | None = None) -> PlotlyHTML:
+    """Validation curves, one trace per ``label``; a dropdown shows one value of ``select`` (or all).
+
+    ``color`` names the column that picks each trace's colour (configurations get their fixed colours).
+    """
+    fig = go.Figure()
+    keys = []
+    palette = plt.get_cmap("viridis")
+    colour_values = sorted(df[color].unique(), key=str)
+    for lab, h in df.dropna(subset=["val_loss"]).groupby(label, sort=False):
+        h = h.sort_values("step")
+        cval = h[color].iloc[0]
+        col = COLORS.get(cval) or matplotlib.colors.to_hex(
+            palette(colour_values.index(cval) / max(1, len(colour_values) - 1)))
+        fig.add_trace(go.Scatter(x=h.step, y=h.val_loss, mode="lines+markers", marker=dict(size=4),
+                                 line=dict(color=col, width=1.5), name=str(lab),
+                                 hovertemplate=f"{lab}<br>step %{{x}}<br>val loss %{{y:.4f}}<extra></extra>"))
+        keys.append(h[select].iloc[0])
+    if floor is not None:
+        fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
+                      annotation_text=f"unigram floor {floor:.3f}", annotation_position="top right")
+    choices = sorted(set(keys), key=str)
+    buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
+    buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [k == v for k in keys]}])
+                for v in choices]
+    fig.update_layout(title=title, xaxis_title="step", yaxis_title="validation loss", height=460,
+                      template="plotly_white", margin=dict(t=90),
+                      updatemenus=[dict(buttons=buttons, direction="down", x=0.0, xanchor="left",
+                                        y=1.13, yanchor="top", showactive=True)])
+    return PlotlyHTML(fig, div_id)
+
+
+def seed_explorer(hist: pd.DataFrame, floor: float, div_id: str, title: str) -> PlotlyHTML:
+    """Validation curves, one trace per (configuration, seed); the dropdown picks a seed."""
+    order = {c: i for i, c in enumerate(CONFIGS)}
+    h = hist.assign(_o=hist.config.map(order)).sort_values(["_o", "seed", "step"])
+    retrained = h.get("source", pd.Series("released", index=h.index)).eq("retrained")
+    h = h.assign(label=h.config + " seed " + h.seed.astype(str) + retrained.map({True: " (retrained)", False: ""}))
+    return group_explorer(h, select="seed", color="config", div_id=div_id, title=title, floor=floor)
+
+
+def noise_figure(noise: pd.DataFrame, title: str):
+    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value."""
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for _, r in noise.iterrows():
+        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6,
+                label=f"{r.config}: random 50-batch evals")
+        ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label=f"{r.config}: fixed batches")
+    ax.set(xlabel="validation loss", ylabel="count", title=title)
+    _legend(ax)
+    return fig
+
+
+def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: float, div_id: str,
+                   title: str, paper_label: str = "paper") -> PlotlyHTML:
+    """Best validation loss of every seed (hover: seed, escape step), with the paper's mean ± std."""
+    fig = go.Figure()
+    configs = _configs(summaries) or list(CONFIGS)
+    for config in configs:
+        s = summaries[summaries.config == config]
+        fig.add_trace(go.Scatter(
+            x=[config] * len(s), y=s.best_val_loss, mode="markers", name=f"ours: {config}",
+            marker=dict(color=COLORS[config], size=9, line=dict(width=1, color="white")),
+            customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
+            hovertemplate="seed %{customdata[0]}<br>best val %{y:.4f}<br>"
+                          "escape step %{customdata[1]} (-1: none)<extra>ours</extra>"))
+    if paper is not None and len(paper):
+        fig.add_trace(go.Scatter(
+            x=paper.config, y=paper.value, mode="markers", name=paper_label,
+            marker=dict(symbol="diamond-open", size=12, color="black"),
+            error_y=dict(type="data", array=paper["std"].fillna(0), visible=True),
+            hovertemplate="%{x}<br>paper %{y:.4f}<extra></extra>"))
+    fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
+                  annotation_text=f"our unigram floor {floor:.3f}")
+    fig.update_layout(title=title, yaxis_title="best validation loss", template="plotly_white", height=420)
+    return PlotlyHTML(fig, div_id)

@@ -1,0 +1,68 @@
+"""``python -m lib``: bad input exits 2 naming the valid values; describe prints the counts."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]
+
+
+def cli(*args, tmp_path=None):
+    # --runs-dir points into tmp: even a wrongly accepted command could not touch runs/.
+    extra = ["--runs-dir", str(tmp_path)] if tmp_path is not None else []
+    return subprocess.run([sys.executable, "-m", "lib", *args, *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+TRAIN = ["train", "--scale", "cpu", "--config", "AttnOnly", "--steps", "1"]
+
+
+def with_option(option, value):
+    args = list(TRAIN)
+    if option in args:
+        args[args.index(option) + 1] = value
+    else:
+        args += [option, value]
+    return args
+
+
+@pytest.mark.parametrize("option, value, valid", [
+    ("--scale", "1M", ["cpu", "cpu-bpe", "10M", "124M"]),
+    ("--impl", "minGPT", ["residualgpt", "nanogpt"]),
+    ("--config", "Full", CONFIGS),
+    ("--gain-mode", "init", ["runtime", "weight"]),
+])
+def test_bad_choice_exits_2_naming_valid_values(option, value, valid, tmp_path):
+    r = cli(*with_option(option, value), tmp_path=tmp_path)
+    assert r.returncode == 2 and value in r.stderr
+    assert all(v in r.stderr for v in valid)
+    assert not any(tmp_path.iterdir())  # nothing was trained
+
+
+def test_gain_without_mode_exits_2(tmp_path):
+    r = cli(*TRAIN, "--gain", "2", tmp_path=tmp_path)
+    assert r.returncode == 2 and "--gain-mode" in r.stderr and "runtime, weight" in r.stderr
+    assert not any(tmp_path.iterdir())
+
+
+# LIB BUG (lib/cli.py, main): an unknown option after a subcommand is reported by the
+# top-level parser, whose usage line lists only the subcommands
+# ("usage: python -m lib [-h] {train,sweep,describe,prepare} ..."), not the options that
+# `train` accepts. Fix: parse_known_args and report leftovers with the subparser's .error().
+def test_unknown_option_exits_2_with_usage_listing_the_options(tmp_path):
+    r = cli(*TRAIN, "--bogus", tmp_path=tmp_path)
+    assert r.returncode == 2 and "--bogus" in r.stderr and "usage:" in r.stderr
+    assert all(opt in r.stderr for opt in ("--scale", "--config", "--seed", "--gain-mode"))
+
+
+def test_describe_prints_the_four_configs_and_their_counts():
+    r = cli("describe", "--scale", "10M")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert list(out) == CONFIGS
+    assert {c: out[c]["n_params"] for c in CONFIGS} == dict.fromkeys(CONFIGS, 10_750_080)
+    assert out["AttnOnly"]["experiment"]["model"]["ffn_res"] is False
+    assert out["FFNOnly"]["experiment"]["model"]["attn_res"] is False

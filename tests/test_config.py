@@ -1,0 +1,146 @@
+"""Presets match Table 1 (§3.2) and the parameter counts it rounds; overrides are strict."""
+import dataclasses
+
+import pytest
+import torch
+
+from lib.config import ConfigError, Experiment, get_preset, replace
+from lib.model import GPT
+
+
+def n_params(scale, impl="residualgpt", **kw):
+    return GPT(get_preset(scale, impl).model).num_params(**kw)
+
+
+# --- parameter counts ---------------------------------------------------------
+def test_10m_residualgpt_parameter_count():
+    assert n_params("10M") == 10_750_080
+
+
+def test_10m_non_embedding_count_rounds_to_papers_10_7m():
+    # nanoGPT prints the count without position embeddings; that is the paper's "≈10.7M".
+    n = n_params("10M", non_embedding=True)
+    assert n == 10_651_776 and round(n / 1e6, 1) == 10.7
+
+
+def test_124m_residualgpt_parameter_count():
+    # Built on the meta device: shapes only, no 124M-parameter allocation or init.
+    with torch.device("meta"):
+        model = GPT(get_preset("124M").model)
+    n = model.num_params()
+    assert n == 124_356_864 and round(n / 1e6, 1) == 124.4
+
+
+@pytest.mark.parametrize("scale, expected", [("cpu", 1_207_680), ("cpu-bpe", 8_814_976)])
+def test_stand_in_parameter_counts(scale, expected):
+    assert n_params(scale) == expected
+
+
+def test_10m_nanogpt_parameter_count():
+    # Untied head (+65x384) and biases in every Linear layer and in lm_head.
+    assert n_params("10M", "nanogpt") == 10_795_841
+
+
+def test_tied_matrix_counts_once():
+    model = GPT(get_preset("cpu").model)
+    every_tensor = sum(p.numel() for p in model.state_dict().values())
+    assert every_tensor - model.num_params() == model.lm_head.weight.numel()
+
+
+# --- Table 1 ------------------------------------------------------------------
+SHARED = dict(beta1=0.9, beta2=0.95, weight_decay=0.1, grad_clip=1.0, eval_batches=50, val_seed=99991)
+
+
+def test_10m_preset_is_table_1():
+    exp = get_preset("10M")
+    m, t = exp.model, exp.train
+    assert (m.n_layer, m.n_embd, m.n_head, m.block_size, m.dropout) == (6, 384, 6, 256, 0.2)
+    assert (m.vocab_size, exp.dataset) == (65, "shakespeare_char")
+    assert (t.batch_size, t.grad_accum, t.max_steps, t.eval_interval) == (64, 1, 3000, 100)
+    assert (t.lr, t.min_lr, t.warmup_steps, t.schedule) == (3e-4, 3e-5, 100, "cosine")
+    assert {k: getattr(t, k) for k in SHARED} == SHARED
+
+
+def test_124m_preset_is_table_1():
+    exp = get_preset("124M")
+    m, t = exp.model, exp.train
+    assert (m.n_layer, m.n_embd, m.n_head, m.block_size, m.dropout) == (12, 768, 12, 1024, 0.1)
+    assert (m.vocab_size, exp.dataset) == (50257, "openwebtext")
+    assert (t.batch_size, t.grad_accum, t.max_steps, t.eval_interval) == (16, 8, 20000, 500)
+    assert (t.lr, t.min_lr, t.warmup_steps, t.schedule) == (6e-4, 6e-5, 2000, "cosine")
+    assert {k: getattr(t, k) for k in SHARED} == SHARED
+
+
+def test_residualgpt_recipe():
+    t = get_preset("10M").train
+    assert (t.decay_all, t.val_mode) == (False, "fixed")
+
+
+@pytest.mark.parametrize("scale", ["10M", "124M"])
+def test_nanogpt_preset_is_its_own_recipe(scale):
+    # §3.1/Table 1: constant 3e-4, PyTorch's default AdamW decay on everything, no clipping,
+    # random validation batches; the model shape is the same as ResidualGPT's.
+    exp, ref = get_preset(scale, "nanogpt"), get_preset(scale)
+    t = exp.train
+    assert (t.lr, t.schedule, t.weight_decay, t.decay_all, t.grad_clip, t.val_mode) == \
+        (3e-4, "constant", 0.01, True, 0.0, "random")
+    assert dataclasses.replace(exp.model, impl="residualgpt") == ref.model
+
+
+@pytest.mark.parametrize("config, switches", [("FullResidual", (True, True)), ("AttnOnly", (True, False)),
+                                              ("FFNOnly", (False, True)), ("NoResidual", (False, False))])
+def test_config_sets_the_two_switches_only(config, switches):
+    exp = get_preset("10M", config=config)
+    assert (exp.model.attn_res, exp.model.ffn_res) == switches and exp.config_name == config
+    assert dataclasses.replace(exp.model, attn_res=True, ffn_res=True) == get_preset("10M").model
+
+
+def test_seed_is_set():
+    assert get_preset("cpu", seed=7).seed == 7
+
+
+# --- strict overrides ---------------------------------------------------------
+def test_replace_routes_keys_to_their_part():
+    exp = replace(get_preset("cpu"), n_layer=2, max_steps=20, seed=7)
+    assert (exp.model.n_layer, exp.train.max_steps, exp.seed) == (2, 20, 7)
+
+
+def test_replace_refuses_unknown_key_and_names_valid_ones():
+    with pytest.raises(ConfigError) as e:
+        replace(get_preset("cpu"), n_layers=2)
+    msg = str(e.value)
+    assert "n_layers" in msg and all(k in msg for k in ("n_layer", "max_steps", "seed", "gain_mode"))
+
+
+@pytest.mark.parametrize("key, value", [("max_steps", "20"), ("n_layer", 2.0), ("attn_res", 1),
+                                        ("lr", "1e-3"), ("impl", 3), ("max_steps", True)])
+def test_replace_refuses_wrong_type(key, value):
+    with pytest.raises(ConfigError, match=key):
+        replace(get_preset("cpu"), **{key: value})
+
+
+def test_replace_widens_int_to_float_and_accepts_none_where_optional():
+    exp = replace(get_preset("cpu"), lr=1, gain_mode="weight", gain=2)
+    assert exp.train.lr == 1.0 and type(exp.train.lr) is float and exp.gain == 2.0
+    assert replace(exp, gain_mode=None).gain_mode is None
+
+
+def test_replace_runs_validation():
+    with pytest.raises(ConfigError, match="divisible"):
+        replace(get_preset("cpu"), n_embd=30)  # 4 heads
+
+
+@pytest.mark.parametrize("kw, valid", [
+    (dict(scale="1M"), ["cpu", "cpu-bpe", "10M", "124M"]),
+    (dict(scale="cpu", impl="minGPT"), ["residualgpt", "nanogpt"]),
+    (dict(scale="cpu", config="Full"), ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]),
+])
+def test_get_preset_refuses_bad_choice_listing_valid_values(kw, valid):
+    with pytest.raises(ConfigError) as e:
+        get_preset(**kw)
+    assert all(v in str(e.value) for v in valid)
+
+
+def test_experiment_round_trips_through_dict():
+    exp = replace(get_preset("cpu", "nanogpt", "FFNOnly", 3), gain_mode="weight", gain=2.0)
+    assert Experiment.from_dict(exp.to_dict()) == exp

@@ -1,0 +1,202 @@
+"""Datasets of §3.3, fixed validation batches of §3.1, the unigram floor, OpenWebText files."""
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from lib import data
+from lib.config import CONFIGS, get_preset
+from lib.data import Batches, Corpus, DataError
+
+
+@pytest.fixture(scope="module")
+def shakespeare():
+    return data.shakespeare_char()
+
+
+# --- TinyShakespeare ------------------------------------------------------------
+def test_shakespeare_counts_match_nanogpt_prepare(shakespeare):
+    c = shakespeare
+    assert len(c.train) + len(c.val) == 1_115_394
+    assert c.vocab_size == 65 and len(c.meta["chars"]) == 65
+    assert (len(c.train), len(c.val)) == (1_003_854, 111_540)
+    assert c.train.dtype == np.uint16 and int(c.train.max()) < 65
+
+
+def test_shakespeare_decodes_back_to_the_file(shakespeare):
+    text = data.shakespeare_path().read_text(encoding="utf-8")
+    chars = shakespeare.meta["chars"]
+    assert "".join(chars[i] for i in shakespeare.train[:200]) == text[:200]
+    assert "".join(chars[i] for i in shakespeare.val[-200:]) == text[-200:]
+
+
+def test_shakespeare_path_checks_the_sha256():
+    path = data.shakespeare_path()
+    assert str(path) == os.environ["TINYSHAKESPEARE_PATH"]
+    assert data._sha256(path) == data.SHAKESPEARE_SHA256
+
+
+def test_corrupt_file_is_refused_naming_expected_sha(tmp_path):
+    bad = tmp_path / "input.txt"
+    bad.write_text("First Citizen:\nBefore we proceed any further, hear me speak.\n")
+    with pytest.raises(DataError) as e:
+        data.shakespeare_path(bad)
+    assert data.SHAKESPEARE_SHA256 in str(e.value) and str(bad) in str(e.value)
+
+
+def test_missing_explicit_path_is_refused_naming_it(tmp_path):
+    missing = tmp_path / "nowhere" / "input.txt"
+    with pytest.raises(DataError, match=str(missing)):
+        data.shakespeare_path(missing)
+    assert not missing.exists()  # an explicit path never triggers a download
+
+
+# --- batches ------------------------------------------------------------------------
+def batches_for(corpus, exp, seed=None, val_seed=None):
+    t = exp.train
+    return Batches(corpus, 32, 4, exp.seed if seed is None else seed, eval_batches=3,
+                   train_eval_batches=2, val_seed=t.val_seed if val_seed is None else val_seed)
+
+
+def same(a, b):
+    return len(a) == len(b) and all(torch.equal(x, y) for p, q in zip(a, b) for x, y in zip(p, q))
+
+
+def test_fixed_val_batches_identical_across_configs_and_seeds(shakespeare):
+    # §3.1/§3.3: seed 99991, identical for every configuration (and every run seed).
+    ref = batches_for(shakespeare, get_preset("cpu")).val_batches()
+    for config in CONFIGS:
+        for seed in (0, 42, 1337):
+            b = batches_for(shakespeare, get_preset("cpu", config=config, seed=seed))
+            assert same(b.val_batches("fixed"), ref)
+
+
+def test_fixed_val_batches_depend_on_val_seed(shakespeare):
+    exp = get_preset("cpu")
+    other = batches_for(shakespeare, exp, val_seed=1)
+    assert not same(other.val_batches(), batches_for(shakespeare, exp).val_batches())
+
+
+def test_val_batches_come_from_val_split_and_targets_are_shifted(shakespeare):
+    b = batches_for(shakespeare, get_preset("cpu"))
+    windows = np.lib.stride_tricks.sliding_window_view(shakespeare.val.astype(np.int64), 33)
+    for x, y in b.val_batches():
+        assert torch.equal(x[:, 1:], y[:, :-1])
+        rows = torch.cat([x, y[:, -1:]], dim=1).numpy()
+        assert all((windows == r).all(axis=1).any() for r in rows)  # each row is a val slice
+
+
+def test_random_val_batches_are_fresh_each_call(shakespeare):
+    b = batches_for(shakespeare, get_preset("cpu", "nanogpt"))
+    assert not same(b.val_batches("random"), b.val_batches("random"))
+    assert b.val_batches("fixed") is b.val_batches("fixed")
+
+
+def test_training_stream_does_not_depend_on_evaluation(shakespeare):
+    exp = get_preset("cpu", seed=5)
+    quiet, busy = batches_for(shakespeare, exp), batches_for(shakespeare, exp)
+    a = [quiet.train_batch() for _ in range(6)]
+    b = []
+    for i in range(6):
+        if i % 2 == 0:  # evaluate every other step, in every mode
+            busy.val_batches("random"), busy.train_eval_batches(), busy.val_batches("fixed")
+        b.append(busy.train_batch())
+    assert same(a, b)
+
+
+def test_training_stream_depends_on_run_seed(shakespeare):
+    a, b = (batches_for(shakespeare, get_preset("cpu", seed=s)) for s in (1, 2))
+    assert not same([a.train_batch()], [b.train_batch()])
+
+
+def test_batches_refuse_split_shorter_than_context():
+    tiny = Corpus("toy", np.arange(100, dtype=np.uint16), np.arange(8, dtype=np.uint16), 100, {})
+    with pytest.raises(DataError, match="val split has 8 tokens"):
+        Batches(tiny, block_size=8, batch_size=2, seed=0)
+
+
+# --- unigram floor ------------------------------------------------------------------
+def test_unigram_floor_by_hand():
+    toy = Corpus("toy", np.array([0, 0, 1]), np.array([0, 1]), 2, {})
+    assert abs(data.unigram_floor(toy, alpha=0) - -(math.log(2 / 3) + math.log(1 / 3)) / 2) < 1e-12
+
+
+def test_unigram_floor_smoothing_by_hand():
+    # add-0.5 with vocab 3: counts (2.5, 1.5, 0.5) / 4.5; token 2 never seen in train.
+    toy = Corpus("toy", np.array([0, 0, 1]), np.array([2]), 3, {})
+    assert abs(data.unigram_floor(toy) - -math.log(0.5 / 4.5)) < 1e-12
+
+
+# --- OpenWebText --------------------------------------------------------------------
+DOCS = [f"Document {i}: the cat sat on mat #{i}.\nSecond line, naïve café {i * i}." for i in range(1, 13)]
+
+
+@pytest.fixture(scope="module")
+def owt(tmp_path_factory):
+    root = tmp_path_factory.mktemp("owt")
+    src = root / "docs.jsonl"
+    src.write_text("".join(json.dumps({"text": d}) + "\n" for d in DOCS), encoding="utf-8")
+    meta = data.prepare_openwebtext(out_dir=root / "out", source=str(src), n_docs=12, val_every=4)
+    return root / "out", meta
+
+
+def read_split(folder, split):
+    arr = np.fromfile(folder / f"{split}.bin", dtype=np.uint16)
+    assert (folder / f"{split}.bin").stat().st_size == 2 * len(arr)
+    return arr
+
+
+def test_openwebtext_meta_counts(owt):
+    folder, meta = owt
+    assert {k: meta[k] for k in ("encoding", "vocab_size", "n_docs", "val_every")} == \
+        {"encoding": "gpt2", "vocab_size": 50257, "n_docs": 12, "val_every": 4}
+    assert json.loads((folder / "meta.json").read_text()) == meta
+    assert meta["train_tokens"] == len(read_split(folder, "train"))
+    assert meta["val_tokens"] == len(read_split(folder, "val"))
+
+
+def test_openwebtext_val_holds_every_val_every_th_doc(owt):
+    # 1-based document n goes to val when n % val_every == 0: documents 4, 8, 12.
+    folder, _ = owt
+    enc = data.gpt2_encoding()
+    eot = "<|endoftext|>"
+    val = [d for n, d in enumerate(DOCS, 1) if n % 4 == 0]
+    train = [d for n, d in enumerate(DOCS, 1) if n % 4]
+    assert enc.decode(read_split(folder, "val").tolist()) == "".join(d + eot for d in val)
+    assert enc.decode(read_split(folder, "train").tolist()) == "".join(d + eot for d in train)
+
+
+def test_openwebtext_eot_after_each_doc(owt):
+    folder, _ = owt
+    ids = read_split(folder, "train")
+    assert ids[-1] == 50256 and int((ids == 50256).sum()) == 9
+    assert int((read_split(folder, "val") == 50256).sum()) == 3
+
+
+def test_openwebtext_loader_reads_prepared_folder(owt):
+    folder, meta = owt
+    c = data.openwebtext(folder)
+    assert c.vocab_size == 50257 and c.train.dtype == np.uint16
+    assert np.array_equal(c.train, read_split(folder, "train"))
+    assert np.array_equal(c.val, read_split(folder, "val"))
+
+
+def test_openwebtext_loader_explains_missing_folder(tmp_path):
+    with pytest.raises(DataError, match="prepare openwebtext"):
+        data.openwebtext(tmp_path)
+
+
+# LIB BUG (lib/data.py, openwebtext): with fewer than val_every documents the val split is
+# empty, prepare_openwebtext writes a 0-byte val.bin, and openwebtext() then fails inside
+# np.memmap with "ValueError: cannot mmap an empty file" instead of a DataError that says
+# what is wrong. Fix: refuse an empty split with DataError (in prepare_openwebtext, or in
+# openwebtext before the memmap).
+def test_empty_val_split_is_a_data_error(tmp_path):
+    src = tmp_path / "docs.jsonl"
+    src.write_text("".join(json.dumps({"text": d}) + "\n" for d in DOCS[:3]), encoding="utf-8")
+    with pytest.raises(DataError, match="val"):
+        data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
+        data.openwebtext(tmp_path / "out")
