@@ -6,6 +6,8 @@ Jupyter front-ends; every plot has a stable ``div_id``.
 """
 from __future__ import annotations
 
+import json
+
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -87,7 +89,7 @@ class PlotlyHTML:
                                 div_id=self.div_id, config={"displaylogo": False})
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self.html(), "application/vnd.plotly.v1+json": self.fig.to_plotly_json()}
+        return {"text/html": self.html(), "application/vnd.plotly.v1+json": json.loads(self.fig.to_json())}
 
 
 def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title: str,
@@ -114,7 +116,7 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
                       annotation_text=f"unigram floor {floor:.3f}", annotation_position="top right")
     choices = sorted(set(keys), key=str)
     buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
-    buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [k == v for k in keys]}])
+    buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [bool(k == v) for k in keys]}])
                 for v in choices]
     fig.update_layout(title=title, xaxis_title="step", yaxis_title="validation loss", height=460,
                       template="plotly_white", margin=dict(t=90),

@@ -1,0 +1,190 @@
+"""The book's helpers: chapter parameters, tables, analyses, plots and the paper file."""
+import json
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import analysis, plots
+from lib.book import Chapter, ParameterError, beside_paper, seed_table
+from lib.paper import paper_value, paper_values
+
+# -- chapter parameters ------------------------------------------------------------------
+
+
+def params(**kw):
+    return {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "cpu", **kw}
+
+
+def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
+    ch = Chapter.open("124m_sweep", params(), announce=False)
+    assert ch.scale == "cpu-bpe" and ch.stand_in
+    assert "STAND-IN for the paper's 124M" in ch.banner()
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device"),
+    ({"scale": "bogus"}, "valid: auto, cpu-bpe, 124M"),
+    ({"seed": 7.5}, "seed must be None or a non-negative integer"),
+    ({"steps": 20}, "give a seed too"),
+    ({"device": "tpu"}, "valid: auto, cpu, cuda"),
+])
+def test_bad_chapter_parameters_name_the_valid_ones(bad, message):
+    with pytest.raises(ParameterError) as e:
+        Chapter.open("124m_sweep", params(**bad), announce=False)
+    assert message in str(e.value)
+
+
+def test_imports_and_functions_are_not_mistaken_for_parameters():
+    ns = params(SEEDS=(1, 2), pd=pd, helper=lambda: None)
+    assert Chapter.open("10m_asymmetry", ns, announce=False).scale == "cpu"
+
+
+def test_unknown_chapter_is_refused():
+    with pytest.raises(ParameterError, match="valid: joint_collapse"):
+        Chapter.open("nope", params(), announce=False)
+
+
+def test_retraining_never_targets_the_released_runs(tmp_path):
+    ch = Chapter.open("124m_sweep", params(seed=7, steps=20), announce=False)
+    assert ch.runs_dir.name == "runs-retrain"
+    exps = ch.retrain_experiments()
+    assert [e.config_name for e in exps] == ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]
+    assert {e.seed for e in exps} == {7} and {e.train.max_steps for e in exps} == {20}
+
+
+def test_gain_chapter_retrains_every_gain_variant():
+    ch = Chapter.open("gain_confound", params(seed=3, steps=5), announce=False)
+    modes = [(e.gain_mode, e.gain) for e in ch.retrain_experiments()]
+    assert modes[0] == (None, 1.0) and len(modes) == 9
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+
+def summaries():
+    return pd.DataFrame({
+        "config": ["AttnOnly", "AttnOnly", "FFNOnly", "FFNOnly", "FullResidual"],
+        "seed": [1, 2, 1, 2, 1],
+        "best_val_loss": [1.5, 1.7, 3.3, 3.4, 1.4],
+        "escape_step": [300, 400, None, None, 100],
+    })
+
+
+def test_seed_table_uses_sample_std_and_lists_escape_steps():
+    t = seed_table(summaries()).set_index("config")
+    assert list(t.index) == ["FullResidual", "AttnOnly", "FFNOnly"]  # the paper's order
+    assert t.loc["AttnOnly", "mean"] == pytest.approx(1.6)
+    assert t.loc["AttnOnly", "std"] == pytest.approx(np.std([1.5, 1.7], ddof=1))
+    assert t.loc["FFNOnly", "escape_steps"] == "none, none"
+
+
+def test_beside_paper_shows_the_difference_and_missing_rows():
+    paper = pd.DataFrame({"config": ["AttnOnly", "NoResidual"], "value": [1.58, 3.356],
+                          "std": [0.003, None], "n": [8, 1]})
+    t = beside_paper(seed_table(summaries()), paper, "Phase 3").set_index("config")
+    assert t.loc["AttnOnly", "ours - paper"] == pytest.approx(0.02)
+    assert t.loc["AttnOnly", "paper (Phase 3)"] == "1.5800 ± 0.0030 (n=8)"
+    assert t.loc["NoResidual", "ours"] == "missing" and math.isnan(t.loc["NoResidual", "ours - paper"])
+
+
+# -- analyses -------------------------------------------------------------------------------
+
+
+def test_asymmetry_quantities_are_hand_computable():
+    a = analysis.asymmetry(summaries())
+    assert a["mean_gap"] == pytest.approx(3.35 - 1.6)
+    assert a["min_gap"] == pytest.approx(3.3 - 1.7)  # best FFNOnly minus worst AttnOnly
+    assert a["asym_ratio"] == pytest.approx(3.35 / 1.6)
+    assert a["attn_gap_pct"] == pytest.approx(100 * (1.6 / 1.4 - 1))
+
+
+def test_collapse_verdicts_count_escaped_seeds():
+    v = analysis.collapse_verdicts(summaries().assign(escape_step=[300, None, None, None, 100]), floor=3.35)
+    v = v.set_index("config")
+    assert v.loc["AttnOnly", "verdict"] == "seed-dependent: 1 of 2 seeds escaped"
+    assert v.loc["FFNOnly", "escaped"] == 0 and "not shown to collapse for good" in v.loc["FFNOnly", "verdict"]
+    assert v.loc["FullResidual", "verdict"] == "escaped the floor in every seed"
+
+
+def history(config, grads):
+    n = len(grads)
+    return pd.DataFrame({"config": config, "seed": 1, "step": [100 * i for i in range(n)], "val_loss": 1.0,
+                         "grad_norm_attn": [[g, 9.0] for g in grads], "grad_norm_mlp": [[0.0, 9.0]] * n,
+                         "hidden_growth": [1.0 + i for i in range(n)]})
+
+
+def test_layer0_grad_finds_the_step_from_which_it_stays_starved():
+    hist = pd.concat([history("AttnOnly", [0.5, 0.2, 1e-4, 0.0, 0.0]), history("FullResidual", [0.5] * 5)])
+    g = analysis.layer0_grad(hist).set_index("config")
+    assert g.loc["AttnOnly", "starved_from_step"] == 200
+    assert g.loc["AttnOnly", "final"] == 0.0
+    assert pd.isna(g.loc["FullResidual", "starved_from_step"])  # never starved
+    assert analysis.final_values(hist, "hidden_growth").set_index("config").loc["AttnOnly", "hidden_growth"] == 5.0
+
+
+def test_eval_noise_matches_the_standard_error():
+    rng = np.random.default_rng(0)
+    per_batch = rng.normal(2.0, 0.1, size=5000)
+    assert analysis.eval_noise(per_batch, 50, n_resamples=4000) == pytest.approx(0.1 / math.sqrt(50), rel=0.1)
+
+
+# -- plots ----------------------------------------------------------------------------------
+
+
+def long_history():
+    rows = [{"config": c, "seed": s, "step": st, "val_loss": v + 0.01 * s - st / 1000, "source": "released"}
+            for c, v in (("AttnOnly", 2.0), ("FFNOnly", 3.3)) for s in (1, 2) for st in (0, 100, 200)]
+    return pd.DataFrame(rows)
+
+
+def test_seed_explorer_has_a_trace_per_config_and_seed_and_a_working_menu():
+    p = plots.seed_explorer(long_history(), floor=3.35, div_id="x-seeds", title="t")
+    assert len(p.fig.data) == 4
+    buttons = p.fig.layout.updatemenus[0].buttons
+    assert [b.label for b in buttons] == ["all", "seed 1", "seed 2"]
+    names = [t.name for t in p.fig.data]
+    assert [n for n, vis in zip(names, buttons[2].args[0]["visible"]) if vis] == ["AttnOnly seed 2", "FFNOnly seed 2"]
+    html = p.html()
+    assert 'id="x-seeds"' in html and "<script src" not in html and "cdn" not in html.lower()
+    json.dumps(p._repr_mimebundle_())  # what Jupyter sends must be plain JSON (numpy seeds are not)
+
+
+def test_static_figures_draw_what_they_are_given():
+    hist = long_history()
+    ax = plots.val_curves(hist, 3.35, "t")
+    assert len(ax.lines) == 5  # four runs and the floor
+    diag = pd.concat([history("AttnOnly", [0.5, 0.0]), history("FFNOnly", [0.3, 0.0])])
+    fig = plots.diagnostics_figure(diag, "t")
+    assert [len(a.lines) for a in fig.axes] == [2, 2]
+    curves = pd.DataFrame({"mode": ["runtime"] * 4 + ["weight"] * 4, "gain": [1.0, 1.0, 2.0, 2.0] * 2,
+                           "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
+    assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
+
+
+def test_empty_chapters_still_draw():
+    empty = pd.DataFrame(columns=["config", "seed", "step", "val_loss", "source"])
+    assert len(plots.val_curves(empty, 3.35, "t").lines) == 1
+    assert len(plots.seed_explorer(empty, 3.35, "e", "t").fig.data) == 0
+
+
+# -- the paper file -------------------------------------------------------------------------
+
+
+def test_paper_values_carry_their_reference_and_match_the_abstract():
+    df = paper_values()
+    assert df.ref.notna().all() and (df.ref.str.len() > 0).all()
+    assert paper_value(ref="Table 5", config="AttnOnly", metric="best_val_loss") == 6.037
+    assert paper_value(ref="Fig. 4 §8.1", config="FFNOnly") == 3.350
+    assert paper_value(ref="Table 2", config="FullResidual") == 1.4751
+
+
+def test_paper_lookup_errors_are_clear():
+    with pytest.raises(KeyError, match="valid: ref"):
+        paper_values(tabel="Table 5")
+    with pytest.raises(KeyError, match="expected exactly one"):
+        paper_value(ref="Table 5")

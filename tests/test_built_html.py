@@ -1,0 +1,43 @@
+"""No built page references an external script, stylesheet, font or image (the book works offline).
+
+Needs the built book (`make book`); the browser check (test_browser.py) loads pages for real.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+HTML = Path(__file__).resolve().parent.parent / "_build" / "html"
+EXTERNAL = re.compile(r"""<(script|link|img|iframe|source)\b[^>]*\b(src|href)\s*=\s*["']((?:https?:)?//[^"']+)""", re.I)
+CSS_URL = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])((?:https?:)?//[^"')\s]+)""", re.I)
+
+
+@pytest.fixture(scope="module")
+def pages():
+    if not (HTML / "index.html").exists():
+        pytest.fail(f"{HTML / 'index.html'} is missing: build the book first (make book)")
+    return sorted(HTML.rglob("*.html"))
+
+
+def test_every_chapter_was_built(pages):
+    names = {p.stem for p in pages}
+    assert {"intro", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
+            "mechanism", "reproducibility"} <= names
+
+
+def test_no_page_loads_anything_from_the_network(pages):
+    found = [(p.relative_to(HTML), m.group(3)) for p in pages for m in EXTERNAL.finditer(p.read_text())
+             if not m.group(0).lower().startswith("<link") or "stylesheet" in m.group(0).lower()
+             or "preload" in m.group(0).lower() or "font" in m.group(0).lower()]
+    assert found == []
+
+
+def test_no_stylesheet_imports_fonts_or_images_from_the_network(pages):
+    found = [(c.relative_to(HTML), u) for c in HTML.rglob("*.css") for u in CSS_URL.findall(c.read_text())]
+    assert found == []
+
+
+def test_interactive_plots_are_embedded_without_plotly_from_a_cdn(pages):
+    page = (HTML / "book" / "10m_asymmetry.html").read_text()
+    assert 'id="10m-seeds"' in page and "Plotly.newPlot" in page
+    assert "_static/plotly.min.js" in page and "cdn.plot.ly" not in page
