@@ -56,6 +56,8 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
+    w = sub.add_parser("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
+    w.add_argument("run_dirs", nargs="+")
     pr = sub.add_parser("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
@@ -114,6 +116,12 @@ def main(argv=None) -> int:
                 exp = get_preset(args.scale, args.impl, c)
                 out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
             print(json.dumps(out, indent=2))
+        elif args.command == "export-weights":
+            from .analysis import export_weights
+            from .runs import RunDir
+            for d in args.run_dirs:
+                export_weights(RunDir(d))
+                print(f"wrote {d}/weights.pt")
         elif args.command == "prepare":
             from . import data
             if args.dataset == "tinyshakespeare":
@@ -125,7 +133,9 @@ def main(argv=None) -> int:
             from .experiment import run
             _print_summary(run(_experiment(args, args.config, args.seed), **_run_kwargs(args)))
         elif args.command == "sweep":
+            from .analysis import export_weights
             from .experiment import run
+            from .plans import keeps_weights
             from .runs import RunDir, run_path
             exps = _sweep_experiments(args)
             for i, exp in enumerate(exps, 1):
@@ -133,6 +143,8 @@ def main(argv=None) -> int:
                 print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
                 if not args.dry_run:
                     _print_summary(run(exp, **_run_kwargs(args)))
+                    if keeps_weights(exp) and not (rd.path / "weights.pt").exists():
+                        export_weights(rd)
     except (ConfigError, ValueError) as e:
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2

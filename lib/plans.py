@@ -53,6 +53,13 @@ def release() -> list[Experiment]:
     return out
 
 
+def keeps_weights(exp: Experiment) -> bool:
+    """Released runs whose final weights the book probes (fixed_val_batches): seed 1337 of the
+    plain `residualgpt` stand-in runs, about 2.4 MB each."""
+    return (exp.scale == "cpu" and exp.impl == "residualgpt" and exp.seed == 1337
+            and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps)
+
+
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m}
 

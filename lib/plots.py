@@ -169,3 +169,26 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
                   annotation_text=f"our unigram floor {floor:.3f}")
     fig.update_layout(title=title, yaxis_title="best validation loss", template="plotly_white", height=420)
     return PlotlyHTML(fig, div_id)
+
+
+def seed_widget(hist: pd.DataFrame, floor: float, title: str = "validation loss"):
+    """Live-kernel control: a dropdown of seeds redrawing ``val_curves`` for the chosen one.
+
+    The built HTML uses the plotly menus instead (no kernel there); this is for Jupyter.
+    """
+    import ipywidgets as widgets
+
+    seeds = ["all", *sorted(int(s) for s in hist.seed.unique())]
+    out = widgets.Output()
+    pick = widgets.Dropdown(options=seeds, value="all", description="seed")
+
+    def draw(choice):
+        out.clear_output(wait=True)
+        with out:
+            h = hist if choice == "all" else hist[hist.seed == choice]
+            val_curves(h, floor, f"{title}, seed {choice}")
+            plt.show()
+
+    pick.observe(lambda change: draw(change["new"]), names="value")
+    draw("all")
+    return widgets.VBox([pick, out])

@@ -188,3 +188,11 @@ def test_paper_lookup_errors_are_clear():
         paper_values(tabel="Table 5")
     with pytest.raises(KeyError, match="expected exactly one"):
         paper_value(ref="Table 5")
+
+
+def test_seed_widget_redraws_for_the_chosen_seed():
+    w = plots.seed_widget(long_history(), 3.35)
+    pick = w.children[0]
+    assert list(pick.options) == ["all", 1, 2]
+    pick.value = 2  # the observer redraws without error
+    assert pick.value == 2
