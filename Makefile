@@ -41,7 +41,7 @@ lint: install
 	ruff check lib tests scripts
 
 unit: install
-	pytest -q tests
+	pytest -q --durations=8 tests
 
 notebooks: install  ## nbval executes every chapter; cells tagged nbval-check-output are compared
 	pytest -q --nbval-lax book/
