@@ -117,3 +117,58 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
     rng = np.random.default_rng(seed)
     means = rng.choice(per_batch, size=(n_resamples, eval_batches), replace=True).mean(axis=1)
     return float(means.std(ddof=1))
+
+
+# -- the paper's claims, checked against our runs (the chapters print these verdicts) ------------
+def _on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
+    return s.best_val_loss > floor - margin
+
+
+def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+    """§4: every partial configuration ends on the floor (within ``margin``), Full Residual does not."""
+    partial = summaries[summaries.config != "FullResidual"]
+    if partial.empty:
+        return "No partial-configuration runs yet: the claim cannot be checked."
+    lines = [f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
+             f"{'ON the floor' if _on_floor(g, floor, margin).all() else 'BELOW the floor'} "
+             f"({floor:.3f}, margin {margin})" for c, g in partial.groupby("config", sort=False)]
+    holds = _on_floor(partial, floor, margin).all()
+    verdict = ("HOLDS at this budget: every partial run ended on the floor." if holds else
+               "DOES NOT HOLD at this budget: at least one partial configuration left the floor.")
+    return "\n".join([*lines, verdict])
+
+
+def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+    """§6: AttnOnly escapes the floor in every seed while FFNOnly stays on it in every seed."""
+    a, f = (summaries[summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
+    if a.empty or f.empty:
+        return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
+    a_escaped, f_on = int((~_on_floor(a, floor, margin)).sum()), int(_on_floor(f, floor, margin).sum())
+    text = (f"AttnOnly: {a_escaped} of {len(a)} seeds below the floor - {margin}; "
+            f"FFNOnly: {f_on} of {len(f)} seeds on the floor (floor {floor:.3f}).")
+    holds = a_escaped == len(a) and f_on == len(f)
+    return text + ("\nHOLDS at this budget." if holds else "\nDOES NOT HOLD at this budget (see the tables).")
+
+
+def claim_separation(summaries: pd.DataFrame) -> str:
+    """§6.2.1: every AttnOnly seed ends below every FFNOnly seed (positive minimum gap)."""
+    a = asymmetry(summaries)
+    if "min_gap" not in a:
+        return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
+    return (f"Worst AttnOnly vs best FFNOnly: minimum gap {a['min_gap']:.3f} (paper, 124M: 1.060); "
+            + ("HOLDS: the seed ranges do not overlap." if a["min_gap"] > 0 else
+               "DOES NOT HOLD: the seed ranges overlap."))
+
+
+def claim_gain(spread: pd.DataFrame, paper_bound: float = 0.002, step: int = 200) -> str:
+    """§5.1: runtime-gain curves coincide (spread below ``paper_bound``) after ~``step`` steps."""
+    s = spread.set_index("mode") if len(spread) else spread
+    if "runtime" not in getattr(s, "index", []) or s.loc["runtime", "n_gains"] < 2:
+        return "Fewer than two runtime gains are finished: the claim cannot be checked yet."
+    col = f"max_spread_from_step_{step}"
+    r = s.loc["runtime", col]
+    text = f"Runtime gains: largest spread from step {step} on is {r:.4f} (paper: < {paper_bound})."
+    if "weight" in s.index and s.loc["weight", "n_gains"] >= 2:
+        text += f" Weight-level gains: {s.loc['weight', col]:.4f}."
+    return text + (" HOLDS." if r < paper_bound else
+                   f" DOES NOT HOLD at our scale: the runtime curves differ by more than {paper_bound}.")

@@ -193,7 +193,7 @@ class Chapter:
         from .analysis import eval_noise, load_model, per_batch_val_losses
         rows = []
         for exp, rd, source in self._located():
-            if exp.config_name not in configs or exp.seed not in (1337, self.seed):
+            if exp.config_name not in configs or exp.seed not in (1337, self.seed) or rd.status != "complete":
                 continue
             if not (rd.path / "weights.pt").exists():
                 print(f"no weights.pt in {rd.path}; skipped")

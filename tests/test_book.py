@@ -196,3 +196,15 @@ def test_seed_widget_redraws_for_the_chosen_seed():
     assert list(pick.options) == ["all", 1, 2]
     pick.value = 2  # the observer redraws without error
     assert pick.value == 2
+
+
+def test_claim_verdicts_follow_the_numbers():
+    s = summaries()  # AttnOnly 1.5/1.7, FFNOnly 3.3/3.4, FullResidual 1.4
+    assert "HOLDS at this budget." in analysis.claim_asymmetry(s, floor=3.35)
+    assert "DOES NOT HOLD" in analysis.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
+    assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
+    assert "minimum gap 1.600" in analysis.claim_separation(s) and "HOLDS" in analysis.claim_separation(s)
+    spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
+                           "spread_at_last_step": [0.0, 0.2], "n_gains": [5, 5]})
+    assert analysis.claim_gain(spread).endswith("HOLDS.")
+    assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
