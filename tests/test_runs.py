@@ -136,9 +136,10 @@ def test_run_directory_describes_itself(tiny, tmp_path):
 def test_evaluation_interval_does_not_change_the_trained_model(tiny, tmp_path):
     """Evaluating every 5 or every 10 steps trains on the same batches, so the losses at the
     shared evaluation steps agree exactly (dropout on, to include the global RNG)."""
-    every5 = run(tiny(eval_interval=5, dropout=0.1), runs_dir=tmp_path / "a", progress=False)
-    every10 = run(tiny(eval_interval=10, dropout=0.1), runs_dir=tmp_path / "b", progress=False)
-    h5 = {r["step"]: r["val_loss"] for r in RunDir(run_path(tiny(eval_interval=5, dropout=0.1), tmp_path / "a")).history()}
-    h10 = {r["step"]: r["val_loss"] for r in RunDir(run_path(tiny(eval_interval=10, dropout=0.1), tmp_path / "b")).history()}
+    exp5, exp10 = tiny(eval_interval=5, dropout=0.1), tiny(eval_interval=10, dropout=0.1)
+    every5 = run(exp5, runs_dir=tmp_path / "a", progress=False)
+    every10 = run(exp10, runs_dir=tmp_path / "b", progress=False)
+    h5 = {r["step"]: r["val_loss"] for r in RunDir(run_path(exp5, tmp_path / "a")).history()}
+    h10 = {r["step"]: r["val_loss"] for r in RunDir(run_path(exp10, tmp_path / "b")).history()}
     assert sorted(h10) == [0, 10, 20] and all(h5[s] == h10[s] for s in h10)
     assert every5["final_val_loss"] == every10["final_val_loss"]
