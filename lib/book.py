@@ -289,6 +289,22 @@ def cross_scale_table() -> pd.DataFrame:
     return pd.DataFrame(rows).round(3)
 
 
+def presets_table() -> pd.DataFrame:
+    """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
+    from .model import GPT
+    rows = {}
+    for scale in ("10M", "124M", "cpu", "cpu-bpe"):
+        e = get_preset(scale)
+        m, t = e.model, e.train
+        rows[scale] = {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head, "block_size": m.block_size,
+                       "batch size x accum": f"{t.batch_size} x {t.grad_accum}", "train steps": t.max_steps,
+                       "lr (peak -> floor, warm-up)": f"{t.lr:g} -> {t.min_lr:g}, {t.warmup_steps}",
+                       "dropout": m.dropout, "eval interval": t.eval_interval, "val batches": t.eval_batches,
+                       "dataset": e.dataset, "parameters": f"{GPT(m).num_params():,}",
+                       "paper scale?": "yes (Table 1)" if not e.is_stand_in else "no: CPU stand-in"}
+    return pd.DataFrame(rows)
+
+
 def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     """Mean, sample std, n, range and escape steps of best val loss, per configuration."""
     if summaries.empty:

@@ -208,3 +208,10 @@ def test_claim_verdicts_follow_the_numbers():
                            "spread_at_last_step": [0.0, 0.2], "n_gains": [5, 5]})
     assert analysis.claim_gain(spread).endswith("HOLDS.")
     assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
+
+
+def test_presets_table_shows_table_1_and_labels_the_stand_ins():
+    from lib.book import presets_table
+    t = presets_table()
+    assert t.loc["parameters", "124M"] == "124,356,864" and t.loc["batch size x accum", "124M"] == "16 x 8"
+    assert t.loc["paper scale?", "cpu"] == "no: CPU stand-in" and t.loc["paper scale?", "10M"] == "yes (Table 1)"
