@@ -150,24 +150,34 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = 0.1) 
     return text + ("\nHOLDS at this budget." if holds else "\nDOES NOT HOLD at this budget (see the tables).")
 
 
-def claim_separation(summaries: pd.DataFrame) -> str:
-    """§6.2.1: every AttnOnly seed ends below every FFNOnly seed (positive minimum gap)."""
+def claim_separation(summaries: pd.DataFrame, paper_scale: str) -> str:
+    """Every AttnOnly seed ends below every FFNOnly seed (positive minimum gap), beside the paper's
+    statement at ``paper_scale`` (124M: Table 5's 1.060; 10M: the abstract's "at least 1.76")."""
+    from .paper import paper_value
     a = asymmetry(summaries)
     if "min_gap" not in a:
         return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
-    return (f"Worst AttnOnly vs best FFNOnly: minimum gap {a['min_gap']:.3f} (paper, 124M: 1.060); "
+    paper = (f"paper, 124M Table 5: {paper_value(ref='Table 5', metric='min_gap_to_ffnonly'):.3f}"
+             if paper_scale == "124M" else
+             f"paper, 10M: every AttnOnly seed at least {paper_value(metric='min_gap_to_floor'):.2f} below the floor")
+    return (f"Worst AttnOnly vs best FFNOnly: minimum gap {a['min_gap']:.3f} ({paper}); "
             + ("HOLDS: the seed ranges do not overlap." if a["min_gap"] > 0 else
                "DOES NOT HOLD: the seed ranges overlap."))
 
 
-def claim_gain(spread: pd.DataFrame, paper_bound: float = 0.002, step: int = 200) -> str:
-    """§5.1: runtime-gain curves coincide (spread below ``paper_bound``) after ~``step`` steps."""
+def claim_gain(spread: pd.DataFrame, paper_bound: float | None = None, step: int = 200) -> str:
+    """§5.1: runtime-gain curves coincide (spread below the paper's bound). The paper's bound holds
+    "at any step"; we test it from ``step`` on, where AdamW is said to have absorbed the gain."""
+    if paper_bound is None:
+        from .paper import paper_value
+        paper_bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
     s = spread.set_index("mode") if len(spread) else spread
     if "runtime" not in getattr(s, "index", []) or s.loc["runtime", "n_gains"] < 2:
         return "Fewer than two runtime gains are finished: the claim cannot be checked yet."
     col = f"max_spread_from_step_{step}"
     r = s.loc["runtime", col]
-    text = f"Runtime gains: largest spread from step {step} on is {r:.4f} (paper: < {paper_bound})."
+    text = (f"Runtime gains: largest spread from step {step} on is {r:.4f} "
+            f"(paper: < {paper_bound} at any step; we test from step {step}).")
     if "weight" in s.index and s.loc["weight", "n_gains"] >= 2:
         text += f" Weight-level gains: {s.loc['weight', col]:.4f}."
     return text + (" HOLDS." if r < paper_bound else

@@ -318,10 +318,11 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     return out.loc[order].reset_index()
 
 
-def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str) -> pd.DataFrame:
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str, stand_in: bool = False) -> pd.DataFrame:
     """Paper value beside ours and the difference, per configuration.
 
-    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file.
+    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. With ``stand_in``
+    the difference column says that the two are at different scales.
     """
     rows = []
     for _, p in paper.iterrows():
@@ -331,7 +332,8 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str) -> pd.DataFr
                      f"paper ({ref})": _pm(p.value, p["std"], p.n),
                      "ours": _pm(mean, o["std"].iloc[0] if len(o) else None, o["n"].iloc[0] if len(o) else 0),
                      "ours - paper": round(mean - p.value, 4) if len(o) else float("nan")})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    return df.rename(columns={"ours - paper": "ours - paper (different scales)"}) if stand_in else df
 
 
 def _pm(mean, std, n) -> str:

@@ -175,8 +175,10 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
     This is the loss of a model that ignores context and predicts token
     frequencies: the 'collapse floor' the partial configurations reach. The
     counts get add-``alpha`` smoothing (Krichevsky-Trofimov, 0.5) so a val
-    token never seen in training has finite cost; on the character data the
-    smoothing changes the floor by less than 1e-4.
+    token never seen in training has finite cost. On the character data the
+    smoothing changes the floor by less than 1e-4; on GPT-2 BPE TinyShakespeare
+    (2% of val tokens unseen in train, 11,234 of 50,257 types seen) it is worth
+    about 0.2 nats, so there the NoResidual run is the better floor to compare with.
     """
     counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
     logp = np.log(counts / counts.sum())

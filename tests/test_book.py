@@ -203,10 +203,12 @@ def test_claim_verdicts_follow_the_numbers():
     assert "HOLDS at this budget." in analysis.claim_asymmetry(s, floor=3.35)
     assert "DOES NOT HOLD" in analysis.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
     assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
-    assert "minimum gap 1.600" in analysis.claim_separation(s) and "HOLDS" in analysis.claim_separation(s)
+    sep = analysis.claim_separation(s, "124M")
+    assert "minimum gap 1.600" in sep and "HOLDS" in sep and "Table 5: 1.060" in sep
+    assert "at least 1.76" in analysis.claim_separation(s, "10M")
     spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
                            "spread_at_last_step": [0.0, 0.2], "n_gains": [5, 5]})
-    assert analysis.claim_gain(spread).endswith("HOLDS.")
+    assert analysis.claim_gain(spread).endswith("HOLDS.") and "< 0.002 at any step" in analysis.claim_gain(spread)
     assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
 
 
