@@ -81,7 +81,7 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
         out["asym_ratio"] = out["ffn_mean"] / out["attn_mean"]
     if out["attn_mean"] is not None and out["full_mean"] is not None:
         out["attn_gap_pct"] = 100 * (out["attn_mean"] / out["full_mean"] - 1)
-    return out
+    return {k: None if v is None else float(v) for k, v in out.items()}
 
 
 # -- checkpoints the book loads --------------------------------------------------
