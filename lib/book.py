@@ -137,13 +137,9 @@ class Chapter:
 
     def retrain(self, progress: bool = False) -> list[dict]:
         """Train (or resume) the requested seed for every configuration of the chapter."""
-        from .analysis import export_weights
         from .experiment import run
-        out = []
-        for e in self.retrain_experiments():
-            out.append(run(e, runs_dir=self.runs_dir, device=self.device, progress=progress))
-            export_weights(RunDir(run_path(e, self.runs_dir)))  # for chapters that probe the model
-        return out
+        return [run(e, runs_dir=self.runs_dir, device=self.device, progress=progress, keep_weights=True)
+                for e in self.retrain_experiments()]
 
     def floor(self) -> float:
         return unigram_floor(load_corpus(get_preset(self.scale).dataset))

@@ -46,6 +46,7 @@ def parser() -> argparse.ArgumentParser:
     _common(t)
     t.add_argument("--config", required=True, choices=tuple(CONFIGS))
     t.add_argument("--seed", type=int, default=1337)
+    t.add_argument("--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)")
     s = sub.add_parser("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
     s.add_argument("--plan", choices=("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep"))
     _common(s)
@@ -131,9 +132,9 @@ def main(argv=None) -> int:
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "train":
             from .experiment import run
-            _print_summary(run(_experiment(args, args.config, args.seed), **_run_kwargs(args)))
+            _print_summary(run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,
+                               **_run_kwargs(args)))
         elif args.command == "sweep":
-            from .analysis import export_weights
             from .experiment import run
             from .plans import keeps_weights
             from .runs import RunDir, run_path
@@ -142,9 +143,7 @@ def main(argv=None) -> int:
                 rd = RunDir(run_path(exp, args.runs_dir))
                 print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
                 if not args.dry_run:
-                    _print_summary(run(exp, **_run_kwargs(args)))
-                    if keeps_weights(exp) and not (rd.path / "weights.pt").exists():
-                        export_weights(rd)
+                    _print_summary(run(exp, keep_weights=keeps_weights(exp), **_run_kwargs(args)))
     except (ConfigError, ValueError) as e:
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2

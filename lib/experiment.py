@@ -80,11 +80,13 @@ class _Recorder(Callback):
 
 def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
         deterministic: bool = False, diagnostics: bool = True, force: bool = False,
-        progress: bool = True, callbacks=()) -> dict:
+        progress: bool = True, callbacks=(), keep_weights: bool = False) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
     A complete (or diverged) run is returned as it is unless ``force``, in which
-    case the old directory is moved aside, never deleted.
+    case the old directory is moved aside, never deleted. A finished run's checkpoint (model,
+    optimiser and RNG state, only needed to resume) is deleted; ``keep_weights`` first saves the
+    final model weights as ``weights.pt`` (fp16) for chapters that probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
     if rd.status in ("complete", "diverged"):
@@ -125,6 +127,10 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool 
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
+    if keep_weights and trainer.status == "complete":
+        from .analysis import export_weights
+        export_weights(rd)
+    shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
     return rd.summary
 
 

@@ -34,23 +34,27 @@ class Crash(Callback):
             raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("dropout", [0.0, 0.2])
-def test_resume_after_kill_equals_uninterrupted(tiny, tmp_path, dropout):
-    exp = tiny(dropout=dropout)
-    run(exp, runs_dir=tmp_path / "full", progress=False)
-    # The crash callback is added after the recorder, so the checkpoint at step 10 exists.
+def crash_at(exp, runs_dir, step):
+    """Run ``exp`` until the checkpoint at ``step`` is written, then 'kill' it."""
     import lib.experiment as E
     orig = E.Trainer.fit
 
     def fit_then_crash(self):
-        self.callbacks.append(Crash(10))
+        self.callbacks.append(Crash(step))  # after the recorder, so the checkpoint exists
         return orig(self)
     E.Trainer.fit = fit_then_crash
     try:
         with pytest.raises(KeyboardInterrupt):
-            run(exp, runs_dir=tmp_path / "killed", progress=False)
+            run(exp, runs_dir=runs_dir, progress=False)
     finally:
         E.Trainer.fit = orig
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.2])
+def test_resume_after_kill_equals_uninterrupted(tiny, tmp_path, dropout):
+    exp = tiny(dropout=dropout)
+    run(exp, runs_dir=tmp_path / "full", progress=False)
+    crash_at(exp, tmp_path / "killed", 10)
     rd = RunDir(run_path(exp, tmp_path / "killed"))
     assert rd.status == "running" and rd.ckpt.exists() and rd.history()[-1]["step"] == 10
     run(exp, runs_dir=tmp_path / "killed", progress=False)
@@ -82,11 +86,10 @@ def test_directory_of_another_experiment_is_refused(tiny, tmp_path):
 
 def test_truncated_checkpoint_error_names_the_file(tiny, tmp_path):
     exp = tiny()
-    run(exp, runs_dir=tmp_path, progress=False)
+    crash_at(exp, tmp_path, 10)  # leaves an unfinished run with its checkpoint
     rd = RunDir(run_path(exp, tmp_path))
     data = rd.ckpt.read_bytes()
     rd.ckpt.write_bytes(data[: len(data) // 2])
-    (rd.path / "summary.json").unlink()  # make it look unfinished so run() tries to resume
     with pytest.raises(RunError, match=str(rd.ckpt)):
         run(exp, runs_dir=tmp_path, progress=False)
 
@@ -130,6 +133,9 @@ def test_run_directory_describes_itself(tiny, tmp_path):
                 "final_val_loss", "status", "tokens_per_s", "wall_s", "escape_step", "unigram_floor"):
         assert key in s
     assert s["status"] == "complete" and s["steps"] == 20
+    assert not rd.ckpt.parent.exists() and not (rd.path / "weights.pt").exists()  # only resuming needs it
+    run(tiny(seed=2), runs_dir=tmp_path, progress=False, keep_weights=True)
+    assert (run_path(tiny(seed=2), tmp_path) / "weights.pt").exists()
     assert rd.path.parts[-4:] == ("cpu", "residualgpt", "AttnOnly", "seed1337_steps20")
 
 
