@@ -1,0 +1,25 @@
+"""The release plan is exactly the union of the chapters' plans, each run once, seed 1337 first."""
+from lib import plans
+
+
+def _keys(exps):
+    return [e.to_json() for e in exps]
+
+
+def test_release_is_the_union_of_the_chapter_plans_without_duplicates():
+    release = _keys(plans.release())
+    assert len(release) == len(set(release))
+    chapters = set()
+    for name, plan in plans.PLANS.items():
+        if name != "release":
+            chapters |= set(_keys(plan()))
+    chapters |= set(_keys(plans.joint_collapse(seeds=(42,))))  # the issue's "and 42 if time allows"
+    assert set(release) == chapters
+
+
+def test_every_chapter_gets_its_seed_1337_runs_before_any_third_seed():
+    release = plans.release()
+    first_third_seed = min(i for i, e in enumerate(release) if e.seed not in (1337, 42))
+    seed_1337 = [i for i, e in enumerate(release) if e.seed == 1337]
+    assert max(seed_1337) < first_third_seed
+    assert {e.scale for e in release[:first_third_seed]} == {"cpu", "cpu-bpe"}
