@@ -221,6 +221,25 @@ class Chapter:
         return pd.DataFrame(rows, columns=["seed", "source", "gap FFNOnly - AttnOnly",
                                            "random-eval noise of the gap (std)", "gap_over_noise"])
 
+    def budget(self, summaries: pd.DataFrame, floor: float) -> pd.DataFrame:
+        """What one run of this chapter's scale trains on and what the released runs cost."""
+        e = get_preset(self.scale, self.spec.impl)
+        corpus = load_corpus(e.dataset)
+        per_step = e.train.batch_size * e.train.grad_accum * e.model.block_size
+        full = summaries[summaries.config == "FullResidual"].best_val_loss
+        wall = summaries.wall_s / 60
+        rows = {"train / val tokens in the data": f"{len(corpus.train):,} / {len(corpus.val):,}",
+                "tokens per step (batch x accum x block)": f"{per_step:,}",
+                "steps": f"{e.train.max_steps:,}",
+                "tokens seen per run (epochs of the train split)":
+                    f"{per_step * e.train.max_steps:,} ({per_step * e.train.max_steps / len(corpus.train):.1f})",
+                "finished runs": str(len(summaries)),
+                "wall minutes per run, mean (min-max)":
+                    f"{wall.mean():.1f} ({wall.min():.1f}-{wall.max():.1f})" if len(wall) else "no runs",
+                "FullResidual: best val below the unigram floor by":
+                    f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run"}
+        return pd.DataFrame({self.scale: rows})
+
     def paper_scale_summaries(self) -> pd.DataFrame:
         """Released runs at the paper scale of this chapter (trained on a GPU), if any."""
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale))

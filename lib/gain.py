@@ -91,3 +91,23 @@ def spread_after(curves: pd.DataFrame, step: int = 200) -> pd.DataFrame:
                     "spread_at_last_step": g.sort_values("step").val_loss.iloc[-1],
                     "n_gains": curves[curves["mode"] == mode].gain.nunique()})
     return pd.DataFrame(out)
+
+
+def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataFrame:
+    """Best validation loss and escape step per gain (rows) and mode (columns), from run summaries.
+
+    The plain run (no gain mode, g = 1) is listed under every mode, as in ``gain_curves``.
+    A run that never left the floor has escape step "none".
+    """
+    rows = []
+    for _, s in summaries.iterrows():
+        for mode in (list(modes) if pd.isna(s.gain_mode) else [s.gain_mode]):
+            rows.append({"mode": mode, "gain": float(s.gain), "best val": float(s.best_val_loss),
+                         "escape step": "none" if pd.isna(s.escape_step) else str(int(s.escape_step))})
+    if not rows:
+        return pd.DataFrame(columns=[f"{c} ({m})" for m in modes for c in ("best val", "escape step")])
+    t = pd.DataFrame(rows).pivot(index="gain", columns="mode", values=["best val", "escape step"])
+    cols = [(c, m) for m in modes for c in ("best val", "escape step") if (c, m) in t.columns]
+    t = t[cols]
+    t.columns = [f"{c} ({m})" for c, m in cols]
+    return t

@@ -217,3 +217,34 @@ def test_presets_table_shows_table_1_and_labels_the_stand_ins():
     t = presets_table()
     assert t.loc["parameters", "124M"] == "124,356,864" and t.loc["batch size x accum", "124M"] == "16 x 8"
     assert t.loc["paper scale?", "cpu"] == "no: CPU stand-in" and t.loc["paper scale?", "10M"] == "yes (Table 1)"
+
+
+def test_budget_counts_tokens_from_the_preset_and_costs_from_the_summaries():
+    ch = Chapter.open("10m_asymmetry", params(), announce=False)  # cpu: batch 32 x block 128, 1,500 steps
+    summ = pd.DataFrame([{"config": "FullResidual", "best_val_loss": 1.7, "wall_s": 420.0},
+                         {"config": "FullResidual", "best_val_loss": 1.8, "wall_s": 480.0},
+                         {"config": "FFNOnly", "best_val_loss": 3.34, "wall_s": 600.0}])
+    b = ch.budget(summ, floor=3.35)["cpu"]
+    assert b["tokens per step (batch x accum x block)"] == "4,096"
+    assert b["tokens seen per run (epochs of the train split)"].startswith("6,144,000 (")
+    assert b["wall minutes per run, mean (min-max)"] == "8.3 (7.0-10.0)"
+    assert b["FullResidual: best val below the unigram floor by"].startswith("1.550 nats, worst seed")
+    empty = ch.budget(summ.iloc[:0], floor=3.35)["cpu"]
+    assert empty["finished runs"] == "0" and empty["wall minutes per run, mean (min-max)"] == "no runs"
+
+
+def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
+    """intro.md is prose (no kernel), so its description of the presets is checked here."""
+    import re
+    from pathlib import Path
+
+    from lib.config import get_preset
+    from lib.model import GPT
+    text = " ".join(Path(__file__).parents[1].joinpath("book", "intro.md").read_text().split())
+    for scale in ("cpu", "cpu-bpe"):
+        e = get_preset(scale)
+        m = re.search(rf"`{scale}` \(([\d.]+)M parameters, (\d+) layers × (\d+), .*?([\d,]+) steps", text)
+        assert m, f"intro.md no longer describes `{scale}` in the expected form"
+        assert float(m[1]) == round(GPT(e.model).num_params() / 1e6, 1)
+        assert (int(m[2]), int(m[3])) == (e.model.n_layer, e.model.n_embd)
+        assert int(m[4].replace(",", "")) == e.train.max_steps

@@ -126,3 +126,22 @@ def test_spread_after_by_hand():
     assert out.loc["weight", "max_spread_from_step_200"] == pytest.approx(1.0)
     assert out.loc["weight", "spread_at_last_step"] == pytest.approx(0.8)
     assert out["n_gains"].to_dict() == {"runtime": 2, "weight": 3}
+
+
+def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
+    import pandas as pd
+
+    from lib.gain import gain_table
+    summ = pd.DataFrame([
+        {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
+        {"gain_mode": "runtime", "gain": 2.0, "best_val_loss": 1.9, "escape_step": 200},
+        {"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3, "escape_step": float("nan")},
+    ])
+    t = gain_table(summ)
+    assert list(t.columns) == ["best val (runtime)", "escape step (runtime)", "best val (weight)",
+                               "escape step (weight)"]
+    assert t.loc[1.0, "best val (runtime)"] == t.loc[1.0, "best val (weight)"] == 2.0
+    assert t.loc[2.0, "escape step (runtime)"] == "200"
+    assert t.loc[0.25, "escape step (weight)"] == "none"
+    assert pd.isna(t.loc[2.0, "best val (weight)"])  # not run: a gap, not a made-up value
+    assert gain_table(summ.iloc[:0]).empty
