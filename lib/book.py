@@ -358,3 +358,26 @@ def _pm(mean, std, n) -> str:
     if std is not None and not pd.isna(std):
         s += f" ± {std:.4f}"
     return s + (f" (n={int(n)})" if n is not None and not pd.isna(n) else "")
+
+
+class Verdict:
+    """The chapters' computed verdicts, shown as a highlighted block in the built book.
+
+    Each claim is the text of an ``analysis.claim_*`` function; "HOLDS" and "DOES NOT HOLD"
+    are set in bold. Rendered as markdown by the book, as plain text in a terminal.
+    """
+
+    def __init__(self, *claims: str):
+        self.lines = [line for claim in claims for line in claim.splitlines() if line.strip()]
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines)
+
+    def _repr_markdown_(self) -> str:
+        def bold(line: str) -> str:
+            for word in ("DOES NOT HOLD", "HOLDS"):
+                if word in line:
+                    return line.replace(word, f"**{word}**", 1)
+            return line
+        body = "\n".join(f"> {bold(line)}  " for line in self.lines)
+        return f"> **Verdict, computed from `runs/` when this page was built:**\n>\n{body}\n"

@@ -205,7 +205,8 @@ def test_claim_verdicts_follow_the_numbers():
     assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
     sep = analysis.claim_separation(s, "124M")
     assert "minimum gap 1.600" in sep and "HOLDS" in sep and "Table 5: 1.060" in sep
-    assert "at least 1.76" in analysis.claim_separation(s, "10M")
+    sep10 = analysis.claim_separation(s, "10M")
+    assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
     spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
                            "spread_at_last_step": [0.0, 0.2], "n_gains": [5, 5]})
     assert analysis.claim_gain(spread).endswith("HOLDS.") and "< 0.002 at any step" in analysis.claim_gain(spread)
@@ -248,3 +249,13 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
         assert float(m[1]) == round(GPT(e.model).num_params() / 1e6, 1)
         assert (int(m[2]), int(m[3])) == (e.model.n_layer, e.model.n_embd)
         assert int(m[4].replace(",", "")) == e.train.max_steps
+
+
+def test_verdict_sets_the_outcome_in_bold_once_per_line():
+    from lib.book import Verdict
+    v = Verdict("AttnOnly: 3 of 3 seeds below\nHOLDS at this budget.", "Worst gap 0.1; DOES NOT HOLD: overlap.")
+    md = v._repr_markdown_()
+    assert "> **HOLDS** at this budget.  " in md
+    assert "**DOES NOT HOLD**: overlap" in md and "**HOLDS**: overlap" not in md
+    assert repr(v).splitlines() == ["AttnOnly: 3 of 3 seeds below", "HOLDS at this budget.",
+                                    "Worst gap 0.1; DOES NOT HOLD: overlap."]
