@@ -381,3 +381,39 @@ class Verdict:
             return line
         body = "\n".join(f"> {bold(line)}  " for line in self.lines)
         return f"> **Verdict, computed from `runs/` when this page was built:**\n>\n{body}\n"
+
+
+def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
+    """Best validation loss per (scale, impl, variant, config) over the finished runs of ``exps``:
+    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged and
+    unfinished runs). ``python -m lib report`` prints it."""
+    rows, unfinished = [], []
+    for e in exps:
+        rd = RunDir(run_path(e, runs_dir))
+        s = rd.summary
+        if s is None or s["status"] not in ("complete", "diverged"):
+            unfinished.append(str(rd.path))
+            continue
+        rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
+                     "variant": f"{e.gain_mode} gain {e.gain:g}" if e.gain_mode else "plain",
+                     "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
+                     "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"]})
+    df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",
+                                     "escape_step", "floor", "wall_s", "status"])
+    totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished,
+              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
+                           for r in df[df.status == "diverged"].itertuples()],
+              "wall_s": float(df.wall_s.sum()),
+              "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
+    if df.empty:
+        return pd.DataFrame(columns=["scale", "impl", "variant", "config", "best val (mean ± std, n)",
+                                     "min", "max", "seeds", "escape steps"]), totals
+    g = df.groupby(["scale", "impl", "variant", "config"], sort=False)
+    table = g.best_val_loss.agg(["mean", "std", "count", "min", "max"])
+    table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["count"])]
+    table["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
+    table["escape steps"] = g.escape_step.agg(
+        lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
+    table = table.reset_index()[["scale", "impl", "variant", "config", "best val (mean ± std, n)",
+                                 "min", "max", "seeds", "escape steps"]]
+    return table.round({"min": 4, "max": 4}), totals

@@ -59,6 +59,10 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
     w = sub.add_parser("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
     w.add_argument("run_dirs", nargs="+")
+    r = sub.add_parser("report", help="best val loss per configuration over a plan's finished runs (markdown)")
+    r.add_argument("--plan", default="release",
+                   choices=("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep"))
+    r.add_argument("--runs-dir", default=str(RUNS_DIR))
     pr = sub.add_parser("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
@@ -130,6 +134,16 @@ def main(argv=None) -> int:
             else:
                 kw = {"source": args.source} | ({"n_docs": args.n_docs} if args.n_docs else {})
                 print(json.dumps(data.prepare_openwebtext(**kw)))
+        elif args.command == "report":
+            from .book import release_report
+            from .plans import PLANS
+            table, totals = release_report(PLANS[args.plan](), args.runs_dir)
+            print(table.to_markdown(index=False) if len(table) else "no finished runs")
+            print(f"\n{totals['finished']} of {totals['planned']} runs finished; "
+                  f"wall time {totals['wall_s']:,.0f} s ({totals['wall_s'] / 3600:.2f} h); "
+                  f"unigram floors: {totals['floors']}; diverged: {totals['diverged'] or 'none'}")
+            for path in totals["unfinished"]:
+                print(f"  not finished: {path}")
         elif args.command == "train":
             from .experiment import run
             _print_summary(run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,

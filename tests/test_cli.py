@@ -66,3 +66,24 @@ def test_describe_prints_the_four_configs_and_their_counts():
     assert {c: out[c]["n_params"] for c in CONFIGS} == dict.fromkeys(CONFIGS, 10_750_080)
     assert out["AttnOnly"]["experiment"]["model"]["ffn_res"] is False
     assert out["FFNOnly"]["experiment"]["model"]["attn_res"] is False
+
+
+def test_report_groups_finished_runs_and_lists_the_rest(tmp_path):
+    from lib.config import get_preset
+    from lib.plans import release
+    from lib.runs import run_path
+    for seed, best, escape, status in [(1337, 2.0, 100, "complete"), (42, 2.2, None, "diverged")]:
+        d = run_path(get_preset("cpu", "nanogpt", "AttnOnly", seed), tmp_path)
+        d.mkdir(parents=True)
+        (d / "summary.json").write_text(json.dumps(
+            {"status": status, "best_val_loss": best, "escape_step": escape, "unigram_floor": 3.3473,
+             "wall_s": 600.0}))
+    r = cli("report", "--plan", "release", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "| cpu     | nanogpt | plain     | AttnOnly | 2.1000 ± 0.1414 (n=2)" in r.stdout
+    assert "1337, 42" in r.stdout and "100, none" in r.stdout
+    assert f"2 of {len(release())} runs finished; wall time 1,200 s" in r.stdout
+    assert "diverged: ['cpu nanogpt plain AttnOnly seed 42']" in r.stdout
+    missing = [str(run_path(e, tmp_path)) for e in release()
+               if not (e.impl == "nanogpt" and e.config_name == "AttnOnly")]
+    assert all(f"not finished: {m}" in r.stdout for m in missing)
