@@ -65,9 +65,17 @@ def collapse_verdicts(summaries: pd.DataFrame, floor: float, margin: float = 0.1
             verdict = f"seed-dependent: {escaped} of {len(s)} seeds escaped"
         rows.append({"config": config, "seeds": len(s), "escaped": int(escaped),
                      "best_val_min": s.best_val_loss.min(), "best_val_max": s.best_val_loss.max(),
-                     "floor": round(floor, 4), "verdict": verdict})
+                     "floor": round(floor, 4), "mean minus NoResidual": _minus_noresidual(summaries, s),
+                     "verdict": verdict})
     return pd.DataFrame(rows, columns=["config", "seeds", "escaped", "best_val_min", "best_val_max", "floor",
-                                       "verdict"])
+                                       "mean minus NoResidual", "verdict"])
+
+
+def _minus_noresidual(summaries: pd.DataFrame, s: pd.DataFrame) -> float | None:
+    """The paper's own floor is No Residual's loss ("indistinguishable from No Residual"); the
+    unigram floor is ours. This is the distance from the former: mean best val minus No Residual's."""
+    nores = summaries[summaries.config == "NoResidual"].best_val_loss
+    return round(float(s.best_val_loss.mean() - nores.mean()), 4) if len(nores) else None
 
 
 def asymmetry(summaries: pd.DataFrame) -> dict:
@@ -126,15 +134,24 @@ def _on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
 
 
 def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
-    """§4: every partial configuration ends on the floor (within ``margin``), Full Residual does not."""
+    """§4: every partial configuration ends on the floor (within ``margin``) while Full Residual
+    does not. Each line also gives the distance from No Residual, the paper's own reference."""
     partial = summaries[summaries.config != "FullResidual"]
-    if partial.empty:
-        return "No partial-configuration runs yet: the claim cannot be checked."
-    lines = [f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
-             f"{'ON the floor' if _on_floor(g, floor, margin).all() else 'BELOW the floor'} "
-             f"({floor:.3f}, margin {margin})" for c, g in partial.groupby("config", sort=False)]
+    full = summaries[summaries.config == "FullResidual"]
+    if partial.empty or full.empty:
+        return "Full Residual or the partial-configuration runs are missing: the claim cannot be checked."
+    lines = []
+    for c, g in partial.groupby("config", sort=False):
+        line = (f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
+                f"{'ON the floor' if _on_floor(g, floor, margin).all() else 'BELOW the floor'} "
+                f"({floor:.3f}, margin {margin})")
+        if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
+            line += f"; {d:+.3f} from No Residual"
+        lines.append(line)
+    if _on_floor(full, floor, margin).any():
+        return "\n".join([*lines, "Cannot be decided at this budget: Full Residual itself did not leave the floor."])
     holds = _on_floor(partial, floor, margin).all()
-    verdict = ("HOLDS at this budget: every partial run ended on the floor." if holds else
+    verdict = ("HOLDS at this budget: every partial run ended on the floor and Full Residual left it." if holds else
                "DOES NOT HOLD at this budget: at least one partial configuration left the floor.")
     return "\n".join([*lines, verdict])
 
@@ -178,8 +195,11 @@ def claim_gain(spread: pd.DataFrame, paper_bound: float | None = None, step: int
         return "Fewer than two runtime gains are finished: the claim cannot be checked yet."
     col = f"max_spread_from_step_{step}"
     r = s.loc["runtime", col]
-    text = (f"Runtime gains: largest spread from step {step} on is {r:.4f} "
-            f"(paper: < {paper_bound} at any step; we test from step {step}).")
+    n = int(s.loc["runtime", "n_gains"])
+    text = (f"Runtime gains ({n} values): largest spread from step {step} on is {r:.4f}"
+            + (f", at any step {s.loc['runtime', 'max_spread_any_step']:.4f}"
+               if "max_spread_any_step" in s.columns else "")
+            + f" (paper: < {paper_bound} at any step; we test from step {step}).")
     if "weight" in s.index and s.loc["weight", "n_gains"] >= 2:
         text += f" Weight-level gains: {s.loc['weight', col]:.4f}."
     return text + (" HOLDS." if r < paper_bound else

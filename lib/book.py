@@ -284,19 +284,27 @@ def released(exps) -> pd.DataFrame:
 def cross_scale_table() -> pd.DataFrame:
     """Table 6: the paper's rows beside the same quantities from our released runs."""
     from .analysis import asymmetry
-    ours_for = {("10M", "nanogpt"): ("cpu", plans.joint_collapse("cpu", seeds=(1337, 42))),
-                ("10M", "residualgpt"): ("cpu", plans.asymmetry_10m("cpu")),
-                ("124M", "residualgpt"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
+    # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
+    # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
+    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.
+    ours_for = {("10M", "nanogpt", ""): ("cpu", plans.joint_collapse("cpu", seeds=(1337,))),
+                ("10M", "residualgpt", "original"): ("cpu", plans.asymmetry_10m("cpu", extra_seeds=())),
+                ("10M", "residualgpt", "phase3"): ("cpu", plans.asymmetry_10m("cpu")),
+                ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(1337,))),
+                ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
     t6 = paper_values(ref="Table 6")
     rows = []
     for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):
         paper = dict(zip(g.metric, g.value))
         row = {"paper scale": scale, "impl": impl, "paper row": phase or "-",
                "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}
-        if (scale, impl) in ours_for:
-            our_scale, exps = ours_for[(scale, impl)]
-            a = asymmetry(released(exps))
-            row.update({"our scale": our_scale, "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
+        if (scale, impl, phase) in ours_for:
+            our_scale, exps = ours_for[(scale, impl, phase)]
+            summ = released(exps)
+            a = asymmetry(summ)
+            seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
+            row.update({"our scale": our_scale, "our seeds": ", ".join(map(str, seeds)) or "none yet",
+                        "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
                         "our gap %": a.get("attn_gap_pct"), "our ratio": a.get("asym_ratio")})
         else:
             row["our scale"] = "not run"

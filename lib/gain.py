@@ -80,17 +80,22 @@ def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weig
     return pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss", "status"])
 
 
-def spread_after(curves: pd.DataFrame, step: int = 200) -> pd.DataFrame:
+def spread_after(curves: pd.DataFrame, step: int = 200, gains=None) -> pd.DataFrame:
     """Per mode: the largest max-minus-min of val loss across gains at any eval step >= ``step``,
-    and the same at the last evaluation."""
+    the same over every evaluation, and at the last evaluation. ``gains`` restricts the set
+    (the paper's is g in {0.25, 0.5, 2, 4}, without the plain run)."""
+    if gains is not None:
+        curves = curves[curves.gain.isin([float(g) for g in gains])]
     by = curves.groupby(["mode", "step"])["val_loss"].agg(lambda s: s.max() - s.min()).reset_index()
     out = []
     for mode, g in by.groupby("mode"):
         late = g[g.step >= step]
         out.append({"mode": mode, f"max_spread_from_step_{step}": late.val_loss.max(),
+                    "max_spread_any_step": g.val_loss.max(),
                     "spread_at_last_step": g.sort_values("step").val_loss.iloc[-1],
                     "n_gains": curves[curves["mode"] == mode].gain.nunique()})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=["mode", f"max_spread_from_step_{step}", "max_spread_any_step",
+                                      "spread_at_last_step", "n_gains"])
 
 
 def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataFrame:

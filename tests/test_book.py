@@ -179,7 +179,7 @@ def test_paper_values_carry_their_reference_and_match_the_abstract():
     df = paper_values()
     assert df.ref.notna().all() and (df.ref.str.len() > 0).all()
     assert paper_value(ref="Table 5", config="AttnOnly", metric="best_val_loss") == 6.037
-    assert paper_value(ref="Fig. 4 §8.1", config="FFNOnly") == 3.350
+    assert paper_value(ref="Fig. 4", config="FFNOnly") == 3.350
     assert paper_value(ref="Table 2", config="FullResidual") == 1.4751
 
 
@@ -208,8 +208,11 @@ def test_claim_verdicts_follow_the_numbers():
     sep10 = analysis.claim_separation(s, "10M")
     assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
     spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
-                           "spread_at_last_step": [0.0, 0.2], "n_gains": [5, 5]})
-    assert analysis.claim_gain(spread).endswith("HOLDS.") and "< 0.002 at any step" in analysis.claim_gain(spread)
+                           "max_spread_any_step": [0.9, 0.9], "spread_at_last_step": [0.0, 0.2], "n_gains": [4, 4]})
+    gain_text = analysis.claim_gain(spread)
+    assert gain_text.endswith("HOLDS.") and "< 0.002 at any step" in gain_text
+    assert "Runtime gains (4 values): largest spread from step 200 on is 0.0010, at any step 0.9000" in gain_text
+    assert "DOES NOT HOLD" in analysis.claim_gain(spread.assign(max_spread_from_step_200=[0.01, 0.3]))
     assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
 
 
@@ -259,3 +262,37 @@ def test_verdict_sets_the_outcome_in_bold_once_per_line():
     assert "**DOES NOT HOLD**: overlap" in md and "**HOLDS**: overlap" not in md
     assert repr(v).splitlines() == ["AttnOnly: 3 of 3 seeds below", "HOLDS at this budget.",
                                     "Worst gap 0.1; DOES NOT HOLD: overlap."]
+
+
+def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch):
+    import lib.book
+    from lib.config import get_preset
+    from lib.runs import run_path
+    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
+                               ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
+        d = run_path(get_preset("cpu", "residualgpt", config, seed), tmp_path)
+        d.mkdir(parents=True)
+        (d / "summary.json").write_text(json.dumps(
+            {"status": "complete", "config": config, "seed": seed, "gain_mode": None, "gain": 1.0,
+             "best_val_loss": best, "best_step": 1, "final_val_loss": best, "escape_step": None,
+             "unigram_floor": 3.35, "steps": 1, "wall_s": 1.0, "tokens_per_s": 1.0}))
+    t = lib.book.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
+    original, phase3 = t.loc[("10M", "residualgpt", "original")], t.loc[("10M", "residualgpt", "phase3")]
+    assert original["our seeds"] == "1337" and original["our AttnOnly"] == 1.8   # Table 3's seeds only
+    assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9     # every seed
+    assert t.loc[("124M", "residualgpt", "controlled"), "our seeds"] == "none yet"
+    assert t.loc[("124M", "nanogpt", "-"), "our scale"] == "not run"
+
+
+def test_joint_collapse_verdict_needs_full_residual_off_the_floor_and_reports_no_residual():
+    s = pd.concat([summaries(), pd.DataFrame({"config": ["NoResidual"], "seed": [1], "best_val_loss": [3.38],
+                                              "escape_step": [None]})], ignore_index=True)
+    ffn_only = s[s.config != "AttnOnly"]
+    text = analysis.claim_joint_collapse(ffn_only, floor=3.38)
+    assert "FFNOnly: best 3.300-3.400 over 2 seed(s), ON the floor" in text and "-0.030 from No Residual" in text
+    assert text.endswith("HOLDS at this budget: every partial run ended on the floor and Full Residual left it.")
+    stuck = ffn_only.assign(best_val_loss=ffn_only.best_val_loss.where(ffn_only.config != "FullResidual", 3.4))
+    assert "Cannot be decided at this budget" in analysis.claim_joint_collapse(stuck, floor=3.38)
+    v = analysis.collapse_verdicts(s, floor=3.45).set_index("config")
+    assert v.loc["FFNOnly", "mean minus NoResidual"] == -0.03 and v.loc["NoResidual", "mean minus NoResidual"] == 0

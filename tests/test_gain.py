@@ -126,6 +126,10 @@ def test_spread_after_by_hand():
     assert out.loc["weight", "max_spread_from_step_200"] == pytest.approx(1.0)
     assert out.loc["weight", "spread_at_last_step"] == pytest.approx(0.8)
     assert out["n_gains"].to_dict() == {"runtime": 2, "weight": 3}
+    assert out.loc["runtime", "max_spread_any_step"] == pytest.approx(1.0)
+    only = spread_after(curves, step=200, gains=(0.5, 4)).set_index("mode")  # weight: 0.5 vs 4 only
+    assert only.loc["weight", "max_spread_from_step_200"] == pytest.approx(0.8)
+    assert only.loc["weight", "n_gains"] == 2 and only.loc["runtime", "n_gains"] == 1
 
 
 def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
