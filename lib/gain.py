@@ -116,3 +116,15 @@ def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataF
     t = t[cols]
     t.columns = [f"{c} ({m})" for c, m in cols]
     return t
+
+
+def floor_outcomes(table: pd.DataFrame) -> str:
+    """One line per mode of a ``gain_table``: which gains left the floor within the budget."""
+    lines = []
+    for mode in dict.fromkeys(c.split("(")[1].rstrip(")") for c in table.columns):
+        esc = table[f"escape step ({mode})"].dropna()
+        left = [f"{g:g}" for g, v in esc.items() if v != "none"]
+        stayed = [f"{g:g}" for g, v in esc.items() if v == "none"]
+        lines.append(f"{mode} gains: left the floor at g = {', '.join(left) or 'none'}; "
+                     f"still on it at the end of the budget at g = {', '.join(stayed) or 'none'}.")
+    return "\n".join(lines)

@@ -149,3 +149,17 @@ def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
     assert t.loc[0.25, "escape step (weight)"] == "none"
     assert pd.isna(t.loc[2.0, "best val (weight)"])  # not run: a gap, not a made-up value
     assert gain_table(summ.iloc[:0]).empty
+
+
+def test_floor_outcomes_names_the_gains_on_each_side():
+    import pandas as pd
+
+    from lib.gain import floor_outcomes, gain_table
+    summ = pd.DataFrame([
+        {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
+        {"gain_mode": "runtime", "gain": 0.25, "best_val_loss": 3.3, "escape_step": None},
+        {"gain_mode": "weight", "gain": 4.0, "best_val_loss": 1.9, "escape_step": 300},
+    ])
+    assert floor_outcomes(gain_table(summ)).splitlines() == [
+        "runtime gains: left the floor at g = 1; still on it at the end of the budget at g = 0.25.",
+        "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = none."]
