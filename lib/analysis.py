@@ -196,10 +196,9 @@ def claim_gain(spread: pd.DataFrame, paper_bound: float | None = None, step: int
     col = f"max_spread_from_step_{step}"
     r = s.loc["runtime", col]
     n = int(s.loc["runtime", "n_gains"])
-    text = (f"Runtime gains ({n} values): largest spread from step {step} on is {r:.4f}"
-            + (f", at any step {s.loc['runtime', 'max_spread_any_step']:.4f}"
-               if "max_spread_any_step" in s.columns else "")
-            + f" (paper: < {paper_bound} at any step; we test from step {step}).")
+    text = (f"Runtime gains ({n} values): largest spread from step {step} on is {r:.4f}, at any step "
+            f"{s.loc['runtime', 'max_spread_any_step']:.4f} (paper: < {paper_bound} at any step; "
+            f"we test from step {step}).")
     if "weight" in s.index and s.loc["weight", "n_gains"] >= 2:
         text += f" Weight-level gains: {s.loc['weight', col]:.4f}."
     return text + (" HOLDS." if r < paper_bound else

@@ -413,15 +413,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
                            for r in df[df.status == "diverged"].itertuples()],
               "wall_s": float(df.wall_s.sum()),
               "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
-    if df.empty:
-        return pd.DataFrame(columns=["scale", "impl", "variant", "config", "best val (mean ± std, n)",
-                                     "min", "max", "seeds", "escape steps"]), totals
-    g = df.groupby(["scale", "impl", "variant", "config"], sort=False)
-    table = g.best_val_loss.agg(["mean", "std", "count", "min", "max"])
-    table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["count"])]
-    table["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
-    table["escape steps"] = g.escape_step.agg(
-        lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
-    table = table.reset_index()[["scale", "impl", "variant", "config", "best val (mean ± std, n)",
-                                 "min", "max", "seeds", "escape steps"]]
+    table = seed_table(df, by=("scale", "impl", "variant", "config"))
+    table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n"])]
+    table = table.rename(columns={"escape_steps": "escape steps"})[
+        ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]]
     return table.round({"min": 4, "max": 4}), totals

@@ -8,6 +8,9 @@ import sys
 from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
 from .runs import RUNS_DIR
 
+# The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
+PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep")
+
 
 def command_for(exp: Experiment, runs_dir=None) -> str:
     """The CLI command that trains ``exp``."""
@@ -48,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=1337)
     t.add_argument("--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)")
     s = sub.add_parser("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
-    s.add_argument("--plan", choices=("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep"))
+    s.add_argument("--plan", choices=PLAN_NAMES)
     _common(s)
     s._option_string_actions["--scale"].required = False
     s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=list(CONFIGS))
@@ -60,8 +63,7 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
     w.add_argument("run_dirs", nargs="+")
     r = sub.add_parser("report", help="best val loss per configuration over a plan's finished runs (markdown)")
-    r.add_argument("--plan", default="release",
-                   choices=("release", "joint_collapse", "gain_confound", "10m_asymmetry", "124m_sweep"))
+    r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
     pr = sub.add_parser("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))

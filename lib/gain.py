@@ -118,10 +118,10 @@ def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataF
     return t
 
 
-def floor_outcomes(table: pd.DataFrame) -> str:
+def floor_outcomes(table: pd.DataFrame, modes=("runtime", "weight")) -> str:
     """One line per mode of a ``gain_table``: which gains left the floor within the budget."""
     lines = []
-    for mode in dict.fromkeys(c.split("(")[1].rstrip(")") for c in table.columns):
+    for mode in (m for m in modes if f"escape step ({m})" in table.columns):
         esc = table[f"escape step ({mode})"].dropna()
         left = [f"{g:g}" for g, v in esc.items() if v != "none"]
         stayed = [f"{g:g}" for g, v in esc.items() if v == "none"]

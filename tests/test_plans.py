@@ -23,3 +23,8 @@ def test_every_chapter_gets_its_seed_1337_runs_before_any_third_seed():
     seed_1337 = [i for i, e in enumerate(release) if e.seed == 1337]
     assert max(seed_1337) < first_third_seed
     assert {e.scale for e in release[:first_third_seed]} == {"cpu", "cpu-bpe"}
+
+
+def test_the_cli_offers_exactly_the_plans():
+    from lib.cli import PLAN_NAMES
+    assert set(PLAN_NAMES) == set(plans.PLANS)
