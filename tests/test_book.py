@@ -254,6 +254,27 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
         assert int(m[4].replace(",", "")) == e.train.max_steps
 
 
+def test_the_124m_chapter_opening_describes_both_presets_as_lib_config_defines_them():
+    """The chapter's first cell is prose (markdown), so its preset facts are checked here."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    from lib.config import get_preset
+    nb = nbformat.read(Path(__file__).parents[1] / "book" / "124m_sweep.ipynb", as_version=4)
+    text = " ".join(nb.cells[0].source.split())
+    paper, stand_in = get_preset("124M"), get_preset("cpu-bpe")
+    m = re.search(r"12 layers × (\d+), ([\d,]+) steps", text)
+    assert m, "the opening no longer describes the 124M preset in the expected form"
+    assert paper.model.n_layer == 12 and int(m[1]) == paper.model.n_embd
+    assert int(m[2].replace(",", "")) == paper.train.max_steps
+    m = re.search(r"GPT-2 BPE, so a ([\d,]+)-way output layer\) and the depth \((\d+) layers\)", text)
+    assert m, "the opening no longer describes the stand-in in the expected form"
+    assert int(m[1].replace(",", "")) == stand_in.model.vocab_size == paper.model.vocab_size
+    assert int(m[2]) == stand_in.model.n_layer == paper.model.n_layer
+
+
 def test_verdict_sets_the_outcome_in_bold_once_per_line():
     from lib.book import Verdict
     v = Verdict("AttnOnly: 3 of 3 seeds below\nHOLDS at this budget.", "Worst gap 0.1; DOES NOT HOLD: overlap.")
