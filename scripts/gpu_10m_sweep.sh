@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The paper-scale 10M sweep (Table 3) as one command for a lent GPU machine: `residualgpt`,
+# the four configurations x seeds 1337, 42, 123, deterministic mode, the 10M preset's 3,000 steps.
+#
+# A 10.7M-parameter model uses a small part of one large GPU, so the twelve runs train at the
+# same time (one process each, one CPU thread each). Every run is cut off after DEADLINE_S seconds;
+# a run cut off stays `running` in its summary.json, and scripts/stage_finished_runs.sh never
+# stages it. What comes back, under $OUT:
+#   runs_10M.tar.gz   the run directories, checkpoints left out (runs/<scale>/... layout)
+#   sweep.log         every run's output, each line prefixed with its configuration and seed
+#
+# On the device (TinyShakespeare must travel: cp ../shared/data/tinyshakespeare/input.txt to the
+# git-ignored data/tinyshakespeare/ first, and name data/tinyshakespeare in `carry`):
+#   bash scripts/gpu_10m_sweep.sh
+# Back here:
+#   tar -xzf <files_at>/runs_10M.tar.gz -C runs && bash scripts/stage_finished_runs.sh
+# A CPU rehearsal of the mechanics (minutes, not a result):
+#   OUT=/tmp/out SCALE=cpu STEPS=2 DEADLINE_S=300 PYTHON=.venv/bin/python bash scripts/gpu_10m_sweep.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OUT:?set OUT to the folder that comes back}"
+SCALE=${SCALE:-10M}
+DEADLINE_S=${DEADLINE_S:-480}
+PYTHON=${PYTHON:-python3}
+STEPS_ARG=()
+[ -n "${STEPS:-}" ] && STEPS_ARG=(--steps "$STEPS")
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+work=$(mktemp -d)
+log="$OUT/sweep.log"
+mkdir -p "$OUT"
+{ date -u +"start %FT%TZ"; nvidia-smi -L 2>/dev/null || echo "no nvidia-smi"; "$PYTHON" -c \
+  "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } >"$log" 2>&1
+
+start=$(date +%s)
+for config in FullResidual AttnOnly FFNOnly NoResidual; do
+  for seed in 1337 42 123; do
+    (timeout "$DEADLINE_S" "$PYTHON" -m lib train --scale "$SCALE" --config "$config" --seed "$seed" \
+       --deterministic --quiet --runs-dir "$work" "${STEPS_ARG[@]}" 2>&1; echo "exit $?") \
+      | sed -u "s/^/[$config $seed] /" >>"$log" &
+  done
+done
+wait
+echo "all runs returned after $(( $(date +%s) - start )) s" >>"$log"
+
+tar -C "$work" --exclude=checkpoints -czf "$OUT/runs_10M.tar.gz" .
+n_complete=$(grep -l '"status": "complete"' $(find "$work" -name summary.json) 2>/dev/null | wc -l)
+echo "complete runs: $n_complete of 12" | tee -a "$log"
+[ "$n_complete" -eq 12 ]
