@@ -119,12 +119,22 @@ def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataF
 
 
 def floor_outcomes(table: pd.DataFrame, modes=("runtime", "weight")) -> str:
-    """One line per mode of a ``gain_table``: which gains left the floor within the budget."""
-    lines = []
+    """One line per mode of a ``gain_table``: which gains left the floor within the budget; then
+    what that says about §5.1's reading (a runtime gain absorbed by AdamW cannot decide where a
+    run ends, so runtime gains that end on both sides of the floor are not absorbed)."""
+    lines, split = [], {}
     for mode in (m for m in modes if f"escape step ({m})" in table.columns):
         esc = table[f"escape step ({mode})"].dropna()
         left = [f"{g:g}" for g, v in esc.items() if v != "none"]
         stayed = [f"{g:g}" for g, v in esc.items() if v == "none"]
+        split[mode] = (left, stayed)
         lines.append(f"{mode} gains: left the floor at g = {', '.join(left) or 'none'}; "
                      f"still on it at the end of the budget at g = {', '.join(stayed) or 'none'}.")
+    if "runtime" in split and all(split["runtime"]):
+        same = " as the weight-level gain does" if all(split.get("weight", ((), ()))) else ""
+        lines.append(f"So the runtime gain decides whether AttnOnly leaves the floor{same}: at this scale it "
+                     f"is not absorbed by AdamW, the opposite of §5.1's reading.")
+    elif "runtime" in split and sum(map(len, split["runtime"])) > 1:
+        lines.append("Every runtime gain ends on the same side of the floor, as §5.1's absorption reading "
+                     "expects.")
     return "\n".join(lines)

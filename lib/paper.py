@@ -11,8 +11,12 @@ PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv
 
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
-    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64"})
-    return df.fillna({"phase": "", "note": ""})
+    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str})
+    df = df.fillna({"phase": "", "note": ""})
+    # `reported` keeps the paper's own digits ("1.580 ± 0.003", not 1.5800 ± 0.0030), for display;
+    # `value` and `std` are the numbers, for arithmetic.
+    df["reported"] = [v if pd.isna(sd) else f"{v} ± {sd}" for v, sd in zip(df.value, df["std"])]
+    return df.astype({"value": float, "std": float})
 
 
 def paper_values(**where) -> pd.DataFrame:

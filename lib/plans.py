@@ -25,6 +25,11 @@ def gain_confound(scale: str = "cpu", seed: int = 1337) -> list[Experiment]:
     return gain_experiments(base, gains=(0.25, 0.5, 1.0, 2.0, 4.0))
 
 
+def fixed_val_batches(scale: str = "cpu") -> list[Experiment]:
+    """The two checkpoints whose evaluation noise the chapter measures (seed 1337, with weights)."""
+    return [get_preset(scale, "residualgpt", c, 1337) for c in ("AttnOnly", "FFNOnly")]
+
+
 def asymmetry_10m(scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA) -> list[Experiment]:
     exps = [get_preset(scale, "residualgpt", c, s) for s in seeds for c in CONFIGS]
     exps += [get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")]
@@ -63,7 +68,7 @@ def keeps_weights(exp: Experiment) -> bool:
 
 
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
-         "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m}
+         "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m}
 
 
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:

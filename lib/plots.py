@@ -66,10 +66,14 @@ def gain_figure(curves: pd.DataFrame, title: str):
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
     cmap = plt.get_cmap("viridis")
     gains = sorted(curves.gain.unique())
+    source = curves["source"] if "source" in curves else pd.Series("released", index=curves.index)
     for ax, mode in zip(axes, ("runtime", "weight")):
         for i, g in enumerate(gains):
-            c = curves[(curves["mode"] == mode) & (curves.gain == g)].sort_values("step")
-            ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), label=f"g = {g:g}")
+            for src, ls in (("released", "-"), ("retrained", "--")):  # a retrained seed: its own lines
+                c = curves[(curves["mode"] == mode) & (curves.gain == g) & (source == src)].sort_values("step")
+                if len(c):
+                    ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=ls,
+                            label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else ""))
         ax.set(xlabel="step", title=f"{mode} gain")
     axes[0].set_ylabel("validation loss")
     _legend(axes[1])
@@ -135,21 +139,30 @@ def seed_explorer(hist: pd.DataFrame, floor: float, div_id: str, title: str) -> 
 
 
 def noise_figure(noise: pd.DataFrame, title: str):
-    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value."""
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for _, r in noise.iterrows():
-        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6,
-                label=f"{r.config}: random 50-batch evals")
-        ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label=f"{r.config}: fixed batches")
-    ax.set(xlabel="validation loss", ylabel="count", title=title)
-    _legend(ax)
+    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
+    per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
+    fig, axes = plt.subplots(1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False)
+    for ax, (_, r) in zip(axes[0], noise.iterrows()):
+        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6, label="random 50-batch evals")
+        ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label="fixed batches")
+        ax.set(xlabel="validation loss", ylabel="count", title=f"{r.config}, seed {r.seed}")
+        ax.ticklabel_format(axis="x", useOffset=False)
+        _legend(ax)
+    fig.suptitle(title)
+    fig.tight_layout()
     return fig
 
 
 def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: float, div_id: str,
                    title: str, paper_label: str = "paper") -> PlotlyHTML:
-    """Best validation loss of every seed (hover: seed, escape step), with the paper's mean ± std."""
-    fig = go.Figure()
+    """Best validation loss of every seed (hover: seed, escape step) beside the paper's mean ± std.
+
+    Two panels with their own y-axes: ours (with our unigram floor) and the paper's, which is at
+    another scale, on other data, so the two must not be read against one axis."""
+    from plotly.subplots import make_subplots
+    has_paper = paper is not None and len(paper) > 0
+    fig = make_subplots(rows=1, cols=2 if has_paper else 1, horizontal_spacing=0.12,
+                        subplot_titles=["ours", paper_label] if has_paper else ["ours"])
     configs = _configs(summaries) or list(CONFIGS)
     for config in configs:
         s = summaries[summaries.config == config]
@@ -158,16 +171,19 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
             marker=dict(color=COLORS[config], size=9, line=dict(width=1, color="white")),
             customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
             hovertemplate="seed %{customdata[0]}<br>best val %{y:.4f}<br>"
-                          "escape step %{customdata[1]} (-1: none)<extra>ours</extra>"))
-    if paper is not None and len(paper):
+                          "escape step %{customdata[1]} (-1: none)<extra>ours</extra>"), row=1, col=1)
+    fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1), row=1, col=1,
+                  annotation_text=f"our unigram floor {floor:.3f}")
+    if has_paper:
         fig.add_trace(go.Scatter(
             x=paper.config, y=paper.value, mode="markers", name=paper_label,
             marker=dict(symbol="diamond-open", size=12, color="black"),
             error_y=dict(type="data", array=paper["std"].fillna(0), visible=True),
-            hovertemplate="%{x}<br>paper %{y:.4f}<extra></extra>"))
-    fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
-                  annotation_text=f"our unigram floor {floor:.3f}")
-    fig.update_layout(title=title, yaxis_title="best validation loss", template="plotly_white", height=420)
+            customdata=paper.reported, hovertemplate="%{x}<br>paper %{customdata}<extra></extra>"), row=1, col=2)
+        fig.update_xaxes(categoryorder="array", categoryarray=configs, row=1, col=2)
+    fig.update_xaxes(categoryorder="array", categoryarray=configs, row=1, col=1)
+    fig.update_yaxes(title_text="best validation loss", row=1, col=1)
+    fig.update_layout(title=title, template="plotly_white", height=440)
     return PlotlyHTML(fig, div_id)
 
 

@@ -85,11 +85,21 @@ def test_seed_table_uses_sample_std_and_lists_escape_steps():
 
 def test_beside_paper_shows_the_difference_and_missing_rows():
     paper = pd.DataFrame({"config": ["AttnOnly", "NoResidual"], "value": [1.58, 3.356],
-                          "std": [0.003, None], "n": [8, 1]})
+                          "std": [0.003, None], "n": [8, 1], "reported": ["1.580 ± 0.003", "3.356"]})
     t = beside_paper(seed_table(summaries()), paper, "Phase 3").set_index("config")
     assert t.loc["AttnOnly", "ours - paper"] == pytest.approx(0.02)
-    assert t.loc["AttnOnly", "paper (Phase 3)"] == "1.5800 ± 0.0030 (n=8)"
+    assert t.loc["AttnOnly", "paper (Phase 3)"] == "1.580 ± 0.003 (n=8)"  # the paper's digits
     assert t.loc["NoResidual", "ours"] == "missing" and math.isnan(t.loc["NoResidual", "ours - paper"])
+    # a stand-in loss minus a paper-scale loss measures nothing: no difference column then
+    assert "ours - paper" not in beside_paper(seed_table(summaries()), paper, "Phase 3", stand_in=True)
+
+
+def test_paper_values_keep_the_digits_the_paper_reports():
+    from lib.paper import paper_values
+    t5 = paper_values(ref="Table 5", metric="best_val_loss").set_index("config")
+    assert t5.loc["AttnOnly", "reported"] == "6.037 ± 0.355" and t5.loc["AttnOnly", "value"] == 6.037
+    assert t5.loc["NoResidual", "reported"] == "7.584" and math.isnan(t5.loc["NoResidual", "std"])
+    assert paper_values(ref="Fig. 4", config="FFNOnly").reported.item() == "3.350 ± 0.002"
 
 
 # -- analyses -------------------------------------------------------------------------------
@@ -164,6 +174,9 @@ def test_static_figures_draw_what_they_are_given():
     curves = pd.DataFrame({"mode": ["runtime"] * 4 + ["weight"] * 4, "gain": [1.0, 1.0, 2.0, 2.0] * 2,
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
+    both = pd.concat([curves.assign(source="released"), curves.assign(source="retrained")])
+    lines = plots.gain_figure(both, "t").axes[0].lines
+    assert [ln.get_label() for ln in lines] == ["g = 1", "g = 1 (retrained)", "g = 2", "g = 2 (retrained)"]
 
 
 def test_empty_chapters_still_draw():
@@ -204,7 +217,7 @@ def test_claim_verdicts_follow_the_numbers():
     assert "DOES NOT HOLD" in analysis.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
     assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
     sep = analysis.claim_separation(s, "124M")
-    assert "minimum gap 1.600" in sep and "HOLDS" in sep and "Table 5: 1.060" in sep
+    assert "minimum gap 1.600" in sep and "HOLDS" in sep and "after Table 5): 1.060" in sep
     sep10 = analysis.claim_separation(s, "10M")
     assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
     spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
@@ -304,6 +317,11 @@ def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch):
     assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9     # every seed
     assert t.loc[("124M", "residualgpt", "controlled"), "our seeds"] == "none yet"
     assert t.loc[("124M", "nanogpt", "-"), "our scale"] == "not run"
+    assert original["our AttnOnly left the floor"] == "0 of 1"  # the summaries above have no escape step
+    assert [tuple(i) for i in t.index] == [("10M", "nanogpt", "-"), ("10M", "residualgpt", "original"),
+                                           ("10M", "residualgpt", "phase3"), ("124M", "nanogpt", "-"),
+                                           ("124M", "residualgpt", "original"),
+                                           ("124M", "residualgpt", "controlled")]  # Table 6's row order
 
 
 def test_joint_collapse_verdict_needs_full_residual_off_the_floor_and_reports_no_residual():
@@ -317,3 +335,65 @@ def test_joint_collapse_verdict_needs_full_residual_off_the_floor_and_reports_no
     assert "Cannot be decided at this budget" in analysis.claim_joint_collapse(stuck, floor=3.38)
     v = analysis.collapse_verdicts(s, floor=3.45).set_index("config")
     assert v.loc["FFNOnly", "mean minus NoResidual"] == -0.03 and v.loc["NoResidual", "mean minus NoResidual"] == 0
+
+
+def test_mechanism_claims_compare_with_section_4_1():
+    hist = pd.concat([history("FullResidual", [0.5] * 5), history("AttnOnly", [0.5, 0.2, 1e-4, 0.0, 0.0]),
+                      history("FFNOnly", [0.5, 0.0, 0.0, 0.0, 0.0])])
+    grads = analysis.layer0_grad(hist)
+    s = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly"], "seed": 1, "escape_step": [100, None, None]})
+    text = analysis.claim_starvation(grads, s)
+    assert "AttnOnly final 0 (starved from step 200; paper 0.000)" in text
+    assert "FullResidual final 0.5 (not starved; paper 0.114)" in text
+    assert text.endswith("Starvation HOLDS: every partial configuration starved, Full Residual did not.")
+    awake = pd.concat([history("FullResidual", [0.5] * 3), history("AttnOnly", [0.5] * 3)])
+    text = analysis.claim_starvation(analysis.layer0_grad(awake), s.assign(escape_step=[100, 200, None]))
+    assert text.endswith("Starvation DOES NOT HOLD for AttnOnly; AttnOnly also left the floor here, so it is not "
+                         "the collapsed model the paper measured.")
+    growth = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly"], "hidden_growth": [1.2, 4.5, 88.8]})
+    text = analysis.claim_growth_order(growth)
+    assert text.startswith("Hidden-state growth: paper AttnOnly 14.03 > FFNOnly 5.37 > FullResidual 1.38; "
+                           "ours FFNOnly 88.80 > AttnOnly 4.50 > FullResidual 1.20.")
+    assert text.endswith("DOES NOT HOLD: the configurations grow in a different order here.")
+    assert analysis.claim_growth_order(growth.assign(hidden_growth=[1.2, 9.0, 3.0])).endswith("The ordering HOLDS.")
+    assert "cannot be checked" in analysis.claim_growth_order(growth.iloc[:2])
+
+
+def test_eval_noise_claim_sets_the_gap_against_the_noise():
+    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "fixed_val": [1.9, 3.3],
+                          "random_mean": [1.91, 3.31], "random_eval_std": [0.003, 0.004]})
+    gap = Chapter.gap_vs_noise(noise.assign(source="released"))
+    text = analysis.claim_eval_noise(gap, noise)
+    assert "AttnOnly seed 1337: a random 50-batch evaluation scatters with std 0.0030 around 1.9100" in text
+    assert text.endswith("Seed 1337: the FFNOnly - AttnOnly gap 1.400 is 280 standard deviations of that noise: "
+                         "evaluation noise cannot move a model across it at this scale.")
+    assert "large enough to matter" in analysis.claim_eval_noise(
+        Chapter.gap_vs_noise(noise.assign(source="released", random_eval_std=[0.2, 0.2])), noise)
+
+
+def test_best_val_strip_keeps_the_paper_on_its_own_axis():
+    s = summaries().assign(escape_step=[300, 400, None, None, 100])
+    paper = paper_values(ref="Table 5", metric="best_val_loss")
+    p = plots.best_val_strip(s, paper, floor=3.35, div_id="strip", title="t", paper_label="paper, Table 5")
+    ours, theirs = [t for t in p.fig.data if t.name.startswith("ours")], [t for t in p.fig.data if "paper" in t.name]
+    assert {t.yaxis for t in ours} == {"y"} and [t.yaxis for t in theirs] == ["y2"]
+    assert list(theirs[0].customdata) == list(paper.reported)  # hover shows the paper's own digits
+    floor_lines = [sh for sh in p.fig.layout.shapes if sh.y0 == 3.35]
+    assert len(floor_lines) == 1 and floor_lines[0].yref == "y"  # our floor on our panel only
+    assert len(plots.best_val_strip(s, None, 3.35, "s", "t").fig.data) == 3
+
+
+def test_noise_figure_gives_each_checkpoint_its_own_panel():
+    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "fixed_val": [1.9, 3.3],
+                          "random_eval_samples": [np.full(20, 1.9), np.full(20, 3.3)]})
+    fig = plots.noise_figure(noise, "t")
+    assert [a.get_title() for a in fig.axes] == ["AttnOnly, seed 1337", "FFNOnly, seed 1337"]
+
+
+def test_fixed_val_batches_shows_only_the_checkpoints_it_loads(tmp_path, monkeypatch):
+    import lib.book
+    ch = Chapter.open("fixed_val_batches", params(), announce=False)
+    assert [(e.config_name, e.seed) for e in ch.experiments()] == [("AttnOnly", 1337), ("FFNOnly", 1337)]
+    assert pd.get_option("display.max_colwidth") is None  # verdicts and notes are shown in full
+    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    assert Chapter.open("10m_asymmetry", params(), announce=False).paper_scale_summaries() is None

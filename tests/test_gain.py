@@ -162,4 +162,13 @@ def test_floor_outcomes_names_the_gains_on_each_side():
     ])
     assert floor_outcomes(gain_table(summ)).splitlines() == [
         "runtime gains: left the floor at g = 1; still on it at the end of the budget at g = 0.25.",
-        "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = none."]
+        "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = none.",
+        "So the runtime gain decides whether AttnOnly leaves the floor: at this scale it is not absorbed by "
+        "AdamW, the opposite of §5.1's reading."]
+    both = pd.concat([summ, pd.DataFrame([{"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3,
+                                           "escape_step": None}])], ignore_index=True)
+    assert floor_outcomes(gain_table(both)).splitlines()[-1].startswith(
+        "So the runtime gain decides whether AttnOnly leaves the floor as the weight-level gain does:")
+    absorbed = summ.assign(escape_step=100)
+    assert floor_outcomes(gain_table(absorbed)).splitlines()[-1] == (
+        "Every runtime gain ends on the same side of the floor, as §5.1's absorption reading expects.")
