@@ -15,16 +15,21 @@ from .runs import RunDir, save_torch_atomic
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
-def layer0_grad(hist: pd.DataFrame) -> pd.DataFrame:
-    """Per configuration (lowest seed): final layer-0 gradient norm (attention and MLP together),
-    its largest value over the second half of training, and the first step from which it stays
-    below ``STARVED`` (None if it never does)."""
+def _one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
+    """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
+    h = hist[(hist.config == config) & (hist.seed == seed)]
+    return h[h.source == source] if "source" in h else h
+
+
+def layer0_grad(hist: pd.DataFrame, seed: int = 1337, source: str = "released") -> pd.DataFrame:
+    """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): final layer-0 gradient norm
+    (attention and MLP together), its largest value over the second half of training, and the first
+    step from which it stays below ``STARVED`` (None if it never does)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         if "grad_norm_attn" not in hist:
             break
-        h = hist[hist.config == config]
-        h = h[h.seed == h.seed.min()].dropna(subset=["grad_norm_attn"]).sort_values("step")
+        h = _one_run(hist, config, seed, source).dropna(subset=["grad_norm_attn"]).sort_values("step")
         if h.empty:
             continue
         g = np.array([math.hypot(a[0], m[0]) for a, m in zip(h.grad_norm_attn, h.grad_norm_mlp)])
@@ -38,12 +43,11 @@ def layer0_grad(hist: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
 
 
-def final_values(hist: pd.DataFrame, column: str) -> pd.DataFrame:
-    """The last recorded ``column`` of each configuration's lowest seed."""
+def final_values(hist: pd.DataFrame, column: str, seed: int = 1337, source: str = "released") -> pd.DataFrame:
+    """The last recorded ``column`` of each configuration, for one seed (as ``layer0_grad``)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
-        h = hist[hist.config == config]
-        h = h[h.seed == h.seed.min()].dropna(subset=[column]).sort_values("step")
+        h = _one_run(hist, config, seed, source).dropna(subset=[column]).sort_values("step")
         if len(h):
             rows.append({"config": config, "seed": int(h.seed.iloc[0]), column: float(h[column].iloc[-1])})
     return pd.DataFrame(rows, columns=["config", "seed", column])
@@ -198,6 +202,8 @@ def claim_gain(spread: pd.DataFrame, paper_bound: float | None = None, step: int
     col = f"max_spread_from_step_{step}"
     r = s.loc["runtime", col]
     n = int(s.loc["runtime", "n_gains"])
+    if pd.isna(r):
+        return f"The runtime-gain runs end before step {step}: the claim cannot be checked on them."
     text = (f"Runtime gains ({n} values): largest spread from step {step} on is {r:.4f}, at any step "
             f"{s.loc['runtime', 'max_spread_any_step']:.4f} (paper: < {paper_bound} at any step; "
             f"we test from step {step}).")
@@ -212,8 +218,9 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame) -> str:
     step 300 in the paper) while Full Residual's are not (≈0.114). ``grads`` is a ``layer0_grad``
     table; ``summaries`` says whether a configuration that did not starve left the floor."""
     from .paper import paper_values
-    if "FullResidual" not in set(grads.config) or len(grads) < 2:
-        return "Layer-0 gradient diagnostics are missing: the starvation claim cannot be checked yet."
+    if set(CONFIGS) - set(grads.config):
+        return (f"Layer-0 gradient diagnostics are missing for {', '.join(sorted(set(CONFIGS) - set(grads.config)))}: "
+                f"the starvation claim cannot be checked yet.")
     paper = paper_values(ref="§4.1 Fig. 2a").set_index("config").reported
     starved = {r.config: r.starved_from_step is not None and not pd.isna(r.starved_from_step)
                for r in grads.itertuples()}
@@ -222,16 +229,16 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame) -> str:
              + f"; paper {paper.get(r.config, '-')})" for r in grads.itertuples()]
     text = "Layer-0 gradient norm: " + "; ".join(parts) + "."
     awake = [c for c, s in starved.items() if c != "FullResidual" and not s]
+    full = " Full Residual starved too." if starved["FullResidual"] else ""
     if not awake:
         return text + ("\nStarvation HOLDS: every partial configuration starved, Full Residual did not."
-                       if not starved["FullResidual"] else
-                       "\nStarvation DOES NOT HOLD as the paper states it: Full Residual starved too.")
-    escaped = [c for c in awake if summaries[(summaries.config == c)
-                                              & (summaries.seed == grads.set_index("config").seed[c])
-                                              ].escape_step.notna().any()]
+                       if not full else "\nStarvation DOES NOT HOLD as the paper states it:" + full)
+    seed = grads.set_index("config").seed
+    escaped = [c for c in awake
+               if summaries[(summaries.config == c) & (summaries.seed == seed[c])].escape_step.notna().any()]
     return text + (f"\nStarvation DOES NOT HOLD for {', '.join(awake)}"
                    + (f"; {', '.join(escaped)} also left the floor here, so it is not the collapsed model "
-                      f"the paper measured." if escaped else "."))
+                      f"the paper measured." if escaped else ".") + full)
 
 
 def claim_growth_order(growth: pd.DataFrame) -> str:
@@ -250,19 +257,27 @@ def claim_growth_order(growth: pd.DataFrame) -> str:
                    "\nThe ordering DOES NOT HOLD: the configurations grow in a different order here.")
 
 
-def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame) -> str:
+def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.0) -> str:
     """§5.2: random validation batches add evaluation noise that can hide slow progress. Reads
     ``Chapter.val_noise`` and ``Chapter.gap_vs_noise``: how large that noise is beside the
-    AttnOnly-FFNOnly gap. (The paper does not attribute the 3.35 -> 1.58 shift to it, nor do we.)"""
+    AttnOnly-FFNOnly gap; a gap of more than ``sigmas`` noise standard deviations is one that noise
+    cannot produce. (The paper does not attribute the 3.35 -> 1.58 shift to the noise, nor do we.)"""
     if gap.empty:
         return "The AttnOnly and FFNOnly checkpoints are missing: the noise cannot be compared with the gap."
-    lines = []
-    for r in noise.itertuples():
-        lines.append(f"{r.config} seed {r.seed}: a random 50-batch evaluation scatters with std "
-                     f"{r.random_eval_std:.4f} around {r.random_mean:.4f} (fixed batches: {r.fixed_val:.4f}).")
+    lines = [f"{r.config} seed {r.seed} ({r.source}): a random {r.eval_batches}-batch evaluation scatters with "
+             f"std {r.random_eval_std:.4f} around {r.random_mean:.4f} (fixed batches: {r.fixed_val:.4f})."
+             for r in noise.itertuples()]
     for _, r in gap.iterrows():
-        lines.append(f"Seed {r.seed}: the FFNOnly - AttnOnly gap {r['gap FFNOnly - AttnOnly']:.3f} is "
-                     f"{r.gap_over_noise:,.0f} standard deviations of that noise"
-                     + (": evaluation noise cannot move a model across it at this scale."
-                        if r.gap_over_noise > 10 else ": evaluation noise is large enough to matter here."))
+        g, z = r["gap FFNOnly - AttnOnly"], r.gap_over_noise
+        head = f"Seed {r.seed} ({r.source}): the FFNOnly - AttnOnly gap is {g:.3f}"
+        if g <= 0:
+            lines.append(head + ": FFNOnly is not above AttnOnly here, so there is no separation to explain.")
+        elif not np.isfinite(z):
+            lines.append(head + ": the random-evaluation noise measured zero, so the two cannot be compared.")
+        elif z > sigmas:
+            lines.append(head + f", {z:,.0f} standard deviations of that noise: evaluation noise cannot move a "
+                                f"model across it at this scale.")
+        else:
+            lines.append(head + f", only {z:.1f} standard deviations of that noise: evaluation noise is large "
+                                f"enough to matter here.")
     return "\n".join(lines)

@@ -42,7 +42,7 @@ class ChapterSpec:
 CHAPTERS = {
     "joint_collapse": ChapterSpec("nanogpt", tuple(CONFIGS), "10M", "cpu", "joint_collapse"),
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
-    "fixed_val_batches": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "fixed_val_batches"),
+    "fixed_val_batches": ChapterSpec("residualgpt", ("AttnOnly", "FFNOnly"), "10M", "cpu", "fixed_val_batches"),
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry"),
     "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep"),
 }
@@ -202,11 +202,12 @@ class Chapter:
             rand = per_batch_val_losses(model, exp, n_random, "random")
             rng = np.random.default_rng(0)
             samples = rng.choice(rand, size=(500, n), replace=True).mean(axis=1)
-            rows.append({"config": exp.config_name, "seed": exp.seed, "source": source,
+            rows.append({"config": exp.config_name, "seed": exp.seed, "source": source, "eval_batches": n,
                          "fixed_val": float(fixed.mean()), "random_mean": float(rand.mean()),
                          "per_batch_std": float(rand.std(ddof=1)),
                          "random_eval_std": eval_noise(rand, n), "random_eval_samples": samples})
-        return pd.DataFrame(rows, columns=["config", "seed", "source", "fixed_val", "random_mean", "per_batch_std",
+        return pd.DataFrame(rows, columns=["config", "seed", "source", "eval_batches", "fixed_val", "random_mean",
+                                           "per_batch_std",
                                            "random_eval_std", "random_eval_samples"])
 
     @staticmethod
@@ -219,7 +220,8 @@ class Chapter:
             gap = g.fixed_val["FFNOnly"] - g.fixed_val["AttnOnly"]
             noise_sd = (g.random_eval_std["FFNOnly"] ** 2 + g.random_eval_std["AttnOnly"] ** 2) ** 0.5
             rows.append({"seed": seed, "source": source, "gap FFNOnly - AttnOnly": gap,
-                         "random-eval noise of the gap (std)": noise_sd, "gap_over_noise": gap / noise_sd})
+                         "random-eval noise of the gap (std)": noise_sd,
+                         "gap_over_noise": gap / noise_sd if noise_sd > 0 else float("nan")})
         return pd.DataFrame(rows, columns=["seed", "source", "gap FFNOnly - AttnOnly",
                                            "random-eval noise of the gap (std)", "gap_over_noise"])
 
@@ -297,10 +299,8 @@ def cross_scale_table() -> pd.DataFrame:
                 ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(1337,))),
                 ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
     t6 = paper_values(ref="Table 6")
-    order = {"10M": 0, "124M": 1, "nanogpt": 0, "residualgpt": 1, "": 0, "original": 1, "phase3": 2, "controlled": 2}
-    groups = sorted(t6.groupby(["scale", "impl", "phase"], sort=False), key=lambda kv: [order[k] for k in kv[0]])
     rows = []
-    for (scale, impl, phase), g in groups:  # in the paper's row order
+    for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):  # the file's (= paper's) order
         paper = dict(zip(g.metric, g.value))
         row = {"paper scale": scale, "impl": impl, "paper row": phase or "-",
                "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}

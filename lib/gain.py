@@ -80,12 +80,22 @@ def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weig
     return pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss", "status"])
 
 
+def _one_run_per_gain(df: pd.DataFrame, keys: list[str]) -> None:
+    """Spreads and tables compare gains within one seed: two runs of the same (mode, gain) would make
+    a seed difference look like a gain effect."""
+    dup = df[df.duplicated(keys, keep=False)]
+    if len(dup):
+        raise ValueError(f"{len(dup)} rows share {', '.join(keys)}: pass one seed's runs at a time "
+                         f"(e.g. split released and retrained runs by their `source` column)")
+
+
 def spread_after(curves: pd.DataFrame, step: int = 200, gains=None) -> pd.DataFrame:
     """Per mode: the largest max-minus-min of val loss across gains at any eval step >= ``step``,
     the same over every evaluation, and at the last evaluation. ``gains`` restricts the set
     (the paper's is g in {0.25, 0.5, 2, 4}, without the plain run)."""
     if gains is not None:
         curves = curves[curves.gain.isin([float(g) for g in gains])]
+    _one_run_per_gain(curves, ["mode", "gain", "step"])
     by = curves.groupby(["mode", "step"])["val_loss"].agg(lambda s: s.max() - s.min()).reset_index()
     out = []
     for mode, g in by.groupby("mode"):
@@ -111,6 +121,7 @@ def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataF
                          "escape step": "none" if pd.isna(s.escape_step) else str(int(s.escape_step))})
     if not rows:
         return pd.DataFrame(columns=[f"{c} ({m})" for m in modes for c in ("best val", "escape step")])
+    _one_run_per_gain(pd.DataFrame(rows), ["mode", "gain"])
     t = pd.DataFrame(rows).pivot(index="gain", columns="mode", values=["best val", "escape step"])
     cols = [(c, m) for m in modes for c in ("best val", "escape step") if (c, m) in t.columns]
     t = t[cols]
@@ -132,9 +143,9 @@ def floor_outcomes(table: pd.DataFrame, modes=("runtime", "weight")) -> str:
                      f"still on it at the end of the budget at g = {', '.join(stayed) or 'none'}.")
     if "runtime" in split and all(split["runtime"]):
         same = " as the weight-level gain does" if all(split.get("weight", ((), ()))) else ""
-        lines.append(f"So the runtime gain decides whether AttnOnly leaves the floor{same}: at this scale it "
+        lines.append(f"So in this seed the runtime gain changes whether AttnOnly leaves the floor{same}: here it "
                      f"is not absorbed by AdamW, the opposite of §5.1's reading.")
     elif "runtime" in split and sum(map(len, split["runtime"])) > 1:
-        lines.append("Every runtime gain ends on the same side of the floor, as §5.1's absorption reading "
-                     "expects.")
+        lines.append("Every runtime gain ends on the same side of the floor, consistent with §5.1's absorption "
+                     "reading.")
     return "\n".join(lines)

@@ -11,10 +11,17 @@ PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv
 
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
-    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str})
+    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str, "phase": str,
+                                       "note": str})
     df = df.fillna({"phase": "", "note": ""})
     # `reported` keeps the paper's own digits ("1.580 ± 0.003", not 1.5800 ± 0.0030), for display;
     # `value` and `std` are the numbers, for arithmetic.
+    for line, (v, sd) in enumerate(zip(df.value, df["std"]), start=2):
+        for text in (v,) if pd.isna(sd) else (v, sd):
+            try:
+                float(text)
+            except (TypeError, ValueError):
+                raise ValueError(f"{PAPER_CSV.name} line {line}: value/std {text!r} is not a number") from None
     df["reported"] = [v if pd.isna(sd) else f"{v} ± {sd}" for v, sd in zip(df.value, df["std"])]
     return df.astype({"value": float, "std": float})
 

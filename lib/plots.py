@@ -138,12 +138,21 @@ def seed_explorer(hist: pd.DataFrame, floor: float, div_id: str, title: str) -> 
     return group_explorer(h, select="seed", color="config", div_id=div_id, title=title, floor=floor)
 
 
+def gain_explorer(curves: pd.DataFrame, div_id: str, title: str) -> PlotlyHTML:
+    """``gain_curves`` interactively: one trace per (mode, gain, source); the menu picks a mode."""
+    suffix = curves.get("source", pd.Series("released", index=curves.index)).map(
+        {"released": "", "retrained": " (retrained)"})
+    labelled = curves.assign(label=curves["mode"] + " g=" + curves.gain.map("{:g}".format) + suffix)
+    return group_explorer(labelled, select="mode", color="gain", div_id=div_id, title=title)
+
+
 def noise_figure(noise: pd.DataFrame, title: str):
     """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
     per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
     fig, axes = plt.subplots(1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False)
     for ax, (_, r) in zip(axes[0], noise.iterrows()):
-        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6, label="random 50-batch evals")
+        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6,
+                label=f"random {r.eval_batches}-batch evals")
         ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label="fixed batches")
         ax.set(xlabel="validation loss", ylabel="count", title=f"{r.config}, seed {r.seed}")
         ax.ticklabel_format(axis="x", useOffset=False)

@@ -5,7 +5,11 @@
 # A 10.7M-parameter model uses a small part of one large GPU, so the twelve runs train at the
 # same time (one process each, one CPU thread each). Every run is cut off after DEADLINE_S seconds;
 # a run cut off stays `running` in its summary.json, and scripts/stage_finished_runs.sh never
-# stages it. What comes back, under $OUT:
+# stages it. Checkpoints do not come back (a machine starts bare each call), so a run cut off
+# cannot be resumed: it is retrained from scratch by the next call. Give the device call a
+# timeout_s of at least DEADLINE_S + 60 so the archive is written. Final weights do not come back
+# either (about 21 MB each in fp16, over the 16 MiB a returned file may have), so at 10M the
+# fixed-validation-batch chapter has no checkpoint to probe. What comes back, under $OUT:
 #   runs_10M.tar.gz   the run directories, checkpoints left out (runs/<scale>/... layout)
 #   sweep.log         every run's output, each line prefixed with its configuration and seed
 #
@@ -25,6 +29,9 @@ PYTHON=${PYTHON:-python3}
 STEPS_ARG=()
 [ -n "${STEPS:-}" ] && STEPS_ARG=(--steps "$STEPS")
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+# The device machine is offline: without the data every run would try to download it.
+"$PYTHON" -c "from lib.data import shakespeare_path; shakespeare_path(download=False)" || {
+  echo "TinyShakespeare is not here: copy it to data/tinyshakespeare/input.txt and carry that folder" >&2; exit 2; }
 work=$(mktemp -d)
 log="$OUT/sweep.log"
 mkdir -p "$OUT"
@@ -34,7 +41,7 @@ mkdir -p "$OUT"
 start=$(date +%s)
 for config in FullResidual AttnOnly FFNOnly NoResidual; do
   for seed in 1337 42 123; do
-    (timeout "$DEADLINE_S" "$PYTHON" -m lib train --scale "$SCALE" --config "$config" --seed "$seed" \
+    (timeout -k 15 "$DEADLINE_S" "$PYTHON" -m lib train --scale "$SCALE" --config "$config" --seed "$seed" \
        --deterministic --quiet --runs-dir "$work" "${STEPS_ARG[@]}" 2>&1; echo "exit $?") \
       | sed -u "s/^/[$config $seed] /" >>"$log" &
   done
@@ -43,6 +50,6 @@ wait
 echo "all runs returned after $(( $(date +%s) - start )) s" >>"$log"
 
 tar -C "$work" --exclude=checkpoints -czf "$OUT/runs_10M.tar.gz" .
-n_complete=$(grep -l '"status": "complete"' $(find "$work" -name summary.json) 2>/dev/null | wc -l)
+n_complete=$(find "$work" -name summary.json -exec grep -l '"status": "complete"' {} + | wc -l)
 echo "complete runs: $n_complete of 12" | tee -a "$log"
 [ "$n_complete" -eq 12 ]

@@ -123,7 +123,7 @@ def test_collapse_verdicts_count_escaped_seeds():
 
 def history(config, grads):
     n = len(grads)
-    return pd.DataFrame({"config": config, "seed": 1, "step": [100 * i for i in range(n)], "val_loss": 1.0,
+    return pd.DataFrame({"config": config, "seed": 1337, "step": [100 * i for i in range(n)], "val_loss": 1.0,
                          "grad_norm_attn": [[g, 9.0] for g in grads], "grad_norm_mlp": [[0.0, 9.0]] * n,
                          "hidden_growth": [1.0 + i for i in range(n)]})
 
@@ -135,6 +135,11 @@ def test_layer0_grad_finds_the_step_from_which_it_stays_starved():
     assert g.loc["AttnOnly", "final"] == 0.0
     assert pd.isna(g.loc["FullResidual", "starved_from_step"])  # never starved
     assert analysis.final_values(hist, "hidden_growth").set_index("config").loc["AttnOnly", "hidden_growth"] == 5.0
+    # Fig. 2 is seed 1337 of the released runs: another seed or a retrained run is not read in its place
+    other = pd.concat([hist.assign(source="released"), history("AttnOnly", [0.5] * 5).assign(seed=0, source="released"),
+                       history("AttnOnly", [0.5] * 5).assign(source="retrained")])
+    assert analysis.layer0_grad(other).set_index("config").loc["AttnOnly", "starved_from_step"] == 200
+    assert analysis.layer0_grad(other, source="retrained").config.tolist() == ["AttnOnly"]
 
 
 def test_eval_noise_matches_the_standard_error():
@@ -177,6 +182,14 @@ def test_static_figures_draw_what_they_are_given():
     both = pd.concat([curves.assign(source="released"), curves.assign(source="retrained")])
     lines = plots.gain_figure(both, "t").axes[0].lines
     assert [ln.get_label() for ln in lines] == ["g = 1", "g = 1 (retrained)", "g = 2", "g = 2 (retrained)"]
+
+
+def test_gain_explorer_keeps_a_retrained_seed_apart():
+    curves = pd.DataFrame({"mode": "runtime", "gain": [2.0, 2.0, 2.0, 2.0], "step": [0, 100, 0, 100],
+                           "val_loss": [3.0, 2.0, 3.1, 2.5], "source": ["released"] * 2 + ["retrained"] * 2})
+    p = plots.gain_explorer(curves, "g", "t")
+    assert [t.name for t in p.fig.data] == ["runtime g=2", "runtime g=2 (retrained)"]
+    assert [len(t.x) for t in p.fig.data] == [2, 2]
 
 
 def test_empty_chapters_still_draw():
@@ -226,6 +239,9 @@ def test_claim_verdicts_follow_the_numbers():
     assert gain_text.endswith("HOLDS.") and "< 0.002 at any step" in gain_text
     assert "Runtime gains (4 values): largest spread from step 200 on is 0.0010, at any step 0.9000" in gain_text
     assert "DOES NOT HOLD" in analysis.claim_gain(spread.assign(max_spread_from_step_200=[0.01, 0.3]))
+    short = spread.assign(max_spread_from_step_200=[float("nan")] * 2)  # a smoke retrain of a few steps
+    assert analysis.claim_gain(short) == ("The runtime-gain runs end before step 200: "
+                                          "the claim cannot be checked on them.")
     assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
 
 
@@ -339,15 +355,18 @@ def test_joint_collapse_verdict_needs_full_residual_off_the_floor_and_reports_no
 
 def test_mechanism_claims_compare_with_section_4_1():
     hist = pd.concat([history("FullResidual", [0.5] * 5), history("AttnOnly", [0.5, 0.2, 1e-4, 0.0, 0.0]),
-                      history("FFNOnly", [0.5, 0.0, 0.0, 0.0, 0.0])])
+                      history("FFNOnly", [0.5, 0.0, 0.0, 0.0, 0.0]), history("NoResidual", [0.0] * 5)])
     grads = analysis.layer0_grad(hist)
-    s = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly"], "seed": 1, "escape_step": [100, None, None]})
+    s = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"], "seed": 1337,
+                      "escape_step": [100, None, None, None]})
+    assert "missing for NoResidual" in analysis.claim_starvation(grads[grads.config != "NoResidual"], s)
     text = analysis.claim_starvation(grads, s)
     assert "AttnOnly final 0 (starved from step 200; paper 0.000)" in text
     assert "FullResidual final 0.5 (not starved; paper 0.114)" in text
     assert text.endswith("Starvation HOLDS: every partial configuration starved, Full Residual did not.")
-    awake = pd.concat([history("FullResidual", [0.5] * 3), history("AttnOnly", [0.5] * 3)])
-    text = analysis.claim_starvation(analysis.layer0_grad(awake), s.assign(escape_step=[100, 200, None]))
+    awake = pd.concat([history("FullResidual", [0.5] * 3), history("AttnOnly", [0.5] * 3),
+                       history("FFNOnly", [0.0] * 3), history("NoResidual", [0.0] * 3)])
+    text = analysis.claim_starvation(analysis.layer0_grad(awake), s.assign(escape_step=[100, 200, None, None]))
     assert text.endswith("Starvation DOES NOT HOLD for AttnOnly; AttnOnly also left the floor here, so it is not "
                          "the collapsed model the paper measured.")
     growth = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly"], "hidden_growth": [1.2, 4.5, 88.8]})
@@ -360,15 +379,20 @@ def test_mechanism_claims_compare_with_section_4_1():
 
 
 def test_eval_noise_claim_sets_the_gap_against_the_noise():
-    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "fixed_val": [1.9, 3.3],
-                          "random_mean": [1.91, 3.31], "random_eval_std": [0.003, 0.004]})
-    gap = Chapter.gap_vs_noise(noise.assign(source="released"))
-    text = analysis.claim_eval_noise(gap, noise)
-    assert "AttnOnly seed 1337: a random 50-batch evaluation scatters with std 0.0030 around 1.9100" in text
-    assert text.endswith("Seed 1337: the FFNOnly - AttnOnly gap 1.400 is 280 standard deviations of that noise: "
-                         "evaluation noise cannot move a model across it at this scale.")
-    assert "large enough to matter" in analysis.claim_eval_noise(
-        Chapter.gap_vs_noise(noise.assign(source="released", random_eval_std=[0.2, 0.2])), noise)
+    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "source": "released", "eval_batches": 50,
+                          "fixed_val": [1.9, 3.3], "random_mean": [1.91, 3.31], "random_eval_std": [0.003, 0.004]})
+    text = analysis.claim_eval_noise(Chapter.gap_vs_noise(noise), noise)
+    assert "AttnOnly seed 1337 (released): a random 50-batch evaluation scatters with std 0.0030 around 1.9100" in text
+    assert text.endswith("Seed 1337 (released): the FFNOnly - AttnOnly gap is 1.400, 280 standard deviations of that "
+                         "noise: evaluation noise cannot move a model across it at this scale.")
+
+    def reading(**kw):
+        n = noise.assign(**kw)
+        return analysis.claim_eval_noise(Chapter.gap_vs_noise(n), n).splitlines()[-1]
+    assert reading(random_eval_std=[0.2, 0.2]).endswith("only 4.9 standard deviations of that noise: evaluation "
+                                                        "noise is large enough to matter here.")
+    assert reading(fixed_val=[3.3, 1.9]).endswith("no separation to explain.")
+    assert reading(random_eval_std=[0.0, 0.0]).endswith("cannot be compared.")
 
 
 def test_best_val_strip_keeps_the_paper_on_its_own_axis():
@@ -384,7 +408,7 @@ def test_best_val_strip_keeps_the_paper_on_its_own_axis():
 
 
 def test_noise_figure_gives_each_checkpoint_its_own_panel():
-    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "fixed_val": [1.9, 3.3],
+    noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "fixed_val": [1.9, 3.3], "eval_batches": 50,
                           "random_eval_samples": [np.full(20, 1.9), np.full(20, 3.3)]})
     fig = plots.noise_figure(noise, "t")
     assert [a.get_title() for a in fig.axes] == ["AttnOnly, seed 1337", "FFNOnly, seed 1337"]
@@ -397,3 +421,18 @@ def test_fixed_val_batches_shows_only_the_checkpoints_it_loads(tmp_path, monkeyp
     assert pd.get_option("display.max_colwidth") is None  # verdicts and notes are shown in full
     monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
     assert Chapter.open("10m_asymmetry", params(), announce=False).paper_scale_summaries() is None
+
+
+def test_a_paper_value_that_is_not_a_number_names_its_line(tmp_path, monkeypatch):
+    import lib.paper
+    bad = tmp_path / "paper_results.csv"
+    bad.write_text("ref,scale,impl,phase,config,seed,metric,value,std,n,note\n"
+                   "Table 2,10M,nanogpt,,AttnOnly,1337,best_val_loss,3.3534,,1,\n"
+                   "Table 2,10M,nanogpt,,FFNOnly,1337,best_val_loss,~3.35,,1,\n")
+    monkeypatch.setattr(lib.paper, "PAPER_CSV", bad)
+    lib.paper._table.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"paper_results.csv line 3: value/std '~3.35' is not a number"):
+            lib.paper.paper_values()
+    finally:
+        lib.paper._table.cache_clear()

@@ -130,6 +130,8 @@ def test_spread_after_by_hand():
     only = spread_after(curves, step=200, gains=(0.5, 4)).set_index("mode")  # weight: 0.5 vs 4 only
     assert only.loc["weight", "max_spread_from_step_200"] == pytest.approx(0.8)
     assert only.loc["weight", "n_gains"] == 2 and only.loc["runtime", "n_gains"] == 1
+    with pytest.raises(ValueError, match="pass one seed's runs at a time"):
+        spread_after(pd.concat([curves, curves]), step=200)  # two seeds would pass for a gain effect
 
 
 def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
@@ -163,12 +165,14 @@ def test_floor_outcomes_names_the_gains_on_each_side():
     assert floor_outcomes(gain_table(summ)).splitlines() == [
         "runtime gains: left the floor at g = 1; still on it at the end of the budget at g = 0.25.",
         "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = none.",
-        "So the runtime gain decides whether AttnOnly leaves the floor: at this scale it is not absorbed by "
+        "So in this seed the runtime gain changes whether AttnOnly leaves the floor: here it is not absorbed by "
         "AdamW, the opposite of §5.1's reading."]
     both = pd.concat([summ, pd.DataFrame([{"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3,
                                            "escape_step": None}])], ignore_index=True)
     assert floor_outcomes(gain_table(both)).splitlines()[-1].startswith(
-        "So the runtime gain decides whether AttnOnly leaves the floor as the weight-level gain does:")
+        "So in this seed the runtime gain changes whether AttnOnly leaves the floor as the weight-level gain does:")
     absorbed = summ.assign(escape_step=100)
     assert floor_outcomes(gain_table(absorbed)).splitlines()[-1] == (
-        "Every runtime gain ends on the same side of the floor, as §5.1's absorption reading expects.")
+        "Every runtime gain ends on the same side of the floor, consistent with §5.1's absorption reading.")
+    with pytest.raises(ValueError, match="pass one seed's runs at a time"):
+        gain_table(pd.concat([summ, summ]))  # a released and a retrained seed together
