@@ -41,3 +41,12 @@ def test_interactive_plots_are_embedded_without_plotly_from_a_cdn(pages):
     page = (HTML / "book" / "10m_asymmetry.html").read_text()
     assert 'id="10m-seeds"' in page and "Plotly.newPlot" in page
     assert "_static/plotly.min.js" in page and "cdn.plot.ly" not in page
+
+
+@pytest.mark.parametrize("chapter, div_id", [
+    ("joint_collapse", "joint-collapse-seeds"), ("gain_confound", "gain-curves"),
+    ("fixed_val_batches", "fixed-val-seeds"), ("10m_asymmetry", "10m-seeds"), ("124m_sweep", "124m-seeds")])
+def test_every_chapter_has_its_interactive_plot_and_a_computed_verdict(pages, chapter, div_id):
+    page = (HTML / "book" / f"{chapter}.html").read_text()
+    assert f'id="{div_id}"' in page and "Plotly.newPlot" in page
+    assert "Verdict, computed from" in page
