@@ -181,7 +181,7 @@ def claim_separation(summaries: pd.DataFrame, paper_scale: str) -> str:
     if "min_gap" not in a:
         return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
     gap_124m = paper_value(ref="Table 5 text", metric="min_gap_to_ffnonly")
-    paper = (f"paper, 124M (§6.2.1, after Table 5): {gap_124m:.3f}"
+    paper = (f"paper at 124M, §6.2.1: {gap_124m:.3f}"
              if paper_scale == "124M" else
              f"paper, 10M: every AttnOnly seed at least {paper_value(metric='min_gap_to_floor'):.2f} below the "
              f"FFNOnly floor; ours: {a['worst_attn_below_ffn_mean']:.3f} below our FFNOnly mean")

@@ -230,7 +230,7 @@ def test_claim_verdicts_follow_the_numbers():
     assert "DOES NOT HOLD" in analysis.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
     assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
     sep = analysis.claim_separation(s, "124M")
-    assert "minimum gap 1.600" in sep and "HOLDS" in sep and "after Table 5): 1.060" in sep
+    assert "minimum gap 1.600" in sep and "HOLDS" in sep and "paper at 124M, §6.2.1: 1.060" in sep
     sep10 = analysis.claim_separation(s, "10M")
     assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
     spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
