@@ -121,8 +121,9 @@ def gain_table(summaries: pd.DataFrame, modes=("runtime", "weight")) -> pd.DataF
                          "escape step": "none" if pd.isna(s.escape_step) else str(int(s.escape_step))})
     if not rows:
         return pd.DataFrame(columns=[f"{c} ({m})" for m in modes for c in ("best val", "escape step")])
-    _one_run_per_gain(pd.DataFrame(rows), ["mode", "gain"])
-    t = pd.DataFrame(rows).pivot(index="gain", columns="mode", values=["best val", "escape step"])
+    t = pd.DataFrame(rows)
+    _one_run_per_gain(t, ["mode", "gain"])
+    t = t.pivot(index="gain", columns="mode", values=["best val", "escape step"])
     cols = [(c, m) for m in modes for c in ("best val", "escape step") if (c, m) in t.columns]
     t = t[cols]
     t.columns = [f"{c} ({m})" for c, m in cols]
