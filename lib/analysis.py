@@ -13,15 +13,16 @@ from .experiment import build_model
 from .runs import RunDir, save_torch_atomic
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
+FIG2_SEED = 1337  # the seed of the paper's Fig. 2 (§4.1): the run whose diagnostics the book reads
 
 
-def _one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
+def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
     """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
     h = hist[(hist.config == config) & (hist.seed == seed)]
     return h[h.source == source] if "source" in h else h
 
 
-def layer0_grad(hist: pd.DataFrame, seed: int = 1337, source: str = "released") -> pd.DataFrame:
+def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
     """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): final layer-0 gradient norm
     (attention and MLP together), its largest value over the second half of training, and the first
     step from which it stays below ``STARVED`` (None if it never does)."""
@@ -29,7 +30,7 @@ def layer0_grad(hist: pd.DataFrame, seed: int = 1337, source: str = "released") 
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         if "grad_norm_attn" not in hist:
             break
-        h = _one_run(hist, config, seed, source).dropna(subset=["grad_norm_attn"]).sort_values("step")
+        h = one_run(hist, config, seed, source).dropna(subset=["grad_norm_attn"]).sort_values("step")
         if h.empty:
             continue
         g = np.array([math.hypot(a[0], m[0]) for a, m in zip(h.grad_norm_attn, h.grad_norm_mlp)])
@@ -43,11 +44,11 @@ def layer0_grad(hist: pd.DataFrame, seed: int = 1337, source: str = "released") 
     return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
 
 
-def final_values(hist: pd.DataFrame, column: str, seed: int = 1337, source: str = "released") -> pd.DataFrame:
+def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
     """The last recorded ``column`` of each configuration, for one seed (as ``layer0_grad``)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
-        h = _one_run(hist, config, seed, source).dropna(subset=[column]).sort_values("step")
+        h = one_run(hist, config, seed, source).dropna(subset=[column]).sort_values("step")
         if len(h):
             rows.append({"config": config, "seed": int(h.seed.iloc[0]), column: float(h[column].iloc[-1])})
     return pd.DataFrame(rows, columns=["config", "seed", column])

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import plotly.graph_objects as go
 
+from .analysis import FIG2_SEED, one_run
 from .config import CONFIGS
 
 COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
@@ -42,12 +43,12 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
     return ax
 
 
-def diagnostics_figure(hist: pd.DataFrame, title: str):
-    """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0."""
+def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
+    """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0, for
+    one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
     for config in _configs(hist) if {"grad_norm_attn", "hidden_growth"} <= set(hist.columns) else []:
-        h = hist[(hist.config == config)].dropna(subset=["val_loss"])
-        h = h[h.seed == h.seed.min()]
+        h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
         g = h.dropna(subset=["grad_norm_attn"]) if "grad_norm_attn" in h else h.iloc[0:0]
         layer0 = [(x[0] ** 2 + y[0] ** 2) ** 0.5 for x, y in zip(g.grad_norm_attn, g.grad_norm_mlp)]
         a.plot(g.step, layer0, color=COLORS[config], label=config)

@@ -176,6 +176,9 @@ def test_static_figures_draw_what_they_are_given():
     diag = pd.concat([history("AttnOnly", [0.5, 0.0]), history("FFNOnly", [0.3, 0.0])])
     fig = plots.diagnostics_figure(diag, "t")
     assert [len(a.lines) for a in fig.axes] == [2, 2]
+    other_seed = history("AttnOnly", [9.0, 9.0]).assign(seed=42)  # lower than 1337, so "lowest seed" would pick it
+    fig = plots.diagnostics_figure(pd.concat([diag, other_seed]), "t")
+    assert [list(ln.get_ydata()) for ln in fig.axes[0].lines] == [[0.5, 0.0], [0.3, 0.0]]  # seed 1337 only
     curves = pd.DataFrame({"mode": ["runtime"] * 4 + ["weight"] * 4, "gain": [1.0, 1.0, 2.0, 2.0] * 2,
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
