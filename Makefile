@@ -38,7 +38,7 @@ browser:
 	bash scripts/install_browser.sh
 
 lint: install
-	ruff check lib tests scripts
+	ruff check lib tests scripts book
 
 unit: install
 	pytest -q --durations=8 tests

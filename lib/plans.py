@@ -25,9 +25,12 @@ def gain_confound(scale: str = "cpu", seed: int = 1337) -> list[Experiment]:
     return gain_experiments(base, gains=(0.25, 0.5, 1.0, 2.0, 4.0))
 
 
+NOISE_PAIR = ("AttnOnly", "FFNOnly")     # the two configurations whose gap fixed_val_batches weighs
+
+
 def fixed_val_batches(scale: str = "cpu") -> list[Experiment]:
     """The two checkpoints whose evaluation noise the chapter measures (seed 1337, with weights)."""
-    return [get_preset(scale, "residualgpt", c, 1337) for c in ("AttnOnly", "FFNOnly")]
+    return [get_preset(scale, "residualgpt", c, 1337) for c in NOISE_PAIR]
 
 
 def asymmetry_10m(scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA) -> list[Experiment]:
