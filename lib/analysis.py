@@ -191,6 +191,28 @@ def claim_separation(summaries: pd.DataFrame, paper_scale: str) -> str:
                "DOES NOT HOLD: the seed ranges overlap."))
 
 
+def claim_longer_budget(probe: pd.DataFrame, summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+    """Does a configuration that stayed on the floor for the stand-in's budget leave it when trained
+    longer? ``probe`` holds the longer runs (``plans.longer_budget_124m``), ``summaries`` the plain
+    ones; each probe run is set beside the plain run of its configuration and seed."""
+    if probe.empty:
+        return ("No longer-budget run is shown at this scale: whether staying on the floor is a budget effect "
+                "is not checked here.")
+    lines = []
+    for r in probe.itertuples():
+        plain = summaries[(summaries.config == r.config) & (summaries.seed == r.seed)]
+        short = (f"; at {int(plain.steps.iloc[0]):,} steps it was {plain.best_val_loss.iloc[0]:.3f}, "
+                 + ("escaped at step " + str(int(plain.escape_step.iloc[0])) if plain.escape_step.notna().iloc[0]
+                    else "never below the floor - margin") if len(plain) else "")
+        left = not pd.isna(r.escape_step)
+        lines.append(f"{r.config} seed {r.seed}, {int(r.steps):,} steps: best {r.best_val_loss:.3f} at step "
+                     f"{int(r.best_step):,} (floor {floor:.3f}, margin {margin}){short}. "
+                     + (f"It left the floor at step {int(r.escape_step):,}: the shorter run's floor was a "
+                        f"budget effect, not a collapse." if left else
+                        f"It never left the floor: with {int(r.steps):,} steps the collapse persists."))
+    return "\n".join(lines)
+
+
 def claim_gain(spread: pd.DataFrame, paper_bound: float | None = None, step: int = 200) -> str:
     """§5.1: runtime-gain curves coincide (spread below the paper's bound). The paper's bound holds
     "at any step"; we test it from ``step`` on, where AdamW is said to have absorbed the gain."""

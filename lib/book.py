@@ -37,6 +37,7 @@ class ChapterSpec:
     stand_in: str                    # what "auto" means on a CPU
     plan: str                        # lib.plans function listing the released runs
     gains: bool = False              # the gain-confound chapter retrains gain variants
+    probe: str | None = None         # lib.plans function of a stand-in-only probe the chapter shows
 
 
 CHAPTERS = {
@@ -44,7 +45,8 @@ CHAPTERS = {
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
     "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry"),
-    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep"),
+    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep",
+                              probe="124m_longer_budget"),
 }
 
 
@@ -159,16 +161,21 @@ class Chapter:
 
     def histories(self) -> pd.DataFrame:
         """One row per evaluation of every finished run (long format)."""
-        frames = []
-        for exp, rd, source in self._located():
+        return histories_of(self._located())
+
+    def probe(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Summaries and histories of the chapter's stand-in probe (``ChapterSpec.probe``), with the
+        command for each probe run not yet finished; empty at the paper's scale or without a probe."""
+        if self.spec.probe is None or not self.stand_in:
+            if self.spec.probe is not None:
+                print(f"At {self.scale} the budget is the paper's own; the longer-budget probe belongs to the "
+                      f"{self.spec.stand_in} stand-in.")
+            return summaries_of([]), histories_of([])
+        located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in plans.PLANS[self.spec.probe](self.scale)]
+        for e, rd, _ in located:
             if rd.status not in ("complete", "diverged"):
-                continue
-            h = pd.DataFrame(rd.history())
-            h["config"], h["seed"], h["source"] = exp.config_name, exp.seed, source
-            h["gain_mode"], h["gain"] = exp.gain_mode or "none", exp.gain
-            frames.append(h)
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-            columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain"])
+                print(f"not run yet: {command_for(e)}")
+        return summaries_of(located), histories_of(located)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""
@@ -282,6 +289,20 @@ def summaries_of(located) -> pd.DataFrame:
             "escape_step", "unigram_floor", "status", "steps", "wall_s", "tokens_per_s", "source", "path"]
     df = pd.DataFrame(rows)
     return df[cols] if len(df) else pd.DataFrame(columns=cols)
+
+
+def histories_of(located) -> pd.DataFrame:
+    """Every evaluation of the finished runs among ``(experiment, RunDir, source)`` triples (long format)."""
+    frames = []
+    for exp, rd, source in located:
+        if rd.status not in ("complete", "diverged"):
+            continue
+        h = pd.DataFrame(rd.history())
+        h["config"], h["seed"], h["source"] = exp.config_name, exp.seed, source
+        h["gain_mode"], h["gain"], h["steps"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
+        frames.append(h)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain", "steps"])
 
 
 def released(exps) -> pd.DataFrame:
@@ -403,6 +424,14 @@ class Verdict:
         return f"> **Verdict, computed from `runs/` when this page was built:**\n>\n{body}\n"
 
 
+def variant_label(exp: Experiment) -> str:
+    """How a run differs from its preset: a gain, a longer or shorter budget, or "plain"."""
+    parts = [f"{exp.gain_mode} gain {exp.gain:g}"] if exp.gain_mode else []
+    if exp.train.max_steps != get_preset(exp.scale).train.max_steps:
+        parts.append(f"{exp.train.max_steps:,} steps")
+    return ", ".join(parts) or "plain"
+
+
 def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     """Best validation loss per (scale, impl, variant, config) over the finished runs of ``exps``:
     mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged and
@@ -415,7 +444,7 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
             unfinished.append(str(rd.path))
             continue
         rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
-                     "variant": f"{e.gain_mode} gain {e.gain:g}" if e.gain_mode else "plain",
+                     "variant": variant_label(e),
                      "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
                      "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"]})
     df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",

@@ -9,7 +9,8 @@ from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment,
 from .runs import RUNS_DIR
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
-PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep")
+PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
+              "124m_longer_budget")
 
 
 def command_for(exp: Experiment, runs_dir=None) -> str:

@@ -43,6 +43,25 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
     return ax
 
 
+def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float, title: str, ax=None):
+    """Each longer-budget run (dashed) beside the plain runs at its seed (solid): its own configuration
+    and Full Residual, against the floor."""
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    for (config, seed, steps), p in probe_hist.groupby(["config", "seed", "steps"]):
+        for c in dict.fromkeys(["FullResidual", config]):
+            h = hist[(hist.config == c) & (hist.seed == seed)].dropna(subset=["val_loss"])
+            if len(h):
+                ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.4,
+                        label=f"{c} seed {seed}, {h.steps.iloc[0]:,} steps")
+        p = p.dropna(subset=["val_loss"])
+        ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
+                label=f"{config} seed {seed}, {steps:,} steps")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
+    _legend(ax)
+    return ax
+
+
 def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
     """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""

@@ -439,3 +439,55 @@ def test_a_paper_value_that_is_not_a_number_names_its_line(tmp_path, monkeypatch
             lib.paper.paper_values()
     finally:
         lib.paper._table.cache_clear()
+
+
+# -- the 124M stand-in's longer-budget probe -----------------------------------------------------
+
+
+def _summary_row(config, seed, best, escape, steps):
+    return {"config": config, "seed": seed, "best_val_loss": best, "best_step": steps, "escape_step": escape,
+            "steps": steps}
+
+
+def test_longer_budget_claim_says_whether_the_floor_was_a_budget_effect():
+    plain = pd.DataFrame([_summary_row("AttnOnly", 1337, 6.55, None, 800)])
+    stayed = pd.DataFrame([_summary_row("AttnOnly", 1337, 6.54, None, 2400)])
+    left = pd.DataFrame([_summary_row("AttnOnly", 1337, 5.9, 1300, 2400)])
+    text = analysis.claim_longer_budget(stayed, plain, floor=6.475)
+    assert "2,400 steps: best 6.540" in text and "at 800 steps it was 6.550" in text
+    assert "never left the floor" in text and "budget effect" not in text
+    text = analysis.claim_longer_budget(left, plain, floor=6.475)
+    assert "left the floor at step 1,300" in text and "budget effect, not a collapse" in text
+    assert "is not checked here" in analysis.claim_longer_budget(stayed.iloc[0:0], plain, floor=6.475)
+
+
+def test_the_probe_is_a_stand_in_run_that_never_shares_a_directory(tmp_path, monkeypatch, capsys):
+    import lib.book
+    from lib import plans
+    from lib.book import variant_label
+    from lib.runs import run_path
+    exp, = plans.longer_budget_124m()
+    assert exp.train.max_steps == plans.LONGER_BUDGET * 800 and exp.config_name == "AttnOnly"
+    assert run_path(exp).name == "seed1337_steps2400" and variant_label(exp) == "2,400 steps"
+    assert exp.to_json() in {e.to_json() for e in plans.release()}
+    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    summ, hist = Chapter.open("124m_sweep", params(), announce=False).probe()
+    assert summ.empty and hist.empty
+    assert "not run yet: python -m lib train --scale cpu-bpe --impl residualgpt --config AttnOnly " \
+           "--seed 1337 --steps 2400" in capsys.readouterr().out
+    summ, hist = Chapter.open("124m_sweep", params(scale="124M"), announce=False).probe()
+    assert summ.empty and hist.empty and "belongs to the cpu-bpe stand-in" in capsys.readouterr().out
+    summ, _ = Chapter.open("10m_asymmetry", params(), announce=False).probe()  # a chapter without a probe
+    assert summ.empty and capsys.readouterr().out == ""
+
+
+def test_longer_budget_curves_draw_the_probe_dashed_beside_its_plain_runs():
+    def h(config, steps, n):
+        return pd.DataFrame({"config": config, "seed": 1337, "steps": steps, "step": [100 * i for i in range(n)],
+                             "val_loss": 6.5})
+    hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("FFNOnly", 800, 9)])
+    ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25), 6.475, "t")
+    labels = [ln.get_label() for ln in ax.lines]
+    assert labels == ["FullResidual seed 1337, 800 steps", "AttnOnly seed 1337, 800 steps",
+                      "AttnOnly seed 1337, 2,400 steps", "unigram floor 6.475"]
+    assert ax.lines[2].get_linestyle() == "--" and len(ax.lines[2].get_xdata()) == 25
