@@ -13,7 +13,7 @@ from .experiment import build_model
 from .runs import RunDir, save_torch_atomic
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
-FIG2_SEED = 1337  # the seed of the paper's Fig. 2 (§4.1): the run whose diagnostics the book reads
+FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
 
 
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
@@ -191,25 +191,48 @@ def claim_separation(summaries: pd.DataFrame, paper_scale: str) -> str:
                "DOES NOT HOLD: the seed ranges overlap."))
 
 
-def claim_longer_budget(probe: pd.DataFrame, summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> str:
     """Does a configuration that stayed on the floor for the stand-in's budget leave it when trained
-    longer? ``probe`` holds the longer runs (``plans.longer_budget_124m``), ``summaries`` the plain
-    ones; each probe run is set beside the plain run of its configuration and seed."""
-    if probe.empty:
-        return ("No longer-budget run is shown at this scale: whether staying on the floor is a budget effect "
-                "is not checked here.")
+    longer, and does the asymmetry (AttnOnly leaves, FFNOnly does not) appear then? ``probe`` is
+    ``Chapter.probe()``; ``summaries`` the chapter's runs, of which each probe run is set beside the
+    released run of its configuration and seed at the preset's budget. One seed: it can show that a
+    floor was a budget effect, never that a collapse is permanent."""
+    from .experiment import ESCAPE_MARGIN
+    if not probe.applies:
+        return "No longer-budget probe at this scale: the budget is the paper's own."
+    plain_runs = summaries[summaries.source == "released"] if "source" in summaries else summaries
     lines = []
-    for r in probe.itertuples():
-        plain = summaries[(summaries.config == r.config) & (summaries.seed == r.seed)]
-        short = (f"; at {int(plain.steps.iloc[0]):,} steps it was {plain.best_val_loss.iloc[0]:.3f}, "
-                 + ("escaped at step " + str(int(plain.escape_step.iloc[0])) if plain.escape_step.notna().iloc[0]
-                    else "never below the floor - margin") if len(plain) else "")
+    for r in probe.summaries.itertuples():
+        plain = plain_runs[(plain_runs.config == r.config) & (plain_runs.seed == r.seed)
+                           & (plain_runs.budget != r.budget)]
         left = not pd.isna(r.escape_step)
-        lines.append(f"{r.config} seed {r.seed}, {int(r.steps):,} steps: best {r.best_val_loss:.3f} at step "
-                     f"{int(r.best_step):,} (floor {floor:.3f}, margin {margin}){short}. "
-                     + (f"It left the floor at step {int(r.escape_step):,}: the shorter run's floor was a "
-                        f"budget effect, not a collapse." if left else
-                        f"It never left the floor: with {int(r.steps):,} steps the collapse persists."))
+        text = (f"{r.config} seed {r.seed}, {int(r.budget):,} steps: best {r.best_val_loss:.3f} at step "
+                f"{int(r.best_step):,} (floor {floor:.3f}, escape margin {ESCAPE_MARGIN})")
+        if plain.empty:
+            text += "; no released run at the preset's budget to set beside it. "
+            text += f"It left the floor at step {int(r.escape_step):,}." if left else "It stayed on the floor."
+        else:
+            p = plain.iloc[0]
+            plain_left = not pd.isna(p.escape_step)
+            text += (f"; at {int(p.budget):,} steps it reached {p.best_val_loss:.3f} and "
+                     + (f"left the floor at step {int(p.escape_step):,}. " if plain_left else "stayed on the floor. "))
+            text += (f"Still on the floor after {int(r.budget):,} steps (one seed; this does not show that the "
+                     f"collapse is permanent)." if not left else
+                     f"It left the floor at step {int(r.escape_step):,}, as the shorter run had." if plain_left else
+                     f"It left the floor at step {int(r.escape_step):,}: at {int(p.budget):,} steps its floor "
+                     f"was a budget effect, not a collapse.")
+        lines.append(text)
+    a, f = (probe.summaries[probe.summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
+    if len(a) and len(f):
+        a_left, f_left = a.escape_step.notna().all(), f.escape_step.notna().any()
+        lines.append(f"Asymmetry at {int(a.budget.iloc[0]):,} steps (seed {int(a.seed.iloc[0])} only): "
+                     + ("HOLDS: AttnOnly left the floor and FFNOnly did not." if a_left and not f_left else
+                        "DOES NOT HOLD: " + ("both left the floor." if a_left else
+                                             "neither left the floor." if not f_left else
+                                             "FFNOnly left the floor and AttnOnly did not.")))
+    lines += [f"Not run yet: {cmd}" for cmd in probe.missing]
+    if probe.summaries.empty:
+        lines.append("Whether staying on the floor is a budget effect is not checked yet.")
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ import torch
 
 from . import plans
 from .cli import command_for
-from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset
+from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_steps
 from .data import load_corpus, unigram_floor
 from .paper import paper_values
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
@@ -65,6 +65,17 @@ def user_names(namespace: dict) -> dict:
     return {k: v for k, v in namespace.items()
             if not k.startswith("_") and k not in _IPYTHON_NAMES
             and isinstance(v, (type(None), str, int, float, bool, Path))}
+
+
+@dataclass
+class Probe:
+    """A chapter's stand-in probe (``ChapterSpec.probe``): its finished runs, the commands for those not
+    finished, the seed it trains, and whether it applies at the chapter's scale."""
+    summaries: pd.DataFrame
+    histories: pd.DataFrame
+    missing: list[str]
+    seed: int
+    applies: bool
 
 
 @dataclass
@@ -163,24 +174,23 @@ class Chapter:
         """One row per evaluation of every finished run (long format)."""
         return histories_of(self._located())
 
-    def probe(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Summaries and histories of the chapter's stand-in probe (``ChapterSpec.probe``), with the
-        command for each probe run not yet finished; empty at the paper's scale or without a probe."""
+    def probe(self) -> Probe:
+        """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
+        for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
         if self.spec.probe is None or not self.stand_in:
             if self.spec.probe is not None:
                 print(f"At {self.scale} the budget is the paper's own; the longer-budget probe belongs to the "
                       f"{self.spec.stand_in} stand-in.")
-            return summaries_of([]), histories_of([])
+            return Probe(summaries_of([]), histories_of([]), [], plans.PROBE_SEED, applies=False)
         located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in plans.PLANS[self.spec.probe](self.scale)]
-        for e, rd, _ in located:
-            if rd.status not in ("complete", "diverged"):
-                print(f"not run yet: {command_for(e)}")
-        return summaries_of(located), histories_of(located)
+        missing = unfinished(located)
+        for cmd in missing:
+            print(f"not run yet: {cmd}")
+        return Probe(summaries_of(located), histories_of(located), missing, plans.PROBE_SEED, applies=True)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""
-        return [command_for(e) for e, rd, src in self._located()
-                if src == "released" and rd.status not in ("complete", "diverged")]
+        return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
     def gain_curves(self) -> pd.DataFrame:
         from .gain import gain_curves
@@ -283,12 +293,17 @@ def summaries_of(located) -> pd.DataFrame:
         s = rd.summary
         if s is None or s["status"] not in ("complete", "diverged"):
             continue
-        rows.append({**s, "source": source, "path": str(rd.path.relative_to(ROOT))
+        rows.append({**s, "budget": exp.train.max_steps, "source": source, "path": str(rd.path.relative_to(ROOT))
                      if rd.path.is_relative_to(ROOT) else str(rd.path)})
     cols = ["config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "unigram_floor", "status", "steps", "wall_s", "tokens_per_s", "source", "path"]
+            "escape_step", "unigram_floor", "status", "steps", "budget", "wall_s", "tokens_per_s", "source", "path"]
     df = pd.DataFrame(rows)
     return df[cols] if len(df) else pd.DataFrame(columns=cols)
+
+
+def unfinished(located) -> list[str]:
+    """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
+    return [command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged")]
 
 
 def histories_of(located) -> pd.DataFrame:
@@ -299,10 +314,10 @@ def histories_of(located) -> pd.DataFrame:
             continue
         h = pd.DataFrame(rd.history())
         h["config"], h["seed"], h["source"] = exp.config_name, exp.seed, source
-        h["gain_mode"], h["gain"], h["steps"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
+        h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
         frames.append(h)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain", "steps"])
+        columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain", "budget"])
 
 
 def released(exps) -> pd.DataFrame:
@@ -427,7 +442,7 @@ class Verdict:
 def variant_label(exp: Experiment) -> str:
     """How a run differs from its preset: a gain, a longer or shorter budget, or "plain"."""
     parts = [f"{exp.gain_mode} gain {exp.gain:g}"] if exp.gain_mode else []
-    if exp.train.max_steps != get_preset(exp.scale).train.max_steps:
+    if off_preset_steps(exp):
         parts.append(f"{exp.train.max_steps:,} steps")
     return ", ".join(parts) or "plain"
 

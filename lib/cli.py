@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
+from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, off_preset_steps, replace
 from .runs import RUNS_DIR
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
@@ -19,7 +19,7 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
            f"--config {exp.config_name} --seed {exp.seed}")
     if exp.gain_mode:
         cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
-    if exp.train.max_steps != get_preset(exp.scale).train.max_steps:
+    if off_preset_steps(exp):
         cmd += f" --steps {exp.train.max_steps}"
     if runs_dir is not None:
         cmd += f" --runs-dir {runs_dir}"

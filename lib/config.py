@@ -207,6 +207,13 @@ def get_preset(scale: str, impl: str = "residualgpt", config: str = "FullResidua
     return dataclasses.replace(exp, model=model, train=train, seed=seed)
 
 
+def off_preset_steps(exp: Experiment) -> int | None:
+    """``exp``'s training steps where they differ from its scale preset's (a shortened smoke run, the
+    124M stand-in's longer-budget probe), else None. Run directories, commands and labels use it."""
+    steps = exp.train.max_steps
+    return None if steps == _PRESETS[exp.scale].train.max_steps else steps
+
+
 def _coerce(name: str, value: Any, typ: Any) -> Any:
     """Check one override against its declared type; bool/int/float/str only."""
     typ = {"int": int, "float": float, "bool": bool, "str": str}.get(str(typ), typ)

@@ -43,19 +43,20 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
     return ax
 
 
-def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float, title: str, ax=None):
-    """Each longer-budget run (dashed) beside the plain runs at its seed (solid): its own configuration
-    and Full Residual, against the floor."""
+def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float, title: str,
+                         seed: int = FIG2_SEED, ax=None):
+    """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of the
+    same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn even
+    before the probe has run."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
-    for (config, seed, steps), p in probe_hist.groupby(["config", "seed", "steps"]):
-        for c in dict.fromkeys(["FullResidual", config]):
-            h = hist[(hist.config == c) & (hist.seed == seed)].dropna(subset=["val_loss"])
-            if len(h):
-                ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.4,
-                        label=f"{c} seed {seed}, {h.steps.iloc[0]:,} steps")
+    for c in _configs(hist):
+        h = one_run(hist, c, seed, "released").dropna(subset=["val_loss"])
+        if len(h):
+            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.4, label=f"{c} seed {seed}, {h.budget.iloc[0]:,} steps")
+    for (config, budget), p in probe_hist[probe_hist.seed == seed].groupby(["config", "budget"], sort=False):
         p = p.dropna(subset=["val_loss"])
         ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
-                label=f"{config} seed {seed}, {steps:,} steps")
+                label=f"{config} seed {seed}, {budget:,} steps")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     _legend(ax)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .config import _PRESETS, Experiment
+from .config import Experiment, off_preset_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS_DIR = ROOT / "runs"
@@ -69,8 +69,7 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     if exp.gain_mode is not None:
         parts.append(f"gain-{exp.gain_mode}-{exp.gain:g}")
     leaf = f"seed{exp.seed}"
-    preset_steps = _PRESETS[exp.scale].train.max_steps
-    if exp.train.max_steps != preset_steps:  # a shortened run never shares a directory with the full one
+    if off_preset_steps(exp):  # a shortened or longer run never shares a directory with the preset's
         leaf += f"_steps{exp.train.max_steps}"
     return Path(runs_dir).joinpath(*parts, leaf)
 

@@ -177,8 +177,9 @@ def test_static_figures_draw_what_they_are_given():
     fig = plots.diagnostics_figure(diag, "t")
     assert [len(a.lines) for a in fig.axes] == [2, 2]
     other_seed = history("AttnOnly", [9.0, 9.0]).assign(seed=42)  # lower than 1337, so "lowest seed" would pick it
-    fig = plots.diagnostics_figure(pd.concat([diag, other_seed]), "t")
-    assert [list(ln.get_ydata()) for ln in fig.axes[0].lines] == [[0.5, 0.0], [0.3, 0.0]]  # seed 1337 only
+    retrained = history("AttnOnly", [7.0, 7.0]).assign(source="retrained")  # -p seed 1337 beside the released run
+    fig = plots.diagnostics_figure(pd.concat([diag.assign(source="released"), other_seed, retrained]), "t")
+    assert [list(ln.get_ydata()) for ln in fig.axes[0].lines] == [[0.5, 0.0], [0.3, 0.0]]  # released seed 1337
     curves = pd.DataFrame({"mode": ["runtime"] * 4 + ["weight"] * 4, "gain": [1.0, 1.0, 2.0, 2.0] * 2,
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
@@ -444,50 +445,100 @@ def test_a_paper_value_that_is_not_a_number_names_its_line(tmp_path, monkeypatch
 # -- the 124M stand-in's longer-budget probe -----------------------------------------------------
 
 
-def _summary_row(config, seed, best, escape, steps):
-    return {"config": config, "seed": seed, "best_val_loss": best, "best_step": steps, "escape_step": escape,
-            "steps": steps}
+def _summary_row(config, best, escape, budget, seed=1337, source="released"):
+    return {"config": config, "seed": seed, "best_val_loss": best, "best_step": budget, "escape_step": escape,
+            "steps": budget, "budget": budget, "source": source}
 
 
-def test_longer_budget_claim_says_whether_the_floor_was_a_budget_effect():
-    plain = pd.DataFrame([_summary_row("AttnOnly", 1337, 6.55, None, 800)])
-    stayed = pd.DataFrame([_summary_row("AttnOnly", 1337, 6.54, None, 2400)])
-    left = pd.DataFrame([_summary_row("AttnOnly", 1337, 5.9, 1300, 2400)])
-    text = analysis.claim_longer_budget(stayed, plain, floor=6.475)
-    assert "2,400 steps: best 6.540" in text and "at 800 steps it was 6.550" in text
-    assert "never left the floor" in text and "budget effect" not in text
-    text = analysis.claim_longer_budget(left, plain, floor=6.475)
-    assert "left the floor at step 1,300" in text and "budget effect, not a collapse" in text
-    assert "is not checked here" in analysis.claim_longer_budget(stayed.iloc[0:0], plain, floor=6.475)
+def _probe(*rows, missing=(), applies=True):
+    from lib.book import Probe, histories_of, summaries_of
+    summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
+    return Probe(summaries, histories_of([]), list(missing), 1337, applies)
 
 
-def test_the_probe_is_a_stand_in_run_that_never_shares_a_directory(tmp_path, monkeypatch, capsys):
+def test_longer_budget_claim_reads_each_probe_beside_its_released_plain_run():
+    plain = pd.DataFrame([_summary_row("AttnOnly", 9.0, None, 20, source="retrained"),  # a smoke retrain of 1337
+                          _summary_row("AttnOnly", 6.55, None, 800), _summary_row("FFNOnly", 6.54, None, 800)])
+    stayed = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 6.54, None, 2400),
+                                                 _summary_row("FFNOnly", 6.53, None, 2400)), plain, 6.475)
+    assert "AttnOnly seed 1337, 2,400 steps: best 6.540" in stayed and "at 800 steps it reached 6.550" in stayed
+    assert "Still on the floor after 2,400 steps (one seed" in stayed and "budget effect" not in stayed
+    assert stayed.splitlines()[-1] == ("Asymmetry at 2,400 steps (seed 1337 only): DOES NOT HOLD: "
+                                       "neither left the floor.")
+    left = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
+                                               _summary_row("FFNOnly", 6.53, None, 2400)), plain, 6.475)
+    assert "left the floor at step 1,300: at 800 steps its floor was a budget effect" in left
+    assert left.splitlines()[-1].endswith("HOLDS: AttnOnly left the floor and FFNOnly did not.")
+    both = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
+                                               _summary_row("FFNOnly", 6.0, 1800, 2400)), plain, 6.475)
+    assert both.splitlines()[-1].endswith("DOES NOT HOLD: both left the floor.")
+
+
+def test_longer_budget_claim_does_not_call_an_earlier_escape_a_budget_effect():
+    escaped = pd.DataFrame([_summary_row("AttnOnly", 6.2, 300, 800)])
+    text = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped, 6.475)
+    assert "as the shorter run had" in text and "budget effect" not in text
+    text = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped.iloc[0:0], 6.475)
+    assert "no released run at the preset's budget" in text and "budget effect" not in text
+
+
+def test_longer_budget_claim_tells_not_run_yet_from_not_applicable():
+    cmd = "python -m lib train --scale cpu-bpe --config AttnOnly --seed 1337 --steps 2400"
+    pending = analysis.claim_longer_budget(_probe(missing=[cmd]), pd.DataFrame(), 6.475)
+    assert pending.splitlines() == [f"Not run yet: {cmd}",
+                                    "Whether staying on the floor is a budget effect is not checked yet."]
+    assert "the budget is the paper's own" in analysis.claim_longer_budget(_probe(applies=False), pd.DataFrame(), 7.0)
+
+
+def _fake_run(exp, runs_dir, best, escape, n_evals):
+    import json
+
+    from lib.runs import run_path
+    d = run_path(exp, runs_dir)
+    d.mkdir(parents=True)
+    (d / "summary.json").write_text(json.dumps(
+        {"status": "complete", "config": exp.config_name, "seed": exp.seed, "gain_mode": None, "gain": 1.0,
+         "best_val_loss": best, "best_step": 100 * (n_evals - 1), "final_val_loss": best, "escape_step": escape,
+         "unigram_floor": 6.475, "steps": exp.train.max_steps, "wall_s": 1.0, "tokens_per_s": 1.0}))
+    (d / "history.jsonl").write_text("".join(json.dumps({"step": 100 * i, "val_loss": best}) + "\n"
+                                             for i in range(n_evals)))
+
+
+def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch, capsys):
     import lib.book
     from lib import plans
     from lib.book import variant_label
+    from lib.config import get_preset
     from lib.runs import run_path
-    exp, = plans.longer_budget_124m()
-    assert exp.train.max_steps == plans.LONGER_BUDGET * 800 and exp.config_name == "AttnOnly"
-    assert run_path(exp).name == "seed1337_steps2400" and variant_label(exp) == "2,400 steps"
-    assert exp.to_json() in {e.to_json() for e in plans.release()}
+    attn, ffn = plans.longer_budget_124m()
+    assert (attn.config_name, ffn.config_name) == ("AttnOnly", "FFNOnly")
+    assert attn.train.max_steps == plans.LONGER_BUDGET * get_preset("cpu-bpe").train.max_steps
+    assert run_path(attn).name == "seed1337_steps2400" and variant_label(attn) == "2,400 steps"
     monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
-    summ, hist = Chapter.open("124m_sweep", params(), announce=False).probe()
-    assert summ.empty and hist.empty
-    assert "not run yet: python -m lib train --scale cpu-bpe --impl residualgpt --config AttnOnly " \
-           "--seed 1337 --steps 2400" in capsys.readouterr().out
-    summ, hist = Chapter.open("124m_sweep", params(scale="124M"), announce=False).probe()
-    assert summ.empty and hist.empty and "belongs to the cpu-bpe stand-in" in capsys.readouterr().out
-    summ, _ = Chapter.open("10m_asymmetry", params(), announce=False).probe()  # a chapter without a probe
-    assert summ.empty and capsys.readouterr().out == ""
+    _fake_run(attn, tmp_path, 6.54, None, 25)
+    _fake_run(get_preset("cpu-bpe", "residualgpt", "AttnOnly", 1337), tmp_path, 6.55, None, 9)
+    ch = Chapter.open("124m_sweep", params(), announce=False)
+    probe = ch.probe()
+    assert probe.applies and list(probe.summaries.budget) == [2400] and len(probe.histories) == 25
+    assert probe.missing == ["python -m lib train --scale cpu-bpe --impl residualgpt --config FFNOnly "
+                             "--seed 1337 --steps 2400"]
+    assert f"not run yet: {probe.missing[0]}" in capsys.readouterr().out
+    assert list(ch.summaries().budget) == [800] and set(ch.histories().budget) == {800}  # the probe stays apart
+    paper = Chapter.open("124m_sweep", params(scale="124M"), announce=False).probe()
+    assert not paper.applies and paper.summaries.empty and "belongs to the cpu-bpe stand-in" in capsys.readouterr().out
+    assert not Chapter.open("10m_asymmetry", params(), announce=False).probe().applies  # a chapter without one
 
 
-def test_longer_budget_curves_draw_the_probe_dashed_beside_its_plain_runs():
-    def h(config, steps, n):
-        return pd.DataFrame({"config": config, "seed": 1337, "steps": steps, "step": [100 * i for i in range(n)],
-                             "val_loss": 6.5})
-    hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("FFNOnly", 800, 9)])
-    ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25), 6.475, "t")
+def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
+    def h(config, budget, n, source="released"):
+        return pd.DataFrame({"config": config, "seed": 1337, "budget": budget, "source": source,
+                             "step": [100 * i for i in range(n)], "val_loss": 6.5})
+    hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("AttnOnly", 20, 2, "retrained")])
+    ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25).iloc[0:0], 6.475, "t")
+    assert [ln.get_label() for ln in ax.lines] == ["FullResidual seed 1337, 800 steps",
+                                                   "AttnOnly seed 1337, 800 steps", "unigram floor 6.475"]
+    ax = plots.longer_budget_curves(hist, pd.concat([h("AttnOnly", 2400, 25), h("FFNOnly", 2400, 25)]), 6.475, "t")
     labels = [ln.get_label() for ln in ax.lines]
-    assert labels == ["FullResidual seed 1337, 800 steps", "AttnOnly seed 1337, 800 steps",
-                      "AttnOnly seed 1337, 2,400 steps", "unigram floor 6.475"]
+    assert labels[2:4] == ["AttnOnly seed 1337, 2,400 steps", "FFNOnly seed 1337, 2,400 steps"]
+    assert ax.lines[1].get_xdata().tolist() == [100 * i for i in range(9)]  # not the retrained smoke run
     assert ax.lines[2].get_linestyle() == "--" and len(ax.lines[2].get_xdata()) == 25
