@@ -58,6 +58,8 @@ def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: fl
         ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
                 label=f"{config} seed {seed}, {budget:,} steps")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    lowest = min([floor, *(min(ln.get_ydata()) for ln in ax.lines[:-1])])
+    ax.set_ylim(lowest - 0.1, floor + 0.5)  # the untrained model at step 0 lies far above: the floor matters here
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     _legend(ax)
     return ax

@@ -542,3 +542,4 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
     assert labels[2:4] == ["AttnOnly seed 1337, 2,400 steps", "FFNOnly seed 1337, 2,400 steps"]
     assert ax.lines[1].get_xdata().tolist() == [100 * i for i in range(9)]  # not the retrained smoke run
     assert ax.lines[2].get_linestyle() == "--" and len(ax.lines[2].get_xdata()) == 25
+    assert ax.get_ylim() == pytest.approx((6.375, 6.975))  # zoomed on the floor, not on the untrained model
