@@ -44,7 +44,7 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
 
 
 def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float, title: str,
-                         seed: int = FIG2_SEED, ax=None):
+                         seed: int, ax=None):
     """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of the
     same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn even
     before the probe has run."""

@@ -534,10 +534,11 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
         return pd.DataFrame({"config": config, "seed": 1337, "budget": budget, "source": source,
                              "step": [100 * i for i in range(n)], "val_loss": 6.5})
     hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("AttnOnly", 20, 2, "retrained")])
-    ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25).iloc[0:0], 6.475, "t")
+    ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25).iloc[0:0], 6.475, "t", seed=1337)
     assert [ln.get_label() for ln in ax.lines] == ["FullResidual seed 1337, 800 steps",
                                                    "AttnOnly seed 1337, 800 steps", "unigram floor 6.475"]
-    ax = plots.longer_budget_curves(hist, pd.concat([h("AttnOnly", 2400, 25), h("FFNOnly", 2400, 25)]), 6.475, "t")
+    ax = plots.longer_budget_curves(hist, pd.concat([h("AttnOnly", 2400, 25), h("FFNOnly", 2400, 25)]), 6.475, "t",
+                                   seed=1337)
     labels = [ln.get_label() for ln in ax.lines]
     assert labels[2:4] == ["AttnOnly seed 1337, 2,400 steps", "FFNOnly seed 1337, 2,400 steps"]
     assert ax.lines[1].get_xdata().tolist() == [100 * i for i in range(9)]  # not the retrained smoke run
