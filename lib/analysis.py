@@ -10,7 +10,7 @@ import torch
 from .config import CONFIGS, Experiment
 from .data import Batches, load_corpus
 from .experiment import build_model
-from .runs import RunDir, save_torch_atomic
+from .runs import RunDir
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
@@ -99,17 +99,9 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
 
 
 # -- checkpoints the book loads --------------------------------------------------
-def export_weights(rd: RunDir) -> None:
-    """Write ``weights.pt``: the final model weights in fp16 plus the experiment (~2.4 MB at `cpu`)."""
-    state = rd.load_checkpoint(Experiment.from_dict(rd.read_json("config.json")))
-    weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
-    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights,
-                                               "step": state["trainer"]["step"]})
-
-
 def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
-    blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=False)
+    blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=True)
     exp = Experiment.from_dict(blob["experiment"])
     model = build_model(exp)
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})

@@ -10,7 +10,7 @@ from .runs import RUNS_DIR
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-              "124m_longer_budget")
+              "124m_longer_budget", "10m_prefix", "bf16_agreement")
 
 
 def command_for(exp: Experiment, runs_dir=None) -> str:
@@ -21,6 +21,7 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
     if off_preset_steps(exp):
         cmd += f" --steps {exp.train.max_steps}"
+    cmd += f" --precision {exp.train.precision}"
     if runs_dir is not None:
         cmd += f" --runs-dir {runs_dir}"
     return cmd
@@ -32,7 +33,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=int, help="override the preset's training steps")
     p.add_argument("--eval-every", type=int, help="override the preset's evaluation interval")
     p.add_argument("--runs-dir", default=str(RUNS_DIR))
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
+    p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
+                   help="auto (train's default): bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast. "
+                        "A plan's runs keep the precision the plan defines unless this is given")
+    p.add_argument("--until", type=int, metavar="N",
+                   help="stop after step N (a multiple of the evaluation interval) with status partial, on "
+                        "the full run's schedule; run again to continue")
     p.add_argument("--compile", action="store_true", help="torch.compile the model")
     p.add_argument("--deterministic", action="store_true",
                    help="CUBLAS_WORKSPACE_CONFIG=:4096:8 and torch.use_deterministic_algorithms(True)")
@@ -66,6 +73,10 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="best val loss per configuration over a plan's finished runs (markdown)")
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
+    b = sub.add_parser("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
+    b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
+    b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
+    b.add_argument("--device", default="auto")
     pr = sub.add_parser("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
@@ -73,9 +84,19 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _precision(args, exp: Experiment) -> str:
+    """The precision ``exp`` trains in: --precision, else (auto) the device's for a single run and the
+    plan's own for a plan's runs."""
+    from .train import resolve_device, resolve_precision
+    requested = args.precision or ("auto" if args.command == "train" or not getattr(args, "plan", None) else None)
+    if requested is None:
+        return exp.train.precision
+    return resolve_precision(requested, resolve_device(args.device))
+
+
 def _experiment(args, config: str, seed: int) -> Experiment:
     exp = get_preset(args.scale, args.impl, config, seed)
-    overrides = {}
+    overrides = {"precision": _precision(args, exp)}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
     if args.eval_every is not None:
@@ -90,7 +111,7 @@ def _experiment(args, config: str, seed: int) -> Experiment:
 def _run_kwargs(args) -> dict:
     return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
                 deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
-                force=args.force, progress=not args.quiet)
+                force=args.force, progress=not args.quiet, until=args.until)
 
 
 def _print_summary(s: dict) -> None:
@@ -103,6 +124,7 @@ def _sweep_experiments(args) -> list[Experiment]:
     from .plans import PLANS, with_steps
     if args.plan:
         exps = with_steps(PLANS[args.plan](), args.steps)
+        exps = [replace(e, precision=_precision(args, e)) for e in exps]
     else:
         if args.scale is None:
             raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
@@ -124,9 +146,11 @@ def main(argv=None) -> int:
                 exp = get_preset(args.scale, args.impl, c)
                 out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
             print(json.dumps(out, indent=2))
+        elif args.command == "bench":
+            from .bench import bench
+            print(bench(args.scales, args.steps, args.device).to_markdown(index=False))
         elif args.command == "export-weights":
-            from .analysis import export_weights
-            from .runs import RunDir
+            from .runs import RunDir, export_weights
             for d in args.run_dirs:
                 export_weights(RunDir(d))
                 print(f"wrote {d}/weights.pt")

@@ -40,6 +40,30 @@ def check_choice(kind: str, value: Any, valid) -> None:
         raise ConfigError(f"unknown {kind} {value!r}; valid: {', '.join(map(str, valid))}")
 
 
+# Each implementation of §3.1 is a bundle of model fields (below) and training fields
+# (``_NANOGPT_TRAIN``). nanoGPT's values are those of the author's `Notebooks/10M/NanoGPT_10M.ipynb`
+# (Karpathy's lecture `gpt.py` with the two switches), read point by point; book/reproducibility.md
+# lists each one and where it departs from the paper's Table 1. Keeping every difference a field
+# lets the bundle be taken apart one factor at a time (book/mechanism.ipynb).
+MODEL_RECIPES: dict[str, dict[str, Any]] = {
+    "residualgpt": dict(tie_weights=True, qkv_bias=False, bias=False, head_bias=False,
+                        attn_kernel="sdpa", scaled_init=True, emb_dropout=True),
+    "nanogpt": dict(tie_weights=False,    # separate token embedding and lm_head
+                    qkv_bias=False,       # Head's key/query/value: nn.Linear(..., bias=False)
+                    bias=True,            # attention proj and both FFN layers: nn.Linear default bias
+                    head_bias=True,       # lm_head = nn.Linear(n_embd, vocab): with bias
+                    attn_kernel="manual", # masked softmax, dropout on the attention weights
+                    scaled_init=False,    # N(0, 0.02) on every Linear and Embedding, no 1/sqrt(2L)
+                    emb_dropout=False),   # token + position embeddings go straight into block 0
+}
+# The released nanogpt runs trained before the recipe was read from the author's notebook had
+# biases on q/k/v and dropout after the embeddings; their config.json has no bundle fields.
+_LEGACY_NANOGPT = {**MODEL_RECIPES["nanogpt"], "qkv_bias": True, "emb_dropout": True}
+ATTN_KERNELS = ("sdpa", "manual")
+MIXERS = ("attention", "local")
+PRECISIONS = ("fp32", "bf16")
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     vocab_size: int = 65          # TinyShakespeare characters (§3.3)
@@ -50,25 +74,37 @@ class ModelConfig:
     dropout: float = 0.2
     attn_res: bool = True         # Eq. 1, first line
     ffn_res: bool = True          # Eq. 1, second line
-    impl: str = "residualgpt"     # residualgpt | nanogpt (§3.1)
+    impl: str = "residualgpt"     # residualgpt | nanogpt (§3.1): the recipe the fields below default to
+    # The implementation bundle; None takes the value of ``impl``'s recipe (MODEL_RECIPES).
+    tie_weights: bool | None = None   # lm_head shares the token embedding
+    qkv_bias: bool | None = None      # bias on the query/key/value projection
+    bias: bool | None = None          # bias on the attention output projection and both FFN layers
+    head_bias: bool | None = None     # bias on lm_head
+    attn_kernel: str | None = None    # sdpa (F.scaled_dot_product_attention) | manual (masked softmax)
+    scaled_init: bool | None = None   # GPT-2's N(0, 0.02/sqrt(2 n_layer)) on the c_proj weights
+    emb_dropout: bool | None = None   # dropout on token + position embeddings
+    # What mixes positions inside a Block: attention (the paper) or `local`, the author's position-blind
+    # token-wise MLP of the same parameter count (§7.2, Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb).
+    mixer: str = "attention"
 
     def __post_init__(self):
         check_choice("implementation", self.impl, IMPLS)
+        for key, value in MODEL_RECIPES[self.impl].items():
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, value)
+        check_choice("attention kernel", self.attn_kernel, ATTN_KERNELS)
+        check_choice("mixer", self.mixer, MIXERS)
         if self.n_embd % self.n_head:
             raise ConfigError(f"n_embd={self.n_embd} is not divisible by n_head={self.n_head}")
 
-    # The implementation decides these; they are not independent knobs (§3.1).
-    @property
-    def tie_weights(self) -> bool:
-        return self.impl == "residualgpt"
-
-    @property
-    def bias(self) -> bool:       # biases in the attention/MLP Linear layers
-        return self.impl == "nanogpt"
-
     @property
     def flash(self) -> bool:      # F.scaled_dot_product_attention vs manual softmax
-        return self.impl == "residualgpt"
+        return self.attn_kernel == "sdpa"
+
+    @property
+    def departures(self) -> dict[str, Any]:
+        """Bundle fields whose value differs from ``impl``'s recipe (a factor switched on its own)."""
+        return {k: getattr(self, k) for k, v in MODEL_RECIPES[self.impl].items() if getattr(self, k) != v}
 
     @property
     def config_name(self) -> str:
@@ -94,10 +130,15 @@ class TrainConfig:
     train_eval_batches: int = 10  # train-loss estimate; its own generator, not the training stream
     val_mode: str = "fixed"       # fixed (ResidualGPT) | random (nanoGPT, fresh batches each eval)
     val_seed: int = 99991         # §3.1: fixed validation batches are drawn once with this seed
+    # Training precision: fp32, or bf16 autocast (CUDA or CPU). Each preset names the precision it
+    # is defined in, the author's (10M and the stand-ins: fp32; 124M ResidualGPT: bf16 autocast, as
+    # in Notebooks/124M); a run in another precision gets its own directory (lib.runs.run_path).
+    precision: str = "fp32"
 
     def __post_init__(self):
         check_choice("schedule", self.schedule, ("cosine", "constant"))
         check_choice("val_mode", self.val_mode, ("fixed", "random"))
+        check_choice("precision", self.precision, PRECISIONS)
         for name in ("batch_size", "grad_accum", "max_steps", "eval_interval", "eval_batches"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -148,14 +189,19 @@ class Experiment:
     @classmethod
     def from_dict(cls, d: dict) -> "Experiment":
         d = {k: v for k, v in d.items() if k != "config_name"}
-        return cls(**{**d, "model": ModelConfig(**d["model"]), "train": TrainConfig(**d["train"])})
+        model = dict(d["model"])
+        if model.get("impl") == "nanogpt" and "qkv_bias" not in model:  # written before the bundle fields
+            model = {**_LEGACY_NANOGPT, **model}
+        return cls(**{**d, "model": ModelConfig(**model), "train": TrainConfig(**d["train"])})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
 
 
 # --- presets -----------------------------------------------------------------
-_RESIDUALGPT_TRAIN_10M = TrainConfig()  # the defaults above are Table 1's 10M column
+# The defaults above are Table 1's 10M column. fp32: the author's 10M notebooks (NanoGPT_10M,
+# AttnOnly_seed_stability, 10M_MIXTURE_EXPERIMENT) use no autocast; the 124M ones do (bf16 on CUDA).
+_RESIDUALGPT_TRAIN_10M = TrainConfig()
 _PRESETS: dict[str, Experiment] = {
     # 10,750,080 parameters (residualgpt, vocab 65); Table 1 "≈10.7M".
     "10M": Experiment(scale="10M", dataset="shakespeare_char",
@@ -167,7 +213,7 @@ _PRESETS: dict[str, Experiment] = {
                           n_embd=768, dropout=0.1),
         train=TrainConfig(batch_size=16, grad_accum=8,   # 16 x 8 x 1024 = 131K tokens/step
                           max_steps=20000, lr=6e-4, min_lr=6e-5, warmup_steps=2000,
-                          eval_interval=500)),
+                          eval_interval=500, precision="bf16")),
     # 1,207,680 parameters: the 10M stand-in for a 2-core CPU (0.24 s/step here, ~7 min a run).
     "cpu": Experiment(
         scale="cpu", dataset="shakespeare_char",
@@ -186,12 +232,14 @@ _PRESETS: dict[str, Experiment] = {
                           warmup_steps=100, eval_interval=100, eval_batches=20)),
 }
 
-# nanoGPT's recipe. From §3.1/Table 1: constant lr 3e-4, random validation batches
-# drawn afresh at every evaluation. Our decision (not stated in the paper, and a
-# departure from Table 1's shared wd 0.1 / clip 1.0): PyTorch's default AdamW weight
-# decay (0.01) on every parameter and no gradient clipping, as nanoGPT-style code has.
-_NANOGPT_TRAIN = dict(lr=3e-4, min_lr=3e-4, warmup_steps=0, schedule="constant",
-                      weight_decay=0.01, decay_all=True, grad_clip=0.0, val_mode="random")
+# nanoGPT's training recipe, as the author's NanoGPT_10M.ipynb runs it: constant lr 3e-4, and
+# `torch.optim.AdamW(model.parameters(), lr=3e-4)`, i.e. PyTorch's defaults, betas (0.9, 0.999) and
+# weight decay 0.01 on every parameter; no gradient clipping; fresh random validation batches at
+# each evaluation; no autocast (fp32). Table 1 lists beta2 0.95, weight decay 0.1 and clipping 1.0
+# as "shared"; the code does not, and we follow the code (book/reproducibility.md).
+_NANOGPT_TRAIN = dict(lr=3e-4, min_lr=3e-4, warmup_steps=0, schedule="constant", beta2=0.999,
+                      weight_decay=0.01, decay_all=True, grad_clip=0.0, val_mode="random",
+                      precision="fp32")
 
 
 def get_preset(scale: str, impl: str = "residualgpt", config: str = "FullResidual",
@@ -202,7 +250,7 @@ def get_preset(scale: str, impl: str = "residualgpt", config: str = "FullResidua
     check_choice("configuration", config, tuple(CONFIGS))
     exp = _PRESETS[scale]
     attn_res, ffn_res = CONFIGS[config]
-    model = dataclasses.replace(exp.model, impl=impl, attn_res=attn_res, ffn_res=ffn_res)
+    model = dataclasses.replace(exp.model, impl=impl, attn_res=attn_res, ffn_res=ffn_res, **MODEL_RECIPES[impl])
     train = exp.train if impl == "residualgpt" else dataclasses.replace(exp.train, **_NANOGPT_TRAIN)
     return dataclasses.replace(exp, model=model, train=train, seed=seed)
 
@@ -212,6 +260,13 @@ def off_preset_steps(exp: Experiment) -> int | None:
     124M stand-in's longer-budget probe), else None. Run directories, commands and labels use it."""
     steps = exp.train.max_steps
     return None if steps == _PRESETS[exp.scale].train.max_steps else steps
+
+
+def off_preset_precision(exp: Experiment) -> str | None:
+    """``exp``'s precision where it differs from the one its preset (scale and implementation) is
+    defined in, else None: a bf16 prefix of the author's fp32 nanoGPT, an fp32 run of 10M ResidualGPT."""
+    reference = get_preset(exp.scale, exp.impl).train.precision
+    return None if exp.train.precision == reference else exp.train.precision
 
 
 def _coerce(name: str, value: Any, typ: Any) -> Any:

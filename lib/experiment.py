@@ -18,12 +18,13 @@ from .runs import (
     RunDir,
     RunError,
     environment,
+    export_weights,
     run_path,
     save_torch_atomic,
     write_json_atomic,
     write_jsonl_atomic,
 )
-from .train import Callback, Trainer, resolve_device, set_deterministic
+from .train import Callback, Trainer, autocast, resolve_device, set_deterministic
 
 ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
 
@@ -78,25 +79,40 @@ class _Recorder(Callback):
         write_json_atomic(self.rd.path / "summary.json", self.summary(trainer))
 
 
+def _move_aside(rd: RunDir, why: str) -> None:
+    aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S"))
+    shutil.move(rd.path, aside)
+    print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)
+
+
 def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
         deterministic: bool = False, diagnostics: bool = True, force: bool = False,
-        progress: bool = True, callbacks=(), keep_weights: bool = False) -> dict:
+        progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
-    A complete (or diverged) run is returned as it is unless ``force``, in which
-    case the old directory is moved aside, never deleted. A finished run's checkpoint (model,
-    optimiser and RNG state, only needed to resume) is deleted; ``keep_weights`` first saves the
-    final model weights as ``weights.pt`` (fp16) for chapters that probe the trained model.
+    ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N steps
+    of the full run, on its schedule. Running again with a larger ``until``, or none, continues it
+    exactly. A complete (or diverged) run is returned as it is, whatever ``until`` says, unless
+    ``force``, in which case the old directory is moved aside, never deleted. A partial run whose
+    checkpoint is gone (a released prefix on a fresh clone) is moved aside and retrained from step 0.
+    A finished run's checkpoint (model, optimiser and RNG state, only needed to resume) is deleted;
+    ``keep_weights`` first saves the final model weights as ``weights.pt`` (fp16) for chapters that
+    probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
+    if until is not None and (until < 1 or until % exp.train.eval_interval):
+        raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
+                          f"({exp.train.eval_interval}), where a checkpoint is written")
     if rd.status in ("complete", "diverged"):
         if not force:
             rd.check_config(exp)
             return rd.summary
-        aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S"))
-        shutil.move(rd.path, aside)
-        print(f"moved the finished run aside to {aside}", file=sys.stderr)
+        _move_aside(rd, "--force")
     rd.check_config(exp)
+    if rd.status == "partial" and not rd.ckpt.exists():
+        if until is not None and rd.summary["steps"] >= until:
+            return rd.summary  # the released prefix already reaches that far
+        _move_aside(rd, f"partial run without its checkpoint ({rd.summary['steps']} steps)")
     device = resolve_device(device)
     set_deterministic(deterministic)
     corpus = load_corpus(exp.dataset)
@@ -110,7 +126,7 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool 
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress, compile=compile,
                       tokens_per_sample=exp.model.block_size,
                       callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
-    env = environment(device, deterministic, compile)
+    env = environment(device, deterministic, compile, exp.train.precision)
     wall_before = 0.0
     if rd.ckpt.exists():
         state = rd.load_checkpoint(exp)
@@ -123,20 +139,21 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool 
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
     trainer.callbacks.append(recorder)
-    trainer.fit()
+    trainer.fit(until)
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
+    if trainer.status == "partial":
+        return rd.summary  # the checkpoint stays: the next call continues from it
     if keep_weights and trainer.status == "complete":
-        from .analysis import export_weights
         export_weights(rd)
     shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
     return rd.summary
 
 
 def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto") -> float:
-    """Tokens/s of a minimal loop (forward, backward, AdamW step) on the same model and batch size,
-    the yardstick for the trainer's overhead."""
+    """Tokens/s of a minimal loop (forward, backward, AdamW step) on the same model, batch size and
+    precision, the yardstick for the trainer's overhead."""
     device = resolve_device(device)
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
@@ -147,10 +164,11 @@ def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto
         if i == 3:
             t0 = time.perf_counter()
         x, y = batches.train_batch()
-        _, loss = model(x, y)
+        with autocast(device, exp.train.precision):
+            _, loss = model(x, y)
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
-    if device == "cuda":
+    if device.startswith("cuda"):
         torch.cuda.synchronize()
     return steps * exp.train.batch_size * exp.model.block_size / (time.perf_counter() - t0)

@@ -6,11 +6,13 @@ Eq. 1 of the paper, with the two switches on one Block:
     x = x + FFN(LN_2(x))    if ffn_res  else FFN(LN_2(x))
 
 A removed skip removes the addition; nothing is multiplied by zero.
-``impl='residualgpt'`` ties the embedding and LM head, uses
-F.scaled_dot_product_attention, bias-free Linear layers and GPT-2
-initialisation; ``impl='nanogpt'`` has an untied LM head with bias, manual
-masked-softmax attention with attention dropout, biased Linear layers and
-plain N(0, 0.02) initialisation.
+Everything else that differs between the implementations is a field of
+ModelConfig (``lib.config.MODEL_RECIPES``): ``residualgpt`` ties the embedding
+and LM head, uses F.scaled_dot_product_attention, bias-free Linear layers and
+GPT-2 initialisation; ``nanogpt`` (the author's notebook) has an untied LM head
+with bias, manual masked-softmax attention with dropout on its weights, no bias
+on q/k/v but biases on the attention output and FFN layers, plain N(0, 0.02)
+initialisation and no dropout after the embeddings.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.n_head, self.n_embd, self.dropout, self.flash = cfg.n_head, cfg.n_embd, cfg.dropout, cfg.flash
-        self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)  # q, k, v in one matmul
+        self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.qkv_bias)  # q, k, v in one matmul
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.attn_dropout = nn.Dropout(cfg.dropout)
         self.resid_dropout = nn.Dropout(cfg.dropout)
@@ -63,6 +65,21 @@ class MLP(nn.Module):
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
+class LocalMixer(nn.Module):
+    """A position-blind stand-in for attention (§7.2): a token-wise MLP d -> 2d -> d without bias, so
+    4d² weights like attention's q/k/v and output projection, but no information crosses positions.
+    The author's ``LocalMixer`` (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb), on our Block."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.c_fc = nn.Linear(cfg.n_embd, 2 * cfg.n_embd, bias=False)
+        self.c_proj = nn.Linear(2 * cfg.n_embd, cfg.n_embd, bias=False)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x):
+        return self.dropout(self.c_proj(F.gelu(self.c_fc(x))))
+
+
 class Block(nn.Module):
     """The one block: Eq. 1 with ``attn_res`` and ``ffn_res`` as switches."""
 
@@ -70,7 +87,7 @@ class Block(nn.Module):
         super().__init__()
         self.attn_res, self.ffn_res = cfg.attn_res, cfg.ffn_res
         self.ln_1 = nn.LayerNorm(cfg.n_embd)  # LayerNorm keeps its bias in both implementations
-        self.attn = CausalSelfAttention(cfg)
+        self.attn = CausalSelfAttention(cfg) if cfg.mixer == "attention" else LocalMixer(cfg)
         self.ln_2 = nn.LayerNorm(cfg.n_embd)
         self.mlp = MLP(cfg)
 
@@ -88,16 +105,16 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
             wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
-            drop=nn.Dropout(cfg.dropout),
+            drop=nn.Dropout(cfg.dropout if cfg.emb_dropout else 0.0),
             h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
             ln_f=nn.LayerNorm(cfg.n_embd),
         ))
         # nanoGPT (§3.1): untied head with bias; ResidualGPT: tied, no bias.
-        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=not cfg.tie_weights)
+        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=cfg.head_bias)
         if cfg.tie_weights:
             self.transformer.wte.weight = self.lm_head.weight
         self.apply(self._init_weights)
-        if cfg.impl == "residualgpt":
+        if cfg.scaled_init:
             # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer).
             for name, p in self.named_parameters():
                 if name.endswith("c_proj.weight"):

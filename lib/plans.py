@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import CONFIGS, Experiment, get_preset
+from .config import CONFIGS, Experiment, get_preset, replace
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3
@@ -59,6 +59,27 @@ def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
     return with_steps(exps, LONGER_BUDGET * exps[0].train.max_steps)
 
 
+PREFIX_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
+
+
+def paper_10m_prefix(seed: int = 1337) -> list[Experiment]:
+    """The paper's exact 10M runs (Table 1: 6 x 384, block 256, batch 64, dropout 0.2, the 3,000-step
+    schedule, fp32 as the author ran them), both implementations, three configurations. On a 2-core
+    CPU only their first steps are affordable (``sweep --plan 10m_prefix --until N``, status
+    ``partial``); on a GPU the same plan trains them to the end. AttnOnly first: the two AttnOnly
+    runs are the paper's central contrast (nanoGPT collapsed, ResidualGPT escaped)."""
+    return [get_preset("10M", impl, c, seed) for c in PREFIX_CONFIGS for impl in ("nanogpt", "residualgpt")]
+
+
+AGREEMENT_STEPS = 300
+
+
+def bf16_agreement() -> list[Experiment]:
+    """The `cpu` stand-in's AttnOnly and FFNOnly seed 1337 in bf16 autocast, for their first
+    ``AGREEMENT_STEPS`` steps, to set beside the released fp32 runs."""
+    return [replace(get_preset("cpu", "residualgpt", c, PROBE_SEED), precision="bf16") for c in NOISE_PAIR]
+
+
 def release() -> list[Experiment]:
     """Everything the default (CPU) book shows, most important first; duplicates removed."""
     # Seed 1337 of every chapter first (the 124M stand-in's four seed-1337 runs right after the
@@ -91,9 +112,12 @@ def keeps_weights(exp: Experiment) -> bool:
             and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps)
 
 
+# Plans trained for their first steps only (``sweep --plan P --until N``); not part of ``release``.
+PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
-         "124m_longer_budget": longer_budget_124m}
+         "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
+         "bf16_agreement": bf16_agreement}
 
 
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:

@@ -1,6 +1,6 @@
 """Run directories that describe themselves (STYLE rule 5).
 
-``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>]/`` holds
+``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>][_<precision>]/`` holds
 ``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json``
 and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
 overwritten unless forced (and then the old directory is kept aside).
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .config import Experiment, off_preset_steps
+from .config import Experiment, off_preset_precision, off_preset_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS_DIR = ROOT / "runs"
@@ -71,6 +71,8 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     leaf = f"seed{exp.seed}"
     if off_preset_steps(exp):  # a shortened or longer run never shares a directory with the preset's
         leaf += f"_steps{exp.train.max_steps}"
+    if off_preset_precision(exp):  # e.g. the bf16 CPU prefix of the author's fp32 nanoGPT
+        leaf += f"_{exp.train.precision}"
     return Path(runs_dir).joinpath(*parts, leaf)
 
 
@@ -91,7 +93,7 @@ def git_state() -> dict:
 GIT_AT_IMPORT = git_state()
 
 
-def environment(device: str, deterministic: bool, compile: bool) -> dict:
+def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32") -> dict:
     import numpy
     env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
            "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
@@ -99,12 +101,20 @@ def environment(device: str, deterministic: bool, compile: bool) -> dict:
            "deterministic": deterministic, "compile": compile,
            "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
            "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
-    if device == "cuda":
-        env.update(device_name=torch.cuda.get_device_name(0), cuda=torch.version.cuda,
-                   precision="bf16 autocast")
+    env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"
+    if device.startswith("cuda"):
+        env.update(device_name=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
     else:
-        env.update(device_name="cpu", precision="fp32")
+        env.update(device_name="cpu")
     return env
+
+
+def _as_experiment(d: dict) -> Experiment | None:
+    """The experiment a config.json describes, or None when it describes none."""
+    try:
+        return Experiment.from_dict(d)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 class RunDir:
@@ -132,13 +142,15 @@ class RunDir:
     def check_config(self, exp: Experiment) -> None:
         """Refuse to reuse a directory that holds a different experiment."""
         existing = self.read_json("config.json")
-        if existing is not None and existing != json.loads(exp.to_json()):
+        # Compared as resolved experiments, so a config.json written before a field existed (and so
+        # holding its default) still matches.
+        if existing is not None and _as_experiment(existing) != exp:
             raise RunError(f"{self.path / 'config.json'} describes a different experiment; "
                            f"use another runs directory or remove it")
 
     def load_checkpoint(self, exp: Experiment) -> dict:
         try:
-            state = torch.load(self.ckpt, map_location="cpu", weights_only=False)
+            state = torch.load(self.ckpt, map_location="cpu", weights_only=True)
         except Exception as e:  # truncated files raise several different errors
             raise RunError(f"checkpoint {self.ckpt} is truncated or not a torch checkpoint ({e}); "
                            f"delete it to retrain from scratch") from e
@@ -146,6 +158,15 @@ class RunDir:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state
+
+
+def export_weights(rd: RunDir) -> None:
+    """Write ``weights.pt`` from the run's checkpoint: the model weights in fp16 plus the experiment and
+    the step they are from (~2.4 MB at `cpu`)."""
+    state = rd.load_checkpoint(Experiment.from_dict(rd.read_json("config.json")))
+    weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
+    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights,
+                                               "step": state["trainer"]["step"]})
 
 
 def list_runs(runs_dir=RUNS_DIR) -> list[RunDir]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import sys
 import time
 
 import torch
@@ -31,14 +32,42 @@ class Callback:
 
 
 def resolve_device(device: str = "auto") -> str:
-    valid = ("auto", "cpu", "cuda")
-    if device not in valid:
-        raise ValueError(f"unknown device {device!r}; valid: {', '.join(valid)}")
+    """``auto`` | ``cpu`` | ``cuda`` | ``cuda:N``; CUDA only where it is there."""
+    kind, _, index = device.partition(":")
+    if kind not in ("auto", "cpu", "cuda") or (index and (kind != "cuda" or not index.isdigit())):
+        raise ValueError(f"unknown device {device!r}; valid: auto, cpu, cuda, cuda:N")
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("device 'cuda' requested but torch.cuda.is_available() is False")
+    if kind == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError(f"device {device!r} requested but torch.cuda.is_available() is False")
+        if index and int(index) >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     return device
+
+
+def resolve_precision(precision: str, device: str) -> str:
+    """``auto``: bf16 on CUDA (where the GPU supports it; else fp32, said on stderr), fp32 on the CPU.
+    An explicit ``bf16`` on a CUDA device without bf16 is refused."""
+    valid = ("auto", "fp32", "bf16")
+    if precision not in valid:
+        raise ValueError(f"unknown precision {precision!r}; valid: {', '.join(valid)}")
+    cuda = device.startswith("cuda")
+    bf16_ok = not cuda or torch.cuda.is_bf16_supported()
+    if precision == "auto":
+        if cuda and not bf16_ok:
+            print(f"{torch.cuda.get_device_name(device)} has no bf16: training in fp32", file=sys.stderr)
+        return "bf16" if cuda and bf16_ok else "fp32"
+    if precision == "bf16" and not bf16_ok:
+        raise ValueError(f"{torch.cuda.get_device_name(device)} does not support bf16; valid here: fp32")
+    return precision
+
+
+def autocast(device: str, precision: str):
+    """The forward passes' context: bf16 autocast on the device's kind, or nothing (fp32)."""
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    return torch.autocast(device.partition(":")[0], dtype=torch.bfloat16)
 
 
 def set_deterministic(on: bool) -> None:
@@ -80,9 +109,7 @@ class Trainer:
         self.progress = progress
         self.tokens_per_step = cfg.batch_size * cfg.grad_accum * tokens_per_sample
         self.optimizer = make_optimizer(model, cfg)
-        # bf16 autocast on CUDA (the paper's precision); fp32 on CPU.
-        self.autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device == "cuda"
-                         else contextlib.nullcontext())
+        self.autocast = autocast(device, cfg.precision)
         self.step = 0
         self.history: list[dict] = []
         self.best_val, self.best_step = math.inf, None
@@ -138,24 +165,31 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         return total
 
-    def fit(self) -> str:
-        """Train to ``max_steps`` (from wherever ``step`` is); returns the final status."""
+    def fit(self, until: int | None = None) -> str:
+        """Train to ``max_steps`` (from wherever ``step`` is), or stop after step ``until`` with status
+        ``partial``: the schedule stays the full run's, so a prefix is the full run's first steps.
+        Returns the final status."""
         cfg = self.cfg
+        stop = cfg.max_steps if until is None else min(until, cfg.max_steps)
+        if self.status == "partial":  # a prefix being continued
+            self.status = "running"
         self.model.train()
-        bar = tqdm(total=cfg.max_steps, initial=self.step, disable=not self.progress,
+        bar = tqdm(total=stop, initial=self.step, disable=not self.progress,
                    dynamic_ncols=True, leave=False)
         while True:
             if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
                 self.history.append(self.evaluate())
                 if self.step == cfg.max_steps:
                     self.status = "complete"
+                elif self.step >= stop:
+                    self.status = "partial"
                 for cb in self.callbacks:
                     cb.on_history(self, self.step)
-            if self.step >= cfg.max_steps:
+            if self.step >= stop:
                 break
             t0 = time.perf_counter()
             loss = self.train_step()
-            if self.device == "cuda":
+            if self.device.startswith("cuda"):
                 torch.cuda.synchronize()
             dt = time.perf_counter() - t0
             self.train_time += dt
@@ -171,6 +205,8 @@ class Trainer:
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr_at(cfg, self.step - 1):.1e}",
                             tok_s=f"{self.tokens_per_step / dt:,.0f}", refresh=False)
         bar.close()
+        if self.status == "running" and self.step == stop < cfg.max_steps:
+            self.status = "partial"
         return self.status
 
     # -- checkpoint state -------------------------------------------------------

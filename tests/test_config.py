@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 import torch
 
-from lib.config import ConfigError, Experiment, get_preset, replace
+from lib.config import MODEL_RECIPES, ConfigError, Experiment, ModelConfig, get_preset, replace
 from lib.model import GPT
 
 
@@ -37,8 +37,9 @@ def test_stand_in_parameter_counts(scale, expected):
 
 
 def test_10m_nanogpt_parameter_count():
-    # Untied head (+65x384) and biases in every Linear layer and in lm_head.
-    assert n_params("10M", "nanogpt") == 10_795_841
+    # The author's notebook: untied head (+65x384), biases on the attention output, both FFN layers
+    # and lm_head, none on q/k/v (6 layers x 3 x 384 fewer than a bias on every Linear).
+    assert n_params("10M", "nanogpt") == 10_788_929
 
 
 def test_tied_matrix_counts_once():
@@ -78,13 +79,43 @@ def test_residualgpt_recipe():
 
 @pytest.mark.parametrize("scale", ["10M", "124M"])
 def test_nanogpt_preset_is_its_own_recipe(scale):
-    # §3.1/Table 1: constant 3e-4, PyTorch's default AdamW decay on everything, no clipping,
-    # random validation batches; the model shape is the same as ResidualGPT's.
+    # The author's NanoGPT_10M.ipynb: constant 3e-4, `AdamW(model.parameters(), lr=3e-4)` (betas
+    # (0.9, 0.999), decay 0.01 on everything), no clipping, random validation batches, fp32.
     exp, ref = get_preset(scale, "nanogpt"), get_preset(scale)
     t = exp.train
-    assert (t.lr, t.schedule, t.weight_decay, t.decay_all, t.grad_clip, t.val_mode) == \
-        (3e-4, "constant", 0.01, True, 0.0, "random")
-    assert dataclasses.replace(exp.model, impl="residualgpt") == ref.model
+    assert (t.lr, t.schedule, t.beta1, t.beta2, t.weight_decay, t.decay_all, t.grad_clip, t.val_mode,
+            t.precision) == (3e-4, "constant", 0.9, 0.999, 0.01, True, 0.0, "random", "fp32")
+    m = exp.model
+    assert (m.tie_weights, m.qkv_bias, m.bias, m.head_bias, m.attn_kernel, m.scaled_init, m.emb_dropout) == \
+        (False, False, True, True, "manual", False, False)
+    # The shape is ResidualGPT's: only the bundle fields and the label differ.
+    assert dataclasses.replace(exp.model, impl="residualgpt", **MODEL_RECIPES["residualgpt"]) == ref.model
+
+
+def test_bundle_fields_default_to_the_implementations_recipe():
+    assert ModelConfig(impl="nanogpt").departures == {}
+    one_factor = ModelConfig(impl="nanogpt", scaled_init=True)
+    assert one_factor.departures == {"scaled_init": True} and not one_factor.tie_weights
+    with pytest.raises(ConfigError, match="valid: sdpa, manual"):
+        ModelConfig(attn_kernel="flash")
+
+
+def test_legacy_nanogpt_config_reads_as_what_it_trained():
+    # Runs written before the bundle fields existed had q/k/v biases and embedding dropout.
+    d = get_preset("cpu", "nanogpt").to_dict()
+    legacy = {**d, "model": {k: v for k, v in d["model"].items() if k not in MODEL_RECIPES["nanogpt"]}}
+    m = Experiment.from_dict(legacy).model
+    assert m.qkv_bias and m.emb_dropout and not m.tie_weights
+    assert Experiment.from_dict(d) == get_preset("cpu", "nanogpt")
+
+
+def test_precision_is_checked_and_named_by_the_preset():
+    # The author's 10M notebooks have no autocast; the 124M ones autocast to bf16.
+    assert {s: get_preset(s).train.precision for s in ("cpu", "cpu-bpe", "10M", "124M")} == \
+        {"cpu": "fp32", "cpu-bpe": "fp32", "10M": "fp32", "124M": "bf16"}
+    assert get_preset("10M", "nanogpt").train.precision == "fp32"
+    with pytest.raises(ConfigError, match="valid: fp32, bf16"):
+        replace(get_preset("cpu"), precision="fp16")
 
 
 @pytest.mark.parametrize("config, switches", [("FullResidual", (True, True)), ("AttnOnly", (True, False)),

@@ -125,12 +125,32 @@ def test_nanogpt_head_is_untied_with_bias():
     assert model.lm_head.bias is not None
 
 
-@pytest.mark.parametrize("impl, has_bias", [("residualgpt", False), ("nanogpt", True)])
-def test_linear_biases_by_implementation(impl, has_bias):
-    linears = [m for n, m in tiny_model(impl=impl).named_modules()
-               if isinstance(m, nn.Linear) and n != "lm_head"]
+@pytest.mark.parametrize("impl, qkv, other", [("residualgpt", False, False), ("nanogpt", False, True)])
+def test_linear_biases_by_implementation(impl, qkv, other):
+    # The author's nanoGPT: q/k/v without bias, attention output and both FFN layers with.
+    linears = {n: m for n, m in tiny_model(impl=impl).named_modules()
+               if isinstance(m, nn.Linear) and n != "lm_head"}
     assert len(linears) == 4 * TINY["n_layer"]
-    assert all((m.bias is not None) == has_bias for m in linears)
+    assert all((m.bias is not None) == (qkv if n.endswith("c_attn") else other) for n, m in linears.items())
+
+
+def test_nanogpt_has_no_dropout_after_the_embeddings():
+    assert tiny_model(impl="nanogpt", dropout=0.2).transformer.drop.p == 0.0
+    assert tiny_model(dropout=0.2).transformer.drop.p == 0.2
+
+
+def test_local_mixer_is_position_blind_with_attentions_parameter_count():
+    attn, mixer = tiny_model(n_layer=1), tiny_model(n_layer=1, mixer="local")
+    count = lambda m: sum(p.numel() for p in m.transformer.h[0].attn.parameters())  # noqa: E731
+    assert count(attn) == count(mixer) == 4 * TINY["n_embd"] ** 2
+    # Changing a later token never changes an earlier position's output, nor does an earlier
+    # token change a later position's (only the position embedding and the token itself count).
+    mixer.eval()
+    idx = tokens()
+    other = idx.clone()
+    other[:, 0] = (other[:, 0] + 1) % TINY["vocab_size"]
+    with torch.no_grad():
+        torch.testing.assert_close(mixer(idx)[0][:, 1:], mixer(other)[0][:, 1:])
 
 
 # --- attention paths --------------------------------------------------------------
@@ -140,9 +160,9 @@ def test_flash_attention_equals_manual_attention_on_same_weights():
     manual = CausalSelfAttention(ModelConfig(**TINY, impl="nanogpt")).eval()
     assert flash.flash and not manual.flash
     missing, unexpected = manual.load_state_dict(flash.state_dict(), strict=False)
-    assert sorted(missing) == ["c_attn.bias", "c_proj.bias"] and not unexpected
+    assert sorted(missing) == ["c_proj.bias"] and not unexpected
     with torch.no_grad():
-        manual.c_attn.bias.zero_(), manual.c_proj.bias.zero_()
+        manual.c_proj.bias.zero_()
         x = torch.randn(2, 8, 16)
         torch.testing.assert_close(flash(x), manual(x), atol=1e-6, rtol=1e-5)
         # Causality: the first 5 positions do not depend on what comes after them.
@@ -166,7 +186,7 @@ def test_nanogpt_c_proj_init_is_plain():
     model = tiny_model(impl="nanogpt", n_layer=4, n_embd=64, n_head=4)
     assert c_proj_std(model) == pytest.approx(0.02, rel=0.03)
     assert all(torch.count_nonzero(m.bias) == 0 for m in model.modules()
-               if isinstance(m, nn.Linear))
+               if isinstance(m, nn.Linear) and m.bias is not None)
 
 
 # --- forward contract -------------------------------------------------------------

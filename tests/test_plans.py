@@ -11,7 +11,8 @@ def test_release_is_the_union_of_the_chapter_plans_without_duplicates():
     assert len(release) == len(set(release))
     chapters = set()
     for name, plan in plans.PLANS.items():
-        if name != "release":
+        # The prefix plans are trained with --until (partial by design); release trains runs to the end.
+        if name not in ("release", *plans.PREFIX_PLANS):
             chapters |= set(_keys(plan()))
     chapters |= set(_keys(plans.joint_collapse(seeds=(42,))))  # the "and 42 if time allows"
     assert set(release) == chapters

@@ -39,9 +39,9 @@ def crash_at(exp, runs_dir, step):
     import lib.experiment as E
     orig = E.Trainer.fit
 
-    def fit_then_crash(self):
+    def fit_then_crash(self, *args, **kwargs):
         self.callbacks.append(Crash(step))  # after the recorder, so the checkpoint exists
-        return orig(self)
+        return orig(self, *args, **kwargs)
     E.Trainer.fit = fit_then_crash
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -149,3 +149,57 @@ def test_evaluation_interval_does_not_change_the_trained_model(tiny, tmp_path):
     h10 = {r["step"]: r["val_loss"] for r in RunDir(run_path(exp10, tmp_path / "b")).history()}
     assert sorted(h10) == [0, 10, 20] and all(h5[s] == h10[s] for s in h10)
     assert every5["final_val_loss"] == every10["final_val_loss"]
+
+
+# --- prefix runs (--until) --------------------------------------------------------
+@pytest.mark.parametrize("impl", ["residualgpt", "nanogpt"])  # nanogpt: random validation batches
+def test_prefix_then_resume_equals_uninterrupted(tiny, tmp_path, impl):
+    from lib.config import get_preset, replace
+    exp = replace(tiny(dropout=0.2), impl=impl, **{k: v for k, v in vars(get_preset("cpu", impl).model).items()
+                                                  if k in ("tie_weights", "qkv_bias", "bias", "head_bias",
+                                                           "attn_kernel", "scaled_init", "emb_dropout")})
+    run(exp, runs_dir=tmp_path / "full", progress=False)
+    s = run(exp, runs_dir=tmp_path / "prefix", progress=False, until=10)
+    rd = RunDir(run_path(exp, tmp_path / "prefix"))
+    assert (s["status"], s["steps"], s["max_steps"]) == ("partial", 10, 20) and rd.ckpt.exists()
+    assert [r["step"] for r in rd.history()] == [0, 5, 10]
+    assert run(exp, runs_dir=tmp_path / "prefix", progress=False, until=15)["status"] == "partial"
+    s = run(exp, runs_dir=tmp_path / "prefix", progress=False)
+    assert s["status"] == "complete" and not rd.ckpt.exists()
+    full = RunDir(run_path(exp, tmp_path / "full")).history()
+    assert losses(rd.history()) == losses(full)
+
+
+def test_prefix_uses_the_full_runs_schedule(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False, until=10)
+    hist = RunDir(run_path(exp, tmp_path)).history()
+    from lib.train import lr_at
+    assert hist[-1]["lr"] == lr_at(exp.train, 9) and exp.train.max_steps == 20
+
+
+def test_complete_run_is_never_replaced_by_a_prefix(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    before = {p.name: p.read_bytes() for p in rd.path.iterdir()}
+    s = run(exp, runs_dir=tmp_path, progress=False, until=10)
+    assert s["status"] == "complete" and s["steps"] == 20
+    assert {p.name: p.read_bytes() for p in rd.path.iterdir()} == before
+
+
+def test_prefix_must_end_on_an_evaluation(tiny, tmp_path):
+    from lib.config import ConfigError
+    with pytest.raises(ConfigError, match="multiple of the evaluation interval"):
+        run(tiny(), runs_dir=tmp_path, progress=False, until=7)
+
+
+def test_released_prefix_without_checkpoint_is_kept_if_it_reaches_far_enough(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False, until=10)
+    rd = RunDir(run_path(exp, tmp_path))
+    rd.ckpt.unlink()  # as on a fresh clone: checkpoints are not released
+    assert run(exp, runs_dir=tmp_path, progress=False, until=10)["steps"] == 10
+    s = run(exp, runs_dir=tmp_path, progress=False)  # to the end: from step 0, the prefix moved aside
+    assert s["status"] == "complete"
+    assert len(list(tmp_path.rglob("seed1337*.replaced-*"))) == 1
