@@ -286,19 +286,25 @@ class Chapter:
             print("  " + c)
 
 
-def summaries_of(located) -> pd.DataFrame:
-    """Summaries of the finished runs among ``(experiment, RunDir, source)`` triples."""
+FINISHED = ("complete", "diverged")
+SHOWN_AS_PREFIX = ("complete", "diverged", "partial")  # where a chapter shows a prefix as such
+
+
+def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
+    """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
+    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one)."""
     rows = []
     for exp, rd, source in located:
         s = rd.summary
-        if s is None or s["status"] not in ("complete", "diverged"):
+        if s is None or s["status"] not in statuses:
             continue
         rows.append({**s, "budget": exp.train.max_steps, "source": source, "path": str(rd.path.relative_to(ROOT))
                      if rd.path.is_relative_to(ROOT) else str(rd.path)})
-    cols = ["config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "unigram_floor", "status", "steps", "budget", "wall_s", "tokens_per_s", "source", "path"]
+    cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
+            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "wall_s", "tokens_per_s",
+            "source", "path"]
     df = pd.DataFrame(rows)
-    return df[cols] if len(df) else pd.DataFrame(columns=cols)
+    return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
 
 
 def unfinished(located) -> list[str]:
@@ -306,18 +312,47 @@ def unfinished(located) -> list[str]:
     return [command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged")]
 
 
-def histories_of(located) -> pd.DataFrame:
-    """Every evaluation of the finished runs among ``(experiment, RunDir, source)`` triples (long format)."""
+def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
+    """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
+    ``statuses`` (long format)."""
     frames = []
     for exp, rd, source in located:
-        if rd.status not in ("complete", "diverged"):
+        if rd.status not in statuses:
             continue
         h = pd.DataFrame(rd.history())
-        h["config"], h["seed"], h["source"] = exp.config_name, exp.seed, source
+        h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
         frames.append(h)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "config", "seed", "source", "gain_mode", "gain", "budget"])
+        columns=["step", "val_loss", "impl", "config", "seed", "source", "gain_mode", "gain", "budget"])
+
+
+@dataclass
+class Prefix:
+    """The paper-shape 10M runs (``plans.paper_10m_prefix``) as far as they are trained, beside the `cpu`
+    stand-in's seed-1337 runs of the same implementations and configurations."""
+    summaries: pd.DataFrame
+    histories: pd.DataFrame
+    table: pd.DataFrame           # analysis.prefix_table
+    stand_in_histories: pd.DataFrame
+    floor: float
+    stand_in_floor: float
+    missing: list[str]
+
+
+def paper_shape_prefix() -> Prefix:
+    """Released paper-shape 10M runs, partial or complete, and the commands for those not released yet."""
+    from .analysis import prefix_table
+    exps = plans.paper_10m_prefix()
+    located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps]
+    summ = summaries_of(located, SHOWN_AS_PREFIX)
+    hist = histories_of(located, SHOWN_AS_PREFIX)
+    floor = unigram_floor(load_corpus(exps[0].dataset))
+    stand_ins = [get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps]
+    stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
+    missing = [command_for(e) + f" --until {plans.PREFIX_STEPS}" for e, rd, _ in located if rd.status is None]
+    return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
+                  unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
 
 
 def released(exps) -> pd.DataFrame:
@@ -419,8 +454,9 @@ def _pm(mean, std, n) -> str:
 class Verdict:
     """The chapters' computed verdicts, shown as a highlighted block in the built book.
 
-    Each claim is the text of an ``analysis.claim_*`` function; "HOLDS" and "DOES NOT HOLD"
-    are set in bold. Rendered as markdown by the book, as plain text in a terminal.
+    Each claim is the text of an ``analysis.claim_*`` function; its verdict word ("HOLDS",
+    "DOES NOT HOLD", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED") is set in bold. Rendered as
+    markdown by the book, as plain text in a terminal.
     """
 
     def __init__(self, *claims: str):
@@ -431,7 +467,7 @@ class Verdict:
 
     def _repr_markdown_(self) -> str:
         def bold(line: str) -> str:
-            for word in ("DOES NOT HOLD", "HOLDS"):
+            for word in ("DOES NOT HOLD", "NOT TESTABLE HERE", "NOT TESTED", "CONTRADICTED", "HOLDS"):
                 if word in line:
                     return line.replace(word, f"**{word}**", 1)
             return line

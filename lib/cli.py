@@ -77,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
+    b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
     pr = sub.add_parser("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
@@ -148,7 +149,7 @@ def main(argv=None) -> int:
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
             from .bench import bench
-            print(bench(args.scales, args.steps, args.device).to_markdown(index=False))
+            print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
             from .runs import RunDir, export_weights
             for d in args.run_dirs:

@@ -65,6 +65,37 @@ def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: fl
     return ax
 
 
+def prefix_curves(prefix, title: str):
+    """The paper-shape 10M runs as far as they are trained (solid, ``book.paper_shape_prefix``) beside the
+    `cpu` stand-in's seed-1337 run of the same implementation and configuration over the same steps
+    (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
+    3,000 steps as a short tick at the right edge (its curves are not published as numbers)."""
+    impls = ("nanogpt", "residualgpt")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    last = int(prefix.table.steps.max()) if len(prefix.table) else 300
+    for ax, impl in zip(axes, impls):
+        for c in _configs(prefix.histories[prefix.histories.impl == impl]):
+            h = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
+                subset=["val_loss"])
+            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="o", ms=4, label=f"{c}, 10M (paper shape)")
+        for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
+            h = prefix.stand_in_histories
+            h = h[(h.impl == impl) & (h.config == c) & (h.step <= max(last, 100))].dropna(subset=["val_loss"])
+            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.2, ls="--", label=f"{c}, cpu stand-in")
+        for r in prefix.table[prefix.table.impl == impl].itertuples():
+            if r.paper_best_value is not None and not pd.isna(r.paper_best_value):
+                ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
+                        ls="none", label=f"{r.config}: paper best after 3,000 steps")
+        ax.axhline(prefix.floor, **FLOOR_STYLE, label=f"unigram floor {prefix.floor:.3f}")
+        ax.set(xlabel="step", title=f"{impl}")
+        ax.legend(frameon=False, fontsize=7, loc="upper right")
+    axes[0].set_ylabel("validation loss (nats/token)")
+    axes[0].set_ylim(1.0, 4.6)  # step 0 (ln 65 = 4.17) to below the paper's best values
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
 def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
     """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The paper-scale 10M sweep (Table 3) as one command for a lent GPU machine: `residualgpt`,
-# the four configurations x seeds 1337, 42, 123, deterministic mode, the 10M preset's 3,000 steps.
+# The paper-scale 10M sweep as one command for a lent GPU machine: Table 3 (`residualgpt`, the four
+# configurations x seeds 1337, 42, 123) and Table 2 (the author's `nanogpt`, the four configurations x
+# seed 1337), deterministic mode, the 10M preset's 3,000 steps, fp32 as the author's 10M notebooks ran.
 #
-# A 10.7M-parameter model uses a small part of one large GPU, so the twelve runs train at the
+# A 10.7M-parameter model uses a small part of one large GPU, so the sixteen runs train at the
 # same time (one process each, one CPU thread each). Every run is cut off after DEADLINE_S seconds;
 # a run cut off stays `running` in its summary.json, and scripts/stage_finished_runs.sh never
 # stages it. Checkpoints do not come back (a machine starts bare each call), so a run cut off
@@ -39,11 +40,12 @@ mkdir -p "$OUT"
   "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"; } >"$log" 2>&1
 
 start=$(date +%s)
-for config in FullResidual AttnOnly FFNOnly NoResidual; do
-  for seed in 1337 42 123; do
-    (timeout -k 15 "$DEADLINE_S" "$PYTHON" -m lib train --scale "$SCALE" --config "$config" --seed "$seed" \
-       --deterministic --quiet --runs-dir "$work" "${STEPS_ARG[@]}" 2>&1; echo "exit $?") \
-      | sed -u "s/^/[$config $seed] /" >>"$log" &
+for spec in residualgpt:1337 residualgpt:42 residualgpt:123 nanogpt:1337; do
+  impl=${spec%%:*} seed=${spec##*:}
+  for config in FullResidual AttnOnly FFNOnly NoResidual; do
+    (timeout -k 15 "$DEADLINE_S" "$PYTHON" -m lib train --scale "$SCALE" --impl "$impl" --config "$config" \
+       --seed "$seed" --precision fp32 --deterministic --quiet --runs-dir "$work" "${STEPS_ARG[@]}" 2>&1; \
+       echo "exit $?") | sed -u "s/^/[$impl $config $seed] /" >>"$log" &
   done
 done
 wait
@@ -51,5 +53,5 @@ echo "all runs returned after $(( $(date +%s) - start )) s" >>"$log"
 
 tar -C "$work" --exclude=checkpoints -czf "$OUT/runs_10M.tar.gz" .
 n_complete=$(find "$work" -name summary.json -exec grep -l '"status": "complete"' {} + | wc -l)
-echo "complete runs: $n_complete of 12" | tee -a "$log"
-[ "$n_complete" -eq 12 ]
+echo "complete runs: $n_complete of 16" | tee -a "$log"
+[ "$n_complete" -eq 16 ]

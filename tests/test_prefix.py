@@ -1,0 +1,97 @@
+"""The paper-shape prefix runs: their table and verdict lines on hand-made runs, and the benchmark."""
+import pandas as pd
+import pytest
+
+from lib import analysis
+
+FLOOR = 3.347
+
+
+def run(impl, config, steps, vals, grads=None, max_steps=3000):
+    """A summary row and a history for a run evaluated every 100 steps with validation losses ``vals``."""
+    hist = pd.DataFrame({"step": [100 * i for i in range(len(vals))], "val_loss": vals})
+    hist["impl"], hist["config"], hist["seed"] = impl, config, 1337
+    g = grads or [0.1] * len(vals)
+    hist["grad_norm_attn"] = [None] + [[x, 0.0] for x in g[1:]]
+    hist["grad_norm_mlp"] = [None] + [[0.0, 0.0] for _ in g[1:]]
+    escape = next((s for s, v in zip(hist.step, vals) if v <= FLOOR - 0.1), None)
+    summ = {"impl": impl, "config": config, "seed": 1337, "steps": steps, "max_steps": max_steps,
+            "status": "partial" if steps < max_steps else "complete", "best_val_loss": min(vals),
+            "escape_step": escape}
+    return summ, hist
+
+
+def table(*runs):
+    summ = pd.DataFrame([s for s, _ in runs])
+    hist = pd.concat([h for _, h in runs], ignore_index=True)
+    return analysis.prefix_table(summ, hist, FLOOR)
+
+
+def test_prefix_table_labels_how_far_and_reads_the_papers_best():
+    t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36], grads=[0, 0.05, 0.0004]))
+    r = t.iloc[0]
+    assert r.trained == "first 200 of 3,000 steps" and r.status == "partial"
+    assert r.last_val == 3.36 and r.best_val == 3.36 and pd.isna(r.left_floor_at)
+    assert r.layer0_grad == pytest.approx(0.0004) and r.starved
+    assert r.paper_best == "3.3534"  # Table 2, seed 1337
+
+
+def test_contrast_as_the_paper_so_far():
+    t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36]),
+              run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
+    line = analysis.claim_prefix_contrast(t)
+    assert "As the paper so far: at step 200" in line and "CONTRADICTED" not in line
+
+
+def test_contrast_undecided_while_residualgpt_is_on_the_floor():
+    # NOT contradicted: a prefix on the floor says nothing about where the run ends.
+    t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]), run("residualgpt", "AttnOnly", 100, [4.17, 3.38]))
+    assert "Not decided by step 100" in analysis.claim_prefix_contrast(t)
+
+
+def test_contrast_contradicted_when_nanogpt_is_below_the_papers_best():
+    # Table 2's best (3.3534) is a minimum over all 3,000 steps: a prefix at 3.0 already contradicts it.
+    t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.20, 3.00]),
+              run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
+    assert "CONTRADICTED at the paper's shape" in analysis.claim_prefix_contrast(t)
+
+
+def test_contrast_not_tested_without_both_runs():
+    t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]))
+    assert "NOT TESTED" in analysis.claim_prefix_contrast(t)
+
+
+def test_starvation_not_testable_before_step_300_then_decided():
+    short = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.4, 3.36], grads=[0, 0.01, 0.0]))
+    assert "NOT TESTABLE HERE yet" in analysis.claim_prefix_starvation(short)
+    starved = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0]))
+    assert "Starvation HOLDS" in analysis.claim_prefix_starvation(starved)
+    awake = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.02]))
+    assert "Starvation CONTRADICTED" in analysis.claim_prefix_starvation(awake)
+
+
+def test_stand_in_prediction_compares_at_the_prefixs_step():
+    t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]), run("residualgpt", "AttnOnly", 100, [4.17, 3.0]))
+    # The stand-in nanogpt leaves the floor only at step 400: by step 100 it agrees (on the floor).
+    _, stand_nano = run("nanogpt", "AttnOnly", 1500, [4.17, 3.40, 3.38, 3.36, 2.5], max_steps=1500)
+    _, stand_resid = run("residualgpt", "AttnOnly", 1500, [4.17, 3.38], max_steps=1500)
+    line = analysis.claim_stand_in_predicts(t, pd.concat([stand_nano, stand_resid]), FLOOR)
+    assert "The stand-in predicts 1 of 2" in line
+    assert "residualgpt AttnOnly by step 100: stand-in on the floor, paper shape left the floor  <-" in line
+
+
+def test_prefix_asymmetry():
+    attn = run("residualgpt", "AttnOnly", 200, [4.17, 3.3, 2.9])
+    t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36]))
+    assert "As the paper so far" in analysis.claim_prefix_asymmetry(t)
+    t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.0, 2.8]))
+    assert "CONTRADICTED" in analysis.claim_prefix_asymmetry(t)
+    assert "NOT TESTED" in analysis.claim_prefix_asymmetry(t.iloc[0:0])
+
+
+def test_bench_prints_both_precisions_and_their_ratio():
+    from lib.bench import bench
+    df = bench(scales=("cpu",), steps=1, device="cpu", batch_size=2)
+    assert list(df.loop) == ["trainer", "bare loop"]
+    assert (df["fp32 tok/s"] > 0).all() and (df["bf16 tok/s"] > 0).all()
+    assert df["bf16 / fp32"].iloc[0] == pytest.approx(df["bf16 tok/s"].iloc[0] / df["fp32 tok/s"].iloc[0], rel=0.01)
