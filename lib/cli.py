@@ -65,6 +65,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=list(CONFIGS))
     s.add_argument("--seeds", nargs="+", type=int, default=[1337])
     s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
+    s.add_argument("--gpus", help="GPU indices, e.g. 0,1,2,3: one worker process per GPU (CUDA_VISIBLE_DEVICES), "
+                                  "sharing the plan through run locks")
+    s.add_argument("--shard", metavar="K/N", help="train only every N-th run of the plan from the K-th (0-based): "
+                                                 "one job of a cluster array")
+    s.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
     d = sub.add_parser("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
@@ -177,15 +182,20 @@ def main(argv=None) -> int:
             _print_summary(run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,
                                **_run_kwargs(args)))
         elif args.command == "sweep":
-            from .experiment import run
             from .plans import keeps_weights
             from .runs import RunDir, run_path
-            exps = _sweep_experiments(args)
-            for i, exp in enumerate(exps, 1):
-                rd = RunDir(run_path(exp, args.runs_dir))
-                print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
-                if not args.dry_run:
-                    _print_summary(run(exp, keep_weights=keeps_weights(exp), **_run_kwargs(args)))
+            from .sweep import shard, spawn_workers, train_queue, without_option
+            exps = shard(_sweep_experiments(args), args.shard)
+            if args.dry_run:
+                for i, exp in enumerate(exps, 1):
+                    rd = RunDir(run_path(exp, args.runs_dir))
+                    print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
+            elif args.gpus:
+                return spawn_workers(without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
+                                     args.gpus)
+            else:
+                train_queue(exps, _run_kwargs(args), keeps_weights, poll_s=args.poll,
+                            log=lambda m: print(m, flush=True), on_done=_print_summary)
     except (ConfigError, ValueError) as e:
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ from .runs import (
     RUNS_DIR,
     RunDir,
     RunError,
+    RunLock,
     environment,
     export_weights,
     run_path,
@@ -80,14 +81,30 @@ class _Recorder(Callback):
 
 
 def _move_aside(rd: RunDir, why: str) -> None:
+    """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
     aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S"))
-    shutil.move(rd.path, aside)
+    aside.mkdir()
+    for child in rd.path.iterdir():
+        if child.name != "run.lock":
+            shutil.move(child, aside / child.name)
     print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)
 
 
-def run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
-        deterministic: bool = False, diagnostics: bool = True, force: bool = False,
-        progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None) -> dict:
+def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) -> dict:
+    """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
+    While it trains, the directory's ``run.lock`` keeps every other process out (``RunLocked``); see
+    ``_run`` for the arguments."""
+    rd = RunDir(run_path(exp, runs_dir))
+    if rd.status in ("complete", "diverged") and not kwargs.get("force"):
+        rd.check_config(exp)
+        return rd.summary  # reading a finished run needs no lock
+    with RunLock(rd.path):
+        return _run(exp, runs_dir, until=until, **kwargs)
+
+
+def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
+         deterministic: bool = False, diagnostics: bool = True, force: bool = False,
+         progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
     ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N steps

@@ -160,6 +160,74 @@ class RunDir:
         return state
 
 
+class RunLocked(RunError):
+    """Another live process is training this run."""
+
+
+class RunLock:
+    """``run.lock`` in a run directory while a process trains it: created atomically (O_EXCL) and holding
+    the holder's host, pid and start time, so two processes never train one run. A lock whose holder is
+    on this host and no longer alive (a killed worker) is taken over, with a message; a lock held by
+    another host is never taken over (that host may be alive): remove it by hand if it is not."""
+
+    def __init__(self, path):
+        self.path = Path(path) / "run.lock"
+        self.held = False
+
+    def holder(self) -> dict | None:
+        try:
+            return json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _stale(self, holder: dict | None) -> bool:
+        if holder is None:  # unreadable: a lock being written this instant, or a torn one
+            return False
+        if holder.get("host") != platform.node():
+            return False
+        try:
+            os.kill(int(holder["pid"]), 0)
+        except ProcessLookupError:
+            return True
+        except (PermissionError, KeyError, ValueError):
+            return False
+        return False
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        me = {"host": platform.node(), "pid": os.getpid(),
+              "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                holder = self.holder()
+                if not self._stale(holder):
+                    raise RunLocked(f"{self.path.parent} is being trained by {holder or 'another process'}"
+                                    f" (lock {self.path})") from None
+                print(f"taking over {self.path}: its holder {holder['host']}:{holder['pid']} is gone",
+                      file=sys.stderr)
+                self.path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as f:
+                json.dump(me, f)
+            self.held = True
+            return
+        raise RunLocked(f"could not take {self.path}")
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
 def export_weights(rd: RunDir) -> None:
     """Write ``weights.pt`` from the run's checkpoint: the model weights in fp16 plus the experiment and
     the step they are from (~2.4 MB at `cpu`)."""

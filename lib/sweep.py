@@ -1,0 +1,89 @@
+"""Sweeps: a plan's runs trained by one process, by one worker process per GPU (``--gpus``), or by one
+shard of a cluster job array (``--shard k/n``). The run lock (``lib.runs.RunLock``) is what keeps two
+processes off one run, so workers need no coordinator: each walks the whole queue, trains what is neither
+finished nor held, and comes back for runs held by others until they are finished or their holder is gone
+(a killed worker's run is then resumed from its checkpoint by whoever comes back first).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from .config import ConfigError, Experiment
+from .runs import RunDir, RunLocked, run_path
+
+
+def is_done(rd: RunDir, until: int | None) -> bool:
+    """Finished (complete or diverged), or a prefix that already reaches ``until``."""
+    s = rd.summary
+    if s is None:
+        return False
+    return s["status"] in ("complete", "diverged") or (
+        until is not None and s["status"] == "partial" and s["steps"] >= until)
+
+
+def shard(exps: list[Experiment], spec: str | None) -> list[Experiment]:
+    """``k/n``: every n-th run from the k-th (0-based), so n jobs split a plan without talking."""
+    if spec is None:
+        return exps
+    try:
+        k, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard {spec!r}: expected k/n with integers, e.g. 0/4") from None
+    if not 0 <= k < n:
+        raise ConfigError(f"--shard {spec!r}: need 0 <= k < n")
+    return exps[k::n]
+
+
+def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e: False, poll_s: float = 10.0,
+                log=print, on_done=lambda summary: None) -> list[dict]:
+    """Train every run of ``exps`` that is not done, in order; a run another live process holds is skipped
+    and visited again after each pass (every ``poll_s`` seconds once nothing else is left)."""
+    from .experiment import run
+    runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
+    summaries = []
+    while True:
+        held = []
+        for i, exp in enumerate(exps, 1):
+            rd = RunDir(run_path(exp, runs_dir))
+            if is_done(rd, until):
+                continue
+            log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}")
+            try:
+                summaries.append(run(exp, keep_weights=keep_weights(exp), **run_kwargs))
+                on_done(summaries[-1])
+            except RunLocked as e:
+                log(f"  held by another process, will come back: {e}")
+                held.append(rd.path)
+        if not held:
+            return summaries
+        time.sleep(poll_s)
+
+
+def spawn_workers(argv: list[str], gpus: str) -> int:
+    """Re-run this sweep (``argv`` without ``--gpus``) once per GPU index in ``gpus``, each worker seeing
+    only its GPU (``CUDA_VISIBLE_DEVICES``); returns the worst exit code."""
+    ids = [g.strip() for g in gpus.split(",") if g.strip()]
+    if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
+        raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
+    procs = []
+    for g in ids:
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": g, "PYTHONUNBUFFERED": "1"}
+        procs.append(subprocess.Popen([sys.executable, "-m", "lib", *argv], env=env))
+        print(f"worker for GPU {g}: pid {procs[-1].pid}", flush=True)
+    return max(p.wait() for p in procs)
+
+
+def without_option(argv: list[str], name: str) -> list[str]:
+    """``argv`` with ``name`` and its value removed (``--gpus 0,1`` or ``--gpus=0,1``)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == name:
+            skip = True
+        elif not a.startswith(name + "="):
+            out.append(a)
+    return out
