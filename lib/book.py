@@ -14,7 +14,6 @@ import pandas as pd
 import torch
 
 from . import plans
-from .cli import command_for
 from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_steps
 from .data import load_corpus, unigram_floor
 from .paper import paper_values
@@ -309,7 +308,7 @@ def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
 
 def unfinished(located) -> list[str]:
     """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
-    return [command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged")]
+    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged")]
 
 
 def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
@@ -350,7 +349,7 @@ def paper_shape_prefix() -> Prefix:
     floor = unigram_floor(load_corpus(exps[0].dataset))
     stand_ins = [get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps]
     stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
-    missing = [command_for(e) + f" --until {plans.PREFIX_STEPS}" for e, rd, _ in located if rd.status is None]
+    missing = [plans.command_for(e) + f" --until {plans.PREFIX_STEPS}" for e, rd, _ in located if rd.status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
                   unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
 

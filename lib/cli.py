@@ -5,26 +5,12 @@ import argparse
 import json
 import sys
 
-from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, off_preset_steps, replace
+from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
 from .runs import RUNS_DIR
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "10m_prefix", "bf16_agreement")
-
-
-def command_for(exp: Experiment, runs_dir=None) -> str:
-    """The CLI command that trains ``exp``."""
-    cmd = (f"python -m lib train --scale {exp.scale} --impl {exp.impl} "
-           f"--config {exp.config_name} --seed {exp.seed}")
-    if exp.gain_mode:
-        cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
-    if off_preset_steps(exp):
-        cmd += f" --steps {exp.train.max_steps}"
-    cmd += f" --precision {exp.train.precision}"
-    if runs_dir is not None:
-        cmd += f" --runs-dir {runs_dir}"
-    return cmd
 
 
 def _common(p: argparse.ArgumentParser) -> None:

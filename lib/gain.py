@@ -57,21 +57,17 @@ def gain_experiments(base: Experiment, gains=GAINS, modes=("runtime", "weight"))
     return exps
 
 
-def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight"),
-                train: bool = False, **run_kwargs) -> pd.DataFrame:
-    """Validation curves of every (mode, gain); trains missing runs only if ``train``.
+def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight")) -> pd.DataFrame:
+    """Validation curves of every (mode, gain) run found under ``runs_dir`` (this reads; it never trains).
 
     Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
-    under both modes. Missing runs are absent (see ``missing_runs``).
+    under both modes. Missing runs are absent.
     """
-    from .experiment import run
     from .runs import RunDir, run_path
 
     rows = []
     for exp in gain_experiments(base, gains, modes):
         rd = RunDir(run_path(exp, runs_dir))
-        if train and rd.status not in ("complete", "diverged"):
-            run(exp, runs_dir=runs_dir, **run_kwargs)
         if rd.summary is None:
             continue
         for mode in ([exp.gain_mode] if exp.gain_mode else list(modes)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import CONFIGS, Experiment, get_preset, replace
+from .config import CONFIGS, Experiment, get_preset, off_preset_steps, replace
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3
@@ -125,3 +125,17 @@ def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
     if steps is None:
         return exps
     return _unique([dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps])
+
+
+def command_for(exp: Experiment, runs_dir=None) -> str:
+    """The CLI command that trains ``exp``."""
+    cmd = (f"python -m lib train --scale {exp.scale} --impl {exp.impl} "
+           f"--config {exp.config_name} --seed {exp.seed}")
+    if exp.gain_mode:
+        cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
+    if off_preset_steps(exp):
+        cmd += f" --steps {exp.train.max_steps}"
+    cmd += f" --precision {exp.train.precision}"
+    if runs_dir is not None:
+        cmd += f" --runs-dir {runs_dir}"
+    return cmd
