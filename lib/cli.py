@@ -48,8 +48,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--plan", choices=PLAN_NAMES)
     _common(s)
     s._option_string_actions["--scale"].required = False
-    s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS), default=list(CONFIGS))
-    s.add_argument("--seeds", nargs="+", type=int, default=[1337])
+    s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS),
+                   help="without --plan: the configurations to train (default all four); with --plan: narrow it")
+    s.add_argument("--seeds", nargs="+", type=int,
+                   help="without --plan: the seeds to train (default 1337); with --plan: narrow it")
     s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
     s.add_argument("--gpus", help="GPU indices, e.g. 0,1,2,3: one worker process per GPU (CUDA_VISIBLE_DEVICES), "
                                   "sharing the plan through run locks")
@@ -64,6 +66,7 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="best val loss per configuration over a plan's finished runs (markdown)")
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
+    r.add_argument("--scale", choices=SCALES, help="the plan at this scale (e.g. --plan 124m_sweep --scale 124M)")
     b = sub.add_parser("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
     b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
@@ -113,14 +116,14 @@ def _print_summary(s: dict) -> None:
 
 
 def _sweep_experiments(args) -> list[Experiment]:
-    from .plans import PLANS, with_steps
+    from .plans import resolve, with_steps
     if args.plan:
-        exps = with_steps(PLANS[args.plan](), args.steps)
+        exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds), args.steps)
         exps = [replace(e, precision=_precision(args, e)) for e in exps]
     else:
         if args.scale is None:
             raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
-        exps = [_experiment(args, c, s) for s in args.seeds for c in args.configs]
+        exps = [_experiment(args, c, s) for s in args.seeds or [1337] for c in args.configs or list(CONFIGS)]
     return exps
 
 
@@ -155,8 +158,8 @@ def main(argv=None) -> int:
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "report":
             from .book import release_report
-            from .plans import PLANS
-            table, totals = release_report(PLANS[args.plan](), args.runs_dir)
+            from .plans import resolve
+            table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
             print(table.to_markdown(index=False) if len(table) else "no finished runs")
             print(f"\n{totals['finished']} of {totals['planned']} runs finished; "
                   f"wall time {totals['wall_s']:,.0f} s ({totals['wall_s'] / 3600:.2f} h); "

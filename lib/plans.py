@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import CONFIGS, Experiment, get_preset, off_preset_steps, replace
+from .config import CONFIGS, ConfigError, Experiment, get_preset, off_preset_steps, replace
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3
@@ -119,6 +119,41 @@ PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": 
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
          "bf16_agreement": bf16_agreement}
+
+
+# The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.
+PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M"),
+               "fixed_val_batches": ("cpu", "10M"), "10m_asymmetry": ("cpu", "10M"),
+               "124m_sweep": ("cpu-bpe", "124M"), "124m_longer_budget": ("cpu-bpe",)}
+
+
+def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> list[Experiment]:
+    """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs`` and ``seeds`` where given.
+    A scale the plan does not have, or a configuration or seed that selects none of its runs, is refused
+    with the valid choices: a plan never silently ignores an argument."""
+    if name not in PLANS:
+        raise ConfigError(f"unknown plan {name!r}; valid: {', '.join(PLANS)}")
+    scales = PLAN_SCALES.get(name)
+    if scale is None:
+        exps = PLANS[name]()
+    elif scales is None:
+        fixed = sorted({e.scale for e in PLANS[name]()})
+        raise ConfigError(f"plan {name!r} has fixed scale(s) {', '.join(fixed)}; --scale is not valid with it "
+                          f"(plans with a scale: {', '.join(PLAN_SCALES)})")
+    elif scale not in scales:
+        raise ConfigError(f"plan {name!r} at scale {scale!r}: valid: {', '.join(scales)}")
+    else:
+        exps = PLANS[name](scale)
+    for key, wanted in (("configuration", configs), ("seed", seeds)):
+        if wanted is None:
+            continue
+        have = sorted({e.config_name if key == "configuration" else e.seed for e in exps})
+        unknown = [w for w in wanted if w not in have]
+        if unknown:
+            raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}; "
+                              f"valid: {', '.join(map(str, have))}")
+        exps = [e for e in exps if (e.config_name if key == "configuration" else e.seed) in wanted]
+    return exps
 
 
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
