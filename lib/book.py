@@ -110,7 +110,11 @@ class Chapter:
             raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
         cuda = torch.cuda.is_available() and p["device"] != "cpu"
         scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if cuda else spec.stand_in)
-        ch = cls(name, spec, scale, p["seed"], p["steps"], Path(p["runs_dir"] or RETRAIN_DIR), p["device"])
+        runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)
+        if runs_dir.resolve() == RUNS_DIR.resolve():
+            raise ParameterError(f"runs_dir {p['runs_dir']!r} is the released runs/, which a chapter never writes; "
+                                 f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
+        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"])
         pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
         if announce:
             print(ch.banner())

@@ -6,7 +6,8 @@ import json
 import sys
 
 from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
-from .runs import RUNS_DIR
+from .data import DataError
+from .runs import RUNS_DIR, RunError
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
@@ -185,7 +186,7 @@ def main(argv=None) -> int:
             else:
                 train_queue(exps, _run_kwargs(args), keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
-    except (ConfigError, ValueError) as e:
+    except (ConfigError, ValueError, RunError, DataError) as e:  # bad input: one line, exit 2, no traceback
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,8 +167,8 @@ class Experiment:
         if self.gain_mode is not None:
             check_choice("gain mode", self.gain_mode, GAIN_MODES)
         check_choice("gain target", self.gain_target, GAIN_TARGETS)
-        if self.gain <= 0:
-            raise ConfigError(f"gain must be > 0, got {self.gain}")
+        if not (isinstance(self.gain, (int, float)) and math.isfinite(self.gain) and self.gain > 0):
+            raise ConfigError(f"gain must be a finite number > 0, got {self.gain}")
 
     @property
     def impl(self) -> str:

@@ -143,9 +143,13 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress, compile=compile,
                       tokens_per_sample=exp.model.block_size,
                       callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
-    env = environment(device, deterministic, compile, exp.train.precision)
+    env = environment(device, deterministic, compile, exp.train.precision, diagnostics)
     wall_before = 0.0
     if rd.ckpt.exists():
+        before = (rd.read_json("env.json") or {}).get("diagnostics")
+        if before is not None and before != diagnostics:
+            raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
+                           f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
         trainer.load_state_dict(state["trainer"])
         wall_before = state["wall_s"]

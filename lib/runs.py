@@ -44,12 +44,26 @@ def _atomic(path: Path, write) -> None:
         raise
 
 
+def finite(obj):
+    """``obj`` with every NaN or infinite float replaced by None: JSON has no NaN or Infinity, and a reader
+    must see a missing value, not a number. (A diverged run says why in its own fields.)"""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
 def write_json_atomic(path, obj) -> None:
-    _atomic(path, lambda f: f.write((json.dumps(obj, indent=2, sort_keys=True, default=_jsonable) + "\n").encode()))
+    text = json.dumps(finite(obj), indent=2, sort_keys=True, default=_jsonable, allow_nan=False) + "\n"
+    _atomic(path, lambda f: f.write(text.encode()))
 
 
 def write_jsonl_atomic(path, rows) -> None:
-    _atomic(path, lambda f: f.write("".join(json.dumps(r, default=_jsonable) + "\n" for r in rows).encode()))
+    text = "".join(json.dumps(finite(r), default=_jsonable, allow_nan=False) + "\n" for r in rows)
+    _atomic(path, lambda f: f.write(text.encode()))
 
 
 def _jsonable(x):
@@ -93,12 +107,13 @@ def git_state() -> dict:
 GIT_AT_IMPORT = git_state()
 
 
-def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32") -> dict:
+def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32",
+                diagnostics: bool = True) -> dict:
     import numpy
     env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
            "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
            "device": device, "threads": torch.get_num_threads(),
-           "deterministic": deterministic, "compile": compile,
+           "deterministic": deterministic, "compile": compile, "diagnostics": diagnostics,
            "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
            "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
     env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"

@@ -32,6 +32,7 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ({"seed": 7.5}, "seed must be None or a non-negative integer"),
     ({"steps": 20}, "give a seed too"),
     ({"device": "tpu"}, "valid: auto, cpu, cuda"),
+    ({"seed": 7, "runs_dir": "runs"}, "is the released runs/, which a chapter never writes"),
 ])
 def test_bad_chapter_parameters_name_the_valid_ones(bad, message):
     with pytest.raises(ParameterError) as e:

@@ -203,3 +203,44 @@ def test_released_prefix_without_checkpoint_is_kept_if_it_reaches_far_enough(tin
     s = run(exp, runs_dir=tmp_path, progress=False)  # to the end: from step 0, the prefix moved aside
     assert s["status"] == "complete"
     assert len(list(tmp_path.rglob("seed1337*.replaced-*"))) == 1
+
+
+# --- nothing wrong in silence --------------------------------------------------------
+def test_json_files_never_hold_nan_or_infinity(tmp_path):
+    write_json_atomic(tmp_path / "s.json", {"best": float("nan"), "rows": [1.0, float("inf")]})
+    text = (tmp_path / "s.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"best": None, "rows": [1.0, None]}
+
+
+@pytest.mark.parametrize("gain", [float("nan"), float("inf"), 0.0, -1.0])
+def test_gains_must_be_finite_and_positive(tiny, gain):
+    from lib.config import ConfigError, replace
+    with pytest.raises(ConfigError, match="finite number > 0"):
+        replace(tiny(), gain_mode="runtime", gain=gain)
+
+
+def test_a_resume_that_switches_diagnostics_is_refused(tiny, tmp_path):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False, until=10)
+    assert RunDir(run_path(exp, tmp_path)).read_json("env.json")["diagnostics"] is True
+    with pytest.raises(RunError, match="diagnostics on"):
+        run(exp, runs_dir=tmp_path, progress=False, diagnostics=False)
+
+
+def test_checkpoints_load_without_running_code(tiny, tmp_path):
+    # A crafted pickle whose unpickling would run code: weights_only=True refuses it, nothing runs.
+    import pickle
+    exp = tiny()
+    rd = RunDir(run_path(exp, tmp_path))
+    rd.ckpt.parent.mkdir(parents=True)
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+    torch.save({"x": Payload()}, rd.ckpt, pickle_module=pickle)
+    assert not marker.exists()
+    with pytest.raises(RunError):
+        rd.load_checkpoint(exp)
+    assert not marker.exists()
