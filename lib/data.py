@@ -31,6 +31,9 @@ OPENWEBTEXT_DOCS = 100_000   # §3.3: ~113M tokens from 100,000 documents
 OPENWEBTEXT_VAL_EVERY = 100  # every 100th document goes to validation (1%)
 
 
+DOWNLOAD_TIMEOUT_S = 60
+
+
 class DataError(RuntimeError):
     """Missing or corrupt data; the message says where to put the file."""
 
@@ -54,7 +57,9 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
         candidate.parent.mkdir(parents=True, exist_ok=True)
         try:
             tmp = candidate.with_suffix(".part")
-            urllib.request.urlretrieve(SHAKESPEARE_URL, tmp)
+            # A stalled network fails after DOWNLOAD_TIMEOUT_S instead of hanging forever.
+            with urllib.request.urlopen(SHAKESPEARE_URL, timeout=DOWNLOAD_TIMEOUT_S) as r:
+                tmp.write_bytes(r.read())
             tmp.replace(candidate)
         except OSError as e:
             raise DataError(f"could not download TinyShakespeare from {SHAKESPEARE_URL} ({e}). "
@@ -183,6 +188,42 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
     counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
     logp = np.log(counts / counts.sum())
     return float(-logp[np.asarray(corpus.val)].mean())
+
+
+def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
+    """Cross-entropy (nats/token) on the val split of the order-``n`` model estimated on the train split:
+    P(w | previous n-1 tokens) = (c(context, w) + alpha) / (c(context) + alpha * V), add-``alpha`` smoothing
+    over the vocabulary V (so an unseen context falls back to uniform). n = 1 is ``unigram_floor``: no
+    context; n = 2 sees only the token before; n = 3 the two before. Scored on every val token that has
+    n-1 predecessors in the val split (the first n-1 are skipped), so it is the floor of a model that reads
+    only that much context, not a bound on a model that reads more."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    V = corpus.vocab_size
+
+    def codes(ids: np.ndarray, width: int) -> np.ndarray:  # each window of ``width`` tokens as one integer
+        ids = np.asarray(ids, dtype=np.int64)
+        out = np.zeros(len(ids) - width + 1, dtype=np.int64)
+        for k in range(width):
+            out = out * V + ids[k:len(ids) - width + 1 + k]
+        return out
+
+    def lookup(keys: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        uniq, counts = table
+        i = np.clip(np.searchsorted(uniq, keys), 0, max(len(uniq) - 1, 0))
+        return np.where(uniq[i] == keys, counts[i], 0) if len(uniq) else np.zeros(len(keys), dtype=np.int64)
+
+    train, val = np.asarray(corpus.train), np.asarray(corpus.val)
+    joint = np.unique(codes(train, n), return_counts=True)
+    val_joint = codes(val, n)
+    if n == 1:
+        context_counts = np.full(len(val_joint), len(train), dtype=np.int64)
+    else:
+        # c(context) counts the contexts that are followed by a token in train: windows of n-1 but the last.
+        context = np.unique(codes(train[:-1], n - 1), return_counts=True)
+        context_counts = lookup(val_joint // V, context)
+    p = (lookup(val_joint, joint) + alpha) / (context_counts + alpha * V)
+    return float(-np.log(p).mean())
 
 
 class Batches:

@@ -200,3 +200,41 @@ def test_empty_val_split_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="val"):
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
         data.openwebtext(tmp_path / "out")
+
+
+# --- the ladder of floors ------------------------------------------------------------
+def _corpus(train, val, vocab):
+    import numpy as np
+
+    from lib.data import Corpus
+    return Corpus("toy", np.array(train), np.array(val), vocab, {})
+
+
+def test_ngram_floors_by_hand():
+    import math
+
+    from lib.data import ngram_floor, unigram_floor
+    c = _corpus([0, 1, 0, 1, 0, 1], [0, 1, 0, 1], 2)
+    # Unigram: 3 zeros and 3 ones (+0.5 each) -> 1/2 each: ln 2 on every token.
+    assert ngram_floor(c, 1) == pytest.approx(math.log(2)) == pytest.approx(unigram_floor(c))
+    # Bigram: in train "0" is followed by 1 three times, "1" by 0 twice: P(1|0) = 3.5/4, P(0|1) = 2.5/3.
+    # Val scores 1|0, 0|1, 1|0.
+    expected = -(2 * math.log(3.5 / 4) + math.log(2.5 / 3)) / 3
+    assert ngram_floor(c, 2) == pytest.approx(expected)
+    # Trigram: contexts (0,1) -> 0 twice, (1,0) -> 1 twice; val scores 0|(0,1), 1|(1,0): 2.5/3 each.
+    assert ngram_floor(c, 3) == pytest.approx(-math.log(2.5 / 3))
+
+
+def test_unseen_context_falls_back_to_uniform():
+    import math
+
+    from lib.data import ngram_floor
+    c = _corpus([0, 0, 0], [2, 1], 3)  # context 2 never seen in train
+    assert ngram_floor(c, 2) == pytest.approx(math.log(3))
+
+
+def test_the_ladder_descends_on_shakespeare():
+    from lib.data import ngram_floor, shakespeare_char
+    c = shakespeare_char()
+    floors = [ngram_floor(c, n) for n in (1, 2, 3)]
+    assert floors[0] > floors[1] > floors[2] > 1.5
