@@ -466,3 +466,20 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> str:
     else:
         lines.append(f"Not decided by step {int(attn.steps):,}: AttnOnly has not left the floor yet.")
     return "\n".join(lines)
+
+
+# -- the one rule every claim of the scorecard is judged by --------------------------------------------
+VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
+
+
+def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool) -> str:
+    """No runs: NOT TESTED. Runs whose control did not show what the claim is about (a Full Residual that never
+    left the floor, an AttnOnly that never left it when the claim is about where it lands, a prefix still on
+    the floor when the claim is about where the run ends): NOT TESTABLE HERE, whatever else they say; they
+    neither confirm nor contradict. Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED
+    when a valid test disagrees."""
+    if not has_runs:
+        return "NOT TESTED"
+    if not shows_phenomenon:
+        return "NOT TESTABLE HERE"
+    return "HOLDS" if agrees else "CONTRADICTED"

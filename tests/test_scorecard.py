@@ -1,0 +1,72 @@
+"""The verdict rule and the scorecard's rows on hand-made runs: a control that never showed the phenomenon
+gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
+import pandas as pd
+import pytest
+
+from lib import scorecard as sc
+from lib.analysis import VERDICTS, verdict
+from lib.book import Chapter
+
+FLOOR = 3.347
+
+
+@pytest.mark.parametrize("has, shows, agrees, expected", [
+    (False, True, True, "NOT TESTED"),
+    (True, False, True, "NOT TESTABLE HERE"),   # the control lacked the phenomenon: agreement proves nothing
+    (True, False, False, "NOT TESTABLE HERE"),  # ... and disagreement contradicts nothing
+    (True, True, True, "HOLDS"),
+    (True, True, False, "CONTRADICTED"),
+])
+def test_the_verdict_rule(has, shows, agrees, expected):
+    assert verdict(has, shows, agrees) == expected and expected in VERDICTS
+
+
+def summ(rows, budget=1500):
+    return pd.DataFrame([{"config": c, "seed": s, "best_val_loss": v, "budget": budget, "escape_step": None}
+                         for c, s, v in rows])
+
+
+def chapter(name):
+    return Chapter.open(name, {}, announce=False)
+
+
+def test_joint_collapse_contradicted_when_a_partial_configuration_left_the_floor():
+    s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 2.1), ("FFNOnly", 1337, 3.34),
+              ("NoResidual", 1337, 3.34)])
+    row = sc.joint_collapse(chapter("joint_collapse"), s, FLOOR)
+    assert row.verdict == "CONTRADICTED" and "AttnOnly in 1 of 1 seeds" in row.why
+
+
+def test_joint_collapse_not_testable_when_full_residual_stayed_on_the_floor():
+    s = summ([("FullResidual", 1337, 3.34), ("AttnOnly", 1337, 3.34), ("FFNOnly", 1337, 3.34)])
+    assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "NOT TESTABLE HERE"
+
+
+def test_joint_collapse_holds_when_every_partial_stays_and_full_leaves():
+    s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 3.33), ("FFNOnly", 1337, 3.34)])
+    assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "HOLDS"
+
+
+def test_124m_ordering_not_testable_when_attnonly_never_left_the_floor(monkeypatch):
+    ch = chapter("124m_sweep")
+    monkeypatch.setattr(Chapter, "probe", lambda self: type("P", (), {"summaries": pd.DataFrame(
+        columns=["budget", "escape_step"])})())
+    floor = 6.475
+    s = summ([("FullResidual", 1, 5.13), ("AttnOnly", 1, 6.54), ("AttnOnly", 2, 6.53), ("FFNOnly", 1, 6.53),
+              ("FFNOnly", 2, 6.54)], budget=800)
+    order, seeds = sc.sweep_124m(ch, s, floor)
+    assert order.verdict == seeds.verdict == "NOT TESTABLE HERE"
+    assert "never left the floor in 800 steps" in order.why
+    # Once AttnOnly leaves the floor the same rows become real tests.
+    s = summ([("FullResidual", 1, 5.13), ("AttnOnly", 1, 5.9), ("AttnOnly", 2, 6.1), ("FFNOnly", 1, 6.53),
+              ("FFNOnly", 2, 6.54)], budget=800)
+    order, _ = sc.sweep_124m(ch, s, floor)
+    assert order.verdict == "HOLDS"
+
+
+def test_takeaway_lists_every_verdict_class():
+    card = pd.DataFrame([vars(sc.Row("c1", "§1", "p", "o", "e", "HOLDS", "w1")),
+                         vars(sc.Row("c2", "§2", "p", "o", "e", "NOT TESTED", "run X"))])
+    text = sc.takeaway(card)
+    assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
+    assert "**c2** (§2): run X." in text
