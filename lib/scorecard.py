@@ -261,6 +261,6 @@ VERDICT_STYLE = {"CONTRADICTED": "color: #b00020; font-weight: bold", "HOLDS": "
 
 def styled(card: pd.DataFrame):
     """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED in red)."""
-    return (card.style.hide(axis="index")
+    return (card.style.hide(axis="index").format(escape="html")
             .map(lambda v: VERDICT_STYLE.get(v, ""), subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"}))

@@ -22,7 +22,19 @@ def pages():
 def test_every_chapter_was_built(pages):
     names = {p.stem for p in pages}
     assert {"intro", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-            "mechanism", "reproducibility"} <= names
+            "mechanism", "reproducibility", "what_holds"} <= names
+
+
+@pytest.mark.parametrize("page", ["intro", "what_holds"])
+def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page):
+    from lib.analysis import VERDICTS
+    text = (HTML / "book" / f"{page}.html").read_text()
+    for claim in ("Joint collapse", "Layer-0 gradient", "Hidden-state growth", "runtime gain", "Random validation",
+                  "10M asymmetry", "FFNOnly collapses to the No Residual floor", "124M ordering",
+                  "seed-sensitive at 124M", "local mixer"):
+        assert claim in text, f"{page}: no row for {claim!r}"
+    found = {v for v in VERDICTS if v in text}
+    assert found and found <= set(VERDICTS)
 
 
 def test_no_page_loads_anything_from_the_network(pages):
