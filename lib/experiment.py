@@ -90,6 +90,35 @@ def _move_aside(rd: RunDir, why: str) -> None:
     print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)
 
 
+def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
+    """A run directory with a history but neither summary.json nor a checkpoint. A history that reaches the
+    last step is a finished run that lost its summary: the summary is rebuilt from it (never retrained) and
+    returned. A shorter one cannot be resumed, and training afresh would overwrite it: refused unless
+    ``force``, which moves it aside and returns None (train from step 0)."""
+    hist = rd.history()
+    last = hist[-1]["step"]
+    if last != exp.train.max_steps:
+        if not force:
+            raise RunError(f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no summary.json and "
+                           f"no checkpoint to resume from; move it away, or retrain it with --force (it is kept aside)")
+        _move_aside(rd, "--force")
+        return None
+    corpus = load_corpus(exp.dataset)
+    trainer = type("Finished", (), {})()
+    trainer.history, trainer.step, trainer.status = hist, last, "complete"
+    vals = [r for r in hist if r.get("val_loss") is not None]
+    best = min(vals, key=lambda r: r["val_loss"])
+    trainer.best_val, trainer.best_step = best["val_loss"], best["step"]
+    trainer.train_time = hist[-1].get("train_time_s") or 0.0
+    trainer.tokens_per_step = exp.train.batch_size * exp.train.grad_accum * exp.model.block_size
+    summary = _Recorder(rd, exp, unigram_floor(corpus), GPT(exp.model).num_params(), "unknown", 0.0).summary(trainer)
+    summary.update(wall_s=None, device=(rd.read_json("env.json") or {}).get("device"), rebuilt_from_history=True)
+    write_json_atomic(rd.path / "summary.json", summary)
+    print(f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing retrained)",
+          file=sys.stderr)
+    return rd.summary
+
+
 def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
     While it trains, the directory's ``run.lock`` keeps every other process out (``RunLocked``); see
@@ -126,6 +155,9 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             return rd.summary
         _move_aside(rd, "--force")
     rd.check_config(exp)
+    if rd.summary is None and rd.history() and not rd.ckpt.exists():
+        if (rebuilt := _without_summary(rd, exp, force)) is not None:
+            return rebuilt
     if rd.status == "partial" and not rd.ckpt.exists():
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
@@ -152,6 +184,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
         trainer.load_state_dict(state["trainer"])
+        if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
+            write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]
         env = {**(rd.read_json("env.json") or {}), "resumed": [
             *((rd.read_json("env.json") or {}).get("resumed", [])), {"step": trainer.step, **env}]}

@@ -244,3 +244,37 @@ def test_checkpoints_load_without_running_code(tiny, tmp_path):
     with pytest.raises(RunError):
         rd.load_checkpoint(exp)
     assert not marker.exists()
+
+
+def test_a_complete_run_without_summary_is_rebuilt_never_retrained(tiny, tmp_path, capsys):
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    before, history = rd.summary, (rd.path / "history.jsonl").read_bytes()
+    (rd.path / "summary.json").unlink()
+    s = run(exp, runs_dir=tmp_path, progress=False)
+    assert (rd.path / "history.jsonl").read_bytes() == history  # not a step trained again
+    assert "rebuilt from its complete history" in capsys.readouterr().err
+    for k in ("status", "steps", "best_val_loss", "best_step", "final_val_loss", "escape_step", "unigram_floor",
+              "n_params"):
+        assert s[k] == before[k], k
+    assert s["rebuilt_from_history"] is True
+
+
+def test_an_unfinished_history_without_summary_or_checkpoint_is_refused(tiny, tmp_path):
+    exp = tiny()
+    crash_at(exp, tmp_path, 10)
+    rd = RunDir(run_path(exp, tmp_path))
+    (rd.path / "summary.json").unlink()
+    rd.ckpt.unlink()
+    with pytest.raises(RunError, match="history to step 10 of 20 but no summary.json"):
+        run(exp, runs_dir=tmp_path, progress=False)
+
+
+def test_a_resume_restores_a_deleted_config(tiny, tmp_path):
+    exp = tiny()
+    crash_at(exp, tmp_path, 10)
+    rd = RunDir(run_path(exp, tmp_path))
+    (rd.path / "config.json").unlink()
+    run(exp, runs_dir=tmp_path, progress=False)
+    assert rd.read_json("config.json") == exp.to_dict() and rd.status == "complete"
