@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
@@ -22,8 +23,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs-dir", default=str(RUNS_DIR))
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
     p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
-                   help="auto (train's default): bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast. "
-                        "A plan's runs keep the precision the plan defines unless this is given")
+                   help="default: the preset's (fp32 at 10M and the stand-ins, bf16 autocast at 124M); "
+                        "auto: bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast")
     p.add_argument("--until", type=int, metavar="N",
                    help="stop after step N (a multiple of the evaluation interval) with status partial, on "
                         "the full run's schedule; run again to continue")
@@ -38,14 +39,17 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__, allow_abbrev=False)
     sub = ap.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train", help="train one run (resumes an unfinished one)")
+
+    def add(name, **kw):  # no abbreviations: `--gpu` must not pass for `--gpus` (a worker would spawn workers)
+        return sub.add_parser(name, allow_abbrev=False, **kw)
+    t = add("train", help="train one run (resumes an unfinished one)")
     _common(t)
     t.add_argument("--config", required=True, choices=tuple(CONFIGS))
     t.add_argument("--seed", type=int, default=1337)
     t.add_argument("--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)")
-    s = sub.add_parser("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
+    s = add("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
     s.add_argument("--plan", choices=PLAN_NAMES)
     _common(s)
     s._option_string_actions["--scale"].required = False
@@ -59,21 +63,21 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--shard", metavar="K/N", help="train only every N-th run of the plan from the K-th (0-based): "
                                                  "one job of a cluster array")
     s.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
-    d = sub.add_parser("describe", help="resolved config and parameter count of each configuration (JSON)")
+    d = add("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
-    w = sub.add_parser("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
+    w = add("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
     w.add_argument("run_dirs", nargs="+")
-    r = sub.add_parser("report", help="best val loss per configuration over a plan's finished runs (markdown)")
+    r = add("report", help="best val loss per configuration over a plan's finished runs (markdown)")
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
     r.add_argument("--scale", choices=SCALES, help="the plan at this scale (e.g. --plan 124m_sweep --scale 124M)")
-    b = sub.add_parser("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
+    b = add("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
     b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
-    pr = sub.add_parser("prepare", help="fetch and encode a dataset")
+    pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
     pr.add_argument("--n-docs", type=int, default=None)
@@ -81,13 +85,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _precision(args, exp: Experiment) -> str:
-    """The precision ``exp`` trains in: --precision, else (auto) the device's for a single run and the
-    plan's own for a plan's runs."""
+    """The precision ``exp`` trains in: its preset's (fp32 at 10M and at the stand-ins, bf16 at 124M), so
+    that ``train`` and ``sweep`` write one experiment to one directory; ``--precision`` replaces it, ``auto``
+    meaning bf16 on CUDA and fp32 on the CPU."""
     from .train import resolve_device, resolve_precision
-    requested = args.precision or ("auto" if args.command == "train" or not getattr(args, "plan", None) else None)
-    if requested is None:
+    if args.precision is None:
         return exp.train.precision
-    return resolve_precision(requested, resolve_device(args.device))
+    return resolve_precision(args.precision, resolve_device(args.device))
 
 
 def _experiment(args, config: str, seed: int) -> Experiment:
@@ -181,6 +185,11 @@ def main(argv=None) -> int:
                     rd = RunDir(run_path(exp, args.runs_dir))
                     print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
             elif args.gpus:
+                if os.environ.get("LIB_SWEEP_WORKER"):
+                    raise ConfigError("--gpus inside a sweep worker: a worker trains on the one GPU it was given")
+                if args.force:
+                    raise ConfigError("--force with --gpus: every worker would retrain every finished run; "
+                                      "retrain them with one process (without --gpus) instead")
                 return spawn_workers(without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
                                      args.gpus)
             else:

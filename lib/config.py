@@ -300,6 +300,9 @@ def replace(exp: Experiment, **overrides) -> Experiment:
         if value is not None or "None" not in str(typ):
             value = _coerce(key, value, typ.split(" | ")[0] if isinstance(typ, str) else typ)
         changes[owner][key] = value
+    if "impl" in changes["model"]:  # another implementation: its recipe, except the fields overridden here
+        recipe = MODEL_RECIPES[changes["model"]["impl"]]
+        changes["model"] = {**recipe, **changes["model"]}
     model = dataclasses.replace(exp.model, **changes["model"])
     train = dataclasses.replace(exp.train, **changes["train"])
     return dataclasses.replace(exp, model=model, train=train, **changes["experiment"])

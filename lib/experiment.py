@@ -82,7 +82,7 @@ class _Recorder(Callback):
 
 def _move_aside(rd: RunDir, why: str) -> None:
     """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
-    aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S"))
+    aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S%f"))
     aside.mkdir()
     for child in rd.path.iterdir():
         if child.name != "run.lock":
@@ -91,22 +91,24 @@ def _move_aside(rd: RunDir, why: str) -> None:
 
 
 def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
-    """A run directory with a history but neither summary.json nor a checkpoint. A history that reaches the
+    """A run directory with a history but no checkpoint, and no summary or one that says ``running`` (a run
+    cut off where its checkpoint could not follow, or one that lost its summary). A history that reaches the
     last step is a finished run that lost its summary: the summary is rebuilt from it (never retrained) and
     returned. A shorter one cannot be resumed, and training afresh would overwrite it: refused unless
     ``force``, which moves it aside and returns None (train from step 0)."""
     hist = rd.history()
     last = hist[-1]["step"]
-    if last != exp.train.max_steps:
+    vals = [r for r in hist if r.get("val_loss") is not None]
+    if last != exp.train.max_steps or hist[-1].get("diverged") or not vals:
         if not force:
-            raise RunError(f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no summary.json and "
-                           f"no checkpoint to resume from; move it away, or retrain it with --force (it is kept aside)")
+            raise RunError(f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no finished "
+                           f"summary.json and no checkpoint to resume from; move it away, or retrain it with --force "
+                           f"(it is kept aside)")
         _move_aside(rd, "--force")
         return None
     corpus = load_corpus(exp.dataset)
     trainer = type("Finished", (), {})()
     trainer.history, trainer.step, trainer.status = hist, last, "complete"
-    vals = [r for r in hist if r.get("val_loss") is not None]
     best = min(vals, key=lambda r: r["val_loss"])
     trainer.best_val, trainer.best_step = best["val_loss"], best["step"]
     trainer.train_time = hist[-1].get("train_time_s") or 0.0
@@ -155,7 +157,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             return rd.summary
         _move_aside(rd, "--force")
     rd.check_config(exp)
-    if rd.summary is None and rd.history() and not rd.ckpt.exists():
+    if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
     if rd.status == "partial" and not rd.ckpt.exists():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import CONFIGS, ConfigError, Experiment, get_preset, off_preset_steps, replace
+from .config import CONFIGS, ConfigError, Experiment, get_preset, off_preset_precision, off_preset_steps, replace
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3
@@ -170,7 +170,8 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
     if off_preset_steps(exp):
         cmd += f" --steps {exp.train.max_steps}"
-    cmd += f" --precision {exp.train.precision}"
+    if off_preset_precision(exp):
+        cmd += f" --precision {exp.train.precision}"
     if runs_dir is not None:
         cmd += f" --runs-dir {runs_dir}"
     return cmd

@@ -87,6 +87,10 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         leaf += f"_steps{exp.train.max_steps}"
     if off_preset_precision(exp):  # e.g. the bf16 CPU prefix of the author's fp32 nanoGPT
         leaf += f"_{exp.train.precision}"
+    if exp.model.mixer != "attention":  # the local-mixer test (§7.2) never shares the attention run's directory
+        leaf += f"_mixer-{exp.model.mixer}"
+    for key, value in sorted(exp.model.departures.items()):  # one factor of the bundle switched on its own
+        leaf += f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
 
 
@@ -169,7 +173,7 @@ class RunDir:
         except Exception as e:  # truncated files raise several different errors
             raise RunError(f"checkpoint {self.ckpt} is truncated or not a torch checkpoint ({e}); "
                            f"delete it to retrain from scratch") from e
-        if not isinstance(state, dict) or state.get("experiment") != exp.to_dict():
+        if not isinstance(state, dict) or _as_experiment(state.get("experiment") or {}) != exp:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state
@@ -180,60 +184,54 @@ class RunLocked(RunError):
 
 
 class RunLock:
-    """``run.lock`` in a run directory while a process trains it: created atomically (O_EXCL) and holding
-    the holder's host, pid and start time, so two processes never train one run. A lock whose holder is
-    on this host and no longer alive (a killed worker) is taken over, with a message; a lock held by
-    another host is never taken over (that host may be alive): remove it by hand if it is not."""
+    """``run.lock`` in a run directory, held with ``fcntl.flock`` while a process trains the run, so two
+    processes never train one run. The kernel releases the lock when its holder dies (killed, preempted,
+    out of memory), so a dead holder never blocks anyone; the file keeps the last holder's host, pid and
+    start time, for the message a blocked process prints and for the one a process taking over prints.
+    The file is never deleted (deleting a locked file lets a third process lock a new one beside it).
+    flock is per host on most network file systems: run one sweep per host on a shared ``runs/``, or
+    use ``--shard``."""
 
     def __init__(self, path):
         self.path = Path(path) / "run.lock"
-        self.held = False
+        self._fd: int | None = None
 
     def holder(self) -> dict | None:
         try:
-            return json.loads(self.path.read_text())
+            return json.loads(self.path.read_text() or "null")
         except (OSError, ValueError):
             return None
 
-    def _stale(self, holder: dict | None) -> bool:
-        if holder is None:  # unreadable: a lock being written this instant, or a torn one
-            return False
-        if holder.get("host") != platform.node():
-            return False
-        try:
-            os.kill(int(holder["pid"]), 0)
-        except ProcessLookupError:
-            return True
-        except (PermissionError, KeyError, ValueError):
-            return False
-        return False
-
     def acquire(self) -> None:
+        import fcntl
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RunLocked(f"{self.path.parent} is being trained by {self.holder() or 'another process'} "
+                            f"(lock {self.path})") from None
+        before = self.holder()
+        if before and before.get("pid") is not None and before.get("released") is not True:
+            print(f"taking over {self.path}: its last holder {before.get('host')}:{before.get('pid')} is gone "
+                  f"without releasing it", file=sys.stderr)
         me = {"host": platform.node(), "pid": os.getpid(),
               "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = self.holder()
-                if not self._stale(holder):
-                    raise RunLocked(f"{self.path.parent} is being trained by {holder or 'another process'}"
-                                    f" (lock {self.path})") from None
-                print(f"taking over {self.path}: its holder {holder['host']}:{holder['pid']} is gone",
-                      file=sys.stderr)
-                self.path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as f:
-                json.dump(me, f)
-            self.held = True
-            return
-        raise RunLocked(f"could not take {self.path}")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(me).encode(), 0)
+        self._fd = fd
 
     def release(self) -> None:
-        if self.held:
-            self.path.unlink(missing_ok=True)
-            self.held = False
+        if self._fd is None:
+            return
+        import fcntl
+        held = self.holder() or {}
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, json.dumps({**held, "released": True}).encode(), 0)
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
 
     def __enter__(self):
         self.acquire()

@@ -43,13 +43,15 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
     and visited again after each pass (every ``poll_s`` seconds once nothing else is left)."""
     from .experiment import run
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
-    summaries = []
+    summaries, visited = [], set()
     while True:
         held = []
         for i, exp in enumerate(exps, 1):
             rd = RunDir(run_path(exp, runs_dir))
-            if is_done(rd, until):
+            # --force retrains a finished run once (its first visit); afterwards a finished run is done.
+            if is_done(rd, until) and not (run_kwargs.get("force") and i not in visited):
                 continue
+            visited.add(i)
             log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}")
             try:
                 summaries.append(run(exp, keep_weights=keep_weights(exp), **run_kwargs))
@@ -70,10 +72,13 @@ def spawn_workers(argv: list[str], gpus: str) -> int:
         raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
     procs = []
     for g in ids:
-        env = {**os.environ, "CUDA_VISIBLE_DEVICES": g, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": g, "PYTHONUNBUFFERED": "1", "LIB_SWEEP_WORKER": g}
         procs.append(subprocess.Popen([sys.executable, "-m", "lib", *argv], env=env))
         print(f"worker for GPU {g}: pid {procs[-1].pid}", flush=True)
-    return max(p.wait() for p in procs)
+    codes = [p.wait() for p in procs]
+    # A worker killed by signal N returns -N: reported as 128 + N, like a shell, never hidden by a success.
+    bad = [128 - c if c < 0 else c for c in codes if c != 0]
+    return bad[0] if bad else 0
 
 
 def without_option(argv: list[str], name: str) -> list[str]:

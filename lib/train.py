@@ -205,7 +205,7 @@ class Trainer:
             bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr_at(cfg, self.step - 1):.1e}",
                             tok_s=f"{self.tokens_per_step / dt:,.0f}", refresh=False)
         bar.close()
-        if self.status == "running" and self.step == stop < cfg.max_steps:
+        if self.status == "running" and stop <= self.step < cfg.max_steps:  # at or past ``until`` already
             self.status = "partial"
         return self.status
 
@@ -215,8 +215,8 @@ class Trainer:
                  "batches": self.batches.state_dict(), "torch_rng": torch.get_rng_state(),
                  "step": self.step, "history": self.history, "best_val": self.best_val,
                  "best_step": self.best_step, "train_time": self.train_time, "status": self.status}
-        if torch.cuda.is_available():
-            state["cuda_rng"] = torch.cuda.get_rng_state_all()
+        if self.device.startswith("cuda"):  # the training device's generator only: resumable on another index
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
         return state
 
     def load_state_dict(self, state: dict) -> None:
@@ -224,7 +224,7 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
-        if "cuda_rng" in state and torch.cuda.is_available():
-            torch.cuda.set_rng_state_all(state["cuda_rng"])
+        if "cuda_rng" in state and self.device.startswith("cuda"):
+            torch.cuda.set_rng_state(state["cuda_rng"], self.device)
         for k in ("step", "history", "best_val", "best_step", "train_time", "status"):
             setattr(self, k, state[k])

@@ -175,3 +175,17 @@ def test_get_preset_refuses_bad_choice_listing_valid_values(kw, valid):
 def test_experiment_round_trips_through_dict():
     exp = replace(get_preset("cpu", "nanogpt", "FFNOnly", 3), gain_mode="weight", gain=2.0)
     assert Experiment.from_dict(exp.to_dict()) == exp
+
+
+def test_replacing_the_implementation_takes_its_recipe():
+    exp = replace(get_preset("cpu"), impl="nanogpt")
+    assert exp.model.departures == {} and not exp.model.tie_weights
+    assert replace(get_preset("cpu"), impl="nanogpt", scaled_init=True).model.departures == {"scaled_init": True}
+
+
+def test_a_mixer_or_a_switched_factor_gets_its_own_run_directory():
+    from lib.runs import run_path
+    base = get_preset("cpu", "nanogpt", "AttnOnly")
+    assert run_path(base, "r").name == "seed1337"
+    assert run_path(replace(base, mixer="local"), "r").name == "seed1337_mixer-local"
+    assert run_path(replace(base, scaled_init=True), "r").name == "seed1337_scaled_init-True"
