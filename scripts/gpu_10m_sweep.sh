@@ -51,7 +51,7 @@ done
 wait
 echo "all runs returned after $(( $(date +%s) - start )) s" >>"$log"
 
-tar -C "$work" --exclude=checkpoints -czf "$OUT/runs_10M.tar.gz" .
+tar -C "$work" --exclude=checkpoints --exclude=run.lock -czf "$OUT/runs_10M.tar.gz" .
 n_complete=$(find "$work" -name summary.json -exec grep -l '"status": "complete"' {} + | wc -l)
 echo "complete runs: $n_complete of 16" | tee -a "$log"
 [ "$n_complete" -eq 16 ]
