@@ -116,3 +116,34 @@ def test_bench_prints_both_precisions_and_their_ratio():
     assert list(df.loop) == ["trainer", "bare loop"]
     assert (df["fp32 tok/s"] > 0).all() and (df["bf16 tok/s"] > 0).all()
     assert df["bf16 / fp32"].iloc[0] == pytest.approx(df["bf16 tok/s"].iloc[0] / df["fp32 tok/s"].iloc[0], abs=0.006)
+
+
+def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypatch):
+    """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
+    import lib.book as book
+    from lib import plots
+    from lib.config import get_preset
+    from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
+    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    for impl, vals in (("nanogpt", [4.19, 3.36]), ("residualgpt", [4.18, 3.10])):
+        exp = get_preset("10M", impl, "AttnOnly")
+        d = run_path(exp, tmp_path)
+        write_json_atomic(d / "config.json", exp.to_dict())
+        write_jsonl_atomic(d / "history.jsonl", [
+            {"step": 0, "val_loss": vals[0], "train_loss": vals[0], "hidden_norm": [1.0] * 7, "hidden_growth": 1.0},
+            {"step": 100, "val_loss": vals[1], "train_loss": vals[1], "grad_norm_attn": [0.02] * 6,
+             "grad_norm_mlp": [0.01] * 6, "hidden_norm": [1.0] * 7, "hidden_growth": 2.0}])
+        write_json_atomic(d / "summary.json", {
+            "scale": "10M", "impl": impl, "config": "AttnOnly", "seed": 1337, "status": "partial", "steps": 100,
+            "max_steps": 3000, "best_val_loss": vals[1], "best_step": 100, "final_val_loss": vals[1],
+            "escape_step": 100 if vals[1] < FLOOR - 0.1 else None, "unigram_floor": FLOOR, "wall_s": 1.0,
+            "tokens_per_s": 1.0, "budget": 3000})
+    prefix = book.paper_shape_prefix()
+    assert list(prefix.table.trained) == ["first 100 of 3,000 steps"] * 2
+    assert len(prefix.missing) == 4  # FullResidual and FFNOnly in both implementations
+    plots.prefix_curves(prefix, "test")
+    assert "As the paper so far: at step 100" in analysis.claim_prefix_contrast(prefix.table)
+    assert "NOT TESTED" in analysis.claim_prefix_starvation(prefix.table)
+    from lib.scorecard import joint_collapse_paper_shape
+    row = joint_collapse_paper_shape(prefix)
+    assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence
