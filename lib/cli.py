@@ -6,13 +6,14 @@ import json
 import os
 import sys
 
-from .config import CONFIGS, GAIN_MODES, IMPLS, SCALES, ConfigError, Experiment, get_preset, replace
+from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, SCALES, ConfigError, Experiment, get_preset, replace
 from .data import DataError
 from .runs import RUNS_DIR, RunError
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-              "124m_longer_budget", "10m_prefix", "bf16_agreement")
+              "124m_longer_budget", "10m_prefix", "bf16_agreement", "mechanism", "mixer_test", "escape_map",
+              "bundle")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -33,6 +34,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUBLAS_WORKSPACE_CONFIG=:4096:8 and torch.use_deterministic_algorithms(True)")
     p.add_argument("--gain-mode", choices=GAIN_MODES)
     p.add_argument("--gain", type=float, default=1.0)
+    p.add_argument("--mixer", choices=MIXERS, default="attention",
+                   help="what mixes positions in each block: attention, or the position-blind local MLP (§7.2)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override any model or training field (e.g. --set n_layer=2 --set beta2=0.95); "
+                        "an unknown key is refused with the valid ones; the run directory names it")
     p.add_argument("--no-diagnostics", action="store_true")
     p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -94,8 +100,25 @@ def _precision(args, exp: Experiment) -> str:
     return resolve_precision(args.precision, resolve_device(args.device))
 
 
+def parse_sets(items: list[str]) -> dict:
+    """``["n_layer=2", "val_mode=fixed"]`` -> ``{"n_layer": 2, "val_mode": "fixed"}``: a value that reads as
+    JSON (a number, true/false) is that; anything else is a string. ``lib.config.replace`` checks keys
+    and types."""
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(text)
+        except json.JSONDecodeError:
+            out[key] = text
+    return out
+
+
 def _experiment(args, config: str, seed: int) -> Experiment:
     exp = get_preset(args.scale, args.impl, config, seed)
+    exp = replace(exp, mixer=args.mixer, **parse_sets(args.set))
     overrides = {"precision": _precision(args, exp)}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
@@ -124,6 +147,9 @@ def _sweep_experiments(args) -> list[Experiment]:
     from .plans import resolve, with_steps
     if args.plan:
         exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds), args.steps)
+        if args.set or args.mixer != "attention":
+            raise ConfigError("--set and --mixer are for one run or a sweep without --plan; "
+                              "a plan names its own experiments")
         exps = [replace(e, precision=_precision(args, e)) for e in exps]
     else:
         if args.scale is None:

@@ -263,6 +263,25 @@ def off_preset_steps(exp: Experiment) -> int | None:
     return None if steps == _PRESETS[exp.scale].train.max_steps else steps
 
 
+# Fields a run directory names in its own way (``lib.runs.run_path``) or that the configuration names.
+_NAMED_ELSEWHERE = {"attn_res", "ffn_res", "impl", "mixer", "max_steps", "precision"}
+
+
+def off_preset_fields(exp: Experiment) -> dict[str, Any]:
+    """Model and training fields of ``exp`` that differ from its preset (scale, implementation and
+    configuration): a factor of the implementation bundle switched on its own, another depth, another
+    evaluation cadence. Each one becomes part of the run's directory name, so that two experiments never
+    share a directory. Steps, precision and mixer are named by their own functions."""
+    preset = get_preset(exp.scale, exp.impl, exp.config_name, exp.seed)
+    out = {}
+    for part in ("model", "train"):
+        ours, ref = getattr(exp, part), getattr(preset, part)
+        for f in dataclasses.fields(ours):
+            if f.name not in _NAMED_ELSEWHERE and getattr(ours, f.name) != getattr(ref, f.name):
+                out[f.name] = getattr(ours, f.name)
+    return out
+
+
 def off_preset_precision(exp: Experiment) -> str | None:
     """``exp``'s precision where it differs from the one its preset (scale and implementation) is
     defined in, else None: a bf16 prefix of the author's fp32 nanoGPT, an fp32 run of 10M ResidualGPT."""

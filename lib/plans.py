@@ -6,8 +6,10 @@ prints the command that produces it.
 from __future__ import annotations
 
 import dataclasses
+import json
 
-from .config import CONFIGS, ConfigError, Experiment, get_preset, off_preset_precision, off_preset_steps, replace
+from .config import (CONFIGS, ConfigError, Experiment, get_preset, off_preset_fields, off_preset_precision,
+                     off_preset_steps, replace)
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3
@@ -81,6 +83,71 @@ def bf16_agreement() -> list[Experiment]:
     return [replace(get_preset("cpu", "residualgpt", c, PROBE_SEED), precision="bf16") for c in NOISE_PAIR]
 
 
+# --- book/mechanism.ipynb -------------------------------------------------------
+# Three questions the paper leaves open (§7.2, §8.3), each a set of `cpu` stand-in runs; all
+# `residualgpt` unless said, all on this CPU. Their cost is measured in the chapter's budget table.
+MIXER_CONFIGS = ("AttnOnly", "FullResidual")
+
+
+def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
+    """§7.2's falsification test: attention replaced by the position-blind local mixer (same 4d² weights,
+    no information across positions), in AttnOnly and FullResidual, at the preset's full budget. Seed 1337
+    of both first."""
+    return [replace(get_preset("cpu", "residualgpt", c, s), mixer="local") for s in seeds for c in MIXER_CONFIGS]
+
+
+ESCAPE_DEPTHS = (2, 4, 6, 8, 12)
+ESCAPE_GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)   # weight-level gain on the FFN output projection (lib.gain)
+# A shortened budget (the cosine over 400 steps, the same warm-up), evaluated every 25 steps on 20
+# fixed batches: the `cpu` AttnOnly leaves the floor by its first evaluation at step 100, so the escape
+# step must be placed more finely than the preset's 100-step interval.
+ESCAPE_BUDGET = dict(max_steps=400, eval_interval=25, eval_batches=20, train_eval_batches=5)
+
+
+def escape_map(seed: int = PROBE_SEED) -> list[Experiment]:
+    """AttnOnly over depth x the FFN output's scale at initialisation, and FFNOnly at depth 6 as the
+    control (issue "The mechanism, measured", §4). g = 1 is the plain run at that depth."""
+    exps = []
+    for config, depths in (("AttnOnly", ESCAPE_DEPTHS), ("FFNOnly", (6,))):
+        for depth in depths:
+            base = replace(get_preset("cpu", "residualgpt", config, seed), n_layer=depth, **ESCAPE_BUDGET)
+            exps += [base if g == 1 else replace(base, gain_mode="weight", gain=float(g)) for g in ESCAPE_GAINS]
+    return exps
+
+
+def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PROBE_SEED) -> dict[str, Experiment]:
+    """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on its own, by
+    name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from its preset at ``scale``.
+    Dropout after the embeddings is not a factor here: the stand-ins train without dropout."""
+    nano = get_preset(scale, "nanogpt", config, seed)
+    res = get_preset(scale, "residualgpt", config, seed).train
+    factors = {
+        "none": {},
+        "warm-up + cosine": dict(schedule=res.schedule, warmup_steps=res.warmup_steps,  # nanoGPT's peak,
+                                 min_lr=float(f"{nano.train.lr * res.min_lr / res.lr:.6g}")),  # decayed alike
+        "peak learning rate": dict(lr=res.lr),                                  # constant, at ResidualGPT's peak
+        "AdamW beta2": dict(beta2=res.beta2),
+        "weight decay": dict(weight_decay=res.weight_decay, decay_all=res.decay_all),
+        "gradient clipping": dict(grad_clip=res.grad_clip),
+        "tied embedding": dict(tie_weights=True),
+        "GPT-2 init": dict(scaled_init=True),
+        "no biases": dict(bias=False, head_bias=False),
+        "SDPA kernel": dict(attn_kernel="sdpa"),
+        "fixed validation": dict(val_mode=res.val_mode),
+    }
+    return {name: replace(nano, **changes) for name, changes in factors.items()}
+
+
+def bundle(scale: str = "cpu") -> list[Experiment]:
+    return list(bundle_factors(scale).values())
+
+
+def mechanism() -> list[Experiment]:
+    """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, its
+    other seeds, the bundle one factor at a time, the escape map."""
+    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *mixer_test(), *bundle(), *escape_map()])
+
+
 def release() -> list[Experiment]:
     """Everything the default (CPU) book shows, most important first; duplicates removed."""
     # Seed 1337 of every chapter first (the 124M stand-in's four seed-1337 runs right after the
@@ -118,7 +185,8 @@ PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
-         "bf16_agreement": bf16_agreement}
+         "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
+         "escape_map": escape_map, "bundle": bundle}
 
 
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.
@@ -172,6 +240,10 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --steps {exp.train.max_steps}"
     if off_preset_precision(exp):
         cmd += f" --precision {exp.train.precision}"
+    if exp.model.mixer != "attention":
+        cmd += f" --mixer {exp.model.mixer}"
+    for key, value in sorted(off_preset_fields(exp).items()):
+        cmd += f" --set {key}={json.dumps(value) if isinstance(value, bool) else value}"
     if runs_dir is not None:
         cmd += f" --runs-dir {runs_dir}"
     return cmd

@@ -1,6 +1,7 @@
 """Run directories that describe themselves (STYLE rule 5).
 
-``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>][_<precision>]/`` holds
+``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>][_<precision>][_mixer-local][_<field>-<value>...]/``
+holds
 ``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json``
 and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
 overwritten unless forced (and then the old directory is kept aside).
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from .config import Experiment, off_preset_precision, off_preset_steps
+from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS_DIR = ROOT / "runs"
@@ -89,8 +90,8 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         leaf += f"_{exp.train.precision}"
     if exp.model.mixer != "attention":  # the local-mixer test (§7.2) never shares the attention run's directory
         leaf += f"_mixer-{exp.model.mixer}"
-    for key, value in sorted(exp.model.departures.items()):  # one factor of the bundle switched on its own
-        leaf += f"_{key}-{value}"
+    for key, value in sorted(off_preset_fields(exp).items()):  # a bundle factor on its own, another depth, ...
+        leaf += f"_{key}-{value:g}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
 
 
