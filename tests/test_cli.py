@@ -87,3 +87,20 @@ def test_report_groups_finished_runs_and_lists_the_rest(tmp_path):
     missing = [str(run_path(e, tmp_path)) for e in release()
                if not (e.impl == "nanogpt" and e.config_name == "AttnOnly")]
     assert all(f"not finished: {m}" in r.stdout for m in missing)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("--set", "n_layers=2"), ["unknown config key 'n_layers'", "n_layer", "beta2"]),
+    (("--set", "n_layer=two"), ["n_layer must be int", "'two'"]),
+    (("--set", "n_layer"), ["--set needs KEY=VALUE"]),
+    (("--mixer", "conv"), ["attention", "local"]),
+])
+def test_bad_set_or_mixer_exits_2_naming_what_is_valid(args, expected, tmp_path):
+    r = cli(*TRAIN, *args, tmp_path=tmp_path)
+    assert r.returncode == 2 and all(e in r.stderr for e in expected), r.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_plan_refuses_set_and_mixer(tmp_path):
+    r = cli("sweep", "--plan", "mixer_test", "--set", "n_layer=2", "--dry-run", "--runs-dir", str(tmp_path))
+    assert r.returncode == 2 and "a plan names its own experiments" in r.stderr

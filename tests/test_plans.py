@@ -1,5 +1,8 @@
 """The release plan is exactly the union of the chapters' plans, each run once, seed 1337 first."""
+import pytest
+
 from lib import plans
+from lib.runs import run_path
 
 
 def _keys(exps):
@@ -12,7 +15,7 @@ def test_release_is_the_union_of_the_chapter_plans_without_duplicates():
     chapters = set()
     for name, plan in plans.PLANS.items():
         # The prefix plans are trained with --until (partial by design); release trains runs to the end.
-        if name not in ("release", *plans.PREFIX_PLANS):
+        if name not in ("release", *plans.PREFIX_PLANS, *plans.MECHANISM_PLANS):
             chapters |= set(_keys(plan()))
     chapters |= set(_keys(plans.joint_collapse(seeds=(42,))))  # the issue's "and 42 if time allows"
     assert set(release) == chapters
@@ -68,3 +71,54 @@ def test_the_cli_sweep_honours_scale_configs_and_seeds(capsys):
     assert len(lines) == 3 and all("/124M/" in ln and ln.endswith("seed7") for ln in lines)
     assert main(["sweep", "--plan", "release", "--scale", "124M", "--dry-run"]) == 2
     assert "fixed scale" in capsys.readouterr().err
+
+
+def test_the_mechanism_plan_is_its_three_parts_each_run_once_mixer_at_seed_1337_first():
+    mech = plans.mechanism()
+    assert len(_keys(mech)) == len(set(_keys(mech)))
+    parts = _keys(plans.mixer_test()) + _keys(plans.bundle()) + _keys(plans.escape_map())
+    assert set(_keys(mech)) == set(parts)
+    assert [(e.config_name, e.model.mixer, e.seed) for e in mech[:2]] == [
+        ("AttnOnly", "local", 1337), ("FullResidual", "local", 1337)]
+
+
+def test_each_bundle_factor_switches_only_its_own_fields_to_residualgpts_values():
+    from lib.config import get_preset, off_preset_fields
+    factors = plans.bundle_factors()
+    assert off_preset_fields(factors["none"]) == {}
+    res = get_preset("cpu", "residualgpt", "AttnOnly")
+    for name, exp in factors.items():
+        changed = off_preset_fields(exp)
+        assert (name == "none") == (not changed), name
+        for key, value in changed.items():
+            if key in ("min_lr", "lr", "tie_weights", "scaled_init", "bias", "head_bias", "attn_kernel"):
+                continue  # the learning rates are checked below; the model fields against the recipe
+            assert value == getattr(res.train, key), (name, key)
+        for key, value in exp.model.departures.items():
+            assert value == getattr(res.model, key), (name, key)
+    assert off_preset_fields(factors["peak learning rate"]) == {"lr": res.train.lr}
+    cosine = factors["warm-up + cosine"].train
+    assert cosine.lr / cosine.min_lr == pytest.approx(res.train.lr / res.train.min_lr) and cosine.lr == 3e-4
+    assert len({str(run_path(e, "r")) for e in factors.values()}) == len(factors)
+
+
+def test_the_escape_map_is_depth_by_gain_for_attnonly_plus_an_ffnonly_row():
+    grid = plans.escape_map()
+    attn = {(e.model.n_layer, e.gain) for e in grid if e.config_name == "AttnOnly"}
+    assert attn == {(d, float(g)) for d in plans.ESCAPE_DEPTHS for g in plans.ESCAPE_GAINS}
+    assert {(e.model.n_layer, e.gain) for e in grid if e.config_name == "FFNOnly"} == {
+        (6, float(g)) for g in plans.ESCAPE_GAINS}
+    assert all((e.gain_mode is None) == (e.gain == 1.0) for e in grid)
+    assert {e.train.eval_interval for e in grid} == {25} and {e.train.max_steps for e in grid} == {400}
+
+
+def test_command_for_trains_exactly_the_planned_experiment():
+    """The command a chapter prints for a missing run, parsed by the CLI, is that run: mixer, gain,
+    steps and every off-preset field (depth, evaluation cadence, a bundle factor) survive the round trip."""
+    import shlex
+
+    from lib.cli import _experiment, parser
+    for exp in plans.mechanism() + plans.release()[:3] + plans.bf16_agreement():
+        argv = shlex.split(plans.command_for(exp))[3:]
+        args = parser().parse_args(argv)
+        assert _experiment(args, args.config, args.seed) == exp, plans.command_for(exp)
