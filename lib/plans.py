@@ -86,13 +86,15 @@ def bf16_agreement() -> list[Experiment]:
 # --- book/mechanism.ipynb -------------------------------------------------------
 # Three questions the paper leaves open (§7.2, §8.3), each a set of `cpu` stand-in runs; all
 # `residualgpt` unless said, all on this CPU. Their cost is measured in the chapter's budget table.
-MIXER_CONFIGS = ("AttnOnly", "FullResidual")
+# AttnOnly and FullResidual are the issue's test; FFNOnly with the mixer is the control the probes
+# suggest: its attention, without a skip, replaces each position by an average of the positions before
+# it, and the token identity is gone after block 0 (book/mechanism.ipynb); a token-wise mixer cannot do that.
+MIXER_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
 
 
 def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
     """§7.2's falsification test: attention replaced by the position-blind local mixer (same 4d² weights,
-    no information across positions), in AttnOnly and FullResidual, at the preset's full budget. Seed 1337
-    of both first."""
+    no information across positions) at the preset's full budget. Seed 1337 of each configuration first."""
     return [replace(get_preset("cpu", "residualgpt", c, s), mixer="local") for s in seeds for c in MIXER_CONFIGS]
 
 

@@ -78,8 +78,8 @@ def test_the_mechanism_plan_is_its_three_parts_each_run_once_mixer_at_seed_1337_
     assert len(_keys(mech)) == len(set(_keys(mech)))
     parts = _keys(plans.mixer_test()) + _keys(plans.bundle()) + _keys(plans.escape_map())
     assert set(_keys(mech)) == set(parts)
-    assert [(e.config_name, e.model.mixer, e.seed) for e in mech[:2]] == [
-        ("AttnOnly", "local", 1337), ("FullResidual", "local", 1337)]
+    assert [(e.config_name, e.model.mixer, e.seed) for e in mech[:3]] == [
+        ("AttnOnly", "local", 1337), ("FullResidual", "local", 1337), ("FFNOnly", "local", 1337)]
 
 
 def test_each_bundle_factor_switches_only_its_own_fields_to_residualgpts_values():
