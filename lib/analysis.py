@@ -487,3 +487,137 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool) -> str:
     if not shows_phenomenon:
         return "NOT TESTABLE HERE"
     return "HOLDS" if agrees else "CONTRADICTED"
+
+
+# -- book/mechanism.ipynb: what the residual stream keeps, the local-mixer test, the escape map, the bundle ----
+def lost_token(row, margin: float = 0.05) -> bool:
+    """A probe row (``lib.probes.probe``) whose state no longer tells which token it is reading: read-back
+    accuracy within ``margin`` of always guessing the most frequent token."""
+    return row.token_accuracy <= row.token_chance + margin
+
+
+def claim_probes(table: pd.DataFrame) -> str:
+    """What the probes say, per model: the state after block 1 at initialisation and after the last block
+    trained. ``table``: ``mechanism.probe_table`` rows (model, state, depth and the three measures)."""
+    if table.empty:
+        return "No probed model yet: the weights of the `cpu` seed-1337 runs are not released."
+    lines, lost, kept = [], [], []
+    for model, t in table.groupby("model", sort=False):
+        init1 = t[(t.state == "init") & (t.depth == 1)]
+        trained = t[t.state == "trained"]
+        if trained.empty or init1.empty:
+            continue
+        last = trained[trained.depth == trained.depth.max()].iloc[0]
+        first = init1.iloc[0]
+        (lost if lost_token(last) else kept).append(model)
+        lines.append(f"- **{model}**: after block 1 at initialisation the token is read back at "
+                     f"{first.token_accuracy:.2f} (chance {first.token_chance:.2f}), positions' cosine "
+                     f"{first.position_cosine:.2f}; trained, after block {int(last.depth)}: {last.token_accuracy:.2f}, "
+                     f"cosine {last.position_cosine:.2f}, effective rank {last.effective_rank:.1f} of "
+                     f"{int(round(t[t.depth == 0].effective_rank.max()))} at the embedding.")
+    head = (f"Lost the input token (read-back within 0.05 of chance after the last block): "
+            f"{', '.join(lost) or 'none'}. Kept it: {', '.join(kept) or 'none'}.")
+    return "\n".join([head, *lines])
+
+
+def claim_mixer(table: pd.DataFrame, floors: dict[int, float], margin: float = 0.1,
+                author_threshold: float = 1.75) -> tuple[str, str]:
+    """(verdict, text) of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed, best_val_loss)
+    against the n-gram floors ``{1: unigram, 2: bigram, ...}`` of the data.
+
+    The cross-position routing hypothesis, as this book reads it (book/mechanism.ipynb): which sublayer
+    *replaces* the stream decides. A per-position FFN in that place (AttnOnly) is harmless; attention there
+    (FFNOnly) averages positions and the token is lost. It predicts (i) AttnOnly with the position-blind
+    mixer leaves the unigram floor and stops at the bigram floor, the best any model without cross-position
+    information can do; (ii) FFNOnly with the mixer leaves the unigram floor although FFNOnly with attention
+    does not. The test is valid only where AttnOnly with attention escapes (what the paper's Phase 2 lacked)."""
+    uni, bi = floors[1], floors[2]
+
+    def best(config, mixer):
+        return table[(table.config == config) & (table.mixer == mixer)].best_val_loss
+
+    am, aa, fm, fa = best("AttnOnly", "local"), best("AttnOnly", "attention"), best("FFNOnly", "local"), best("FFNOnly", "attention")
+    if am.empty:
+        return verdict(False, False, False), "No AttnOnly run with the local mixer yet."
+    escaped = aa.max() <= uni - margin if len(aa) else False
+    rng = lambda s: f"{s.min():.3f}" if len(s) == 1 else f"{s.min():.3f}-{s.max():.3f} ({len(s)} seeds)"
+    at_bigram = am.max() <= uni - margin and am.min() >= bi - margin
+    lines = [f"AttnOnly with the local mixer: {rng(am)}; with attention: {rng(aa) if len(aa) else 'no run'}. "
+             f"Floors: unigram {uni:.3f}, bigram {bi:.3f}."]
+    lines.append(
+        f"(i) Without any path between positions AttnOnly {'leaves the unigram floor and stops at the bigram floor' if at_bigram else 'does not land between the unigram and the bigram floor'}"
+        + (f"; attention takes it {bi - aa.mean():.3f} below the bigram floor, which only information from other "
+           f"positions can do." if len(aa) and aa.mean() < bi - margin else "."))
+    agrees = at_bigram
+    if len(fm):
+        ffn_ok = fm.max() <= uni - margin and (fa.empty or fa.min() > uni - margin)
+        agrees = agrees and ffn_ok
+        lines.append(f"(ii) FFNOnly with the mixer in attention's place: {rng(fm)}; with attention: "
+                     f"{rng(fa) if len(fa) else 'no run'}: "
+                     + ("the same skip pattern leaves the floor once the sublayer that replaces the stream cannot "
+                        "average positions." if ffn_ok else "the prediction fails."))
+    else:
+        lines.append("(ii) FFNOnly with the mixer: no run yet.")
+    if bi > author_threshold:
+        lines.append(f"The author's decision rule (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: below {author_threshold} "
+                     f"would mean routing is not supported) cannot be met by any position-blind model here: the bigram "
+                     f"floor, {bi:.3f}, is above it. The paper's Phase-2 mixer value, 2.487, is that floor.")
+    if not escaped:
+        lines.append("AttnOnly with attention has not left the floor here, so the test is not valid (§7.2's problem).")
+    return verdict(True, escaped, agrees), "\n".join(lines)
+
+
+def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
+    """What the escape map says. ``grid``: one row per finished run (config, depth, gain, escape_step,
+    best_val_loss). Escape steps are known to within ``interval`` steps."""
+    attn = grid[grid.config == "AttnOnly"]
+    if len(grid) < planned:
+        head = f"{len(grid)} of {planned} runs of the map trained."
+        if attn.empty:
+            return head + " Nothing to read yet."
+    else:
+        head = f"All {planned} runs trained."
+    esc = attn.pivot_table(index="depth", columns="gain", values="escape_step", aggfunc="first")
+    never = attn.escape_step.isna().sum()
+    lines = [head, f"AttnOnly: escape steps {int(attn.escape_step.min()) if attn.escape_step.notna().any() else '-'}"
+                   f"-{int(attn.escape_step.max()) if attn.escape_step.notna().any() else '-'} "
+                   f"(to within {interval} steps); {never} of {len(attn)} never left the floor."]
+    if 1.0 in esc.columns and len(esc.index) > 1:
+        g1 = esc[1.0].dropna()
+        if len(g1) > 1:
+            lines.append(f"At gain 1, depth {int(g1.index.min())} escapes at step {int(g1.iloc[0])} and depth "
+                         f"{int(g1.index.max())} at step {int(g1.iloc[-1])}.")
+    ffn = grid[grid.config == "FFNOnly"]
+    if len(ffn):
+        lines.append(f"FFNOnly (depth 6): {ffn.escape_step.notna().sum()} of {len(ffn)} gains left the floor.")
+    return " ".join(lines)
+
+
+def claim_bundle(table: pd.DataFrame, interval: int, margin: float = 0.1) -> str:
+    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape.
+    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT. A factor
+    decides if alone it halves the escape step (or makes a run that never escapes escape), or the reverse."""
+    done = table[table.status.isin(["complete", "diverged"])]
+    base = done[done.factor == "none"]
+    if base.empty:
+        return "nanoGPT's own AttnOnly run is not released yet."
+    b = base.escape_step.iloc[0]
+    others = done[done.factor != "none"]
+    if others.empty:
+        return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'}; no factor trained yet "
+                f"({len(table) - 1} planned).")
+    earlier, later = [], []
+    for r in others.itertuples():
+        e = r.escape_step
+        if pd.isna(b):          # nanoGPT never escaped: a factor decides if alone it escapes
+            if pd.notna(e):
+                earlier.append(r.factor)
+        elif pd.isna(e):
+            later.append(r.factor)
+        elif e <= b / 2:
+            earlier.append(r.factor)
+        elif e >= 2 * b:
+            later.append(r.factor)
+    return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'} (to within {interval}). "
+            f"{len(others)} of {len(table) - 1} factors trained. Alone at least halving the escape step: "
+            f"{', '.join(earlier) or 'none'}; at least doubling it or preventing the escape: {', '.join(later) or 'none'}.")

@@ -10,6 +10,7 @@ import json
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -271,3 +272,101 @@ def seed_widget(hist: pd.DataFrame, floor: float, title: str = "validation loss"
     pick.observe(lambda change: draw(change["new"]), names="value")
     draw("all")
     return widgets.VBox([pick, out])
+
+
+# -- book/mechanism.ipynb ------------------------------------------------------------------------------
+LADDER_STYLE = dict(color="black", linewidth=0.9)
+LADDER_DASHES = {1: ":", 2: "--", 3: "-.", 4: (0, (1, 3))}
+
+
+def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
+    """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend."""
+    for r in floors[floors.order.isin(orders)].itertuples():
+        ax.axhline(r.nats, **LADDER_STYLE, linestyle=LADDER_DASHES[r.order], label=f"{r.floor} floor {r.nats:.3f}")
+
+
+PROBE_MEASURES = {"position_cosine": "cosine between positions", "token_accuracy": "input token read back",
+                  "effective_rank": "effective rank"}
+
+
+def probe_figure(table: pd.DataFrame, title: str):
+    """Each probe measure against depth, one colour per configuration (dotted: with the local mixer),
+    initialisation (thin, faded) and trained (thick)."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
+        for model, t in table.groupby("model", sort=False):
+            config = model.split(" ")[0]
+            ls = ":" if "mixer" in model else "-"
+            for state, kw in (("init", dict(lw=1, alpha=0.45)), ("trained", dict(lw=2.2, alpha=0.95))):
+                s = t[t.state == state]
+                ax.plot(s.depth, s[col], color=COLORS[config], ls=ls, marker="o", ms=3, **kw,
+                        label=f"{model} ({state})" if col == "position_cosine" else None)
+        if col == "token_accuracy" and len(table):
+            ax.axhline(table.token_chance.iloc[0], **FLOOR_STYLE, label=None)
+            ax.text(0, table.token_chance.iloc[0] + 0.02, "chance", fontsize=8)
+        ax.set(xlabel="depth (0 = embedding, k = after block k)", title=label)
+    if len(table):
+        axes[2].set_yscale("log")
+    fig.suptitle(title)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
+               fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int = 1337, ax=None):
+    """Validation loss of seed ``seed``: each configuration with attention (solid) and with the local
+    mixer (dashed), against the ladder of floors."""
+    ax = ax or plt.subplots(figsize=(8, 4.5))[1]
+    for (model, mixer), h in hist[hist.seed == seed].groupby(["model", "mixer"], sort=False):
+        h = h.dropna(subset=["val_loss"])
+        ax.plot(h.step, h.val_loss, color=COLORS[model.split(" ")[0]], lw=1.6,
+                ls="--" if mixer != "attention" else "-", label=model)
+    floor_ladder(ax, floors)
+    top = floors[floors.order == 1].nats.iloc[0] if len(floors) else None
+    if top is not None:
+        ax.set_ylim(1.5, top + 0.4)
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
+    ax.legend(frameon=False, fontsize=8, loc="upper right")
+    return ax
+
+
+def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
+    """AttnOnly's escape step over depth x FFN-output gain (white: not trained; 'never': stayed on the floor),
+    the best validation loss written in each cell; FFNOnly's row below it."""
+    rows = [("AttnOnly", d) for d in depths] + [("FFNOnly", 6)]
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    values = np.full((len(rows), len(gains)), np.nan)
+    for i, (config, d) in enumerate(rows):
+        for j, g in enumerate(gains):
+            cell = grid[(grid.config == config) & (grid.depth == d) & (grid.gain == g)]
+            if len(cell):
+                e, best = cell.escape_step.iloc[0], cell.best_val_loss.iloc[0]
+                values[i, j] = e if pd.notna(e) else np.nan
+                ax.text(j, i, f"{int(e) if pd.notna(e) else 'never'}\n{best:.2f}", ha="center", va="center", fontsize=8)
+            else:
+                ax.text(j, i, "-", ha="center", va="center", fontsize=8, color="#999999")
+    im = ax.imshow(values, cmap="viridis_r", aspect="auto")
+    fig.colorbar(im, ax=ax, label="escape step")
+    ax.set_xticks(range(len(gains)), [f"{g:g}" for g in gains])
+    ax.set_yticks(range(len(rows)), [f"{c} L={d}" for c, d in rows])
+    ax.set(xlabel="gain on the FFN output projection at initialisation", title=title)
+    fig.tight_layout()
+    return fig
+
+
+def bundle_bars(table: pd.DataFrame, max_steps: int, title: str):
+    """Escape step (left) and best validation loss (right) of nanoGPT AttnOnly with one factor of the
+    ResidualGPT bundle switched on its own; untrained factors are listed without a bar."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    y = range(len(table))
+    esc = table.escape_step.fillna(max_steps).where(table.status != "not trained")
+    a1.barh(y, esc, color=["#999999" if f == "none" else "#2ca02c" for f in table.factor])
+    a1.set_yticks(list(y), list(table.factor))
+    a1.invert_yaxis()
+    a1.set(xlabel=f"escape step ({max_steps:,} = never)", title="escape")
+    a2.barh(y, table.best_val_loss, color=["#999999" if f == "none" else "#1f77b4" for f in table.factor])
+    a2.set(xlabel="best validation loss", title="best loss")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -59,8 +59,9 @@ def _model(config, mixer="attention"):
 def test_probe_has_one_row_per_state_and_leaves_the_model_as_it_was():
     model = _model("FullResidual").train()
     idx = torch.randint(11, (8, 16), generator=torch.Generator().manual_seed(1))
+    threads = torch.get_num_threads()
     table = probe(model, idx)
-    assert list(table.depth) == [0, 1, 2, 3] and model.training
+    assert list(table.depth) == [0, 1, 2, 3] and model.training and torch.get_num_threads() == threads
     assert set(table.columns) == {"depth", "position_cosine", "token_accuracy", "token_chance", "effective_rank"}
     assert table.token_accuracy[0] > 0.9  # the embedding holds the token (position embeddings blur it a little)
 

@@ -1,0 +1,135 @@
+"""book/mechanism.ipynb's data: the ladder of floors, the probes of the released weights, and the released
+runs of the three mechanism plans (``lib.plans.mixer_test``, ``escape_map``, ``bundle_factors``), each with the
+commands that train what is missing. The verdict lines are ``lib.analysis.claim_*``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import plans
+from .analysis import load_model
+from .book import FINISHED, histories_of, summaries_of
+from .config import CONFIGS, Experiment, get_preset, replace
+from .data import Batches, load_corpus, ngram_floor
+from .experiment import build_model
+from .probes import probe
+from .runs import RUNS_DIR, RunDir, run_path
+
+FLOOR_ORDERS = {1: "unigram: no context", 2: "bigram: the current token", 3: "trigram: the last two tokens",
+                4: "4-gram: the last three tokens"}
+
+
+def floors(dataset: str = "shakespeare_char", orders=(1, 2, 3, 4)) -> pd.DataFrame:
+    """The n-gram floors of ``dataset`` (``lib.data.ngram_floor``: estimated on the train split with
+    add-1/2 smoothing, scored on the val split), one row per order."""
+    corpus = load_corpus(dataset)
+    return pd.DataFrame([dict(order=n, floor=FLOOR_ORDERS[n].split(":")[0], sees=FLOOR_ORDERS[n].split(": ")[1],
+                              nats=ngram_floor(corpus, n)) for n in orders])
+
+
+def _label(exp: Experiment) -> str:
+    return exp.config_name + (" + local mixer" if exp.model.mixer != "attention" else "")
+
+
+def _located(exps, runs_dir=RUNS_DIR):
+    return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
+
+
+def _missing(located) -> list[str]:
+    return [plans.command_for(e) for e, rd, _ in located if rd.status not in FINISHED]
+
+
+# -- what the residual stream still knows ---------------------------------------------------------------
+PROBE_SEQUENCES = 16   # sequences of the first fixed validation batch the probes read (16 x 128 positions)
+
+
+def probe_experiments() -> list[Experiment]:
+    """The `cpu` seed-1337 runs whose weights are released: the four configurations, and the mixer runs."""
+    return ([get_preset("cpu", "residualgpt", c, plans.PROBE_SEED) for c in CONFIGS]
+            + plans.mixer_test(seeds=(plans.PROBE_SEED,)))
+
+
+def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.DataFrame, list[str]]:
+    """Probe rows (``lib.probes.probe``) of every released model of ``probe_experiments`` at initialisation
+    (the same seed's untrained model) and trained (its ``weights.pt``), on the first ``n_seqs`` sequences
+    of the fixed validation batch; and the commands for the models whose weights are not released."""
+    frames, missing = [], []
+    for exp in probe_experiments():
+        rd = RunDir(run_path(exp, runs_dir))
+        if not (rd.path / "weights.pt").exists():
+            missing.append(plans.command_for(exp) + " --keep-weights")
+            continue
+        batches = Batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, exp.seed, eval_batches=1,
+                          train_eval_batches=0, val_seed=exp.train.val_seed)
+        idx = batches.fixed_val[0][0]
+        trained, _ = load_model(rd)
+        for state, model in (("init", build_model(exp).eval()), ("trained", trained)):
+            t = probe(model, idx)
+            t.insert(0, "state", state)
+            t.insert(0, "model", _label(exp))
+            frames.append(t)
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["model", "state", "depth", "position_cosine", "token_accuracy", "token_chance", "effective_rank"]),
+        missing)
+
+
+# -- the local-mixer test ----------------------------------------------------------------------------------
+@dataclass
+class Runs:
+    """Finished runs of a plan: one row per run with the plan's own columns, their histories, and the
+    commands that train the rest."""
+    table: pd.DataFrame
+    histories: pd.DataFrame
+    missing: list[str]
+    planned: int
+
+
+def _runs(exps, columns, runs_dir) -> Runs:
+    located = _located(exps, runs_dir)
+    summ = summaries_of(located)
+    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, rd, _ in located if rd.status in FINISHED])
+    table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
+        summ.assign(**{k: [] for k in columns}))
+    hist = []
+    for e, rd, _ in located:
+        if rd.status in FINISHED:
+            h = histories_of([(e, rd, "released")])
+            for k, f in columns.items():
+                h[k] = f(e)
+            hist.append(h)
+    hist = pd.concat(hist, ignore_index=True) if hist else pd.DataFrame(columns=["step", "val_loss", "config", *columns])
+    return Runs(table, hist, _missing(located), len(exps))
+
+
+def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
+    """The mixer runs beside the released attention runs of the same configurations and seeds."""
+    mixer = plans.mixer_test()
+    attention = [replace(e, mixer="attention") for e in mixer]
+    runs = _runs(attention + mixer, {"mixer": lambda e: e.model.mixer, "model": _label}, runs_dir)
+    runs.planned = len(mixer)
+    runs.missing = _missing(_located(mixer, runs_dir))
+    return runs
+
+
+def mixer_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Best validation loss per configuration and mixer: seeds, mean, min and max."""
+    if table.empty:
+        return pd.DataFrame(columns=["config", "mixer", "seeds", "mean", "min", "max"])
+    g = table.groupby(["config", "mixer"], sort=False).best_val_loss
+    return pd.DataFrame({"seeds": g.size(), "mean": g.mean(), "min": g.min(), "max": g.max()}).reset_index()
+
+
+# -- the escape map and the bundle ------------------------------------------------------------------------
+def escape_runs(runs_dir=RUNS_DIR) -> Runs:
+    return _runs(plans.escape_map(), {"depth": lambda e: e.model.n_layer}, runs_dir)  # gain: the summary's
+
+
+def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
+    factors = plans.bundle_factors()
+    name = {e.to_json(): k for k, e in factors.items()}
+    runs = _runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
+    table = pd.DataFrame({"factor": list(factors)}).merge(runs.table, on="factor", how="left")
+    table["status"] = table.status.fillna("not trained")
+    runs.table = table
+    return runs
