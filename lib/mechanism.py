@@ -98,7 +98,8 @@ def _runs(exps, columns, runs_dir) -> Runs:
             for k, f in columns.items():
                 h[k] = f(e)
             hist.append(h)
-    hist = pd.concat(hist, ignore_index=True) if hist else pd.DataFrame(columns=["step", "val_loss", "config", *columns])
+    hist = (pd.concat(hist, ignore_index=True) if hist
+            else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
     return Runs(table, hist, _missing(located), len(exps))
 
 

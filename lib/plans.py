@@ -8,8 +8,16 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .config import (CONFIGS, ConfigError, Experiment, get_preset, off_preset_fields, off_preset_precision,
-                     off_preset_steps, replace)
+from .config import (
+    CONFIGS,
+    ConfigError,
+    Experiment,
+    get_preset,
+    off_preset_fields,
+    off_preset_precision,
+    off_preset_steps,
+    replace,
+)
 from .gain import gain_experiments
 
 SEEDS_10M = (1337, 42, 123)              # Table 3

@@ -233,10 +233,26 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
 
 
 def mechanism() -> Row:
-    return Row("Cross-position routing explains the asymmetry; a position-blind local mixer would falsify it",
-               "§7.1-7.2", "not tested cleanly (mixer 2.487 in the anomalous Phase 2)", "no runs", "-", "NOT TESTED",
-               "the local mixer is a model option (ModelConfig.mixer='local'); its test needs 6 `cpu` stand-in runs "
-               "(AttnOnly and Full Residual with the mixer, 3 seeds), about 7 minutes each on 2 cores")
+    """§7.2's local-mixer test, at the `cpu` stand-in (book/mechanism.ipynb)."""
+    from .mechanism import floors, mixer_runs, mixer_summary
+    claim = "Cross-position routing explains the asymmetry; a position-blind local mixer would falsify it"
+    paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
+    paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
+    runs = mixer_runs()
+    ladder = floors()
+    verdict, text = analysis.claim_mixer(runs.table, dict(zip(ladder.order, ladder.nats)), paper_mixer)
+    if verdict == "NOT TESTED":
+        return Row(claim, "§7.1-7.2", paper, "no runs", "-", verdict,
+                   f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
+                   f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
+    summ = mixer_summary(runs.table)
+    mixed = summ[summ.mixer == "local"]
+    ours = "; ".join(f"{r.config} + mixer {r.mean:.3f}" + (f" ({r.seeds} seeds)" if r.seeds > 1 else "")
+                     for r in mixed.itertuples())
+    seeds = sorted(set(runs.table[runs.table.mixer == "local"].seed))
+    steps = plans.mixer_test()[0].train.max_steps
+    return Row(claim, "§7.1-7.2", paper, ours, f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
+               verdict, " ".join(text.splitlines()[1:3]))
 
 
 def scorecard() -> pd.DataFrame:

@@ -1,0 +1,148 @@
+"""book/mechanism.ipynb's verdict lines and figures, on hand-made tables whose answer is known."""
+import matplotlib
+import pandas as pd
+import pytest
+
+from lib import analysis, plans, plots
+
+matplotlib.use("Agg")
+FLOORS = {1: 3.35, 2: 2.48, 3: 2.05}
+
+
+def runs(rows):
+    return pd.DataFrame(rows, columns=["config", "mixer", "seed", "best_val_loss"])
+
+
+ATTENTION = [("AttnOnly", "attention", s, 1.95) for s in (1337, 42)] + [("FFNOnly", "attention", 1337, 3.34)]
+
+
+def test_the_mixer_test_holds_when_the_mixer_stops_at_the_bigram_floor_and_ffnonly_leaves_the_floor():
+    v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
+                                                     ("AttnOnly", "local", 42, 2.50),
+                                                     ("FFNOnly", "local", 1337, 2.52)]), FLOORS)
+    assert v == "HOLDS"
+    assert "AttnOnly with the local mixer: 2.490-2.500 (2 seeds); with attention: 1.950-1.950 (2 seeds)" in text
+    assert "leaves the unigram floor and stops at the bigram floor" in text
+    assert "attention takes it 0.530 below the bigram floor" in text
+    assert "cannot be met by any position-blind model on this data: the bigram floor, 2.480, is above it." in text
+    _, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS, paper_mixer=2.487)
+    assert "The paper's Phase-2 mixer value, 2.487 (10M, the same characters), is +0.007 from that floor." in text
+
+
+def test_the_mixer_test_is_contradicted_when_ffnonly_with_the_mixer_stays_on_the_floor():
+    v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
+                                                     ("FFNOnly", "local", 1337, 3.34)]), FLOORS)
+    assert v == "CONTRADICTED" and "the prediction fails" in text
+
+
+def test_the_mixer_test_is_contradicted_when_the_mixer_collapses():
+    v, _ = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS)
+    assert v == "CONTRADICTED"
+
+
+def test_the_mixer_test_needs_an_attnonly_that_escapes_and_a_mixer_run():
+    assert analysis.claim_mixer(runs(ATTENTION), FLOORS)[0] == "NOT TESTED"
+    stuck = [("AttnOnly", "attention", 1337, 3.34), ("AttnOnly", "local", 1337, 2.49)]
+    v, text = analysis.claim_mixer(runs(stuck), FLOORS)
+    assert v == "NOT TESTABLE HERE" and "the test is not valid" in text
+
+
+def probe_rows(model, init1, trained_last, depth=2):
+    rows = [dict(model=model, state=s, depth=d, position_cosine=0.1, token_accuracy=1.0, token_chance=0.15,
+                 effective_rank=100.0) for s in ("init", "trained") for d in range(depth + 1)]
+    t = pd.DataFrame(rows)
+    t.loc[(t.state == "init") & (t.depth == 1), "token_accuracy"] = init1
+    t.loc[(t.state == "trained") & (t.depth == depth), "token_accuracy"] = trained_last
+    return t
+
+
+def test_the_probe_line_names_the_models_that_lost_the_token():
+    table = pd.concat([probe_rows("AttnOnly", 0.99, 0.7), probe_rows("FFNOnly", 0.04, 0.01)])
+    text = analysis.claim_probes(table)
+    assert text.splitlines()[0] == ("Lost the input token (read-back within 0.05 of chance after the last block): "
+                                    "FFNOnly. Kept it: AttnOnly.")
+    assert "**FFNOnly**: after block 1 at initialisation the token is read back at 0.04 (chance 0.15)" in text
+    assert analysis.claim_probes(table.iloc[0:0]).startswith("No probed model yet")
+
+
+def grid(rows):
+    return pd.DataFrame(rows, columns=["config", "depth", "gain", "escape_step", "best_val_loss"])
+
+
+def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
+    g = grid([("AttnOnly", 2, 1.0, 50, 2.0), ("AttnOnly", 12, 1.0, 175, 2.1), ("AttnOnly", 12, 4.0, None, 3.3),
+              ("FFNOnly", 6, 1.0, None, 3.34)])
+    text = analysis.claim_escape_map(g, planned=30, interval=25)
+    assert text.startswith("4 of 30 runs of the map trained.")
+    assert "escape steps 50-175 (to within 25 steps); 1 of 3 never left the floor" in text
+    assert "At gain 1, depth 2 escapes at step 50 and depth 12 at step 175." in text
+    assert "FFNOnly (depth 6): 0 of 1 gains left the floor." in text
+    assert analysis.claim_escape_map(grid([]), 30, 25) == "0 of 30 runs of the map trained. Nothing to read yet."
+
+
+def bundle(rows):
+    return pd.DataFrame(rows, columns=["factor", "status", "escape_step", "best_val_loss"])
+
+
+def test_the_bundle_line_names_the_factors_that_halve_or_double_the_escape():
+    t = bundle([("none", "complete", 800, 2.6), ("AdamW beta2", "complete", 300, 2.0),
+                ("gradient clipping", "complete", 700, 2.5), ("GPT-2 init", "complete", None, 3.3),
+                ("SDPA kernel", "not trained", None, None)])
+    text = analysis.claim_bundle(t, interval=100)
+    assert "3 of 4 factors trained" in text
+    assert "Alone at least halving the escape step: AdamW beta2;" in text
+    assert "at least doubling it or preventing the escape: GPT-2 init." in text
+    never = bundle([("none", "complete", None, 3.3), ("AdamW beta2", "complete", 300, 2.0)])
+    assert "halving the escape step: AdamW beta2" in analysis.claim_bundle(never, 100)
+    assert analysis.claim_bundle(t[t.factor != "none"], 100).startswith("nanoGPT's own AttnOnly run is not")
+
+
+@pytest.mark.parametrize("empty", [True, False])
+def test_the_mechanism_figures_draw_with_and_without_runs(empty):
+    ladder = pd.DataFrame({"order": [1, 2, 3], "floor": ["unigram", "bigram", "trigram"], "nats": [3.35, 2.48, 2.05]})
+    probes = pd.concat([probe_rows("AttnOnly", 0.99, 0.7), probe_rows("FFNOnly + local mixer", 0.9, 0.6)])
+    hist = pd.DataFrame({"step": [0, 100], "val_loss": [4.0, 2.5], "seed": 1337, "model": "AttnOnly + local mixer",
+                         "mixer": "local", "config": "AttnOnly"})
+    g = grid([("AttnOnly", 2, 1.0, 50, 2.0), ("FFNOnly", 6, 4.0, None, 3.34)])
+    b = bundle([("none", "complete", 800, 2.6), ("AdamW beta2", "not trained", None, None)])
+    if empty:
+        probes, hist, g = probes.iloc[0:0], hist.iloc[0:0], g.iloc[0:0]
+    plots.probe_figure(probes, "t")
+    plots.mixer_curves(hist, ladder, "t")
+    plots.escape_heatmap(g, plans.ESCAPE_DEPTHS, plans.ESCAPE_GAINS, "t")
+    plots.bundle_bars(b, 1500, "t")
+
+
+def _fake(exp, runs_dir, best, escape):
+    import json
+
+    from lib.runs import run_path
+    d = run_path(exp, runs_dir)
+    d.mkdir(parents=True)
+    (d / "summary.json").write_text(json.dumps(
+        {"status": "complete", "config": exp.config_name, "seed": exp.seed, "gain_mode": exp.gain_mode,
+         "gain": exp.gain, "best_val_loss": best, "best_step": 100, "final_val_loss": best, "escape_step": escape,
+         "unigram_floor": 3.35, "steps": exp.train.max_steps, "wall_s": 1.0, "tokens_per_s": 1.0}))
+    (d / "history.jsonl").write_text(json.dumps({"step": 0, "val_loss": 4.2}) + "\n"
+                                     + json.dumps({"step": 100, "val_loss": best}) + "\n")
+
+
+def test_the_chapter_loads_each_plan_by_its_own_columns_and_lists_the_rest(tmp_path):
+    from lib import mechanism
+    from lib.config import replace
+    mixer = plans.mixer_test()
+    _fake(mixer[0], tmp_path, 2.49, 100)
+    _fake(replace(mixer[0], mixer="attention"), tmp_path, 1.95, 100)
+    m = mechanism.mixer_runs(tmp_path)
+    assert m.planned == len(mixer) == 9 and len(m.missing) == 8
+    assert set(zip(m.table.model, m.table.best_val_loss)) == {("AttnOnly + local mixer", 2.49), ("AttnOnly", 1.95)}
+    assert set(m.histories.mixer) == {"local", "attention"}
+    deep = next(e for e in plans.escape_map() if e.model.n_layer == 12 and e.gain == 4.0)
+    _fake(deep, tmp_path, 3.3, None)
+    e = mechanism.escape_runs(tmp_path)
+    assert list(zip(e.table.depth, e.table.gain)) == [(12, 4.0)] and len(e.missing) == e.planned - 1
+    factors = plans.bundle_factors()
+    _fake(factors["AdamW beta2"], tmp_path, 2.0, 300)
+    b = mechanism.bundle_runs(tmp_path).table.set_index("factor")
+    assert list(b.index) == list(factors) and b.loc["AdamW beta2", "escape_step"] == 300
+    assert b.loc["none", "status"] == "not trained"
