@@ -631,3 +631,22 @@ def claim_bundle(table: pd.DataFrame, interval: int, margin: float = 0.1) -> str
             f"{len(others)} of {len(table) - 1} factors trained. Alone at least halving the escape step: "
             f"{', '.join(earlier) or 'none'}; at least doubling it or preventing the escape: "
             f"{', '.join(later) or 'none'}.")
+
+
+def claim_probes_over_training(table: pd.DataFrame) -> str:
+    """Per configuration, the state after the last block at the first and the last evaluation
+    (``mechanism.probes_over_training`` rows)."""
+    if table.empty:
+        return "No run probed during training yet."
+    lines = []
+    for config, t in table.groupby("config", sort=False):
+        t = t.sort_values("step")
+        a, b = t.iloc[0], t.iloc[-1]
+        lost = t.apply(lost_token, axis=1).to_numpy()
+        # the first evaluation from which every later one has lost the token, if any
+        since = next((int(t.step.iloc[i]) for i in range(len(t)) if lost[i:].all()), None)
+        lines.append(f"- **{config}**, after the last block: token read back {a.token_accuracy:.2f} at step "
+                     f"{int(a.step)}, {b.token_accuracy:.2f} at step {int(b.step)} (chance {b.token_chance:.2f}); "
+                     f"cosine between positions {a.position_cosine:.2f} → {b.position_cosine:.2f}; "
+                     + (f"at chance from step {since} on." if since is not None else "not at chance for good."))
+    return "\n".join(lines)

@@ -5,7 +5,7 @@
 * per-layer hidden-state norms on one fixed batch, and the growth ratio
   ``h_L / h_0`` (output of the last block over the input to the first, i.e.
   the embedding), our reading of the paper's "hidden-state norm growth";
-* activation capture on one batch, for the book's probes.
+* the residual-stream probes of ``lib.probes`` (rank collapse, token read-back, effective rank).
 
 Hooks are registered only for the one forward pass that needs them and
 removed at once; gradient norms are read only on the step before an
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import torch
 
+from .probes import PROBE_SEQUENCES, capture_activations, probe
 from .train import Callback
 
 
@@ -28,21 +29,6 @@ def grad_norms(model) -> dict[str, list[float]]:
     blocks = model.transformer.h
     return {"attn": [_norm(b.attn.parameters()) for b in blocks],
             "mlp": [_norm(b.mlp.parameters()) for b in blocks]}
-
-
-@torch.no_grad()
-def capture_activations(model, idx) -> list[torch.Tensor]:
-    """Residual-stream states: [input to block 0, output of block 0, ..., output of block L-1]."""
-    blocks = model.transformer.h
-    captured: list[torch.Tensor] = []
-    handles = [blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))]
-    handles += [b.register_forward_hook(lambda m, args, out: captured.append(out.detach())) for b in blocks]
-    try:
-        model(idx)
-    finally:
-        for h in handles:
-            h.remove()
-    return captured
 
 
 def hidden_norms(model, idx) -> list[float]:
@@ -73,5 +59,21 @@ class HiddenNormCallback(Callback):
         row["hidden_growth"] = norms[-1] / norms[0]
 
 
+class ProbeCallback(Callback):
+    """The residual-stream probes (``lib.probes``) at every evaluation, on the first ``PROBE_SEQUENCES``
+    sequences of the first fixed validation batch: one list per measure, one value per depth."""
+
+    def on_eval(self, trainer, step, row):
+        x, _ = trainer.batches.fixed_val[0]
+        x = x[:PROBE_SEQUENCES]
+        if len(x) < 2:  # the probe fits on half the sequences and scores the other half
+            return
+        t = probe(trainer.raw_model, x)
+        row["probe_cosine"] = t.position_cosine.tolist()
+        row["probe_token"] = t.token_accuracy.tolist()
+        row["probe_chance"] = float(t.token_chance.iloc[0])
+        row["probe_rank"] = t.effective_rank.tolist()
+
+
 def default_callbacks() -> list[Callback]:
-    return [GradNormCallback(), HiddenNormCallback()]
+    return [GradNormCallback(), HiddenNormCallback(), ProbeCallback()]

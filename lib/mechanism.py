@@ -13,7 +13,7 @@ from .book import FINISHED, histories_of, summaries_of
 from .config import CONFIGS, Experiment, get_preset, replace
 from .data import Batches, load_corpus, ngram_floor
 from .experiment import build_model
-from .probes import probe
+from .probes import PROBE_SEQUENCES, probe
 from .runs import RUNS_DIR, RunDir, run_path
 
 FLOOR_ORDERS = {1: "unigram: no context", 2: "bigram: the current token", 3: "trigram: the last two tokens",
@@ -41,7 +41,6 @@ def _missing(located) -> list[str]:
 
 
 # -- what the residual stream still knows ---------------------------------------------------------------
-PROBE_SEQUENCES = 16   # sequences of the first fixed validation batch the probes read (16 x 128 positions)
 
 
 def probe_experiments() -> list[Experiment]:
@@ -134,3 +133,23 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     table["status"] = table.status.fillna("not trained")
     runs.table = table
     return runs
+
+
+# -- the probes during training ------------------------------------------------------------------------
+def probe_during_runs(runs_dir=RUNS_DIR) -> Runs:
+    """The runs of ``plans.probe_during``; their histories carry the probes of every evaluation."""
+    return _runs(plans.probe_during(), {}, runs_dir)
+
+
+def probes_over_training(hist: pd.DataFrame) -> pd.DataFrame:
+    """From histories with probe columns (``lib.diagnostics.ProbeCallback``): one row per run and evaluation,
+    the three measures after the last block, and the chance level."""
+    if hist.empty or "probe_token" not in hist:
+        return pd.DataFrame(columns=["config", "seed", "step", "position_cosine", "token_accuracy", "token_chance",
+                                     "effective_rank"])
+    h = hist.dropna(subset=["probe_token"])
+    return pd.DataFrame({"config": h.config, "seed": h.seed, "step": h.step,
+                         "position_cosine": h.probe_cosine.map(lambda v: v[-1]),
+                         "token_accuracy": h.probe_token.map(lambda v: v[-1]),
+                         "token_chance": h.probe_chance,
+                         "effective_rank": h.probe_rank.map(lambda v: v[-1])}).reset_index(drop=True)

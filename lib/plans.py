@@ -125,6 +125,13 @@ def escape_map(seed: int = PROBE_SEED) -> list[Experiment]:
     return exps
 
 
+def probe_during(seed: int = PROBE_SEED) -> list[Experiment]:
+    """The four configurations on the escape map's budget (evaluations every 25 steps), for the probes
+    during training (``lib.diagnostics.ProbeCallback``): the released seed-1337 runs were trained before the
+    probes existed. AttnOnly and FFNOnly are the escape map's depth-6, gain-1 runs."""
+    return [replace(get_preset("cpu", "residualgpt", c, seed), **ESCAPE_BUDGET) for c in CONFIGS]
+
+
 def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PROBE_SEED) -> dict[str, Experiment]:
     """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on its own, by
     name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from its preset at ``scale``.
@@ -153,9 +160,9 @@ def bundle(scale: str = "cpu") -> list[Experiment]:
 
 
 def mechanism() -> list[Experiment]:
-    """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, its
-    other seeds, the bundle one factor at a time, the escape map."""
-    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *mixer_test(), *bundle(), *escape_map()])
+    """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, the four
+    short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map."""
+    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map()])
 
 
 def release() -> list[Experiment]:
@@ -195,12 +202,12 @@ def keeps_weights(exp: Experiment) -> bool:
 PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
-MECHANISM_PLANS = ("mechanism", "mixer_test", "escape_map", "bundle")
+MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "bundle")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
-         "escape_map": escape_map, "bundle": bundle}
+         "probe_during": probe_during, "escape_map": escape_map, "bundle": bundle}
 
 
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.

@@ -370,3 +370,21 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def probes_over_training_figure(table: pd.DataFrame, title: str):
+    """The three probes after the last block against the training step, one colour per configuration."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
+        for config in _configs(table):
+            t = table[table.config == config].sort_values("step")
+            ax.plot(t.step, t[col], color=COLORS[config], lw=1.6, marker="o", ms=2.5, label=config)
+        if col == "token_accuracy" and len(table):
+            ax.axhline(table.token_chance.iloc[0], **FLOOR_STYLE)
+        ax.set(xlabel="step", title=f"{label}, last block")
+    if len(table):
+        axes[2].set_yscale("log")
+    _legend(axes[0])
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

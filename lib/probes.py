@@ -21,7 +21,22 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from .diagnostics import capture_activations
+PROBE_SEQUENCES = 16   # sequences of one fixed validation batch the probes read (the book and the callback)
+
+
+@torch.no_grad()
+def capture_activations(model, idx) -> list[torch.Tensor]:
+    """Residual-stream states: [input to block 0, output of block 0, ..., output of block L-1]."""
+    blocks = model.transformer.h
+    captured: list[torch.Tensor] = []
+    handles = [blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))]
+    handles += [b.register_forward_hook(lambda m, args, out: captured.append(out.detach())) for b in blocks]
+    try:
+        model(idx)
+    finally:
+        for h in handles:
+            h.remove()
+    return captured
 
 
 def position_cosine(h: torch.Tensor) -> float:

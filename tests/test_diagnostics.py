@@ -119,7 +119,8 @@ def history(tiny, tmp_path, diagnostics):
     return exp, RunDir(run_path(exp, tmp_path)).history()
 
 
-DIAG_KEYS = {"grad_norm_attn", "grad_norm_mlp", "hidden_norm", "hidden_growth"}
+DIAG_KEYS = {"grad_norm_attn", "grad_norm_mlp", "hidden_norm", "hidden_growth", "probe_cosine", "probe_token",
+             "probe_chance", "probe_rank"}
 
 
 def test_run_without_diagnostics_records_none(tiny, tmp_path, one_thread):
@@ -135,6 +136,8 @@ def test_run_with_diagnostics_records_per_layer_values(tiny, tmp_path, one_threa
     for r in hist:
         assert len(r["hidden_norm"]) == L + 1
         assert r["hidden_growth"] == pytest.approx(r["hidden_norm"][-1] / r["hidden_norm"][0], rel=1e-12)
+        assert len(r["probe_cosine"]) == len(r["probe_token"]) == len(r["probe_rank"]) == L + 1
+        assert r["probe_token"][0] > r["probe_chance"]  # the embedding still holds the token
     for r in hist[1:]:
         assert len(r["grad_norm_attn"]) == len(r["grad_norm_mlp"]) == L
         assert all(v > 0 for v in r["grad_norm_attn"] + r["grad_norm_mlp"])

@@ -146,3 +146,19 @@ def test_the_chapter_loads_each_plan_by_its_own_columns_and_lists_the_rest(tmp_p
     b = mechanism.bundle_runs(tmp_path).table.set_index("factor")
     assert list(b.index) == list(factors) and b.loc["AdamW beta2", "escape_step"] == 300
     assert b.loc["none", "status"] == "not trained"
+
+
+def test_probes_over_training_read_the_last_block_and_say_since_when_the_token_is_lost():
+    from lib import mechanism
+    hist = pd.DataFrame({"config": ["FFNOnly"] * 3 + ["AttnOnly"] * 3, "seed": 1337, "step": [0, 25, 50] * 2,
+                         "probe_cosine": [[0.1, 0.8]] * 3 + [[0.1, 0.2]] * 3,
+                         "probe_token": [[1, 0.3], [1, 0.1], [1, 0.05]] + [[1, 0.9], [1, 0.1], [1, 0.8]],
+                         "probe_chance": 0.15, "probe_rank": [[100, 2.0]] * 6})
+    t = mechanism.probes_over_training(hist)
+    assert list(t.token_accuracy) == [0.3, 0.1, 0.05, 0.9, 0.1, 0.8] and set(t.position_cosine) == {0.8, 0.2}
+    text = analysis.claim_probes_over_training(t)
+    assert "**FFNOnly**, after the last block: token read back 0.30 at step 0, 0.05 at step 50" in text
+    assert "at chance from step 25 on." in text and "not at chance for good." in text
+    assert mechanism.probes_over_training(hist.drop(columns=["probe_token"])).empty
+    plots.probes_over_training_figure(t, "t")
+    plots.probes_over_training_figure(t.iloc[0:0], "t")

@@ -76,7 +76,8 @@ def test_the_cli_sweep_honours_scale_configs_and_seeds(capsys):
 def test_the_mechanism_plan_is_its_three_parts_each_run_once_mixer_at_seed_1337_first():
     mech = plans.mechanism()
     assert len(_keys(mech)) == len(set(_keys(mech)))
-    parts = _keys(plans.mixer_test()) + _keys(plans.bundle()) + _keys(plans.escape_map())
+    parts = (_keys(plans.mixer_test()) + _keys(plans.probe_during()) + _keys(plans.bundle())
+             + _keys(plans.escape_map()))
     assert set(_keys(mech)) == set(parts)
     assert [(e.config_name, e.model.mixer, e.seed) for e in mech[:3]] == [
         ("AttnOnly", "local", 1337), ("FullResidual", "local", 1337), ("FFNOnly", "local", 1337)]
@@ -122,3 +123,8 @@ def test_command_for_trains_exactly_the_planned_experiment():
         argv = shlex.split(plans.command_for(exp))[3:]
         args = parser().parse_args(argv)
         assert _experiment(args, args.config, args.seed) == exp, plans.command_for(exp)
+
+
+def test_the_runs_probed_during_training_share_attnonly_and_ffnonly_with_the_escape_map():
+    during, grid = _keys(plans.probe_during()), set(_keys(plans.escape_map()))
+    assert len(during) == 4 and sum(k in grid for k in during) == 2
