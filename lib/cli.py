@@ -164,7 +164,12 @@ def main(argv=None) -> int:
     if extra:  # let the subcommand's parser complain, so its usage (all valid options) is shown
         sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
         sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    world = int(os.environ.get("WORLD_SIZE", 1))
     try:
+        if world > 1 and args.command != "train":
+            raise ConfigError(f"`{args.command}` under torchrun: torchrun trains one run over several processes "
+                              f"(`torchrun --nproc_per_node N -m lib train ...`); a plan over several GPUs is "
+                              f"`python -m lib sweep --gpus 0,1,...`")
         if args.command == "describe":
             from .model import GPT
             out = {}
@@ -199,8 +204,10 @@ def main(argv=None) -> int:
                 print(f"  not finished: {path}")
         elif args.command == "train":
             from .experiment import run
-            _print_summary(run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,
-                               **_run_kwargs(args)))
+            summary = run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,
+                          **_run_kwargs(args))
+            if int(os.environ.get("RANK", 0)) == 0:
+                _print_summary(summary)
         elif args.command == "sweep":
             from .plans import keeps_weights
             from .runs import RunDir, run_path
@@ -224,4 +231,9 @@ def main(argv=None) -> int:
     except (ConfigError, ValueError, RunError, DataError) as e:  # bad input: one line, exit 2, no traceback
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
+    finally:
+        if world > 1:
+            import torch.distributed
+            if torch.distributed.is_initialized():
+                torch.distributed.destroy_process_group()
     return 0

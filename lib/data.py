@@ -252,14 +252,21 @@ class Batches:
         val_gen = torch.Generator().manual_seed(val_seed)
         self.fixed_val = [self._sample(corpus.val, val_gen) for _ in range(eval_batches)]
 
+    def _starts(self, data: np.ndarray, gen: torch.Generator) -> list[int]:
+        return torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
+
     def _sample(self, data: np.ndarray, gen: torch.Generator):
-        ix = torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
+        ix = self._starts(data, gen)
         x = torch.from_numpy(np.stack([np.asarray(data[i:i + self.T], dtype=np.int64) for i in ix]))
         y = torch.from_numpy(np.stack([np.asarray(data[i + 1:i + 1 + self.T], dtype=np.int64) for i in ix]))
         return x.to(self.device), y.to(self.device)
 
     def train_batch(self):
         return self._sample(self.corpus.train, self.train_gen)
+
+    def skip_train_batch(self) -> None:
+        """Advance the training stream past one batch without building it (another rank trains on it)."""
+        self._starts(self.corpus.train, self.train_gen)
 
     def val_batches(self, mode: str = "fixed"):
         if mode == "fixed":

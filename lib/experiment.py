@@ -25,7 +25,7 @@ from .runs import (
     write_json_atomic,
     write_jsonl_atomic,
 )
-from .train import Callback, Trainer, autocast, resolve_device, set_deterministic
+from .train import Callback, Dist, Trainer, autocast, init_distributed, resolve_device, set_deterministic
 
 ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
 
@@ -129,8 +129,30 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         return rd.summary  # reading a finished run needs no lock
+    if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
+        return _run(exp, runs_dir, until=until, **kwargs)
     with RunLock(rd.path):
         return _run(exp, runs_dir, until=until, **kwargs)
+
+
+def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dict | None:
+    """Rank 0's look at the run directory before training: the summary to return if there is nothing to
+    train (a finished run, a summary rebuilt from a complete history, a released prefix that reaches
+    ``until``), else None, with anything in the way moved aside (never deleted)."""
+    if rd.status in ("complete", "diverged"):
+        if not force:
+            rd.check_config(exp)
+            return rd.summary
+        _move_aside(rd, "--force")
+    rd.check_config(exp)
+    if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
+        if (rebuilt := _without_summary(rd, exp, force)) is not None:
+            return rebuilt
+    if rd.status == "partial" and not rd.ckpt.exists():
+        if until is not None and rd.summary["steps"] >= until:
+            return rd.summary  # the released prefix already reaches that far
+        _move_aside(rd, f"partial run without its checkpoint ({rd.summary['steps']} steps)")
+    return None
 
 
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
@@ -151,20 +173,14 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     if until is not None and (until < 1 or until % exp.train.eval_interval):
         raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
                           f"({exp.train.eval_interval}), where a checkpoint is written")
-    if rd.status in ("complete", "diverged"):
-        if not force:
-            rd.check_config(exp)
-            return rd.summary
-        _move_aside(rd, "--force")
-    rd.check_config(exp)
-    if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
-        if (rebuilt := _without_summary(rd, exp, force)) is not None:
-            return rebuilt
-    if rd.status == "partial" and not rd.ckpt.exists():
-        if until is not None and rd.summary["steps"] >= until:
-            return rd.summary  # the released prefix already reaches that far
-        _move_aside(rd, f"partial run without its checkpoint ({rd.summary['steps']} steps)")
+    dist = Dist.from_env()
     device = resolve_device(device)
+    if dist.world > 1 and device.startswith("cuda"):  # torchrun: one GPU per rank
+        device = f"cuda:{dist.local_rank}"
+    dist = init_distributed(device)
+    done = dist.broadcast(_prepare(rd, exp, until, force) if dist.is_main else None)
+    if done is not None:
+        return done
     set_deterministic(deterministic)
     corpus = load_corpus(exp.dataset)
     if corpus.vocab_size != exp.model.vocab_size:
@@ -174,11 +190,19 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed,
                       eval_batches=exp.train.eval_batches, train_eval_batches=exp.train.train_eval_batches,
                       val_seed=exp.train.val_seed, device=device)
-    trainer = Trainer(model, exp.train, batches, device=device, progress=progress, compile=compile,
-                      tokens_per_sample=exp.model.block_size,
+    trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
+                      compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
                       callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
-    env = environment(device, deterministic, compile, exp.train.precision, diagnostics)
+    env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
+           "world_size": dist.world}
     wall_before = 0.0
+    if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
+        if rd.ckpt.exists():
+            trainer.load_state_dict(rd.load_checkpoint(exp)["trainer"])
+        dist.barrier()  # rank 0 may overwrite the checkpoint once every rank has read it
+        trainer.fit(until)
+        dist.barrier()  # rank 0 has written the summary
+        return rd.summary
     if rd.ckpt.exists():
         before = (rd.read_json("env.json") or {}).get("diagnostics")
         if before is not None and before != diagnostics:
@@ -196,15 +220,16 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
     trainer.callbacks.append(recorder)
+    dist.barrier()
     trainer.fit(until)
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
-    if trainer.status == "partial":
-        return rd.summary  # the checkpoint stays: the next call continues from it
-    if keep_weights and trainer.status == "complete":
-        export_weights(rd)
-    shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+    if trainer.status != "partial":  # a prefix keeps its checkpoint: the next call continues from it
+        if keep_weights and trainer.status == "complete":
+            export_weights(rd)
+        shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+    dist.barrier()
     return rd.summary
 
 

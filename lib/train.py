@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import time
+from dataclasses import dataclass
 
 import torch
 from tqdm.auto import tqdm
@@ -87,28 +88,98 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
     return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (cfg.lr - cfg.min_lr)
 
 
-def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
-    """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW)."""
+@dataclass(frozen=True)
+class Dist:
+    """This process's place in a ``torchrun`` job (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``); one process
+    without torchrun is rank 0 of 1. Rank 0 alone writes the run directory."""
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+
+    @classmethod
+    def from_env(cls) -> "Dist":
+        env = os.environ
+        return cls(int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0)))
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def barrier(self) -> None:
+        if self.world > 1:
+            torch.distributed.barrier()
+
+    def broadcast(self, obj):
+        """Rank 0's ``obj`` on every rank."""
+        if self.world == 1:
+            return obj
+        box = [obj]
+        torch.distributed.broadcast_object_list(box, src=0)
+        return box[0]
+
+    def sum(self, t: torch.Tensor) -> torch.Tensor:
+        if self.world > 1:
+            torch.distributed.all_reduce(t)
+        return t
+
+
+def init_distributed(device: str) -> Dist:
+    """Under torchrun: join the process group (NCCL on CUDA, gloo on the CPU). Without it: rank 0 of 1."""
+    dist = Dist.from_env()
+    if dist.world > 1 and not torch.distributed.is_initialized():
+        backend = "nccl" if device.startswith("cuda") else "gloo"
+        if backend == "nccl":
+            torch.cuda.set_device(dist.local_rank)
+        torch.distributed.init_process_group(backend)
+    return dist
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, fused: bool = False) -> torch.optim.AdamW:
+    """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW). ``fused``: the
+    single-kernel CUDA implementation (the same update)."""
     params = [p for p in model.parameters() if p.requires_grad]
     if cfg.decay_all:
         groups = [{"params": params, "weight_decay": cfg.weight_decay}]
     else:
         groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2))
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {}))
 
 
 class Trainer:
+    """The loop. On CUDA: TF32 matmuls, fused AdamW, and no host synchronisation between evaluations
+    except every ``SYNC_EVERY_CUDA`` steps (progress bar, divergence check, timing). Under torchrun
+    (``dist.world > 1``) the model is wrapped in DistributedDataParallel and the ``grad_accum`` micro-batches
+    of a step are shared out among the ranks: every rank draws the whole step's stream, so the data, the
+    global batch and the update are the single-process run's."""
+
+    SYNC_EVERY_CUDA = 10
+
     def __init__(self, model, cfg: TrainConfig, batches, *, device: str = "cpu",
                  callbacks=(), progress: bool = True, tokens_per_sample: int = 1,
-                 compile: bool = False):
-        self.raw_model = model  # checkpoints hold the uncompiled module's state
-        self.model = torch.compile(model) if compile else model
+                 compile: bool = False, dist: Dist | None = None):
+        self.dist = dist or Dist()
+        if cfg.grad_accum % self.dist.world:
+            raise ValueError(f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
+                             f"use a number of processes that divides it")
+        cuda = device.startswith("cuda")
+        if cuda:  # TF32 for fp32 matmuls: what nanoGPT and the author's 124M notebooks run with
+            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.backends.cudnn.allow_tf32 = True
+        self.raw_model = model  # checkpoints hold the unwrapped, uncompiled module's state
+        wrapped = model
+        if self.dist.world > 1:
+            from torch.nn.parallel import DistributedDataParallel
+            wrapped = DistributedDataParallel(model, device_ids=[self.dist.local_rank] if cuda else None)
+        self.model = torch.compile(wrapped) if compile else wrapped
+        self.ddp = wrapped if self.dist.world > 1 else None
+        self.eval_model = model if self.dist.world > 1 else self.model  # evaluation needs no gradient sync
         self.cfg, self.batches, self.device = cfg, batches, device
         self.callbacks = list(callbacks)
         self.progress = progress
+        self.sync_every = self.SYNC_EVERY_CUDA if cuda else 1
         self.tokens_per_step = cfg.batch_size * cfg.grad_accum * tokens_per_sample
-        self.optimizer = make_optimizer(model, cfg)
+        self.optimizer = make_optimizer(model, cfg, fused=cuda)
         self.autocast = autocast(device, cfg.precision)
         self.step = 0
         self.history: list[dict] = []
@@ -122,9 +193,9 @@ class Trainer:
         losses = []
         for x, y in batches:
             with self.autocast:
-                _, loss = self.model(x, y)
-            losses.append(loss.float().item())
-        return sum(losses) / len(losses)
+                _, loss = self.eval_model(x, y)
+            losses.append(loss.float())
+        return torch.stack(losses).mean().item()  # one synchronisation per evaluation set
 
     def evaluate(self) -> dict:
         self.model.eval()
@@ -145,17 +216,27 @@ class Trainer:
         return step % self.cfg.eval_interval == 0 or step == self.cfg.max_steps
 
     # -- one optimisation step ---------------------------------------------------
-    def train_step(self) -> float:
+    def train_step(self) -> torch.Tensor:
+        """One optimisation step; returns this rank's share of the step's mean training loss, as a tensor
+        on the device (no synchronisation)."""
         cfg, step = self.cfg, self.step
         for group in self.optimizer.param_groups:
             group["lr"] = lr_at(cfg, step)
-        total = 0.0
-        for _ in range(cfg.grad_accum):
+        total = torch.zeros((), device=self.device)
+        own = range(self.dist.rank, cfg.grad_accum, self.dist.world)  # this rank's micro-batches
+        for i in range(cfg.grad_accum):
+            if i not in own:  # another rank's: advance the stream exactly as it does
+                self.batches.skip_train_batch()
+                continue
             x, y = self.batches.train_batch()
-            with self.autocast:
-                _, loss = self.model(x, y)
-            (loss / cfg.grad_accum).backward()
-            total += loss.detach().float().item() / cfg.grad_accum
+            # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches gives the
+            # mean over all of them; only the last backward of a step synchronises.
+            sync = self.ddp is None or i == own[-1]
+            with contextlib.nullcontext() if sync else self.ddp.no_sync():
+                with self.autocast:
+                    _, loss = self.model(x, y)
+                (loss / len(own)).backward()
+            total += loss.detach().float() / cfg.grad_accum
         if self._eval_due(step + 1):
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)
@@ -176,6 +257,7 @@ class Trainer:
         self.model.train()
         bar = tqdm(total=stop, initial=self.step, disable=not self.progress,
                    dynamic_ncols=True, leave=False)
+        window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
         while True:
             if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
                 self.history.append(self.evaluate())
@@ -187,23 +269,31 @@ class Trainer:
                     cb.on_history(self, self.step)
             if self.step >= stop:
                 break
-            t0 = time.perf_counter()
-            loss = self.train_step()
-            if self.device.startswith("cuda"):
-                torch.cuda.synchronize()
+            if not window:
+                t0 = time.perf_counter()
+            window.append(self.train_step())
+            self.step += 1
+            if len(window) < self.sync_every and not self._eval_due(self.step) and self.step < stop:
+                continue
+            # A synchronisation point: every step on the CPU; on CUDA every SYNC_EVERY_CUDA steps and
+            # before each evaluation. The ranks' losses are summed to the step's mean.
+            losses = self.dist.sum(torch.stack(window)).tolist()
             dt = time.perf_counter() - t0
             self.train_time += dt
-            self.step += 1
-            if not math.isfinite(loss):
+            first = self.step - len(window) + 1
+            window = []
+            bad = next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
+            if bad is not None:
+                self.step = first + bad
                 self.status = "diverged"
-                self.history.append({"step": self.step, "train_loss": loss, "val_loss": None,
+                self.history.append({"step": self.step, "train_loss": losses[bad], "val_loss": None,
                                      "diverged": True})
                 for cb in self.callbacks:
                     cb.on_history(self, self.step)
                 break
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss:.3f}", lr=f"{lr_at(cfg, self.step - 1):.1e}",
-                            tok_s=f"{self.tokens_per_step / dt:,.0f}", refresh=False)
+            bar.update(len(losses))
+            bar.set_postfix(loss=f"{losses[-1]:.3f}", lr=f"{lr_at(cfg, self.step - 1):.1e}",
+                            tok_s=f"{self.tokens_per_step * len(losses) / dt:,.0f}", refresh=False)
         bar.close()
         if self.status == "running" and stop <= self.step < cfg.max_steps:  # at or past ``until`` already
             self.status = "partial"

@@ -136,7 +136,10 @@ def test_run_directory_describes_itself(tiny, tmp_path):
     assert not rd.ckpt.parent.exists() and not (rd.path / "weights.pt").exists()  # only resuming needs it
     run(tiny(seed=2), runs_dir=tmp_path, progress=False, keep_weights=True)
     assert (run_path(tiny(seed=2), tmp_path) / "weights.pt").exists()
-    assert rd.path.parts[-4:] == ("cpu", "residualgpt", "AttnOnly", "seed1337_steps20")
+    assert rd.path.parts[-4:-1] == ("cpu", "residualgpt", "AttnOnly")
+    # every field the tiny run changes from the `cpu` preset is in its name: no other experiment shares it
+    assert rd.path.name == ("seed1337_steps20_batch_size-8_block_size-32_eval_batches-3_eval_interval-5_n_embd-32_"
+                            "n_head-2_n_layer-2_train_eval_batches-2_warmup_steps-5")
 
 
 def test_evaluation_interval_does_not_change_the_trained_model(tiny, tmp_path):

@@ -96,7 +96,8 @@ def lib(args, runs_dir, **kw):
 
 
 def plan_dirs(runs_dir):
-    return [run_path(get_preset("cpu", "residualgpt", "AttnOnly", s), runs_dir).with_name(f"seed{s}_steps2")
+    from lib.config import replace
+    return [run_path(replace(get_preset("cpu", "residualgpt", "AttnOnly", s), max_steps=2, eval_interval=2), runs_dir)
             for s in (1, 2)]
 
 
@@ -121,7 +122,8 @@ def test_a_killed_workers_run_is_resumed_by_another(tmp_path):
     long = ["train", "--scale", "cpu", "--config", "AttnOnly", "--seed", "3", "--steps", "400", "--eval-every", "2",
             "--device", "cpu", "--quiet", "--no-diagnostics"]
     victim = lib(long, tmp_path)
-    d = run_path(get_preset("cpu", "residualgpt", "AttnOnly", 3), tmp_path).with_name("seed3_steps400")
+    from lib.config import replace
+    d = run_path(replace(get_preset("cpu", "residualgpt", "AttnOnly", 3), max_steps=400, eval_interval=2), tmp_path)
     deadline = time.time() + 120
     while not (d / "checkpoints" / "latest.pt").exists() and time.time() < deadline:
         time.sleep(0.2)
