@@ -18,14 +18,28 @@ from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_st
 from .data import load_corpus, unigram_floor
 from .paper import paper_values
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
+from .train import Callback
 
-PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto"}
+PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False}
 RETRAIN_DIR = ROOT / "runs-retrain"  # where chapters train; never the released runs/
 _IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
 
 
 class ParameterError(ValueError):
     pass
+
+
+class EvalPrinter(Callback):
+    """One line per evaluation of a retrain, so a notebook shows its progress in the cell output."""
+
+    def __init__(self, label: str):
+        self.label = label
+
+    def on_history(self, trainer, step):
+        r = trainer.history[-1]
+        val = r.get("val_loss")
+        print(f"{self.label}, step {step:,} of {trainer.cfg.max_steps:,}: "
+              + (f"val loss {val:.4f}" if val is not None else "diverged"), flush=True)
 
 
 @dataclass(frozen=True)
@@ -37,15 +51,19 @@ class ChapterSpec:
     plan: str                        # lib.plans function listing the released runs
     gains: bool = False              # the gain-confound chapter retrains gain variants
     probe: str | None = None         # lib.plans function of a stand-in-only probe the chapter shows
+    anchor_configs: tuple[str, ...] = ()  # configurations the tables need at seed 1337 only (retrained only then)
+    deterministic: bool = False      # the paper ran this chapter's runs under forced determinism (§8.3)
 
 
 CHAPTERS = {
     "joint_collapse": ChapterSpec("nanogpt", tuple(CONFIGS), "10M", "cpu", "joint_collapse"),
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
     "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
-    "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry"),
+    # Phase 3, the sweep Table 3 and Fig. 4 report, ran with forced determinism on an A100 (§8.1).
+    "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
+    # Table 5: NoResidual is one seed-1337 anchor.
     "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep",
-                              probe="124m_longer_budget"),
+                              probe="124m_longer_budget", anchor_configs=("NoResidual",)),
 }
 
 
@@ -86,6 +104,7 @@ class Chapter:
     steps: int | None
     runs_dir: Path
     device: str
+    compile: bool = False
 
     @classmethod
     def open(cls, name: str, namespace: dict, announce: bool = True) -> "Chapter":
@@ -108,13 +127,18 @@ class Chapter:
             raise ParameterError("steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)")
         if p["device"] not in ("auto", "cpu", "cuda"):
             raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
+        if not isinstance(p["compile"], bool):
+            raise ParameterError(f"compile must be True or False, got {p['compile']!r}")
+        # "auto" shows the released stand-in runs wherever the book is built; it means the paper's scale
+        # only for a retrain (a seed given) on a machine with CUDA.
         cuda = torch.cuda.is_available() and p["device"] != "cpu"
-        scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if cuda else spec.stand_in)
+        paper = cuda and p["seed"] is not None
+        scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if paper else spec.stand_in)
         runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)
         if runs_dir.resolve() == RUNS_DIR.resolve():
             raise ParameterError(f"runs_dir {p['runs_dir']!r} is the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
-        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"])
+        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"])
         pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
         if announce:
             print(ch.banner())
@@ -150,14 +174,22 @@ class Chapter:
         if self.spec.gains:
             exps = plans.gain_confound(self.scale, self.seed)
         else:
-            exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs]
+            exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs
+                    if c not in self.spec.anchor_configs or self.seed == plans.PROBE_SEED]
         return plans.with_steps(exps, self.steps)
 
-    def retrain(self, progress: bool = False) -> list[dict]:
-        """Train (or resume) the requested seed for every configuration of the chapter."""
+    def retrain(self, progress: bool = True) -> list[dict]:
+        """Train (or resume) the requested seed for every configuration the chapter's tables need, with a
+        progress bar and one printed line per evaluation; deterministic where the paper's runs were."""
         from .experiment import run
-        return [run(e, runs_dir=self.runs_dir, device=self.device, progress=progress, keep_weights=True)
-                for e in self.retrain_experiments()]
+        out = []
+        for e in self.retrain_experiments():
+            print(f"training {variant_label(e)} {e.config_name} seed {e.seed} at {e.scale} into {self.runs_dir}",
+                  flush=True)
+            out.append(run(e, runs_dir=self.runs_dir, device=self.device, progress=progress, keep_weights=True,
+                           compile=self.compile, deterministic=self.spec.deterministic,
+                           callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")]))
+        return out
 
     def floor(self) -> float:
         return unigram_floor(load_corpus(get_preset(self.scale).dataset))

@@ -27,7 +27,7 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device"),
+    ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device, compile"),
     ({"scale": "bogus"}, "valid: auto, cpu-bpe, 124M"),
     ({"seed": 7.5}, "seed must be None or a non-negative integer"),
     ({"steps": 20}, "give a seed too"),
@@ -54,7 +54,7 @@ def test_retraining_never_targets_the_released_runs(tmp_path):
     ch = Chapter.open("124m_sweep", params(seed=7, steps=20), announce=False)
     assert ch.runs_dir.name == "runs-retrain"
     exps = ch.retrain_experiments()
-    assert [e.config_name for e in exps] == ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]
+    assert [e.config_name for e in exps] == ["FullResidual", "AttnOnly", "FFNOnly"]  # NoResidual: the 1337 anchor
     assert {e.seed for e in exps} == {7} and {e.train.max_steps for e in exps} == {20}
 
 
@@ -545,3 +545,39 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
     assert ax.lines[1].get_xdata().tolist() == [100 * i for i in range(9)]  # not the retrained smoke run
     assert ax.lines[2].get_linestyle() == "--" and len(ax.lines[2].get_xdata()) == 25
     assert ax.get_ylim() == pytest.approx((6.375, 6.975))  # zoomed on the floor, not on the untrained model
+
+
+def test_the_book_is_the_same_where_cuda_is_available(monkeypatch):
+    """A build on a GPU machine shows what a CPU build shows; only a retrain (a seed) goes to the paper's scale."""
+    import torch
+
+    from lib.book import CHAPTERS
+    without = {n: Chapter.open(n, params(device="auto"), announce=False) for n in CHAPTERS}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    for name, spec in CHAPTERS.items():
+        ch = Chapter.open(name, params(device="auto"), announce=False)
+        assert ch.scale == without[name].scale == spec.stand_in
+        assert [e.to_json() for e in ch.experiments()] == [e.to_json() for e in without[name].experiments()]
+        assert Chapter.open(name, params(seed=7, device="auto"), announce=False).scale == spec.paper_scale
+        assert Chapter.open(name, params(seed=7, device="cpu"), announce=False).scale == spec.stand_in
+
+
+def test_a_retrain_trains_only_what_the_tables_need_deterministic_where_the_paper_was():
+    ch = Chapter.open("124m_sweep", params(seed=7), announce=False)
+    assert [e.config_name for e in ch.retrain_experiments()] == ["FullResidual", "AttnOnly", "FFNOnly"]
+    ch = Chapter.open("124m_sweep", params(seed=1337), announce=False)
+    assert [e.config_name for e in ch.retrain_experiments()][-1] == "NoResidual"
+    from lib.book import CHAPTERS
+    assert [n for n, s in CHAPTERS.items() if s.deterministic] == ["10m_asymmetry"]
+
+
+def test_a_retrain_prints_each_evaluation(capsys):
+    from types import SimpleNamespace
+
+    from lib.book import EvalPrinter
+    trainer = SimpleNamespace(history=[{"step": 100, "val_loss": 3.14159}], cfg=SimpleNamespace(max_steps=1500))
+    EvalPrinter("AttnOnly seed 7").on_history(trainer, 100)
+    trainer.history.append({"step": 101, "val_loss": None, "diverged": True})
+    EvalPrinter("AttnOnly seed 7").on_history(trainer, 101)
+    assert capsys.readouterr().out.splitlines() == ["AttnOnly seed 7, step 100 of 1,500: val loss 3.1416",
+                                                    "AttnOnly seed 7, step 101 of 1,500: diverged"]
