@@ -85,8 +85,12 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
-    pr.add_argument("--source", help="openwebtext: a local JSON-lines file instead of the Hub")
-    pr.add_argument("--n-docs", type=int, default=None)
+    pr.add_argument("--source", help="openwebtext: a local .parquet file, folder of them, or .jsonl file "
+                                     "instead of the Hub's Parquet conversion")
+    pr.add_argument("--n-docs", type=int, default=None, help="openwebtext: documents to take (default 100,000, §3.3)")
+    pr.add_argument("--out-dir", help="openwebtext: where to write (default $OPENWEBTEXT_DIR or data/openwebtext)")
+    pr.add_argument("--threads", type=int, help="openwebtext: tokeniser threads (default: all cores)")
+    pr.add_argument("--force", action="store_true", help="openwebtext: replace a prepared set")
     return ap
 
 
@@ -190,7 +194,8 @@ def main(argv=None) -> int:
             if args.dataset == "tinyshakespeare":
                 print(data.shakespeare_path())
             else:
-                kw = {"source": args.source} | ({"n_docs": args.n_docs} if args.n_docs else {})
+                kw = {"source": args.source, "out_dir": args.out_dir, "threads": args.threads, "force": args.force}
+                kw |= {"n_docs": args.n_docs} if args.n_docs is not None else {}
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "report":
             from .book import release_report

@@ -2,8 +2,9 @@
 
 TinyShakespeare is read from an explicit path, ``$TINYSHAKESPEARE_PATH``,
 ``data/tinyshakespeare/input.txt``, or downloaded from the char-rnn repository,
-and always checked against its sha256. OpenWebText is streamed with Hugging Face
-``datasets`` and encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
+and always checked against its sha256. OpenWebText (``$OPENWEBTEXT_DIR`` or ``data/openwebtext``)
+is streamed with Hugging Face ``datasets`` from the Hub's Parquet conversion, pinned to its branch, and
+encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
 """
 from __future__ import annotations
 
@@ -111,42 +112,103 @@ def shakespeare_gpt2(path=None) -> Corpus:
     return Corpus("shakespeare_gpt2", train, val, GPT2_VOCAB, {"encoding": "gpt2"})
 
 
-def prepare_openwebtext(out_dir: str | os.PathLike = DATA_DIR / "openwebtext", n_docs: int = OPENWEBTEXT_DOCS,
-                        source: str | None = None, val_every: int = OPENWEBTEXT_VAL_EVERY) -> dict:
-    """Stream ``n_docs`` documents, encode with ``gpt2`` (+ EOT after each), write uint16 files.
+# The Hub's `openwebtext` is a loading script, which `datasets` 5.x no longer runs. Its Parquet conversion
+# (the Hub's own, on the `refs/convert/parquet` branch; for a set this size the first ~5 GB, "partial-train",
+# far more than the 100,000 documents used) loads with the generic Parquet builder, pinned to that branch.
+OPENWEBTEXT_HUB = "hf://datasets/Skylion007/openwebtext@refs%2Fconvert%2Fparquet/plain_text/partial-train/*.parquet"
+OPENWEBTEXT_TOKENS = 113_000_000   # §3.3: "~113M tokens" from the 100,000 documents
+OPENWEBTEXT_TOLERANCE = 0.2        # a prepared 100,000-document set further than this from it is refused
 
-    ``source`` None streams the Hub's ``openwebtext``; a path to a JSON-lines
-    file (one ``{"text": ...}`` per line) takes the same code path offline.
+
+def openwebtext_dir() -> Path:
+    """Where OpenWebText is prepared and read: ``$OPENWEBTEXT_DIR``, else ``data/openwebtext``."""
+    return Path(os.environ.get("OPENWEBTEXT_DIR") or DATA_DIR / "openwebtext")
+
+
+def _documents(source: str | None):
+    """The documents' texts, streamed: the Hub's Parquet (``source`` None), or a local Parquet file, folder
+    of Parquet files or JSON-lines file (one ``{"text": ...}`` per line), through the same builders."""
+    from datasets import load_dataset  # heavy; only preparing needs it
+    if source is None:
+        kind, files = "parquet", OPENWEBTEXT_HUB
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise DataError(f"OpenWebText source {source} does not exist; valid: a .parquet file, a folder of "
+                            f".parquet files, or a .jsonl file")
+        files = str(path / "*.parquet") if path.is_dir() else str(path)
+        kind = "json" if path.suffix in (".jsonl", ".json") or path.name.endswith(".jsonl.gz") else "parquet"
+    return (doc["text"] for doc in load_dataset(kind, data_files=files, split="train", streaming=True))
+
+
+def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = OPENWEBTEXT_DOCS,
+                        source: str | None = None, val_every: int = OPENWEBTEXT_VAL_EVERY, force: bool = False,
+                        threads: int | None = None, chunk: int = 1024) -> dict:
+    """Stream the first ``n_docs`` documents, encode them with ``gpt2`` (``threads`` at a time, chunks of
+    ``chunk`` documents; an EOT after each), and write ``train.bin``/``val.bin`` (uint16) and ``meta.json``
+    into ``out_dir`` (default ``openwebtext_dir()``). Every ``val_every``-th document goes to validation.
+
+    A folder that already holds a prepared set is refused unless ``force``. A source with fewer than
+    ``n_docs`` documents, an empty split, and a 100,000-document set whose token count is more than 20% from
+    the paper's ~113M are errors. The paper does not say how it split its documents; the author's notebooks
+    split differently from run to run (book/124m_sweep.ipynb), this split is ours.
     """
-    from datasets import load_dataset  # heavy; only this function needs it
-
-    stream = (load_dataset("json", data_files=str(source), split="train", streaming=True) if source
-              else load_dataset("openwebtext", split="train", streaming=True))
+    if not isinstance(n_docs, int) or n_docs < val_every:
+        raise DataError(f"n_docs={n_docs!r}: at least val_every={val_every} documents are needed for one "
+                        f"validation document (the paper used {OPENWEBTEXT_DOCS:,})")
+    out = Path(out_dir) if out_dir is not None else openwebtext_dir()
+    if (out / "meta.json").exists() and not force:
+        old = json.loads((out / "meta.json").read_text())
+        raise DataError(f"{out} already holds a prepared OpenWebText ({old.get('n_docs')} documents, "
+                        f"{old.get('train_tokens')} train tokens); use --force to replace it")
     enc = gpt2_encoding()
+    threads = threads or os.cpu_count() or 1
     parts: dict[str, list[np.ndarray]] = {"train": [], "val": []}
-    n = 0
-    for n, doc in enumerate(stream, start=1):
-        ids = enc.encode_ordinary(doc["text"]) + [enc.eot_token]
-        parts["val" if n % val_every == 0 else "train"].append(np.array(ids, dtype=np.uint16))
+    n, texts = 0, []
+
+    def flush():
+        for i, ids in enumerate(enc.encode_ordinary_batch(texts, num_threads=threads), start=n - len(texts) + 1):
+            parts["val" if i % val_every == 0 else "train"].append(np.array(ids + [enc.eot_token], dtype=np.uint16))
+        texts.clear()
+
+    for text in _documents(source):
+        texts.append(text)
+        n += 1
+        if len(texts) == chunk:
+            flush()
         if n >= n_docs:
             break
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    flush()
+    if n < n_docs:
+        raise DataError(f"the source has {n} documents; {n_docs} were asked for")
     meta = {"encoding": "gpt2", "vocab_size": GPT2_VOCAB, "n_docs": n, "val_every": val_every,
-            "source": str(source) if source else "hf:openwebtext"}
-    for split, arrays in parts.items():
-        ids = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.uint16)
+            "source": str(source) if source else OPENWEBTEXT_HUB}
+    arrays = {split: np.concatenate(a) if a else np.zeros(0, dtype=np.uint16) for split, a in parts.items()}
+    for split, ids in arrays.items():
+        meta[f"{split}_tokens"] = int(len(ids))
+        if not len(ids):
+            raise DataError(f"the {split} split would be empty ({n} documents, every {val_every}th to val)")
+    total = meta["train_tokens"] + meta["val_tokens"]
+    if n == OPENWEBTEXT_DOCS:
+        meta["paper_tokens"] = OPENWEBTEXT_TOKENS
+        if abs(total / OPENWEBTEXT_TOKENS - 1) > OPENWEBTEXT_TOLERANCE:
+            raise DataError(f"{n:,} documents gave {total:,} tokens, more than {OPENWEBTEXT_TOLERANCE:.0%} from "
+                            f"the paper's ~{OPENWEBTEXT_TOKENS:,}: not the paper's data; check the source")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "meta.json").unlink(missing_ok=True)  # the folder is prepared again only once meta.json is back
+    for split, ids in arrays.items():
         tmp = out / f"{split}.bin.part"
         ids.tofile(tmp)
         tmp.replace(out / f"{split}.bin")
-        meta[f"{split}_tokens"] = int(len(ids))
     from .runs import write_json_atomic
     write_json_atomic(out / "meta.json", meta)
+    print(f"OpenWebText: {n:,} documents -> {meta['train_tokens']:,} train + {meta['val_tokens']:,} val tokens "
+          f"(the paper: {OPENWEBTEXT_DOCS:,} documents, ~{OPENWEBTEXT_TOKENS:,} tokens) in {out}")
     return meta
 
 
-def openwebtext(data_dir: str | os.PathLike = DATA_DIR / "openwebtext") -> Corpus:
-    d = Path(data_dir)
+def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
+    d = Path(data_dir) if data_dir is not None else openwebtext_dir()
     if not (d / "meta.json").exists():
         raise DataError(f"OpenWebText is not prepared in {d}; run `python -m lib prepare openwebtext` "
                         f"(needs network) or point data_dir at a prepared folder.")
@@ -161,7 +223,7 @@ def openwebtext(data_dir: str | os.PathLike = DATA_DIR / "openwebtext") -> Corpu
 
 
 _LOADERS = {"shakespeare_char": shakespeare_char, "shakespeare_gpt2": shakespeare_gpt2,
-            "openwebtext": lambda path=None: openwebtext(path or DATA_DIR / "openwebtext")}
+            "openwebtext": lambda path=None: openwebtext(path)}
 _CACHE: dict[str, Corpus] = {}
 
 

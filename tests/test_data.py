@@ -2,6 +2,7 @@
 import json
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -200,6 +201,63 @@ def test_empty_val_split_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="val"):
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
         data.openwebtext(tmp_path / "out")
+
+
+def _parquet(path, docs):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    pq.write_table(pa.table({"text": docs}), path)
+    return path
+
+
+def test_a_parquet_source_gives_the_jsonl_sources_files_whatever_the_threads(owt, tmp_path):
+    folder, meta = owt
+    src = _parquet(tmp_path / "docs.parquet", DOCS)
+    pq = data.prepare_openwebtext(out_dir=tmp_path / "pq", source=str(src), n_docs=12, val_every=4, threads=1,
+                                  chunk=5)
+    assert {k: v for k, v in pq.items() if k != "source"} == {k: v for k, v in meta.items() if k != "source"}
+    for split in ("train", "val"):
+        assert np.array_equal(read_split(tmp_path / "pq", split), read_split(folder, split))
+    (tmp_path / "dir").mkdir()
+    _parquet(tmp_path / "dir" / "part-0.parquet", DOCS)
+    assert data.prepare_openwebtext(out_dir=tmp_path / "d", source=str(tmp_path / "dir"), n_docs=12,
+                                    val_every=4, threads=2)["train_tokens"] == meta["train_tokens"]
+
+
+def test_prepare_refuses_to_overwrite_a_short_source_and_a_bad_n_docs(tmp_path, monkeypatch):
+    src = _parquet(tmp_path / "docs.parquet", DOCS)
+    out = tmp_path / "out"
+    data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=8, val_every=4)
+    with pytest.raises(DataError, match="already holds a prepared OpenWebText .8 documents.*--force"):
+        data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=12, val_every=4)
+    assert data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=12, val_every=4, force=True)["n_docs"] == 12
+    with pytest.raises(DataError, match="the source has 12 documents; 16 were asked for"):
+        data.prepare_openwebtext(out_dir=tmp_path / "o2", source=str(src), n_docs=16, val_every=4)
+    for bad in (0, 3, -1):
+        with pytest.raises(DataError, match="at least val_every=4 documents"):
+            data.prepare_openwebtext(out_dir=tmp_path / "o3", source=str(src), n_docs=bad, val_every=4)
+    with pytest.raises(DataError, match="does not exist"):
+        data.prepare_openwebtext(out_dir=tmp_path / "o4", source=str(tmp_path / "nope.parquet"), n_docs=8, val_every=4)
+    # the paper's document count is checked against its ~113M tokens
+    monkeypatch.setattr(data, "OPENWEBTEXT_DOCS", 12)
+    with pytest.raises(DataError, match="not the paper's data"):
+        data.prepare_openwebtext(out_dir=tmp_path / "o5", source=str(src), n_docs=12, val_every=4)
+    assert not (tmp_path / "o5").exists()
+
+
+def test_openwebtext_is_read_from_its_environment_variable(owt, monkeypatch):
+    folder, meta = owt
+    monkeypatch.setenv("OPENWEBTEXT_DIR", str(folder))
+    assert data.openwebtext_dir() == folder and data.openwebtext().meta == meta
+
+
+def test_prepare_cli_exits_2_on_a_bad_n_docs(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "lib", "prepare", "openwebtext", "--source", str(tmp_path / "x.jsonl"),
+                        "--n-docs", "0", "--out-dir", str(tmp_path / "o")], capture_output=True, text=True,
+                       timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert r.returncode == 2 and "at least val_every=100 documents" in r.stderr and not (tmp_path / "o").exists()
 
 
 # --- the ladder of floors ------------------------------------------------------------
