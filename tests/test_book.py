@@ -238,15 +238,6 @@ def test_claim_verdicts_follow_the_numbers():
     assert "minimum gap 1.600" in sep and "HOLDS" in sep and "paper at 124M, §6.2.1: 1.060" in sep
     sep10 = analysis.claim_separation(s, "10M")
     assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
-    spread = pd.DataFrame({"mode": ["runtime", "weight"], "max_spread_from_step_200": [0.001, 0.3],
-                           "max_spread_any_step": [0.9, 0.9], "spread_at_last_step": [0.0, 0.2], "n_gains": [4, 4]})
-    gain_text = analysis.claim_gain(spread)
-    assert gain_text.endswith("HOLDS.") and "< 0.002 at any step" in gain_text
-    assert "Runtime gains (4 values): largest spread from step 200 on is 0.0010, at any step 0.9000" in gain_text
-    assert "DOES NOT HOLD" in analysis.claim_gain(spread.assign(max_spread_from_step_200=[0.01, 0.3]))
-    short = spread.assign(max_spread_from_step_200=[float("nan")] * 2)  # a smoke retrain of a few steps
-    assert analysis.claim_gain(short) == ("The runtime-gain runs end before step 200: "
-                                          "the claim cannot be checked on them.")
     assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
 
 
@@ -581,3 +572,33 @@ def test_a_retrain_prints_each_evaluation(capsys):
     EvalPrinter("AttnOnly seed 7").on_history(trainer, 101)
     assert capsys.readouterr().out.splitlines() == ["AttnOnly seed 7, step 100 of 1,500: val loss 3.1416",
                                                     "AttnOnly seed 7, step 101 of 1,500: diverged"]
+
+
+def _gain_curves(finals):
+    """Two-evaluation curves per (mode, gain): step 0 at 4.2, step 300 at ``finals[(mode, gain)]``."""
+    rows = [{"mode": m, "gain": g, "step": st, "val_loss": v} for (m, g), f in finals.items()
+            for st, v in ((0, 4.2), (300, f))]
+    return pd.DataFrame(rows)
+
+
+def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_escaped_curves_are():
+    from lib import gain
+    finals = {("runtime", 0.25): 3.34, ("runtime", 0.5): 3.34, ("runtime", 2.0): 1.95, ("runtime", 4.0): 1.94,
+              ("weight", 2.0): 1.91, ("weight", 4.0): 1.85}
+    curves = _gain_curves(finals)
+    v, text = analysis.claim_gain_absorbed(curves, floor=3.35, bound=0.002)
+    assert v == "CONTRADICTED"
+    assert "(g = 2, 4): largest spread of their validation curves from step 200 on 0.0100" in text
+    assert "Weight-level gains that left it (g = 2, 4): 0.0600." in text
+    close = _gain_curves({**finals, ("runtime", 4.0): 1.9505})
+    assert analysis.claim_gain_absorbed(close, 3.35, 0.002)[0] == "HOLDS"
+    on_floor = _gain_curves({k: 3.34 for k in finals})
+    v, text = analysis.claim_gain_absorbed(on_floor, 3.35, 0.002)
+    assert v == "NOT TESTABLE HERE" and "Only 0 of the paper's runtime gains left the floor" in text
+    summ = pd.DataFrame([{"gain_mode": m, "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
+                         for (m, g), f in finals.items()])
+    v, text = analysis.claim_gain_fate(gain.gain_table(summ))
+    assert v == "CONTRADICTED" and text.endswith("(a) Runtime gains equivalent in where AttnOnly ends: CONTRADICTED.")
+    same = summ.assign(best_val_loss=1.9, escape_step=100)
+    assert analysis.claim_gain_fate(gain.gain_table(same))[0] == "HOLDS"
+    assert analysis.claim_gain_fate(gain.gain_table(summ.iloc[0:0]))[0] == "NOT TESTED"
