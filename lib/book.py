@@ -15,7 +15,7 @@ import torch
 
 from . import plans
 from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_steps
-from .data import load_corpus, unigram_floor
+from .data import Batches, load_corpus, unigram_floor, unigram_floor_on
 from .paper import paper_values
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
 from .train import Callback
@@ -191,8 +191,41 @@ class Chapter:
                            callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")]))
         return out
 
+    def floors(self) -> dict:
+        """The chapter's floors: the unigram floor of the whole validation split, the same on the fixed
+        validation batches its runs are evaluated on, and (on BPE data) the empirical floor, the released
+        NoResidual seed-1337 run's best loss (the paper's own definition of the floor), None without it."""
+        e = get_preset(self.scale, self.spec.impl)
+        corpus = load_corpus(e.dataset)
+        b = Batches(corpus, e.model.block_size, e.train.batch_size, 0, eval_batches=e.train.eval_batches,
+                    train_eval_batches=0, val_seed=e.train.val_seed)
+        empirical = None
+        if corpus.vocab_size > 256:
+            s = RunDir(run_path(get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED), RUNS_DIR))
+            if s.status == "complete":
+                empirical = s.summary["best_val_loss"]
+        return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, b.fixed_val),
+                "empirical": empirical, "val_mode": e.train.val_mode}
+
     def floor(self) -> float:
-        return unigram_floor(load_corpus(get_preset(self.scale).dataset))
+        """The floor the chapter's tables and verdicts use, like for like: on the fixed validation batches
+        (ResidualGPT), the whole split (nanoGPT's fresh random batches average over it); on BPE data the
+        empirical NoResidual floor where it is released, since there the smoothing moves the analytic floor
+        by more than the 0.1 margin of the verdicts."""
+        f = self.floors()
+        if f["empirical"] is not None:
+            return f["empirical"]
+        return f["batches"] if f["val_mode"] == "fixed" else f["split"]
+
+    def floor_note(self) -> str:
+        f, used = self.floors(), self.floor()
+        text = (f"unigram floor of the {self.scale} data (lib.data): {f['split']:.4f} nats/token on the whole "
+                f"validation split, {f['batches']:.4f} on the fixed validation batches")
+        if f["empirical"] is not None:
+            text += f", {f['empirical']:.4f} reached by the NoResidual seed-1337 run (the empirical floor)"
+        which = ("the empirical floor" if used == f["empirical"] else
+                 "the fixed batches' floor" if used == f["batches"] else "the whole split's floor (random batches)")
+        return text + f". Tables and verdicts below use {which}: {used:.4f}."
 
     # -- loading ------------------------------------------------------------------
     def _located(self):

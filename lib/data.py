@@ -247,9 +247,21 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
     (2% of val tokens unseen in train, 11,234 of 50,257 types seen) it is worth
     about 0.2 nats, so there the NoResidual run is the better floor to compare with.
     """
+    return float(-_unigram_logp(corpus, alpha)[np.asarray(corpus.val)].mean())
+
+
+def _unigram_logp(corpus: Corpus, alpha: float = 0.5) -> np.ndarray:
     counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
-    logp = np.log(counts / counts.sum())
-    return float(-logp[np.asarray(corpus.val)].mean())
+    return np.log(counts / counts.sum())
+
+
+def unigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
+    """``unigram_floor`` scored on the targets of ``batches`` (``[(x, y), ...]``) instead of the whole val split:
+    the floor on exactly the tokens an evaluation averages over. The fixed validation batches are a sample
+    of the split (overlapping windows, drawn once), slightly easier or harder than the whole of it; on
+    them a collapsed run's loss is compared like for like."""
+    ys = np.concatenate([np.asarray(y.cpu()).reshape(-1) for _, y in batches])
+    return float(-_unigram_logp(corpus, alpha)[ys].mean())
 
 
 def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:

@@ -602,3 +602,17 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
     same = summ.assign(best_val_loss=1.9, escape_step=100)
     assert analysis.claim_gain_fate(gain.gain_table(same))[0] == "HOLDS"
     assert analysis.claim_gain_fate(gain.gain_table(summ.iloc[0:0]))[0] == "NOT TESTED"
+
+
+def test_each_chapter_compares_with_the_floor_of_what_its_runs_are_evaluated_on():
+    from lib.book import CHAPTERS
+    for name in CHAPTERS:
+        ch = Chapter.open(name, params(), announce=False)
+        f = ch.floors()
+        if f["empirical"] is not None:           # BPE: the NoResidual run, the paper's own floor
+            assert ch.floor() == f["empirical"] and ch.scale == "cpu-bpe"
+        elif ch.spec.impl == "nanogpt":           # fresh random batches average over the split
+            assert ch.floor() == f["split"]
+        else:                                     # fixed batches: the floor on those very batches
+            assert ch.floor() == f["batches"] != f["split"]
+        assert "use " in ch.floor_note() and f"{ch.floor():.4f}." in ch.floor_note()

@@ -296,3 +296,12 @@ def test_the_ladder_descends_on_shakespeare():
     c = shakespeare_char()
     floors = [ngram_floor(c, n) for n in (1, 2, 3)]
     assert floors[0] > floors[1] > floors[2] > 1.5
+
+
+def test_the_floor_on_the_evaluations_own_batches_by_hand():
+    toy = Corpus("toy", np.array([0, 0, 1]), np.array([1, 1]), 2, {})
+    # add-0.5: P(0) = 2.5/4, P(1) = 1.5/4; the batches' targets are 0, 1, 1.
+    batches = [(None, torch.tensor([[0, 1]])), (None, torch.tensor([[1]]))]
+    expected = -(math.log(2.5 / 4) + 2 * math.log(1.5 / 4)) / 3
+    assert data.unigram_floor_on(toy, batches) == pytest.approx(expected)
+    assert data.unigram_floor(toy) == pytest.approx(-math.log(1.5 / 4))
