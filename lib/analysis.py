@@ -24,8 +24,9 @@ def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataF
 
 def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
     """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): final layer-0 gradient norm
-    (attention and MLP together), its largest value over the second half of training, and the first
-    step from which it stays below ``STARVED`` (None if it never does)."""
+    (attention and MLP together; and of the MLP alone, as the author's ``residualscope`` hooks the FFN's
+    weights), its largest value over the second half of training, and the first step from which it stays
+    below ``STARVED`` (None if it never does)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         if "grad_norm_attn" not in hist:
@@ -39,9 +40,11 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
         starved_from = None if len(above) and above[-1] == len(g) - 1 else (
             int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
         rows.append({"config": config, "seed": int(h.seed.iloc[0]), "final": float(g[-1]),
+                     "final_mlp_only": float(h.grad_norm_mlp.iloc[-1][0]),
                      "max_second_half": float(g[steps >= steps[-1] / 2].max()),
                      "starved_from_step": starved_from})
-    return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
+    return pd.DataFrame(rows, columns=["config", "seed", "final", "final_mlp_only", "max_second_half",
+                                       "starved_from_step"])
 
 
 def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
@@ -254,6 +257,43 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame) -> str:
     return text + (f"\nStarvation DOES NOT HOLD for {', '.join(awake)}"
                    + (f"; {', '.join(escaped)} also left the floor here, so it is not the collapsed model "
                       f"the paper measured." if escaped else ".") + full)
+
+
+def training_growth(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
+    """The author's ``residualscope`` definition of growth, from our histories: a hidden norm at the last
+    evaluation divided by the same at the first (over training, not over depth), for the residual stream
+    after each block; one row per configuration, one column per block. (``residualscope`` hooks a Linear
+    layer's output, e.g. ``blocks.3.mlp.fc1``; its docstring's 14.03 for AttnOnly is at that layer.)"""
+    rows = []
+    for config in [c for c in CONFIGS if c in set(hist.config)]:
+        h = one_run(hist, config, seed, source)
+        if "hidden_norm" not in h:
+            continue
+        h = h.dropna(subset=["hidden_norm"]).sort_values("step")
+        if len(h) < 2:
+            continue
+        first, last = h.hidden_norm.iloc[0], h.hidden_norm.iloc[-1]
+        rows.append({"config": config, **{f"after block {k}": last[k] / first[k] for k in range(1, len(first))}})
+    return pd.DataFrame(rows)
+
+
+def claim_growth_over_training(tg: pd.DataFrame, block: int = 4) -> str:
+    """The order of the configurations by ``training_growth`` after the last block and after ``block`` (the
+    residual stream that block 3, 0-based, of the author's example layer ``blocks.3`` writes), beside the
+    paper's order."""
+    from .paper import paper_values
+    paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
+    paper_order = list(paper.value.sort_values(ascending=False).index)
+    if tg.empty or not set(paper_order) <= set(tg.config):
+        return "Growth over training is missing for some configuration."
+    t = tg.set_index("config").loc[paper_order]
+    lines = []
+    for col in (f"after block {block}", t.columns[-1]):
+        order = list(t[col].sort_values(ascending=False).index)
+        lines.append(f"Growth over training (residualscope's final ÷ initial), {col}: "
+                     + " > ".join(f"{c} {t.loc[c, col]:.2f}" for c in order)
+                     + (" — the paper's order." if order == paper_order else " — not the paper's order."))
+    return "\n".join(dict.fromkeys(lines))
 
 
 def claim_growth_order(growth: pd.DataFrame) -> str:

@@ -616,3 +616,19 @@ def test_each_chapter_compares_with_the_floor_of_what_its_runs_are_evaluated_on(
         else:                                     # fixed batches: the floor on those very batches
             assert ch.floor() == f["batches"] != f["split"]
         assert "use " in ch.floor_note() and f"{ch.floor():.4f}." in ch.floor_note()
+
+
+def test_growth_over_training_is_residualscopes_final_over_initial_per_block():
+    rows = []
+    for config, first, last in (("FullResidual", [1, 1, 2], [1, 2, 2]), ("AttnOnly", [1, 1, 1], [1, 14, 3]),
+                                ("FFNOnly", [1, 2, 1], [1, 10, 9])):
+        rows += [{"config": config, "seed": 1337, "source": "released", "step": s, "hidden_norm": h}
+                 for s, h in ((0, first), (100, last))]
+    tg = analysis.training_growth(pd.DataFrame(rows))
+    assert tg.set_index("config").loc["AttnOnly"].tolist() == [14.0, 3.0]
+    text = analysis.claim_growth_over_training(tg, block=1)
+    assert text.splitlines() == [
+        "Growth over training (residualscope's final ÷ initial), after block 1: AttnOnly 14.00 > FFNOnly 5.00 > "
+        "FullResidual 2.00 — the paper's order.",
+        "Growth over training (residualscope's final ÷ initial), after block 2: FFNOnly 9.00 > AttnOnly 3.00 > "
+        "FullResidual 1.00 — not the paper's order."]
