@@ -578,3 +578,34 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     table = table.rename(columns={"escape_steps": "escape steps"})[
         ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]]
     return table.round({"min": 4, "max": 4}), totals
+
+
+DOWNLOADS = ROOT / "book" / "downloads"   # copied to the built site's root (_config.yml html_extra_path)
+HISTORY_COLUMNS = ["step", "val_loss", "train_loss", "lr", "tokens", "train_time_s", "hidden_growth"]
+
+
+def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
+    """Every released run's summary as one CSV (one row per run, with the fields of its config.json that
+    name the experiment) and every evaluation of every run as another (scalar columns), for readers who
+    want the numbers behind the book. Written at each build; returns the row counts."""
+    import json
+    summaries, histories = [], []
+    for path in sorted(Path(runs_dir).rglob("summary.json")):
+        rd = RunDir(path.parent)
+        if ".replaced-" in str(path) or rd.summary is None or rd.status not in (*FINISHED, "partial"):
+            continue  # a run still training is not released
+        rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
+        cfg = json.loads((rd.path / "config.json").read_text()) if (rd.path / "config.json").exists() else {}
+        model, train = cfg.get("model", {}), cfg.get("train", {})
+        summaries.append({"path": rel, **{k: v for k, v in rd.summary.items() if not isinstance(v, (list, dict))},
+                          "dataset": cfg.get("dataset"), "n_layer": model.get("n_layer"),
+                          "n_embd": model.get("n_embd"), "mixer": model.get("mixer", "attention"),
+                          "lr": train.get("lr"), "batch_size": train.get("batch_size"),
+                          "precision": train.get("precision", "fp32")})
+        for r in rd.history():
+            histories.append({"path": rel, **{k: r.get(k) for k in HISTORY_COLUMNS}})
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(summaries).to_csv(out / "runs_summaries.csv", index=False)
+    pd.DataFrame(histories, columns=["path", *HISTORY_COLUMNS]).to_csv(out / "runs_histories.csv", index=False)
+    return {"runs": len(summaries), "evaluations": len(histories)}

@@ -632,3 +632,19 @@ def test_growth_over_training_is_residualscopes_final_over_initial_per_block():
         "FullResidual 2.00 — the paper's order.",
         "Growth over training (residualscope's final ÷ initial), after block 2: FFNOnly 9.00 > AttnOnly 3.00 > "
         "FullResidual 1.00 — not the paper's order."]
+
+
+def test_the_run_data_download_has_one_row_per_finished_run_and_one_per_evaluation(tmp_path):
+    from lib.book import export_run_data
+    from lib.config import get_preset
+    _fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 1), tmp_path / "runs", 2.0, 100, 3)
+    _fake_run(get_preset("cpu", "residualgpt", "FFNOnly", 1), tmp_path / "runs", 3.3, None, 2)
+    running = get_preset("cpu", "residualgpt", "FullResidual", 1)
+    _fake_run(running, tmp_path / "runs", 1.9, 100, 2)
+    from lib.runs import run_path
+    d = run_path(running, tmp_path / "runs")
+    (d / "summary.json").write_text((d / "summary.json").read_text().replace('"complete"', '"running"'))
+    assert export_run_data(tmp_path / "runs", tmp_path / "out") == {"runs": 2, "evaluations": 5}
+    s = pd.read_csv(tmp_path / "out" / "runs_summaries.csv")
+    assert sorted(s.config) == ["AttnOnly", "FFNOnly"] and set(s.status) == {"complete"}
+    assert len(pd.read_csv(tmp_path / "out" / "runs_histories.csv")) == 5

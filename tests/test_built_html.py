@@ -63,3 +63,9 @@ def test_every_chapter_has_its_interactive_plot_and_a_computed_verdict(pages, ch
     page = (HTML / "book" / f"{chapter}.html").read_text()
     assert f'id="{div_id}"' in page and "Plotly.newPlot" in page
     assert "Verdict, computed from" in page
+
+
+def test_the_run_data_is_downloadable_from_the_reproducibility_chapter(pages):
+    text = (HTML / "book" / "reproducibility.html").read_text()
+    for name in ("runs_summaries.csv", "runs_histories.csv"):
+        assert f'href="../{name}"' in text and (HTML / name).stat().st_size > 1000, name
