@@ -18,6 +18,21 @@ from .analysis import FIG2_SEED, one_run
 from .config import CONFIGS
 
 COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
+
+
+def _sharp_inline_figures() -> None:
+    """In a notebook (and so in the built book): PNGs at twice the resolution, shown at their usual size,
+    so that the figures stay sharp on a high-density screen."""
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")
+
+
+_sharp_inline_figures()
 FLOOR_STYLE = dict(color="black", linestyle=":", linewidth=1.2)
 
 
@@ -173,7 +188,7 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
     if floor is not None:
         fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
                       annotation_text=f"unigram floor {floor:.3f}", annotation_position="top right")
-    choices = sorted(set(keys), key=str)
+    choices = sorted(set(keys), key=lambda v: (isinstance(v, str), v))  # seeds and gains in numeric order
     buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
     buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [bool(k == v) for k in keys]}])
                 for v in choices]
@@ -228,10 +243,11 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
     fig = make_subplots(rows=1, cols=2 if has_paper else 1, horizontal_spacing=0.12,
                         subplot_titles=["ours", paper_label] if has_paper else ["ours"])
     configs = _configs(summaries) or list(CONFIGS)
-    for config in configs:
-        s = summaries[summaries.config == config]
+    for i, config in enumerate(configs):
+        s = summaries[summaries.config == config].sort_values("seed")
+        jitter = np.linspace(-0.18, 0.18, len(s)) if len(s) > 1 else np.zeros(len(s))  # seeds side by side
         fig.add_trace(go.Scatter(
-            x=[config] * len(s), y=s.best_val_loss, mode="markers", name=f"ours: {config}",
+            x=i + jitter, y=s.best_val_loss, mode="markers", name=f"ours: {config}",
             marker=dict(color=COLORS[config], size=9, line=dict(width=1, color="white")),
             customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
             hovertemplate="seed %{customdata[0]}<br>best val %{y:.4f}<br>"
@@ -245,7 +261,8 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
             error_y=dict(type="data", array=paper["std"].fillna(0), visible=True),
             customdata=paper.reported, hovertemplate="%{x}<br>paper %{customdata}<extra></extra>"), row=1, col=2)
         fig.update_xaxes(categoryorder="array", categoryarray=configs, row=1, col=2)
-    fig.update_xaxes(categoryorder="array", categoryarray=configs, row=1, col=1)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(configs))), ticktext=configs,
+                     range=[-0.5, len(configs) - 0.5], row=1, col=1)
     fig.update_yaxes(title_text="best validation loss", row=1, col=1)
     fig.update_layout(title=title, template="plotly_white", height=440)
     return PlotlyHTML(fig, div_id)

@@ -315,3 +315,27 @@ def test_joint_collapse_plot_is_drawn(site, browser):
     log = open_page(browser, site + "book/joint_collapse.html")
     wait_drawn(browser, "joint-collapse-seeds")
     assert_offline_and_clean(settle(browser, log), port_of(site))
+
+
+def _screenshots():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("screenshots", HTML.parents[1] / "scripts" / "screenshots.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_table_or_output_overflows_at_1400_px(site, browser):
+    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not scroll
+    sideways and no table or output is wider than its box."""
+    shots = _screenshots()
+    browser.set_window_size(1400, 1000)
+    try:
+        problems = {}
+        for page in shots.pages():
+            open_page(browser, site + page)
+            if found := browser.execute_script(shots.OVERFLOW_JS):
+                problems[page] = found
+        assert not problems, problems
+    finally:
+        browser.set_window_size(1280, 1400)

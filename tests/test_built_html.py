@@ -69,3 +69,17 @@ def test_the_run_data_is_downloadable_from_the_reproducibility_chapter(pages):
     text = (HTML / "book" / "reproducibility.html").read_text()
     for name in ("runs_summaries.csv", "runs_histories.csv"):
         assert f'href="../{name}"' in text and (HTML / name).stat().st_size > 1000, name
+
+
+def test_every_interactive_figure_is_a_numbered_captioned_figure(pages):
+    import re
+    found = 0
+    for page in pages:
+        text = page.read_text()
+        for m in re.finditer(r'<div id="([^"]+)" class="plotly-graph-div"', text):
+            before, after = text[:m.start()], text[m.end():]
+            assert before.rfind("<figure") > before.rfind("</figure>"), f"{page.name}: {m.group(1)} is not in a figure"
+            caption, end = after.find("<figcaption"), after.find("</figure>")
+            assert 0 <= caption < end and "caption-number" in after[caption:end], f"{page.name}: {m.group(1)}"
+            found += 1
+    assert found >= 7
