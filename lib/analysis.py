@@ -581,7 +581,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
                      + ("the same skip pattern leaves the floor once the sublayer that replaces the stream cannot "
                         "average positions." if ffn_ok else "the prediction fails."))
     else:
-        lines.append("(ii) FFNOnly with the mixer: no run yet.")
+        lines.append("(ii) FFNOnly with the mixer: no run yet; the verdict waits for it.")
     if bi > author_threshold:
         lines.append(f"The author's decision rule (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: below "
                      f"{author_threshold} would mean routing is not supported) cannot be met by any position-blind "
@@ -590,6 +590,8 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
                         f"{paper_mixer - bi:+.3f} from that floor." if paper_mixer is not None else ""))
     if not escaped:
         lines.append("AttnOnly with attention has not left the floor here, so the test is not valid (§7.2's problem).")
+    if fm.empty and agrees and escaped:  # (i) alone cannot confirm the reading; only contradict it
+        return verdict(False, False, False), "\n".join(lines)
     return verdict(True, escaped, agrees), "\n".join(lines)
 
 
@@ -716,7 +718,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
         text += (f" Weight-level gains that left it (g = {', '.join(f'{g:g}' for g in s['weight_gains'])}): "
                  f"{s['weight']:.4f}.")
     v = verdict(True, True, r < bound)
-    return v, text + f" Absorbed to the paper's precision: {v}."
+    return v, text + f"\n(b) Absorbed to the paper's precision: {v}."
 
 
 def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=(0.25, 0.5, 2.0, 4.0),

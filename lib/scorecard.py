@@ -160,7 +160,7 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 f"spread < {bound} at any step",
                 f"spread from step 200: runtime {sp['runtime']:.4f}" + (
                     f", weight-level {sp['weight']:.4f}" if sp["weight"] is not None else "")
-                if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev, vb, tb)]
+                if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev, vb, tb.splitlines()[0])]
 
 
 NOISE_BATCHES = 50  # random validation batches per checkpoint for the scorecard's noise estimate (the chapter: 200)
@@ -250,6 +250,9 @@ def mechanism() -> Row:
     runs = mixer_runs()
     ladder = floors()
     verdict, text = analysis.claim_mixer(runs.table, dict(zip(ladder.order, ladder.nats)), paper_mixer)
+    if verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
+        return Row(claim, "§7.1-7.2", paper, text.splitlines()[0], "`cpu` stand-in", verdict,
+                   " ".join(text.splitlines()[1:3]) + " (`python -m lib sweep --plan mixer_test`)")
     if verdict == "NOT TESTED":
         return Row(claim, "§7.1-7.2", paper, "no runs", "-", verdict,
                    f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
@@ -284,7 +287,8 @@ def takeaway(card: pd.DataFrame) -> str:
     what our setting cannot test and why, what has not been run and what it would cost."""
     def items(v: str, field: str) -> str:
         rows = card[card.verdict == v]
-        return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field)}." for r in rows.itertuples()) or "- none"
+        return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field).rstrip('.')}." for r in rows.itertuples()) \
+            or "- none"
     counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in analysis.VERDICTS)
     return "\n\n".join([
         f"Of the paper's {len(card)} claims checked here: {counts}.",

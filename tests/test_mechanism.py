@@ -35,6 +35,11 @@ def test_the_mixer_test_is_contradicted_when_ffnonly_with_the_mixer_stays_on_the
     assert v == "CONTRADICTED" and "the prediction fails" in text
 
 
+def test_the_mixer_test_waits_for_ffnonly_with_the_mixer_unless_part_one_already_fails():
+    v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)
+    assert v == "NOT TESTED" and "(ii) FFNOnly with the mixer: no run yet; the verdict waits for it." in text
+
+
 def test_the_mixer_test_is_contradicted_when_the_mixer_collapses():
     v, _ = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS)
     assert v == "CONTRADICTED"
