@@ -140,6 +140,7 @@ class Chapter:
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
         ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"])
         pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
+        pd.set_option("display.precision", 4)        # losses to 4 decimals in every table a chapter shows
         if announce:
             print(ch.banner())
         return ch

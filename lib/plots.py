@@ -45,17 +45,42 @@ def _configs(df: pd.DataFrame) -> list[str]:
     return [c for c in CONFIGS if c in set(df.config)]
 
 
+def y_top(hist: pd.DataFrame) -> float | None:
+    """The top of a loss axis: just above the untrained models' step-0 loss, so that a spike later in a
+    run cannot squash the curves that matter (``off_the_top`` names what is cut)."""
+    h = hist.dropna(subset=["val_loss"])
+    return float(h[h.step == h.step.min()].val_loss.max()) + 0.25 if len(h) else None
+
+
+def off_the_top(hist: pd.DataFrame, top: float) -> list[str]:
+    """The evaluations above ``top``: 'FFNOnly seed 0: 9.62 at step 300'."""
+    h = hist.dropna(subset=["val_loss"])
+    h = h[h.val_loss > top]
+    return [f"{r.config} seed {r.seed}: {r.val_loss:.2f} at step {int(r.step)}"
+            for r in h.sort_values(["config", "seed", "step"]).itertuples()]
+
+
 def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
-    """Validation loss against step, one colour per configuration, one thin line per seed."""
+    """Validation loss against step, one colour per configuration, one thin line per seed (in numeric
+    order, AttnOnly drawn over FFNOnly). The axis stops just above the step-0 loss; evaluations above it
+    are named under the plot."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
-    for config in _configs(hist):
+    for config in sorted(_configs(hist), key=lambda c: c == "AttnOnly"):  # AttnOnly last: never hidden
         for i, (seed, h) in enumerate(hist[hist.config == config].groupby("seed")):
             h = h.dropna(subset=["val_loss"])
             ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8,
                     label=config if i == 0 else None)
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
-    _legend(ax)
+    top = y_top(hist)
+    if top is not None:
+        low = float(hist.val_loss.dropna().min())
+        ax.set_ylim(min(low, floor) - 0.15, top)
+        if cut := off_the_top(hist, top):
+            ax.text(0.0, -0.2, "off the top: " + "; ".join(cut), transform=ax.transAxes, fontsize=7, va="top",
+                    wrap=True)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # off the data
     return ax
 
 
@@ -188,6 +213,9 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
     if floor is not None:
         fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
                       annotation_text=f"unigram floor {floor:.3f}", annotation_position="top right")
+        top = y_top(df)
+        if top is not None:  # a late spike must not squash the curves; zooming out shows it
+            fig.update_yaxes(range=[min(float(df.val_loss.dropna().min()), floor) - 0.15, top])
     choices = sorted(set(keys), key=lambda v: (isinstance(v, str), v))  # seeds and gains in numeric order
     buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
     buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [bool(k == v) for k in keys]}])
