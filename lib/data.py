@@ -300,6 +300,22 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     return float(-np.log(p).mean())
 
 
+def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
+    """``ngram_floor(corpus, 2)`` scored on the evaluation's own batches (``[(x, y), ...]``): the add-``alpha``
+    bigram model of the train split, P(y_t | x_t), averaged over every target of the batches (each target's
+    current token x_t is in the batch, so every position counts). Small vocabularies only (a V x V table)."""
+    V = corpus.vocab_size
+    if V > 4096:
+        raise ValueError(f"bigram_floor_on builds a {V} x {V} table; valid: vocabularies up to 4,096")
+    train = np.asarray(corpus.train, dtype=np.int64)
+    counts = np.zeros((V, V)) + alpha
+    np.add.at(counts, (train[:-1], train[1:]), 1)
+    logp = np.log(counts / counts.sum(axis=1, keepdims=True))
+    x = np.concatenate([np.asarray(b[0].cpu()).reshape(-1) for b in batches])
+    y = np.concatenate([np.asarray(b[1].cpu()).reshape(-1) for b in batches])
+    return float(-logp[x, y].mean())
+
+
 class Batches:
     """Training batches from a seeded stream; validation batches fixed once.
 

@@ -11,7 +11,7 @@ from . import plans
 from .analysis import load_model
 from .book import FINISHED, histories_of, summaries_of
 from .config import CONFIGS, Experiment, get_preset, replace
-from .data import Batches, load_corpus, ngram_floor
+from .data import Batches, bigram_floor_on, load_corpus, ngram_floor, unigram_floor_on
 from .experiment import build_model
 from .probes import PROBE_SEQUENCES, probe
 from .runs import RUNS_DIR, RunDir, run_path
@@ -20,12 +20,23 @@ FLOOR_ORDERS = {1: "unigram: no context", 2: "bigram: the current token", 3: "tr
                 4: "4-gram: the last three tokens"}
 
 
-def floors(dataset: str = "shakespeare_char", orders=(1, 2, 3, 4)) -> pd.DataFrame:
+def floors(dataset: str = "shakespeare_char", orders=(1, 2, 3, 4), scale: str = "cpu") -> pd.DataFrame:
     """The n-gram floors of ``dataset`` (``lib.data.ngram_floor``: estimated on the train split with
-    add-1/2 smoothing, scored on the val split), one row per order."""
+    add-1/2 smoothing, scored on the val split), one row per order; for the unigram and the bigram also
+    scored on the fixed validation batches of ``scale``'s preset, the very tokens its runs are evaluated on."""
     corpus = load_corpus(dataset)
+    e = get_preset(scale)
+    fixed = Batches(corpus, e.model.block_size, e.train.batch_size, 0, eval_batches=e.train.eval_batches,
+                    train_eval_batches=0, val_seed=e.train.val_seed).fixed_val
+    on_batches = {1: unigram_floor_on(corpus, fixed), 2: bigram_floor_on(corpus, fixed)}
     return pd.DataFrame([dict(order=n, floor=FLOOR_ORDERS[n].split(":")[0], sees=FLOOR_ORDERS[n].split(": ")[1],
-                              nats=ngram_floor(corpus, n)) for n in orders])
+                              nats=ngram_floor(corpus, n), on_fixed_batches=on_batches.get(n)) for n in orders])
+
+
+def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
+    """The floors to compare runs with: on the fixed batches where computed, else on the whole split."""
+    return {int(r.order): float(r.on_fixed_batches if pd.notna(r.on_fixed_batches) else r.nats)
+            for r in ladder.itertuples()}
 
 
 def _label(exp: Experiment) -> str:

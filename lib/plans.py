@@ -96,7 +96,7 @@ def bf16_agreement() -> list[Experiment]:
 # `residualgpt` unless said, all on this CPU. Their cost is measured in the chapter's budget table.
 # AttnOnly and FullResidual are the test; FFNOnly with the mixer is the control the probes
 # suggest: its attention, without a skip, replaces each position by an average of the positions before
-# it, and the token identity is gone after block 0 (book/mechanism.ipynb); a token-wise mixer cannot do that.
+# it, and the token identity is gone after the first block (book/mechanism.ipynb); a token-wise mixer cannot.
 MIXER_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
 
 

@@ -1,7 +1,7 @@
 """What the residual stream still knows, block by block (book/mechanism.ipynb).
 
-Three measures of the hidden states on one fixed set of validation batches, at the input to block 0
-(the embedding) and after every block:
+Three measures of the hidden states on one fixed set of validation batches, at depth 0 (the embedding, the
+input to the first block) and at depth k, after the k-th block (1-based):
 
 * ``position_cosine``: the mean cosine similarity between the states of two different positions of
   the same sequence. 1 means every position carries the same vector: the rank collapse that pure
@@ -26,7 +26,8 @@ PROBE_SEQUENCES = 16   # sequences of one fixed validation batch the probes read
 
 @torch.no_grad()
 def capture_activations(model, idx) -> list[torch.Tensor]:
-    """Residual-stream states: [input to block 0, output of block 0, ..., output of block L-1]."""
+    """Residual-stream states by depth: [the embedding (input to the first block), after block 1, ..., after
+    block L]."""
     blocks = model.transformer.h
     captured: list[torch.Tensor] = []
     handles = [blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))]

@@ -243,13 +243,14 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
 
 def mechanism() -> Row:
     """§7.2's local-mixer test, at the `cpu` stand-in (book/mechanism.ipynb)."""
-    from .mechanism import floors, mixer_runs, mixer_summary
-    claim = "Cross-position routing explains the asymmetry; a position-blind local mixer would falsify it"
+    from .mechanism import floors, like_for_like, mixer_runs, mixer_summary
+    claim = ("Cross-position routing (§7.1), as this book reads it: the sublayer that replaces the stream "
+             "decides; tested with the position-blind local mixer (§7.2)")
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
     ladder = floors()
-    verdict, text = analysis.claim_mixer(runs.table, dict(zip(ladder.order, ladder.nats)), paper_mixer)
+    verdict, text = analysis.claim_mixer(runs.table, like_for_like(ladder), paper_mixer)
     if verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
         return Row(claim, "§7.1-7.2", paper, text.splitlines()[0], "`cpu` stand-in", verdict,
                    " ".join(text.splitlines()[1:3]) + " (`python -m lib sweep --plan mixer_test`)")

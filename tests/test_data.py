@@ -305,3 +305,13 @@ def test_the_floor_on_the_evaluations_own_batches_by_hand():
     expected = -(math.log(2.5 / 4) + 2 * math.log(1.5 / 4)) / 3
     assert data.unigram_floor_on(toy, batches) == pytest.approx(expected)
     assert data.unigram_floor(toy) == pytest.approx(-math.log(1.5 / 4))
+
+
+def test_the_bigram_floor_on_the_evaluations_own_batches_by_hand():
+    toy = Corpus("toy", np.array([0, 1, 0, 1, 0, 1]), np.array([0, 1]), 2, {})
+    # add-0.5: after 0 comes 1 three times: P(1|0) = 3.5/4; after 1 comes 0 twice: P(0|1) = 2.5/3.
+    batches = [(torch.tensor([[0, 1]]), torch.tensor([[1, 0]]))]
+    assert data.bigram_floor_on(toy, batches) == pytest.approx(-(math.log(3.5 / 4) + math.log(2.5 / 3)) / 2)
+    big = Corpus("big", np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64), 50257, {})
+    with pytest.raises(ValueError, match="up to 4,096"):
+        data.bigram_floor_on(big, batches)
