@@ -190,6 +190,12 @@ class Chapter:
             out.append(run(e, runs_dir=self.runs_dir, device=self.device, progress=progress, keep_weights=True,
                            compile=self.compile, deterministic=self.spec.deterministic,
                            callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")]))
+        if self.steps is not None and any(off_preset_steps(e) for e in self.retrain_experiments()):
+            from IPython.display import display
+            print(f"These {self.steps}-step runs are not the preset's budget: they are shown here and labelled in "
+                  f"the curve plots, and left out of every table and verdict below.")
+            cols = ["config", "seed", "steps", "best_val_loss", "escape_step", "status", "path"]
+            display(self.smoke_summaries()[cols])
         return out
 
     def floors(self) -> dict:
@@ -235,13 +241,32 @@ class Chapter:
         for exp in self.retrain_experiments():
             yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
 
+    def _table_runs(self):
+        """The runs the chapter's tables and verdicts read: its plan's released runs, and a retrained seed of
+        the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
+        it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
+        retrained = [(e, rd, src) for e, rd, src in self._located()
+                     if src == "retrained" and off_preset_steps(e) is None and rd.status in FINISHED]
+        again = {e.to_json() for e, _, _ in retrained}
+        return [(e, rd, src) for e, rd, src in self._located()
+                if src == "released" and e.to_json() not in again] + retrained
+
     def summaries(self) -> pd.DataFrame:
-        """One row per finished run this chapter shows (released, then retrained)."""
-        return summaries_of(self._located())
+        """One row per finished run the chapter's tables and verdicts use (``_table_runs``)."""
+        return summaries_of(self._table_runs())
 
     def histories(self) -> pd.DataFrame:
-        """One row per evaluation of every finished run (long format)."""
-        return histories_of(self._located())
+        """Every evaluation of the runs the chapter shows (long format): the table runs, and a smoke retrain
+        too, labelled by its ``source`` and ``budget``, for the figures that draw curves."""
+        return histories_of([*self._table_runs(), *self._smoke_runs()])
+
+    def _smoke_runs(self):
+        return [(e, rd, src) for e, rd, src in self._located()
+                if src == "retrained" and off_preset_steps(e) is not None]
+
+    def smoke_summaries(self) -> pd.DataFrame:
+        """The finished retrained runs shorter (or longer) than the preset's budget: shown apart, never pooled."""
+        return summaries_of(self._smoke_runs())
 
     def probe(self) -> Probe:
         """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command

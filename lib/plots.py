@@ -66,9 +66,12 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
     are named under the plot."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     for config in sorted(_configs(hist), key=lambda c: c == "AttnOnly"):  # AttnOnly last: never hidden
-        for i, (seed, h) in enumerate(hist[hist.config == config].groupby("seed")):
+        runs = hist[hist.config == config]
+        keys = ["seed", "source"] if "source" in runs else ["seed"]
+        for i, (key, h) in enumerate(runs.groupby(keys)):
             h = h.dropna(subset=["val_loss"])
-            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8,
+            retrained = "source" in h and (h.source == "retrained").any()  # dashed: a reader's own retrain
+            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8, ls="--" if retrained else "-",
                     label=config if i == 0 else None)
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)

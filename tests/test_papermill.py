@@ -25,9 +25,29 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert "CPU STAND-IN for the paper's 124M" in text  # said plainly at the top of the output
     assert "Retraining seed 7 for 20 steps" in text
     summaries = sorted(runs.rglob("summary.json"))
-    assert len(summaries) == 4
+    assert len(summaries) == 3  # FullResidual, AttnOnly, FFNOnly: NoResidual is Table 5's seed-1337 anchor
     assert {json.loads(p.read_text())["status"] for p in summaries} == {"complete"}
     assert "AttnOnly seed 7 (retrained)" in text  # the seed plot shows the new seed beside the released ones
+    assert "left out of every table and verdict below" in text  # the 20-step runs are shown apart
+
+    # ... and never pooled: Table 5 and the verdicts are exactly what the released runs alone give.
+    from lib import analysis
+    from lib.book import Chapter, Verdict, beside_paper, seed_table
+    from lib.paper import paper_values
+    ch = Chapter.open("124m_sweep", {"device": "cpu"}, announce=False)
+    summ, floor = ch.summaries(), ch.floor()
+    assert set(summ.source) == {"released"}
+    table5 = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
+                          ch.stand_in)._repr_html_()
+    verdict = Verdict(analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, ch.spec.paper_scale),
+                      analysis.claim_longer_budget(ch.probe(), summ, floor))._repr_markdown_()
+
+    def output(starts):
+        cell = next(c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).startswith(starts))
+        return next(o["data"] for o in cell["outputs"] if "data" in o)
+    assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
+    shown = output("from lib.book import Verdict\n\nVerdict(analysis.claim_asymmetry")["text/markdown"]
+    assert "".join(shown) == verdict
 
 
 def test_papermill_refuses_unknown_parameters(tmp_path):
