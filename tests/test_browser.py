@@ -339,3 +339,20 @@ def test_no_table_or_output_overflows_at_1400_px(site, browser):
         assert not problems, problems
     finally:
         browser.set_window_size(1280, 1400)
+
+
+def test_every_plotly_figure_on_a_page_has_a_numbered_caption(site, browser):
+    shots = _screenshots()
+    missing, seen = [], 0
+    for page in shots.pages():
+        open_page(browser, site + page)
+        for div_id, caption in browser.execute_script("""
+            return [...document.querySelectorAll('.plotly-graph-div')].map(d => {
+              const fig = d.closest('figure');
+              const cap = fig && fig.querySelector('figcaption .caption-number');
+              return [d.id, cap ? cap.textContent.trim() : null];
+            });"""):
+            seen += 1
+            if not (caption and caption.startswith("Book fig.")):
+                missing.append(f"{page}#{div_id}")
+    assert seen >= 7 and not missing, missing
