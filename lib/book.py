@@ -7,6 +7,7 @@ retrains a seed when one is asked for.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -310,8 +311,9 @@ class Chapter:
                 continue
             model, exp = load_model(rd)
             n = exp.train.eval_batches
-            fixed = per_batch_val_losses(model, exp, n, "fixed")
-            rand = per_batch_val_losses(model, exp, n_random, "random")
+            fixed = _cached_losses(rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed")
+            rand = _cached_losses(rd, lambda: per_batch_val_losses(model, exp, n_random, "random"), exp, n_random,
+                                  "random")
             rng = np.random.default_rng(0)
             samples = rng.choice(rand, size=(500, n), replace=True).mean(axis=1)
             rows.append({"config": exp.config_name, "seed": exp.seed, "source": source, "eval_batches": n,
@@ -382,6 +384,33 @@ class Chapter:
 
 FINISHED = ("complete", "diverged")
 SHOWN_AS_PREFIX = ("complete", "diverged", "partial")  # where a chapter shows a prefix as such
+
+
+CACHE_DIR = ROOT / "_build" / ".cache" / "val_losses"   # git-ignored; rebuilt whenever it is missing
+_CACHE_VERSION = 1  # bump when per_batch_val_losses changes what it computes
+
+
+def _cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
+    """``compute()`` (a checkpoint's per-batch validation losses), kept on disk under a key of the weights'
+    bytes, the experiment, the batches asked for and torch's version: the front page, the closing chapter and
+    the fixed-batch chapter read the same checkpoints, and every build executes them twice (the book, nbval).
+    A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
+    import hashlib
+
+    import numpy as np
+    key = hashlib.sha256()
+    key.update((rd.path / "weights.pt").read_bytes())
+    key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
+    path = CACHE_DIR / f"{key.hexdigest()}.npy"
+    try:
+        return np.load(path)
+    except (OSError, ValueError):
+        values = compute()
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, values)
+        os.replace(tmp, path)
+        return values
 
 
 def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:

@@ -163,7 +163,7 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev, vb, tb.splitlines()[0])]
 
 
-NOISE_BATCHES = 50  # random validation batches per checkpoint for the scorecard's noise estimate (the chapter: 200)
+NOISE_BATCHES = 200  # random validation batches per checkpoint, as the chapter (whose results are cached and shared)
 
 
 def fixed_val(fv: Chapter) -> Row:

@@ -648,3 +648,29 @@ def test_the_run_data_download_has_one_row_per_finished_run_and_one_per_evaluati
     s = pd.read_csv(tmp_path / "out" / "runs_summaries.csv")
     assert sorted(s.config) == ["AttnOnly", "FFNOnly"] and set(s.status) == {"complete"}
     assert len(pd.read_csv(tmp_path / "out" / "runs_histories.csv")) == 5
+
+
+def test_per_batch_losses_are_cached_by_the_weights_and_the_batches_asked_for(tmp_path, monkeypatch):
+    import numpy as np
+
+    import lib.book as book
+    from lib.config import get_preset
+    from lib.runs import RunDir
+    monkeypatch.setattr(book, "CACHE_DIR", tmp_path / "cache")
+    rd = RunDir(tmp_path / "run")
+    rd.path.mkdir()
+    (rd.path / "weights.pt").write_bytes(b"weights one")
+    exp, calls = get_preset("cpu"), []
+
+    def compute():
+        calls.append(1)
+        return np.array([1.0, 2.0])
+    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0]
+    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 1
+    book._cached_losses(rd, compute, exp, 3, "fixed")            # other batches: computed
+    (rd.path / "weights.pt").write_bytes(b"weights two")          # other weights: computed
+    book._cached_losses(rd, compute, exp, 2, "fixed")
+    assert len(calls) == 3
+    for f in (tmp_path / "cache").iterdir():                       # a damaged file is recomputed, not trusted
+        f.write_bytes(b"not an array")
+    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 4
