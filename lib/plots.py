@@ -365,7 +365,7 @@ def probe_figure(table: pd.DataFrame, title: str):
 def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int = 1337, ax=None):
     """Validation loss of seed ``seed``: each configuration with attention (solid) and with the local
     mixer (dashed), against the ladder of floors."""
-    ax = ax or plt.subplots(figsize=(8, 4.5))[1]
+    ax = ax or plt.subplots(figsize=(9, 4.5))[1]
     for (model, mixer), h in hist[hist.seed == seed].groupby(["model", "mixer"], sort=False):
         h = h.dropna(subset=["val_loss"])
         ax.plot(h.step, h.val_loss, color=COLORS[model.split(" ")[0]], lw=1.6,
@@ -375,7 +375,8 @@ def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int
     if top is not None:
         ax.set_ylim(1.5, top + 0.4)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
-    ax.legend(frameon=False, fontsize=8, loc="upper right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # off the data
     return ax
 
 
