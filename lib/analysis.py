@@ -698,18 +698,15 @@ def claim_gain_fate(table: pd.DataFrame, gains=(0.25, 0.5, 2.0, 4.0)) -> tuple[s
 
 
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = 200,
-                        gains=(0.25, 0.5, 2.0, 4.0), margin: float = 0.1) -> tuple[str, str]:
+                        gains=(0.25, 0.5, 2.0, 4.0), margin: float = 0.1,
+                        spreads: dict | None = None) -> tuple[str, str]:
     """(verdict, text) of §5.1's "curves overlapped completely (spread < ``bound`` at any step)", read only on
     the paper's runtime gains whose run left the floor (curves that sit on the floor coincide trivially); the
-    weight-level gains that left it are the yardstick. ``curves``: ``gain.gain_curves`` rows."""
+    weight-level gains that left it are the yardstick. ``curves``: ``gain.gain_curves`` rows; ``spreads``:
+    ``gain_spreads`` of the same arguments, if the caller has it already."""
     c = curves[curves.gain.isin([float(g) for g in gains])]
-
-    def escaped(mode):
-        m = c[c["mode"] == mode]
-        return sorted(g for g, r in m.groupby("gain") if (r.val_loss <= floor - margin).any())
-
-    left = escaped("runtime")
-    s = gain_spreads(curves, floor, step, gains, margin)
+    s = spreads if spreads is not None else gain_spreads(curves, floor, step, gains, margin)
+    left = s["runtime_gains"]
     if c[c["mode"] == "runtime"].gain.nunique() < 2:
         return verdict(False, False, False), "Fewer than two of the paper's runtime gains are finished."
     if len(left) < 2:

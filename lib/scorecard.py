@@ -144,8 +144,8 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     table = gain.gain_table(summ[summ.source == "released"]) if len(summ) else gain.gain_table(summ)
     bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
     va, ta = analysis.claim_gain_fate(table)
-    vb, tb = analysis.claim_gain_absorbed(curves, gc.floor(), bound)
     sp = analysis.gain_spreads(curves, gc.floor())
+    vb, tb = analysis.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
     esc = table["escape step (runtime)"].dropna() if "escape step (runtime)" in table else pd.Series(dtype=str)
     esc = esc[esc.index.isin(plans.GAINS_PAPER)]
     left = [f"{g:g}" for g, v in esc.items() if v != "none"]
