@@ -16,7 +16,7 @@ import torch
 
 from . import plans
 from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_steps
-from .data import Batches, load_corpus, unigram_floor, unigram_floor_on
+from .data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
 from .paper import paper_values
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
 from .train import Callback
@@ -205,14 +205,14 @@ class Chapter:
         NoResidual seed-1337 run's best loss (the paper's own definition of the floor), None without it."""
         e = get_preset(self.scale, self.spec.impl)
         corpus = load_corpus(e.dataset)
-        b = Batches(corpus, e.model.block_size, e.train.batch_size, 0, eval_batches=e.train.eval_batches,
-                    train_eval_batches=0, val_seed=e.train.val_seed)
+        fixed = fixed_val_batches(corpus, e.model.block_size, e.train.batch_size, e.train.eval_batches,
+                                  e.train.val_seed)
         empirical = None
         if corpus.vocab_size > 256:
             s = RunDir(run_path(get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED), RUNS_DIR))
             if s.status == "complete":
                 empirical = s.summary["best_val_loss"]
-        return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, b.fixed_val),
+        return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
                 "empirical": empirical, "val_mode": e.train.val_mode}
 
     def floor(self) -> float:

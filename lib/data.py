@@ -316,6 +316,14 @@ def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
     return float(-logp[x, y].mean())
 
 
+def fixed_val_batches(corpus: Corpus, block_size: int, batch_size: int, n_batches: int,
+                      val_seed: int = 99991) -> list:
+    """The fixed validation batches every run of that shape is evaluated on (``Batches.fixed_val``: they depend
+    on ``val_seed`` alone, never on the run seed); for floors and probes that need no training stream."""
+    return Batches(corpus, block_size, batch_size, 0, eval_batches=n_batches, train_eval_batches=0,
+                   val_seed=val_seed).fixed_val
+
+
 class Batches:
     """Training batches from a seeded stream; validation batches fixed once.
 

@@ -11,7 +11,7 @@ from . import plans
 from .analysis import load_model
 from .book import FINISHED, histories_of, summaries_of
 from .config import CONFIGS, Experiment, get_preset, replace
-from .data import Batches, bigram_floor_on, load_corpus, ngram_floor, unigram_floor_on
+from .data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
 from .experiment import build_model
 from .probes import PROBE_SEQUENCES, probe
 from .runs import RUNS_DIR, RunDir, run_path
@@ -26,8 +26,8 @@ def floors(dataset: str = "shakespeare_char", orders=(1, 2, 3, 4), scale: str = 
     scored on the fixed validation batches of ``scale``'s preset, the very tokens its runs are evaluated on."""
     corpus = load_corpus(dataset)
     e = get_preset(scale)
-    fixed = Batches(corpus, e.model.block_size, e.train.batch_size, 0, eval_batches=e.train.eval_batches,
-                    train_eval_batches=0, val_seed=e.train.val_seed).fixed_val
+    fixed = fixed_val_batches(corpus, e.model.block_size, e.train.batch_size, e.train.eval_batches,
+                              e.train.val_seed)
     on_batches = {1: unigram_floor_on(corpus, fixed), 2: bigram_floor_on(corpus, fixed)}
     return pd.DataFrame([dict(order=n, floor=FLOOR_ORDERS[n].split(":")[0], sees=FLOOR_ORDERS[n].split(": ")[1],
                               nats=ngram_floor(corpus, n), on_fixed_batches=on_batches.get(n)) for n in orders])
@@ -70,9 +70,8 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
         if not (rd.path / "weights.pt").exists():
             missing.append(plans.command_for(exp) + " --keep-weights")
             continue
-        batches = Batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, exp.seed, eval_batches=1,
-                          train_eval_batches=0, val_seed=exp.train.val_seed)
-        idx = batches.fixed_val[0][0]
+        idx = fixed_val_batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, 1,
+                                exp.train.val_seed)[0][0]
         trained, _ = load_model(rd)
         for state, model in (("init", build_model(exp).eval()), ("trained", trained)):
             t = probe(model, idx)

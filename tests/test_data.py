@@ -75,6 +75,15 @@ def test_fixed_val_batches_identical_across_configs_and_seeds(shakespeare):
             assert same(b.val_batches("fixed"), ref)
 
 
+def test_fixed_val_batches_helper_is_the_runs_own_fixed_set(shakespeare):
+    # The floors and probes read the batches through data.fixed_val_batches: they must be the very batches a run
+    # of any seed is evaluated on.
+    exp = get_preset("cpu")
+    run = batches_for(shakespeare, exp, seed=7).val_batches("fixed")
+    assert same(data.fixed_val_batches(shakespeare, 32, 4, 3, exp.train.val_seed), run)
+    assert not same(data.fixed_val_batches(shakespeare, 32, 4, 3, 1), run)
+
+
 def test_fixed_val_batches_depend_on_val_seed(shakespeare):
     exp = get_preset("cpu")
     other = batches_for(shakespeare, exp, val_seed=1)
