@@ -45,6 +45,25 @@ def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN
                  if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
 
 
+def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, best: tuple, train_s: float,
+                tokens_per_step: int, floor: float, n_params: int, device: str | None,
+                wall_s: float | None) -> dict:
+    """The run's ``summary.json``, from its history and the few facts the history does not hold; ``best`` is
+    (best validation loss, its step)."""
+    vals = [r for r in hist if r.get("val_loss") is not None]
+    return {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
+            "gain_mode": exp.gain_mode, "gain": exp.gain,
+            "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
+            "steps": steps, "max_steps": exp.train.max_steps,
+            "best_val_loss": best[0] if vals else None, "best_step": best[1],
+            "final_val_loss": vals[-1]["val_loss"] if vals else None,
+            "unigram_floor": floor, "escape_step": escape_step(hist, floor),
+            "status": status, "n_params": n_params, "device": device,
+            "tokens_per_s": steps * tokens_per_step / train_s if train_s else None,
+            "train_s": round(train_s, 2), "wall_s": wall_s,
+            "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+
+
 class _Recorder(Callback):
     """Writes history, checkpoint and summary after every evaluation."""
 
@@ -57,20 +76,10 @@ class _Recorder(Callback):
         return self.wall_before + time.perf_counter() - self.t0
 
     def summary(self, trainer: Trainer) -> dict:
-        exp, hist = self.exp, trainer.history
-        vals = [r for r in hist if r.get("val_loss") is not None]
-        return {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
-                "gain_mode": exp.gain_mode, "gain": exp.gain,
-                "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
-                "steps": trainer.step, "max_steps": exp.train.max_steps,
-                "best_val_loss": trainer.best_val if vals else None, "best_step": trainer.best_step,
-                "final_val_loss": vals[-1]["val_loss"] if vals else None,
-                "unigram_floor": self.floor, "escape_step": escape_step(hist, self.floor),
-                "status": trainer.status, "n_params": self.n_params, "device": self.device,
-                "tokens_per_s": trainer.step * trainer.tokens_per_step / trainer.train_time
-                if trainer.train_time else None,
-                "train_s": round(trainer.train_time, 2), "wall_s": round(self.wall(), 2),
-                "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        return run_summary(self.exp, trainer.history, steps=trainer.step, status=trainer.status,
+                           best=(trainer.best_val, trainer.best_step), train_s=trainer.train_time,
+                           tokens_per_step=trainer.tokens_per_step, floor=self.floor, n_params=self.n_params,
+                           device=self.device, wall_s=round(self.wall(), 2))
 
     def on_history(self, trainer, step):
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
@@ -106,15 +115,13 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
                            f"(it is kept aside)")
         _move_aside(rd, "--force")
         return None
-    corpus = load_corpus(exp.dataset)
-    trainer = type("Finished", (), {})()
-    trainer.history, trainer.step, trainer.status = hist, last, "complete"
     best = min(vals, key=lambda r: r["val_loss"])
-    trainer.best_val, trainer.best_step = best["val_loss"], best["step"]
-    trainer.train_time = hist[-1].get("train_time_s") or 0.0
-    trainer.tokens_per_step = exp.train.batch_size * exp.train.grad_accum * exp.model.block_size
-    summary = _Recorder(rd, exp, unigram_floor(corpus), GPT(exp.model).num_params(), "unknown", 0.0).summary(trainer)
-    summary.update(wall_s=None, device=(rd.read_json("env.json") or {}).get("device"), rebuilt_from_history=True)
+    summary = run_summary(exp, hist, steps=last, status="complete", best=(best["val_loss"], best["step"]),
+                          train_s=hist[-1].get("train_time_s") or 0.0,
+                          tokens_per_step=exp.train.batch_size * exp.train.grad_accum * exp.model.block_size,
+                          floor=unigram_floor(load_corpus(exp.dataset)), n_params=GPT(exp.model).num_params(),
+                          device=(rd.read_json("env.json") or {}).get("device"), wall_s=None)
+    summary["rebuilt_from_history"] = True
     write_json_atomic(rd.path / "summary.json", summary)
     print(f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing retrained)",
           file=sys.stderr)
