@@ -9,8 +9,8 @@ import torch
 
 from .config import CONFIGS, Experiment
 from .data import Batches, load_corpus
-from .experiment import build_model
-from .runs import RunDir
+from .experiment import ESCAPE_MARGIN, build_model
+from .runs import RunDir, RunError
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
@@ -57,9 +57,10 @@ def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source:
     return pd.DataFrame(rows, columns=["config", "seed", column])
 
 
-def collapse_verdicts(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> pd.DataFrame:
+def collapse_verdicts(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> pd.DataFrame:
     """Per configuration: how many seeds escaped the unigram floor (best val <= floor - margin)
     within their budget, and what that budget can decide."""
+    summaries = pooled(summaries)
     rows = []
     for config in [c for c in CONFIGS if c in set(summaries.config)]:
         s = summaries[summaries.config == config]
@@ -88,6 +89,7 @@ def _minus_noresidual(summaries: pd.DataFrame, s: pd.DataFrame) -> float | None:
 
 def asymmetry(summaries: pd.DataFrame) -> dict:
     """Table 6's quantities from our seeds: means, the AttnOnly-FFNOnly gaps, the ratio."""
+    summaries = pooled(summaries)
     m = summaries.groupby("config").best_val_loss
     mean, lo, hi = m.mean(), m.min(), m.max()
     out = {"attn_mean": mean.get("AttnOnly"), "ffn_mean": mean.get("FFNOnly"), "full_mean": mean.get("FullResidual")}
@@ -106,6 +108,11 @@ def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
     blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=True)
     exp = Experiment.from_dict(blob["experiment"])
+    summary = rd.summary
+    if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
+        raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
+                       f"{(summary or {}).get('status', 'without summary.json')} at step "
+                       f"{(summary or {}).get('steps')}: not the run's final weights")
     model = build_model(exp)
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
     return model.eval(), exp
@@ -113,12 +120,17 @@ def load_model(rd: RunDir):
 
 @torch.no_grad()
 def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed: int = 0) -> np.ndarray:
-    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches."""
+    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in eval mode and
+    under the run's own precision, as the trainer evaluated it."""
+    from .train import autocast
+    model.eval()
     corpus = load_corpus(exp.dataset)
     b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
                 val_seed=exp.train.val_seed)
     batches = b.val_batches(mode)
-    return np.array([model(x, y)[1].item() for x, y in batches])
+    device = next(model.parameters()).device.type
+    with autocast(device, exp.train.precision):
+        return np.array([model(x, y)[1].float().item() for x, y in batches])
 
 
 def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000, seed: int = 0) -> float:
@@ -129,13 +141,29 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
 
 
 # -- the paper's claims, checked against our runs (the chapters print these verdicts) ------------
+def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``summaries`` a mean, a table or a verdict may use: complete runs with a finite best loss
+    (a diverged run's earlier best, or a NaN, never passes for a result)."""
+    if summaries.empty:
+        return summaries
+    best = pd.to_numeric(summaries.best_val_loss, errors="coerce")
+    ok = best.notna() & np.isfinite(best.astype(float))
+    if "status" in summaries:
+        ok &= summaries.status.isin(["complete", "partial"])
+    return summaries[ok]
+
+
 def _on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
+    """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
+    if s.best_val_loss.isna().any():
+        raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
     return s.best_val_loss > floor - margin
 
 
-def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> str:
     """§4: every partial configuration ends on the floor (within ``margin``) while Full Residual
     does not. Each line also gives the distance from No Residual, the paper's own reference."""
+    summaries = pooled(summaries)
     partial = summaries[summaries.config != "FullResidual"]
     full = summaries[summaries.config == "FullResidual"]
     if partial.empty or full.empty:
@@ -156,8 +184,9 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 
     return "\n".join([*lines, verdict])
 
 
-def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = 0.1) -> str:
+def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> str:
     """§6: AttnOnly escapes the floor in every seed while FFNOnly stays on it in every seed."""
+    summaries = pooled(summaries)
     a, f = (summaries[summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
     if a.empty or f.empty:
         return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
@@ -628,7 +657,7 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     return " ".join(lines)
 
 
-def claim_bundle(table: pd.DataFrame, interval: int, margin: float = 0.1) -> str:
+def claim_bundle(table: pd.DataFrame, interval: int) -> str:
     """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape.
     ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT. A factor
     decides if alone it halves the escape step (or makes a run that never escapes escape), or the reverse."""
@@ -698,7 +727,7 @@ def claim_gain_fate(table: pd.DataFrame, gains=(0.25, 0.5, 2.0, 4.0)) -> tuple[s
 
 
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = 200,
-                        gains=(0.25, 0.5, 2.0, 4.0), margin: float = 0.1,
+                        gains=(0.25, 0.5, 2.0, 4.0), margin: float = ESCAPE_MARGIN,
                         spreads: dict | None = None) -> tuple[str, str]:
     """(verdict, text) of §5.1's "curves overlapped completely (spread < ``bound`` at any step)", read only on
     the paper's runtime gains whose run left the floor (curves that sit on the floor coincide trivially); the
@@ -726,7 +755,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
 
 
 def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=(0.25, 0.5, 2.0, 4.0),
-                 margin: float = 0.1) -> dict:
+                 margin: float = ESCAPE_MARGIN) -> dict:
     """Per mode, the largest spread from ``step`` on of the validation curves of the gains in ``gains`` whose
     run left the floor (None with fewer than two), and those gains."""
     from .gain import spread_after

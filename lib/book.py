@@ -11,14 +11,24 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import torch
 
 from . import plans
-from .config import CONFIGS, STAND_IN_FOR, Experiment, get_preset, off_preset_steps
+from .analysis import pooled
+from .config import (
+    CONFIGS,
+    STAND_IN_FOR,
+    Experiment,
+    get_preset,
+    off_preset_fields,
+    off_preset_precision,
+    off_preset_steps,
+)
 from .data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
 from .paper import paper_values
-from .runs import ROOT, RUNS_DIR, RunDir, run_path
+from .runs import ROOT, RUNS_DIR, RunDir, RunError, run_path
 from .train import Callback
 
 PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False}
@@ -136,8 +146,8 @@ class Chapter:
         paper = cuda and p["seed"] is not None
         scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if paper else spec.stand_in)
         runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)
-        if runs_dir.resolve() == RUNS_DIR.resolve():
-            raise ParameterError(f"runs_dir {p['runs_dir']!r} is the released runs/, which a chapter never writes; "
+        if runs_dir.resolve().is_relative_to(RUNS_DIR.resolve()):
+            raise ParameterError(f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
         ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"])
         pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
@@ -253,8 +263,9 @@ class Chapter:
                 if src == "released" and e.to_json() not in again] + retrained
 
     def summaries(self) -> pd.DataFrame:
-        """One row per finished run the chapter's tables and verdicts use (``_table_runs``)."""
-        return summaries_of(self._table_runs())
+        """One row per run the chapter's tables and verdicts use (``_table_runs``): complete, checked against
+        its own files, with a finite best loss (``pooled``); ``report_missing`` names every run left out."""
+        return pooled(summaries_of(self._table_runs()))
 
     def histories(self) -> pd.DataFrame:
         """Every evaluation of the runs the chapter shows (long format): the table runs, and a smoke retrain
@@ -299,7 +310,6 @@ class Chapter:
     def val_noise(self, n_random: int = 200) -> pd.DataFrame:
         """Fixed-batch loss and the spread of nanoGPT-style random evaluations, for every checkpoint
         this chapter shows (its plan's released runs and a retrained seed)."""
-        import numpy as np
 
         from .analysis import eval_noise, load_model, per_batch_val_losses
         rows = []
@@ -372,14 +382,20 @@ class Chapter:
         return cross_scale_table()
 
     def report_missing(self) -> None:
-        cmds = self.missing()
+        """Which of the chapter's runs are missing (with the commands that train them), and which finished
+        runs are left out of its tables and verdicts, and why (a file that does not match, a diverged run)."""
+        cmds, out = self.missing(), left_out([*self._table_runs(), *self._smoke_runs()])
         if not cmds:
             print(f"All {len(self.experiments())} runs this chapter shows are present in runs/.")
-            return
-        print(f"{len(cmds)} of {len(self.experiments())} runs this chapter shows are missing; "
-              f"they are left out of every table and plot below. To produce them:")
-        for c in cmds:
-            print("  " + c)
+        else:
+            print(f"{len(cmds)} of {len(self.experiments())} runs this chapter shows are missing; "
+                  f"they are left out of every table and plot below. To produce them:")
+            for c in cmds:
+                print("  " + c)
+        if out:
+            print(f"{len(out)} finished run(s) left out of the tables and verdicts below:")
+            for line in out:
+                print("  " + line)
 
 
 FINISHED = ("complete", "diverged")
@@ -397,7 +413,6 @@ def _cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
     A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
     import hashlib
 
-    import numpy as np
     key = hashlib.sha256()
     key.update((rd.path / "weights.pt").read_bytes())
     key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
@@ -413,14 +428,47 @@ def _cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
         return values
 
 
+def left_out(located, statuses=FINISHED) -> list[str]:
+    """Why each run among ``(experiment, RunDir, source)`` that has finished is not used: a file that fails
+    ``RunDir.problems`` (named), or a diverged run (its step and reason). ``summaries_of`` and ``histories_of``
+    leave the first out everywhere; a diverged run is drawn (as diverged) but never pooled."""
+    out = []
+    for exp, rd, source in located:
+        try:
+            status = rd.status
+        except RunError as e:
+            out.append(f"{e}: left out")
+            continue
+        if status not in statuses:
+            continue
+        problems = rd.problems(exp)
+        if problems:
+            out.extend(f"{p}: left out" for p in problems)
+        elif status == "diverged":
+            s = rd.summary
+            out.append(f"{rd.path}: diverged at step {s.get('diverged_step')} ({s.get('diverged_reason', '?')}): "
+                       f"drawn as diverged, left out of every mean and verdict")
+    return out
+
+
+def _usable(located, statuses):
+    """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
+    for exp, rd, source in located:
+        try:
+            if rd.status in statuses and not rd.problems(exp):
+                yield exp, rd, source
+        except RunError:
+            continue
+
+
 def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
     """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
-    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one)."""
+    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
+    against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
+    no best loss; ``pooled`` keeps only the rows a mean may use."""
     rows = []
-    for exp, rd, source in located:
+    for exp, rd, source in _usable(located, statuses):
         s = rd.summary
-        if s is None or s["status"] not in statuses:
-            continue
         rows.append({**s, "budget": exp.train.max_steps, "source": source, "path": str(rd.path.relative_to(ROOT))
                      if rd.path.is_relative_to(ROOT) else str(rd.path)})
     cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
@@ -439,15 +487,14 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
     """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
     ``statuses`` (long format)."""
     frames = []
-    for exp, rd, source in located:
-        if rd.status not in statuses:
-            continue
+    for exp, rd, source in _usable(located, statuses):
         h = pd.DataFrame(rd.history())
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
+        h["status"] = rd.status
         h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
         frames.append(h)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "impl", "config", "seed", "source", "gain_mode", "gain", "budget"])
+        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget"])
 
 
 @dataclass
@@ -533,7 +580,10 @@ def presets_table() -> pd.DataFrame:
 
 
 def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
-    """Mean, sample std, n, range and escape steps of best val loss, per configuration."""
+    """Mean, sample std, n, range and escape steps of best val loss, per configuration, over the ``pooled``
+    rows; a column ``left out`` (only when there are any) names the seeds that are not, and why."""
+    rest = summaries.drop(pooled(summaries).index) if len(summaries) else summaries
+    summaries = pooled(summaries)
     if summaries.empty:
         return pd.DataFrame(columns=[*by, "mean", "std", "n", "min", "max", "seeds", "escape_steps"])
     g = summaries.groupby(list(by), sort=False)
@@ -542,6 +592,11 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     out["escape_steps"] = g.escape_step.agg(
         lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
     order = [c for c in CONFIGS if c in out.index] if list(by) == ["config"] else list(out.index)
+    if len(rest):
+        why = rest.groupby(list(by), sort=False).apply(lambda r: ", ".join(
+            f"seed {x.seed} ({x.status if x.status != 'complete' else 'no finite loss'})" for x in r.itertuples()),
+            include_groups=False)
+        out["left out"] = [why.get(i, "") for i in out.index]
     return out.loc[order].reset_index()
 
 
@@ -599,39 +654,55 @@ class Verdict:
 
 
 def variant_label(exp: Experiment) -> str:
-    """How a run differs from its preset: a gain, a longer or shorter budget, or "plain"."""
+    """How a run differs from its preset, with the same facts as its directory name (``run_path``): a gain,
+    another budget or precision, the mixer, every other off-preset field; or "plain"."""
     parts = [f"{exp.gain_mode} gain {exp.gain:g}"] if exp.gain_mode else []
     if off_preset_steps(exp):
         parts.append(f"{exp.train.max_steps:,} steps")
+    if off_preset_precision(exp):
+        parts.append(exp.train.precision)
+    if exp.model.mixer != "attention":
+        parts.append(f"{exp.model.mixer} mixer")
+    parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(off_preset_fields(exp).items())]
     return ", ".join(parts) or "plain"
 
 
 def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     """Best validation loss per (scale, impl, variant, config) over the finished runs of ``exps``:
-    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged and
-    unfinished runs). ``python -m lib report`` prints it."""
-    rows, unfinished = [], []
+    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged, unfinished and
+    invalid runs). A run whose files are unreadable or do not match its experiment (``RunDir.problems``) is
+    listed under ``invalid`` and left out; the report goes on. ``python -m lib report`` prints it."""
+    rows, unfinished, invalid = [], [], []
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
-        s = rd.summary
-        if s is None or s["status"] not in ("complete", "diverged"):
-            unfinished.append(str(rd.path))
+        try:
+            s = rd.summary
+            if s is None or s.get("status") not in ("complete", "diverged"):
+                unfinished.append(str(rd.path))
+                continue
+            problems = rd.problems(e)
+        except RunError as err:
+            problems = [str(err)]
+        if problems:
+            invalid.extend(problems)
             continue
         rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
                      "variant": variant_label(e),
                      "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
-                     "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"]})
+                     "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"],
+                     "diverged_step": s.get("diverged_step")})
     df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",
-                                     "escape_step", "floor", "wall_s", "status"])
-    totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished,
-              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
+                                     "escape_step", "floor", "wall_s", "status", "diverged_step"])
+    totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished, "invalid": invalid,
+              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed} (at step {r.diverged_step:.0f})"
                            for r in df[df.status == "diverged"].itertuples()],
-              "wall_s": float(df.wall_s.sum()),
+              "wall_s": float(pd.to_numeric(df.wall_s, errors="coerce").sum()),
               "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
     table = seed_table(df, by=("scale", "impl", "variant", "config"))
     table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n"])]
     table = table.rename(columns={"escape_steps": "escape steps"})[
-        ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]]
+        ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]
+        + (["left out"] if "left out" in table else [])]
     return table.round({"min": 4, "max": 4}), totals
 
 
@@ -650,7 +721,16 @@ def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
         if ".replaced-" in str(path) or rd.summary is None or rd.status not in (*FINISHED, "partial"):
             continue  # a run still training is not released
         rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
-        cfg = json.loads((rd.path / "config.json").read_text()) if (rd.path / "config.json").exists() else {}
+        try:
+            exp = rd.experiment()
+            problems = rd.problems(exp) + ([] if run_path(exp, runs_dir) == rd.path else [
+                f"{rd.path} is not where its config.json's experiment belongs ({run_path(exp, runs_dir)})"])
+        except RunError as e:
+            problems = [str(e)]
+        if problems:  # never exported as a result; the build prints why
+            print(f"export_run_data: left out: {'; '.join(problems)}")
+            continue
+        cfg = json.loads((rd.path / "config.json").read_text())
         model, train = cfg.get("model", {}), cfg.get("train", {})
         summaries.append({"path": rel, **{k: v for k, v in rd.summary.items() if not isinstance(v, (list, dict))},
                           "dataset": cfg.get("dataset"), "n_layer": model.get("n_layer"),

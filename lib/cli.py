@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, SCALES, ConfigError, Experiment, get_preset, replace
 from .data import DataError
@@ -41,6 +42,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "an unknown key is refused with the valid ones; the run directory names it")
     p.add_argument("--no-diagnostics", action="store_true")
     p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
+    p.add_argument("--into-released", action="store_true",
+                   help="allow --force, or a run that is in no plan, in the released runs/ (refused without it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -72,8 +75,11 @@ def parser() -> argparse.ArgumentParser:
     d = add("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
-    w = add("export-weights", help="write weights.pt (fp16 model weights) for finished runs")
+    w = add("export-weights", help="write weights.pt (fp16 final weights) for complete runs; a run whose "
+                                   "checkpoint was deleted at the end is retrained in a scratch directory and "
+                                   "its weights kept only if it reproduces the run's history")
     w.add_argument("run_dirs", nargs="+")
+    w.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
     r = add("report", help="best val loss per configuration over a plan's finished runs (markdown)")
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
@@ -135,6 +141,21 @@ def _experiment(args, config: str, seed: int) -> Experiment:
     return replace(exp, **overrides)
 
 
+def _guard_released(args, exps) -> None:
+    """The released ``runs/`` takes the plans' runs only, and is never retrained into by accident: ``--force``
+    there, or a run in no plan (a smoke run, another learning rate), needs ``--into-released``."""
+    from .plans import command_for, planned
+    if args.into_released or not Path(args.runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
+        return
+    if args.force:
+        raise ConfigError(f"--force in the released {RUNS_DIR}: it would move released runs aside and retrain "
+                          f"them; retrain into --runs-dir DIR, or pass --into-released to replace them on purpose")
+    stray = [e for e in exps if not planned(e)]
+    if stray:
+        raise ConfigError(f"`{command_for(stray[0])}` is in no plan, so it does not belong in the released "
+                          f"{RUNS_DIR}; train it with --runs-dir DIR (or pass --into-released)")
+
+
 def _run_kwargs(args) -> dict:
     return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
                 deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
@@ -185,9 +206,14 @@ def main(argv=None) -> int:
             from .bench import bench
             print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
+            from .experiment import recover_weights
             from .runs import RunDir, export_weights
             for d in args.run_dirs:
-                export_weights(RunDir(d))
+                rd = RunDir(d)
+                if rd.status == "complete" and not rd.ckpt.exists():  # finishing deleted the checkpoint
+                    recover_weights(rd, rd.experiment(), device=args.device)
+                else:
+                    export_weights(rd)
                 print(f"wrote {d}/weights.pt")
         elif args.command == "prepare":
             from . import data
@@ -207,10 +233,13 @@ def main(argv=None) -> int:
                   f"unigram floors: {totals['floors']}; diverged: {totals['diverged'] or 'none'}")
             for path in totals["unfinished"]:
                 print(f"  not finished: {path}")
+            for problem in totals["invalid"]:
+                print(f"  left out: {problem}")
         elif args.command == "train":
             from .experiment import run
-            summary = run(_experiment(args, args.config, args.seed), keep_weights=args.keep_weights,
-                          **_run_kwargs(args))
+            exp = _experiment(args, args.config, args.seed)
+            _guard_released(args, [exp])
+            summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
             if int(os.environ.get("RANK", 0)) == 0:
                 _print_summary(summary)
         elif args.command == "sweep":
@@ -218,6 +247,8 @@ def main(argv=None) -> int:
             from .runs import RunDir, run_path
             from .sweep import shard, spawn_workers, train_queue, without_option
             exps = shard(_sweep_experiments(args), args.shard)
+            if not args.dry_run:
+                _guard_released(args, exps)
             if args.dry_run:
                 for i, exp in enumerate(exps, 1):
                     rd = RunDir(run_path(exp, args.runs_dir))
@@ -233,7 +264,8 @@ def main(argv=None) -> int:
             else:
                 train_queue(exps, _run_kwargs(args), keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
-    except (ConfigError, ValueError, RunError, DataError) as e:  # bad input: one line, exit 2, no traceback
+    except (ConfigError, ValueError, RunError, DataError, OSError) as e:  # bad input or an unreadable or
+        # unwritable file (OSError names it): one line, exit 2, no traceback
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
     finally:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import shutil
 import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -20,7 +22,9 @@ from .runs import (
     RunLock,
     environment,
     export_weights,
+    remove_stale_tmp,
     run_path,
+    save_bytes_atomic,
     save_torch_atomic,
     write_json_atomic,
     write_jsonl_atomic,
@@ -49,9 +53,11 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
                 tokens_per_step: int, floor: float, n_params: int, device: str | None,
                 wall_s: float | None) -> dict:
     """The run's ``summary.json``, from its history and the few facts the history does not hold; ``best`` is
-    (best validation loss, its step)."""
-    vals = [r for r in hist if r.get("val_loss") is not None]
-    return {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
+    (best validation loss, its step). A diverged run's best loss is ``None`` (its loss before it diverged is
+    kept apart, as ``best_val_loss_before_divergence``, so that no reader pools it by mistake), with the step
+    and the reason."""
+    vals = [r for r in hist if r.get("val_loss") is not None and math.isfinite(r["val_loss"])]
+    out = {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
             "gain_mode": exp.gain_mode, "gain": exp.gain,
             "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
             "steps": steps, "max_steps": exp.train.max_steps,
@@ -62,6 +68,10 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
             "tokens_per_s": steps * tokens_per_step / train_s if train_s else None,
             "train_s": round(train_s, 2), "wall_s": wall_s,
             "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    if status == "diverged":
+        out.update(best_val_loss=None, best_val_loss_before_divergence=out["best_val_loss"],
+                   diverged_step=hist[-1]["step"], diverged_reason=hist[-1].get("reason", "non-finite loss"))
+    return out
 
 
 class _Recorder(Callback):
@@ -135,11 +145,48 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     rd = RunDir(run_path(exp, runs_dir))
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
+        if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
+            recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
     with RunLock(rd.path):
         return _run(exp, runs_dir, until=until, **kwargs)
+
+
+WEIGHTS_MATCH_TOL = 1e-4  # largest |difference| of a recorded validation loss that counts as the same run
+
+
+def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
+    """``weights.pt`` for a complete run that finished without it (a finished run's checkpoint is deleted):
+    retrain the run in a scratch directory, check that every validation loss it records equals the run's
+    own (within ``WEIGHTS_MATCH_TOL``; the same code on the same kind of machine reproduces them exactly), and
+    only then add the final weights to the run. The run's other files are never written; on a mismatch
+    nothing is written and the error gives the difference."""
+    import tempfile
+    if rd.status != "complete":
+        raise RunError(f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final weights; "
+                       f"train it to the end with --keep-weights")
+    diagnostics = (rd.read_json("env.json") or {}).get("diagnostics", True)
+    kwargs = {**kwargs, "diagnostics": kwargs.get("diagnostics", diagnostics), "force": False}
+    print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
+          file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
+        again = _run(exp, tmp, keep_weights=True, **kwargs)
+        ours = {r["step"]: r.get("val_loss") for r in rd.history()}
+        theirs = {r["step"]: r.get("val_loss") for r in RunDir(run_path(exp, tmp)).history()}
+        diffs = [abs(ours[k] - theirs[k]) for k in ours if ours[k] is not None and theirs.get(k) is not None]
+        same = again["status"] == "complete" and sorted(ours) == sorted(theirs) and diffs
+        if not same or max(diffs) > WEIGHTS_MATCH_TOL:
+            raise RunError(f"{rd.path}: the retrained run does not reproduce the released history (largest "
+                           f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
+                           f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written")
+        blob = (run_path(exp, tmp) / "weights.pt").read_bytes()
+    with RunLock(rd.path):
+        save_bytes_atomic(rd.path / "weights.pt", blob)
+    print(f"{rd.path}: wrote weights.pt (largest validation-loss difference from the released history "
+          f"{max(diffs):.2e})", file=sys.stderr)
+    return rd.path / "weights.pt"
 
 
 def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dict | None:
@@ -236,6 +283,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         if keep_weights and trainer.status == "complete":
             export_weights(rd)
         shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+    remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()
     return rd.summary
 

@@ -68,7 +68,7 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
     for exp in probe_experiments():
         rd = RunDir(run_path(exp, runs_dir))
         if not (rd.path / "weights.pt").exists():
-            missing.append(plans.command_for(exp) + " --keep-weights")
+            missing.append(plans.command_for(exp))  # --keep-weights: also recovers a finished run's weights
             continue
         idx = fixed_val_batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, 1,
                                 exp.train.val_seed)[0][0]

@@ -216,6 +216,18 @@ PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M")
                "124m_sweep": ("cpu-bpe", "124M"), "124m_longer_budget": ("cpu-bpe",)}
 
 
+def planned(exp: Experiment) -> bool:
+    """Is ``exp`` a run of some plan, at any of the plan's scales (a run the released ``runs/`` may hold)?"""
+    if not _PLANNED:
+        for name, make in PLANS.items():
+            for scale in PLAN_SCALES.get(name, (None,)):
+                _PLANNED.update(e.to_json() for e in (make() if scale is None else make(scale)))
+    return exp.to_json() in _PLANNED
+
+
+_PLANNED: set[str] = set()
+
+
 def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> list[Experiment]:
     """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs`` and ``seeds`` where given.
     A scale the plan does not have, or a configuration or seed that selects none of its runs, is refused
@@ -265,6 +277,8 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --mixer {exp.model.mixer}"
     for key, value in sorted(off_preset_fields(exp).items()):
         cmd += f" --set {key}={json.dumps(value) if isinstance(value, bool) else value}"
+    if keeps_weights(exp):  # the chapters probe its final weights
+        cmd += " --keep-weights"
     if runs_dir is not None:
         cmd += f" --runs-dir {runs_dir}"
     return cmd

@@ -69,10 +69,15 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
         runs = hist[hist.config == config]
         keys = ["seed", "source"] if "source" in runs else ["seed"]
         for i, (key, h) in enumerate(runs.groupby(keys)):
+            diverged = "status" in h and (h.status == "diverged").any()
+            end = int(h.step.max())
             h = h.dropna(subset=["val_loss"])
             retrained = "source" in h and (h.source == "retrained").any()  # dashed: a reader's own retrain
-            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8, ls="--" if retrained else "-",
-                    label=config if i == 0 else None)
+            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8,
+                    ls=":" if diverged else "--" if retrained else "-", label=config if i == 0 else None)
+            if diverged and len(h):  # dotted, and a cross where it diverged: never mistaken for a result
+                ax.plot([end], [h.val_loss.iloc[-1]], marker="x", ms=8, color=COLORS[config],
+                        label=f"{config} seed {key[0] if isinstance(key, tuple) else key} diverged at step {end}")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     top = y_top(hist)
@@ -235,7 +240,9 @@ def seed_explorer(hist: pd.DataFrame, floor: float, div_id: str, title: str) -> 
     order = {c: i for i, c in enumerate(CONFIGS)}
     h = hist.assign(_o=hist.config.map(order)).sort_values(["_o", "seed", "step"])
     retrained = h.get("source", pd.Series("released", index=h.index)).eq("retrained")
-    h = h.assign(label=h.config + " seed " + h.seed.astype(str) + retrained.map({True: " (retrained)", False: ""}))
+    diverged = h.get("status", pd.Series("complete", index=h.index)).eq("diverged")
+    h = h.assign(label=h.config + " seed " + h.seed.astype(str) + retrained.map({True: " (retrained)", False: ""})
+                 + diverged.map({True: " (diverged)", False: ""}))
     return group_explorer(h, select="seed", color="config", div_id=div_id, title=title, floor=floor)
 
 

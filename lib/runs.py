@@ -9,10 +9,12 @@ overwritten unless forced (and then the old directory is kept aside).
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,19 +32,49 @@ class RunError(RuntimeError):
     """A run directory or checkpoint that cannot be used; the message names the file."""
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def _atomic(path: Path, write) -> None:
+    """Write ``path`` through a temporary sibling renamed into place, so a reader never sees half a file and a
+    killed writer leaves the old file whole (its ``.tmp`` is removed on error here, and by ``remove_stale_tmp``
+    after a kill). The file gets the mode an ordinary ``open`` would (0666 less the umask), not mkstemp's 0600.
+    A full disk is named as such, with the file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and e.errno == errno.ENOSPC or (
+                isinstance(e, RuntimeError) and _disk_full(path.parent)):  # torch reports ENOSPC as its own
+            raise RunError(f"disk full: could not write {path} "  # "unexpected pos" RuntimeError
+                           f"({shutil.disk_usage(path.parent).free / 2**20:.0f} MiB free there)") from e
         raise
+
+
+def _disk_full(folder: Path, below: int = 64 * 2**20) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < below
+    except OSError:
+        return False
+
+
+def remove_stale_tmp(folder: Path) -> list[Path]:
+    """Delete the ``.<name>.*.tmp`` files a killed writer left in ``folder`` (never a finished file)."""
+    stale = sorted(Path(folder).glob(".*.tmp"))
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale
 
 
 def finite(obj):
@@ -77,6 +109,10 @@ def _jsonable(x):
 
 def save_torch_atomic(path, obj) -> None:
     _atomic(path, lambda f: torch.save(obj, f))
+
+
+def save_bytes_atomic(path, data: bytes) -> None:
+    _atomic(path, lambda f: f.write(data))
 
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
@@ -137,6 +173,18 @@ def _as_experiment(d: dict) -> Experiment | None:
         return None
 
 
+def _differences(a: Experiment, b: Experiment) -> dict:
+    """The fields (dotted) in which two experiments differ: ``{field: (a's value, b's value)}``."""
+    def flat(d, pre=""):
+        for k, v in d.items():
+            if isinstance(v, dict):
+                yield from flat(v, f"{pre}{k}.")
+            else:
+                yield f"{pre}{k}", v
+    fa, fb = dict(flat(a.to_dict())), dict(flat(b.to_dict()))
+    return {k: (fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)}
+
+
 class RunDir:
     def __init__(self, path):
         self.path = Path(path)
@@ -144,7 +192,12 @@ class RunDir:
 
     def read_json(self, name: str):
         p = self.path / name
-        return json.loads(p.read_text()) if p.exists() else None
+        if not p.exists():
+            return None
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError) as e:
+            raise RunError(f"{p} is not readable JSON ({e})") from e
 
     @property
     def summary(self) -> dict | None:
@@ -157,7 +210,62 @@ class RunDir:
 
     def history(self) -> list[dict]:
         p = self.path / "history.jsonl"
-        return [json.loads(line) for line in p.read_text().splitlines() if line] if p.exists() else []
+        if not p.exists():
+            return []
+        rows = []
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            if line:
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as e:
+                    raise RunError(f"{p} line {i} is not JSON ({e})") from e
+        return rows
+
+    def problems(self, exp: Experiment) -> list[str]:
+        """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of ``runs/`` (the
+        chapters, ``report``) leaves such a run out and names the file. Checked: the three files exist and
+        parse; ``config.json`` describes ``exp`` (not just the path); the history reaches the summary's step,
+        which is the budget for a complete run; the summary's best loss is the history's."""
+        out = []
+        try:
+            cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
+        except RunError as e:
+            return [str(e)]
+        if cfg is None:
+            out.append(f"{self.path / 'config.json'} is missing")
+        elif _as_experiment(cfg) != exp:
+            got = _as_experiment(cfg)
+            diff = "" if got is None else ", ".join(
+                f"{k}={v} (expected {want})" for k, (v, want) in _differences(got, exp).items())
+            out.append(f"{self.path / 'config.json'} describes another experiment than its directory"
+                       + (f": {diff}" if diff else ""))
+        if summ is None:
+            return out + [f"{self.path / 'summary.json'} is missing"]
+        if not hist:
+            return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
+        last = hist[-1].get("step")
+        if last != summ.get("steps"):
+            out.append(f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} says "
+                       f"{summ.get('steps')}")
+        if summ.get("status") == "complete":
+            if summ.get("steps") != exp.train.max_steps:
+                out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
+                           f"{exp.train.max_steps}-step budget")
+            vals = [r["val_loss"] for r in hist if r.get("val_loss") is not None]
+            best = summ.get("best_val_loss")
+            if not vals or best is None or not math.isclose(min(vals), best, rel_tol=1e-9, abs_tol=1e-12):
+                out.append(f"{self.path / 'summary.json'} best_val_loss {best} is not the history's best "
+                           f"{min(vals) if vals else None}")
+        return out
+
+    def experiment(self) -> Experiment:
+        """The experiment ``config.json`` describes; a clear error if there is none."""
+        cfg = self.read_json("config.json")
+        exp = _as_experiment(cfg) if isinstance(cfg, dict) else None
+        if exp is None:
+            raise RunError(f"{self.path / 'config.json'} is " + ("missing: not a run directory" if cfg is None
+                                                                 else "not a valid experiment"))
+        return exp
 
     def check_config(self, exp: Experiment) -> None:
         """Refuse to reuse a directory that holds a different experiment."""
@@ -169,6 +277,8 @@ class RunDir:
                            f"use another runs directory or remove it")
 
     def load_checkpoint(self, exp: Experiment) -> dict:
+        if not self.ckpt.exists():
+            raise RunError(f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)")
         try:
             state = torch.load(self.ckpt, map_location="cpu", weights_only=True)
         except Exception as e:  # truncated files raise several different errors
@@ -243,12 +353,17 @@ class RunLock:
 
 
 def export_weights(rd: RunDir) -> None:
-    """Write ``weights.pt`` from the run's checkpoint: the model weights in fp16 plus the experiment and
-    the step they are from (~2.4 MB at `cpu`)."""
-    state = rd.load_checkpoint(Experiment.from_dict(rd.read_json("config.json")))
+    """Write ``weights.pt`` from the checkpoint of a run that has just finished (``train --keep-weights``): the
+    model weights in fp16 plus the experiment and the step they are from (~2.4 MB at `cpu`). Refused for a
+    checkpoint that is not the run's last step: a prefix's weights must never pass for the run's."""
+    exp = rd.experiment()
+    state = rd.load_checkpoint(exp)
+    step, status = state["trainer"]["step"], state["trainer"].get("status")
+    if status != "complete" or step != exp.train.max_steps:
+        raise RunError(f"{rd.ckpt} is step {step} of {exp.train.max_steps} ({status}): weights.pt holds a complete "
+                       f"run's final weights; train it to the end with --keep-weights")
     weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
-    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights,
-                                               "step": state["trainer"]["step"]})
+    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights, "step": step})
 
 
 def list_runs(runs_dir=RUNS_DIR) -> list[RunDir]:

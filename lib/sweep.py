@@ -92,3 +92,36 @@ def without_option(argv: list[str], name: str) -> list[str]:
         elif not a.startswith(name + "="):
             out.append(a)
     return out
+
+
+def releasable(runs_dir) -> tuple[list, list[str]]:
+    """The run directories under ``runs_dir`` that may be committed as released runs, and why each other one
+    may not: a plan's run (``plans.planned``) in its own directory, its files consistent
+    (``RunDir.problems``), complete or diverged, or a prefix of a prefix plan. Never a ``.replaced-*``
+    folder that ``--force`` left, a run still training, or a run that is in no plan."""
+    from pathlib import Path
+
+    from .plans import PLANS, PREFIX_PLANS, planned
+    from .runs import RunError
+    prefixes = {e.to_json() for name in PREFIX_PLANS for e in PLANS[name]()}
+    ok, skipped = [], []
+    for s in sorted(Path(runs_dir).rglob("summary.json")):
+        rd = RunDir(s.parent)
+        if any(".replaced-" in part for part in rd.path.parts):
+            skipped.append(f"{rd.path}: kept aside by --force")
+            continue
+        try:
+            exp, status = rd.experiment(), rd.status
+            why = (f"status {status}" if status not in ("complete", "diverged", "partial") else
+                   "a partial run of no prefix plan" if status == "partial" and exp.to_json() not in prefixes
+                   else f"its config.json describes another experiment than its directory (it belongs in "
+                        f"{run_path(exp, runs_dir)})" if run_path(exp, runs_dir) != rd.path
+                   else "in no plan" if not planned(exp)
+                   else "; ".join(rd.problems(exp)) if status != "partial" else "")
+        except RunError as e:
+            why = str(e)
+        if why:
+            skipped.append(f"{rd.path}: {why}")
+        else:
+            ok.append(rd.path)
+    return ok, skipped

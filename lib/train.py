@@ -261,6 +261,13 @@ class Trainer:
         while True:
             if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
                 self.history.append(self.evaluate())
+                if not math.isfinite(self.history[-1]["val_loss"]):  # a diverged model, caught at evaluation
+                    self.status = "diverged"
+                    self.history[-1].update(diverged=True, reason=f"non-finite validation loss "
+                                                                  f"({self.history[-1]['val_loss']})")
+                    for cb in self.callbacks:
+                        cb.on_history(self, self.step)
+                    break
                 if self.step == cfg.max_steps:
                     self.status = "complete"
                 elif self.step >= stop:
@@ -287,7 +294,7 @@ class Trainer:
                 self.step = first + bad
                 self.status = "diverged"
                 self.history.append({"step": self.step, "train_loss": losses[bad], "val_loss": None,
-                                     "diverged": True})
+                                     "diverged": True, "reason": f"non-finite training loss ({losses[bad]})"})
                 for cb in self.callbacks:
                     cb.on_history(self, self.step)
                 break

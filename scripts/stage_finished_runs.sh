@@ -1,19 +1,29 @@
 #!/usr/bin/env bash
-# Stage every finished run (status complete or diverged) and every prefix (status partial: the first steps
-# of a run, trained with --until) for commit: its four JSON files and, where the run keeps one, weights.pt.
-# Running runs, checkpoints, run locks and the .replaced-* folders that --force leaves are never staged.
-# Prints each directory it stages and a count.
+# Stage for commit the released runs that may be committed (lib.sweep.releasable): a plan's runs, complete or
+# diverged (or a prefix plan's partial runs), whose files are consistent: the four JSON files and, where the
+# run keeps one, weights.pt. Runs still training, runs in no plan (smoke runs, other settings), inconsistent
+# runs, checkpoints, run locks and the .replaced-* folders that --force leaves are never staged; each one
+# skipped is printed with the reason. Prints each directory it stages and the counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PY=${PYTHON:-.venv/bin/python}
 n=0
-while read -r s; do
-  d=$(dirname "$s")
-  case "$d" in *.replaced-*) continue ;; esac
-  if grep -qE '"status": "(complete|diverged|partial)"' "$s"; then
+while IFS=$'\t' read -r kind d; do
+  if [ "$kind" = ok ]; then
     git add -f "$d"/{config.json,env.json,history.jsonl,summary.json}
     [ -f "$d/weights.pt" ] && git add -f "$d/weights.pt"
-    echo "staged $d ($(grep -oE '"status": "[a-z]+"' "$s" | cut -d'"' -f4))"
+    echo "staged $d"
     n=$((n + 1))
+  else
+    echo "skipped $d"
   fi
-done < <(find runs -name summary.json | sort)
+done < <("$PY" -c '
+from lib.runs import RUNS_DIR, ROOT
+from lib.sweep import releasable
+ok, skipped = releasable(RUNS_DIR)
+for p in ok:
+    print("ok\t" + str(p.relative_to(ROOT)))
+for s in skipped:
+    print("skip\t" + s)
+')
 echo "$n run directories staged"

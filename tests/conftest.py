@@ -20,3 +20,36 @@ def tiny():
                     eval_interval=5, eval_batches=3, train_eval_batches=2, warmup_steps=5)
         return replace(exp, **{**base, **kw})
     return make
+
+
+def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", steps=None, config=None, n_evals=2,
+                   floor=3.35):
+    """A run directory as lib writes it (config.json, history.jsonl, summary.json) without training: a history
+    of ``n_evals`` evaluations from 4.2 (or above ``best``) down to ``best`` at ``steps`` (the budget by
+    default); a diverged run ends with lib's divergence row. ``config`` replaces the config.json (an edited
+    file)."""
+    from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
+    d = run_path(exp, runs_dir)
+    d.mkdir(parents=True)
+    steps = exp.train.max_steps if steps is None else steps
+    at = [round(steps * i / (n_evals - 1)) for i in range(n_evals)]
+    start = max(4.2, best + 0.5)  # above the best: the summary's best is the history's
+    hist = [{"step": s, "val_loss": start} for s in at[:-1]] + [{"step": steps, "val_loss": best}]
+    summary = {"status": status, "config": exp.config_name, "seed": exp.seed, "gain_mode": exp.gain_mode,
+               "gain": exp.gain, "best_val_loss": best, "best_step": steps, "final_val_loss": best,
+               "escape_step": escape, "unigram_floor": floor, "steps": steps, "max_steps": exp.train.max_steps,
+               "wall_s": 600.0, "tokens_per_s": 1.0}
+    if status == "diverged":
+        hist[-1].update(val_loss=None, diverged=True, reason="non-finite training loss (nan)")
+        summary.update(best_val_loss=None, best_val_loss_before_divergence=best, diverged_step=steps,
+                       diverged_reason="non-finite training loss (nan)", final_val_loss=None)
+    write_json_atomic(d / "config.json", config or exp.to_dict())
+    write_jsonl_atomic(d / "history.jsonl", hist)
+    write_json_atomic(d / "summary.json", summary)
+    return d
+
+
+@pytest.fixture
+def fake_run():
+    """``write_fake_run``: a finished run directory without training."""
+    return write_fake_run

@@ -32,7 +32,7 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ({"seed": 7.5}, "seed must be None or a non-negative integer"),
     ({"steps": 20}, "give a seed too"),
     ({"device": "tpu"}, "valid: auto, cpu, cuda"),
-    ({"seed": 7, "runs_dir": "runs"}, "is the released runs/, which a chapter never writes"),
+    ({"seed": 7, "runs_dir": "runs"}, "is in the released runs/, which a chapter never writes"),
 ])
 def test_bad_chapter_parameters_name_the_valid_ones(bad, message):
     with pytest.raises(ParameterError) as e:
@@ -221,12 +221,27 @@ def test_paper_lookup_errors_are_clear():
         paper_value(ref="Table 5")
 
 
+def drawn_curves(ax):
+    """(title, sorted y-data of the curves) of a ``val_curves`` axis, the floor line left out."""
+    curves = [tuple(np.round(line.get_ydata(), 6)) for line in ax.lines if "floor" not in str(line.get_label())]
+    return ax.get_title(), sorted(curves)
+
+
 def test_seed_widget_redraws_for_the_chosen_seed():
-    w = plots.seed_widget(long_history(), 3.35)
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    hist = long_history()
+    w = plots.seed_widget(hist, 3.35)
     pick = w.children[0]
     assert list(pick.options) == ["all", 1, 2]
-    pick.value = 2  # the observer redraws without error
-    assert pick.value == 2
+    title, curves = drawn_curves(plt.gcf().axes[0])
+    assert title == "validation loss, seed all" and len(curves) == 4  # two configurations x two seeds
+    pick.value = 2  # the observer draws a new figure with seed 2's curves alone
+    assert len(plt.get_fignums()) == 2
+    seed2 = sorted(tuple(np.round(h.sort_values("step").val_loss.to_numpy(), 6))
+                   for _, h in hist[hist.seed == 2].groupby("config"))
+    assert drawn_curves(plt.gcf().axes[0]) == ("validation loss, seed 2", seed2)
+    plt.close("all")
 
 
 def test_claim_verdicts_follow_the_numbers():
@@ -310,19 +325,13 @@ def test_verdict_sets_the_outcome_in_bold_once_per_line():
                                     "Worst gap 0.1; DOES NOT HOLD: overlap."]
 
 
-def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch):
+def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, fake_run):
     import lib.book
     from lib.config import get_preset
-    from lib.runs import run_path
     monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
     for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
                                ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
-        d = run_path(get_preset("cpu", "residualgpt", config, seed), tmp_path)
-        d.mkdir(parents=True)
-        (d / "summary.json").write_text(json.dumps(
-            {"status": "complete", "config": config, "seed": seed, "gain_mode": None, "gain": 1.0,
-             "best_val_loss": best, "best_step": 1, "final_val_loss": best, "escape_step": None,
-             "unigram_floor": 3.35, "steps": 1, "wall_s": 1.0, "tokens_per_s": 1.0}))
+        fake_run(get_preset("cpu", "residualgpt", config, seed), tmp_path, best)
     t = lib.book.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
     original, phase3 = t.loc[("10M", "residualgpt", "original")], t.loc[("10M", "residualgpt", "phase3")]
     assert original["our seeds"] == "1337" and original["our AttnOnly"] == 1.8   # Table 3's seeds only
@@ -483,17 +492,8 @@ def test_longer_budget_claim_tells_not_run_yet_from_not_applicable():
 
 
 def _fake_run(exp, runs_dir, best, escape, n_evals):
-    import json
-
-    from lib.runs import run_path
-    d = run_path(exp, runs_dir)
-    d.mkdir(parents=True)
-    (d / "summary.json").write_text(json.dumps(
-        {"status": "complete", "config": exp.config_name, "seed": exp.seed, "gain_mode": None, "gain": 1.0,
-         "best_val_loss": best, "best_step": 100 * (n_evals - 1), "final_val_loss": best, "escape_step": escape,
-         "unigram_floor": 6.475, "steps": exp.train.max_steps, "wall_s": 1.0, "tokens_per_s": 1.0}))
-    (d / "history.jsonl").write_text("".join(json.dumps({"step": 100 * i, "val_loss": best}) + "\n"
-                                             for i in range(n_evals)))
+    from conftest import write_fake_run
+    return write_fake_run(exp, runs_dir, best, escape, n_evals=n_evals, floor=6.475)
 
 
 def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch, capsys):

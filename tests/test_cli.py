@@ -68,24 +68,30 @@ def test_describe_prints_the_four_configs_and_their_counts():
     assert out["FFNOnly"]["experiment"]["model"]["attn_res"] is False
 
 
-def test_report_groups_finished_runs_and_lists_the_rest(tmp_path):
-    from lib.config import get_preset
+def test_report_groups_finished_runs_and_lists_the_rest(tmp_path, fake_run):
+    from lib.config import get_preset, replace
     from lib.plans import release
     from lib.runs import run_path
-    for seed, best, escape, status in [(1337, 2.0, 100, "complete"), (42, 2.2, None, "diverged")]:
-        d = run_path(get_preset("cpu", "nanogpt", "AttnOnly", seed), tmp_path)
-        d.mkdir(parents=True)
-        (d / "summary.json").write_text(json.dumps(
-            {"status": status, "best_val_loss": best, "escape_step": escape, "unigram_floor": 3.3473,
-             "wall_s": 600.0}))
+    exp = lambda c, s: get_preset("cpu", "nanogpt", c, s)  # noqa: E731
+    fake_run(exp("AttnOnly", 1337), tmp_path, best=2.0)
+    fake_run(exp("AttnOnly", 42), tmp_path, best=2.2, escape=None, status="diverged", steps=37)
+    fake_run(exp("FullResidual", 1337), tmp_path, best=1.9)
+    fake_run(exp("FullResidual", 42), tmp_path, best=1.0,  # an edited config.json: another learning rate
+              config=replace(exp("FullResidual", 42), lr=0.1).to_dict())
+    bad = fake_run(exp("FFNOnly", 1337), tmp_path)
+    (bad / "summary.json").write_text('{"status": "complete", "best_val_loss": NaN')  # cut short
     r = cli("report", "--plan", "release", tmp_path=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert "| cpu     | nanogpt | plain     | AttnOnly | 2.1000 ± 0.1414 (n=2)" in r.stdout
-    assert "1337, 42" in r.stdout and "100, none" in r.stdout
-    assert f"2 of {len(release())} runs finished; wall time 1,200 s" in r.stdout
-    assert "diverged: ['cpu nanogpt plain AttnOnly seed 42']" in r.stdout
+    assert r.returncode == 0, r.stderr  # goes on past the bad runs
+    # the diverged seed is not pooled: AttnOnly is seed 1337 alone
+    assert "| cpu     | nanogpt | plain     | AttnOnly     | 2.0000 (n=1)" in r.stdout, r.stdout
+    assert "| cpu     | nanogpt | plain     | FullResidual | 1.9000 (n=1)" in r.stdout, r.stdout
+    assert "seed 42 (diverged)" in r.stdout
+    assert f"2 of {len(release())} runs finished" not in r.stdout and f"3 of {len(release())} runs finished" in r.stdout
+    assert "diverged: ['cpu nanogpt plain AttnOnly seed 42 (at step 37)']" in r.stdout
+    assert "FullResidual/seed42/config.json describes another experiment than its directory: train.lr=0.1" in r.stdout
+    assert "FFNOnly/seed1337/summary.json is not readable JSON" in r.stdout
     missing = [str(run_path(e, tmp_path)) for e in release()
-               if not (e.impl == "nanogpt" and e.config_name == "AttnOnly")]
+               if not (e.impl == "nanogpt" and e.config_name in ("AttnOnly", "FullResidual", "FFNOnly"))]
     assert all(f"not finished: {m}" in r.stdout for m in missing)
 
 

@@ -34,10 +34,23 @@ def test_shakespeare_decodes_back_to_the_file(shakespeare):
     assert "".join(chars[i] for i in shakespeare.val[-200:]) == text[-200:]
 
 
-def test_shakespeare_path_checks_the_sha256():
+# char-rnn's tinyshakespeare/input.txt (nanoGPT's shakespeare_char), written out rather than read from lib
+CHAR_RNN_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+
+
+def test_shakespeare_path_checks_the_sha256(tmp_path, monkeypatch):
+    import hashlib
     path = data.shakespeare_path()
     assert str(path) == os.environ["TINYSHAKESPEARE_PATH"]
-    assert data._sha256(path) == data.SHAKESPEARE_SHA256
+    assert data.SHAKESPEARE_SHA256 == CHAR_RNN_SHA256
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == CHAR_RNN_SHA256  # not lib's own hashing
+    # one byte changed, same length, reached through $TINYSHAKESPEARE_PATH (the route the runs take)
+    raw = bytearray(path.read_bytes())
+    raw[500_000] ^= 1
+    (tmp_path / "input.txt").write_bytes(bytes(raw))
+    monkeypatch.setenv("TINYSHAKESPEARE_PATH", str(tmp_path / "input.txt"))
+    with pytest.raises(DataError, match=f"expected {CHAR_RNN_SHA256}"):
+        data.shakespeare_path()
 
 
 def test_corrupt_file_is_refused_naming_expected_sha(tmp_path):

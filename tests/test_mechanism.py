@@ -126,17 +126,8 @@ def test_the_mechanism_figures_draw_with_and_without_runs(empty):
 
 
 def _fake(exp, runs_dir, best, escape):
-    import json
-
-    from lib.runs import run_path
-    d = run_path(exp, runs_dir)
-    d.mkdir(parents=True)
-    (d / "summary.json").write_text(json.dumps(
-        {"status": "complete", "config": exp.config_name, "seed": exp.seed, "gain_mode": exp.gain_mode,
-         "gain": exp.gain, "best_val_loss": best, "best_step": 100, "final_val_loss": best, "escape_step": escape,
-         "unigram_floor": 3.35, "steps": exp.train.max_steps, "wall_s": 1.0, "tokens_per_s": 1.0}))
-    (d / "history.jsonl").write_text(json.dumps({"step": 0, "val_loss": 4.2}) + "\n"
-                                     + json.dumps({"step": 100, "val_loss": best}) + "\n")
+    from conftest import write_fake_run
+    return write_fake_run(exp, runs_dir, best, escape)
 
 
 def test_the_chapter_loads_each_plan_by_its_own_columns_and_lists_the_rest(tmp_path):

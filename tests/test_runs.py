@@ -112,13 +112,26 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
     assert [q.name for q in tmp_path.iterdir()] == ["x.json"]  # no temporary left behind
 
 
+class LastRow(Callback):
+    """The trainer's own last history row, before anything is written to disk."""
+    row = None
+
+    def on_history(self, trainer, step):
+        self.row = dict(trainer.history[-1])
+
+
 def test_nan_loss_marks_run_diverged_and_keeps_history(tiny, tmp_path):
     exp = tiny(lr=1e6, grad_clip=0.0, warmup_steps=1, max_steps=200, eval_interval=2)
-    s = run(exp, runs_dir=tmp_path, progress=False)
+    last = LastRow()
+    s = run(exp, runs_dir=tmp_path, progress=False, callbacks=[last])
     rd = RunDir(run_path(exp, tmp_path))
     assert s["status"] == "diverged" and s["steps"] < 200
+    # in the trainer: the step's loss, a float that is NaN or infinite
+    assert last.row["diverged"] is True and last.row["step"] == s["steps"]
+    assert isinstance(last.row["train_loss"], float) and not math.isfinite(last.row["train_loss"])
+    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.runs.finite)
     hist = rd.history()
-    assert hist[-1]["diverged"] and not math.isfinite(hist[-1]["train_loss"] or math.nan)
+    assert hist[-1] == {**last.row, "train_loss": None, "val_loss": None}
     assert len(hist) > 1
 
 

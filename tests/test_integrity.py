@@ -1,0 +1,219 @@
+"""Nothing lost, nothing wrong in silence: diverged runs, run files that do not match their directory,
+weights of the wrong step, leftover temporary files, file modes, a full disk."""
+import errno
+import json
+import math
+import os
+
+import pandas as pd
+import pytest
+import torch
+
+from lib import analysis, book, plans
+from lib.experiment import recover_weights, run
+from lib.runs import RunDir, RunError, export_weights, run_path, write_json_atomic
+from lib.train import Trainer
+
+
+def nan_at_evaluation(monkeypatch, n: int):
+    """Make the ``n``-th evaluation's validation loss NaN, as a model that diverged between two evaluations."""
+    calls = {"n": 0}
+    real = Trainer.mean_loss
+
+    def mean_loss(self, batches):
+        out = real(self, batches)
+        if batches is self.batches.fixed_val:
+            calls["n"] += 1
+            if calls["n"] == n:
+                return math.nan
+        return out
+    monkeypatch.setattr(Trainer, "mean_loss", mean_loss)
+
+
+def test_a_nan_validation_loss_makes_the_run_diverged_with_its_step_and_reason(tiny, tmp_path, monkeypatch):
+    exp = tiny()
+    nan_at_evaluation(monkeypatch, 3)  # steps 0, 5, then NaN at step 10
+    s = run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    assert s["status"] == "diverged" and s["steps"] == 10 and s["diverged_step"] == 10
+    assert "non-finite validation loss" in s["diverged_reason"]
+    assert s["best_val_loss"] is None and s["best_val_loss_before_divergence"] is not None
+    for name in ("summary.json", "history.jsonl"):  # valid JSON: no NaN, no Infinity
+        text = (rd.path / name).read_text()
+        assert "NaN" not in text and "Infinity" not in text
+        [json.loads(line) for line in text.splitlines()] if name.endswith("l") else json.loads(text)
+    assert rd.history()[-1]["val_loss"] is None and rd.history()[-1]["diverged"] is True
+    assert run(exp, runs_dir=tmp_path, progress=False) == s  # finished: never trained again
+
+
+def test_a_diverged_run_is_drawn_and_named_but_never_pooled(tmp_path, fake_run, monkeypatch, capsys):
+    from lib.config import get_preset
+    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    for seed, best in [(1337, 1.95), (42, 1.96)]:
+        fake_run(get_preset("cpu", "residualgpt", "AttnOnly", seed), tmp_path, best, escape=100)
+    fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 123), tmp_path, 3.35, status="diverged", steps=20)
+    ch = book.Chapter.open("10m_asymmetry", {"scale": "cpu", "seed": None, "steps": None, "runs_dir": None,
+                                             "device": "cpu", "compile": False}, announce=False)
+    summ = ch.summaries()
+    assert sorted(summ[summ.config == "AttnOnly"].seed) == [42, 1337]  # the diverged seed is not a result
+    table = book.seed_table(book.summaries_of(ch._table_runs()))
+    attn = table[table.config == "AttnOnly"].iloc[0]
+    assert attn.n == 2 and attn["mean"] == pytest.approx(1.955) and attn["left out"] == "seed 123 (diverged)"
+    hist = ch.histories()
+    assert set(hist[hist.seed == 123].status) == {"diverged"}  # drawn, as diverged
+    ch.report_missing()
+    out = capsys.readouterr().out
+    assert "AttnOnly/seed123: diverged at step 20 (non-finite training loss (nan))" in out
+    assert "left out of every mean and verdict" in out
+
+
+def test_a_verdict_refuses_a_loss_that_is_not_finite():
+    s = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "best_val_loss": [float("nan"), 3.3],
+                      "escape_step": [None, None], "status": ["complete", "complete"]})
+    with pytest.raises(ValueError, match="pooled"):
+        analysis._on_floor(s, 3.35, 0.1)
+    # through a claim the NaN seed is left out, not counted "below the floor"
+    text = analysis.claim_asymmetry(s.assign(config=["AttnOnly", "FFNOnly"]), 3.35)
+    assert "AttnOnly or FFNOnly runs are missing" in text
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda d, exp: write_json_atomic(d / "config.json", {**exp.to_dict(), "train": {
+        **exp.to_dict()["train"], "lr": 0.1}}), "config.json describes another experiment than its directory: "
+                                                "train.lr=0.1"),
+    (lambda d, exp: (d / "history.jsonl").write_text(
+        "".join(line + "\n" for line in (d / "history.jsonl").read_text().splitlines()[:-1])),
+     "history.jsonl ends at step 0, "),
+    (lambda d, exp: (d / "config.json").unlink(), "config.json is missing"),
+    (lambda d, exp: (d / "summary.json").write_text("{"), "summary.json is not readable JSON"),
+    (lambda d, exp: (d / "history.jsonl").write_text('{"step": 0}\n{"step": 1'), "history.jsonl line 2 is not JSON"),
+])
+def test_a_run_whose_files_do_not_match_is_left_out_and_named(tmp_path, fake_run, edit, expected):
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    located = [(exp, RunDir(d), "released")]
+    assert len(book.summaries_of(located)) == 1 and book.left_out(located) == []
+    edit(d, exp)
+    assert book.summaries_of(located).empty and book.histories_of(located).empty
+    out = book.left_out(located)
+    assert out and any(expected in line for line in out) and all(str(d) in line for line in out), out
+
+
+def test_a_complete_summary_must_reach_the_budget(tmp_path, fake_run):
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, steps=700)  # a history and summary cut at step 700 of 1,500
+    assert any("says complete at step 700 of a 1500-step budget" in p for p in RunDir(d).problems(exp))
+
+
+def test_weights_are_recovered_for_a_finished_run_and_checked_against_its_history(tiny, tmp_path, capsys):
+    exp = tiny(max_steps=10)
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    files = {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file() and p.name != "run.lock"}
+    assert not rd.ckpt.exists() and not (rd.path / "weights.pt").exists()
+    recover_weights(rd, exp, progress=False)  # what `export-weights` and `train --keep-weights` do
+    assert {p.name: p.read_bytes() for p in rd.path.iterdir() if p.name in files} == files  # nothing rewritten
+    model, _ = analysis.load_model(rd)
+    last = rd.history()[-1]["val_loss"]
+    fixed = analysis.per_batch_val_losses(model, exp, exp.train.eval_batches, "fixed")
+    assert fixed.mean() == pytest.approx(last, abs=2e-3)  # fp16 weights
+    assert "largest validation-loss difference from the released history 0.00e+00" in capsys.readouterr().err
+
+
+def test_recovered_weights_are_refused_when_the_retrain_does_not_reproduce_the_run(tiny, tmp_path):
+    exp = tiny(max_steps=10)
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    hist = rd.history()
+    hist[-1]["val_loss"] += 0.01  # the released history is not what this code reproduces
+    (rd.path / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in hist))
+    with pytest.raises(RunError, match="does not reproduce the released history"):
+        recover_weights(rd, exp, progress=False)
+    assert not (rd.path / "weights.pt").exists()
+
+
+def test_weights_of_another_step_are_refused(tiny, tmp_path):
+    exp = tiny(max_steps=10)
+    run(exp, runs_dir=tmp_path, until=5, progress=False)  # a prefix: its checkpoint is step 5
+    rd = RunDir(run_path(exp, tmp_path))
+    with pytest.raises(RunError, match="step 5 of 10"):
+        export_weights(rd)
+    run(exp, runs_dir=tmp_path, progress=False, keep_weights=True)
+    blob = torch.load(rd.path / "weights.pt", weights_only=True)
+    blob["step"] = 5  # weights exported mid-run, left in what became a complete run
+    torch.save(blob, rd.path / "weights.pt")
+    with pytest.raises(RunError, match="holds step 5"):
+        analysis.load_model(rd)
+
+
+def test_printed_commands_keep_the_weights_the_chapters_load():
+    from lib.config import get_preset
+    assert plans.command_for(get_preset("cpu", "residualgpt", "FFNOnly", 1337)).endswith("--keep-weights")
+    assert "--keep-weights" not in plans.command_for(get_preset("cpu", "residualgpt", "FFNOnly", 42))
+
+
+def test_files_honour_the_umask_and_no_tmp_is_left_in_a_finished_run(tiny, tmp_path):
+    exp = tiny(max_steps=10)
+    old = os.umask(0o022)
+    try:
+        run(exp, runs_dir=tmp_path, until=5, progress=False)
+        rd = RunDir(run_path(exp, tmp_path))
+        (rd.path / ".history.jsonl.abc123.tmp").write_text("half a file a killed writer left")
+        run(exp, runs_dir=tmp_path, progress=False)
+    finally:
+        os.umask(old)
+    assert not list(rd.path.rglob("*.tmp"))
+    for name in ("config.json", "env.json", "history.jsonl", "summary.json"):
+        assert (rd.path / name).stat().st_mode & 0o777 == 0o644, name
+
+
+def test_a_full_disk_is_named_with_the_file(tmp_path, monkeypatch):
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(RunError, match=r"disk full: could not write .*summary\.json"):
+        write_json_atomic(tmp_path / "summary.json", {"a": 1})
+    assert not list(tmp_path.iterdir())  # no half file, no .tmp
+
+
+def test_only_a_plans_consistent_finished_runs_are_releasable(tmp_path, fake_run):
+    from lib.config import get_preset, replace
+    from lib.sweep import releasable
+    plain = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    good = fake_run(plain, tmp_path, 1.95, escape=100)
+    smoke = fake_run(replace(plain, max_steps=2), tmp_path, 3.3)
+    running = fake_run(get_preset("cpu", "residualgpt", "FFNOnly", 1337), tmp_path, 3.3, status="running",
+                       steps=500)
+    aside = fake_run(get_preset("cpu", "residualgpt", "FFNOnly", 42), tmp_path, 3.3)
+    aside.rename(aside.with_name(aside.name + ".replaced-20261130"))
+    edited = fake_run(get_preset("cpu", "residualgpt", "NoResidual", 1337), tmp_path, 3.3,
+                      config=replace(get_preset("cpu", "residualgpt", "NoResidual", 1337), lr=0.1).to_dict())
+    ok, skipped = releasable(tmp_path)
+    assert ok == [good]
+    why = "\n".join(skipped)
+    for d, reason in [(smoke, "in no plan"), (running, "status running"), (edited, "describes another experiment"),
+                      (aside.with_name(aside.name + ".replaced-20261130"), "kept aside by --force")]:
+        assert f"{d}: " in why and reason in why.split(f"{d}: ")[1].splitlines()[0], (d, why)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (("--steps", "2"), "is in no plan, so it does not belong in the released"),
+    (("--force",), "--force in the released"),
+])
+def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "lib", "train", "--scale", "cpu", "--config", "AttnOnly", "--quiet",
+                        *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and expected in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("runs_dir", ["runs", "runs/mine", "RUNS_ABS"])
+def test_a_chapter_never_writes_into_the_released_runs(runs_dir, monkeypatch):
+    from lib.runs import ROOT, RUNS_DIR
+    monkeypatch.chdir(ROOT)
+    runs_dir = str(RUNS_DIR) if runs_dir == "RUNS_ABS" else runs_dir
+    with pytest.raises(book.ParameterError, match="released runs/"):
+        book.Chapter.open("joint_collapse", {"seed": 7, "runs_dir": runs_dir}, announce=False)
