@@ -313,9 +313,9 @@ class Chapter:
 
         from .analysis import eval_noise, load_model, per_batch_val_losses
         rows = []
-        for exp, rd, source in self._located():
-            if rd.status != "complete":
-                continue
+        for exp, rd, source in _usable(self._located(), ("complete",)):
+            if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
+                source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"
             if not (rd.path / "weights.pt").exists():
                 print(f"no weights.pt in {rd.path}; skipped")
                 continue

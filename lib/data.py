@@ -96,10 +96,31 @@ def shakespeare_char(path=None) -> Corpus:
     return Corpus("shakespeare_char", train, val, len(chars), {"chars": "".join(chars)})
 
 
-def gpt2_encoding():
-    """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files."""
+def gpt2_encoding(timeout_s: float | None = None):
+    """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise tiktoken downloads
+    them, with no timeout of its own: here a stalled download fails after ``timeout_s`` (default
+    ``DOWNLOAD_TIMEOUT_S``), and any failure is a ``DataError`` that says where the files go."""
+    import threading
+
     import tiktoken
-    return tiktoken.get_encoding("gpt2")
+    timeout_s = DOWNLOAD_TIMEOUT_S if timeout_s is None else timeout_s
+    out: dict = {}
+
+    def load():
+        try:
+            out["enc"] = tiktoken.get_encoding("gpt2")
+        except Exception as e:  # requests' and tiktoken's own errors alike
+            out["error"] = e
+    t = threading.Thread(target=load, daemon=True)
+    t.start()
+    t.join(timeout_s)
+    where = os.environ.get("TIKTOKEN_CACHE_DIR", "tiktoken's cache (set $TIKTOKEN_CACHE_DIR)")
+    if t.is_alive():
+        raise DataError(f"tiktoken's gpt2 files did not download within {timeout_s:.0f} s; put them in {where}")
+    if "error" in out:
+        raise DataError(f"could not load tiktoken's gpt2 encoding ({out['error']}); put its files in {where}") \
+            from out["error"]
+    return out["enc"]
 
 
 def shakespeare_gpt2(path=None) -> Corpus:

@@ -83,3 +83,73 @@ def test_every_interactive_figure_is_a_numbered_captioned_figure(pages):
             assert 0 <= caption < end and "caption-number" in after[caption:end], f"{page.name}: {m.group(1)}"
             found += 1
     assert found >= 7
+
+
+def _page_text(chapter: str) -> str:
+    """The chapter's built page as a reader reads it: tags stripped, entities decoded, whitespace collapsed."""
+    import html
+    raw = (HTML / "book" / f"{chapter}.html").read_text()
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S | re.I)
+    raw = re.sub(r"</?(strong|em|code|span|a)\b[^>]*>", "", raw)  # inline markup: no word boundary
+    text = html.unescape(re.sub(r"<[^>]+>", " ", raw)).replace("\u2019", "'").replace("\u2018", "'")
+    return " ".join(text.split())  # the book's smart quotes read as the plain ones lib writes
+
+
+def _released(name):
+    from lib.book import Chapter
+    return Chapter.open(name, {}, announce=False)  # the default reader: released runs only, never a retrain
+
+
+def _expected(chapter: str) -> tuple[list[str], list[str]]:
+    """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
+    from lib import analysis, gain, mechanism, plans
+    from lib.book import beside_paper, seed_table
+    from lib.paper import paper_value, paper_values
+    if chapter == "mechanism":
+        floors = mechanism.like_for_like(mechanism.floors())
+        mixer, escape, bundle = mechanism.mixer_runs(), mechanism.escape_runs(), mechanism.bundle_runs()
+        verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"))[1],
+                    analysis.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
+                    analysis.claim_bundle(bundle.table, plans.bundle_factors()["none"].train.eval_interval)]
+        return verdicts, []
+    ch = _released(chapter)
+    summ, floor = ch.summaries(), ch.floor()
+    assert set(summ.source) <= {"released"}
+    if chapter == "joint_collapse":
+        cells = beside_paper(seed_table(summ[summ.seed == 1337]), paper_values(ref="Table 2"), "Table 2", True).ours
+        return [analysis.claim_joint_collapse(summ, floor)], list(cells)
+    if chapter == "10m_asymmetry":
+        cells = [*beside_paper(seed_table(summ[summ.seed.isin(plans.SEEDS_10M)]), paper_values(ref="Table 3"),
+                               "Table 3", True).ours,
+                 *beside_paper(seed_table(summ), paper_values(ref="Fig. 4"), "Phase 3", True).ours]
+        return [analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, "10M")], cells
+    if chapter == "124m_sweep":
+        cells = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
+                             True).ours
+        return [analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, "124M")], list(cells)
+    if chapter == "gain_confound":
+        curves = ch.gain_curves()
+        bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
+        return [analysis.claim_gain_fate(gain.gain_table(summ))[1],
+                analysis.claim_gain_absorbed(curves[curves.source == "released"], floor, bound)[1]], []
+    if chapter == "fixed_val_batches":
+        from lib.scorecard import NOISE_BATCHES
+        noise = ch.val_noise(n_random=NOISE_BATCHES)
+        noise = noise[noise.source == "released"]
+        return [analysis.claim_eval_noise(ch.gap_vs_noise(noise), noise)], []
+    raise ValueError(chapter)
+
+
+@pytest.mark.parametrize("chapter", ["joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry",
+                                     "124m_sweep", "mechanism"])
+def test_each_chapter_shows_the_verdicts_and_numbers_of_its_released_runs(pages, chapter):
+    # What a reader sees is what lib computes from the released runs alone: every verdict line and every
+    # "ours" cell of the paper tables, recomputed here, must be on the built page word for word.
+    text = _page_text(chapter)
+    verdicts, cells = _expected(chapter)
+    lines = [" ".join(line.split()) for v in verdicts for line in v.splitlines() if line.strip()]
+    assert lines, chapter
+    missing = [line for line in lines if line not in text]
+    assert not missing, f"{chapter}: verdict lines not on the page: {missing}"
+    absent = [c for c in cells if c not in text]
+    assert not absent, f"{chapter}: table values not on the page: {absent}"

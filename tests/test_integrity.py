@@ -217,3 +217,38 @@ def test_a_chapter_never_writes_into_the_released_runs(runs_dir, monkeypatch):
     runs_dir = str(RUNS_DIR) if runs_dir == "RUNS_ABS" else runs_dir
     with pytest.raises(book.ParameterError, match="released runs/"):
         book.Chapter.open("joint_collapse", {"seed": 7, "runs_dir": runs_dir}, announce=False)
+
+
+def test_a_retrained_seed_of_the_same_budget_replaces_the_released_one_never_counts_twice(tmp_path, fake_run,
+                                                                                         monkeypatch):
+    from lib.config import get_preset
+    released, retrained = tmp_path / "runs", tmp_path / "mine"
+    monkeypatch.setattr(book, "RUNS_DIR", released)
+    for seed, best in [(1337, 1.95), (42, 1.96), (123, 1.97)]:
+        fake_run(get_preset("cpu", "residualgpt", "AttnOnly", seed), released, best, escape=100)
+    fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 42), retrained, 1.90, escape=100)  # same budget
+    ch = book.Chapter.open("10m_asymmetry", {"scale": "cpu", "seed": 42, "runs_dir": str(retrained),
+                                             "device": "cpu"}, announce=False)
+    attn = ch.summaries()[lambda s: s.config == "AttnOnly"].sort_values("seed")
+    assert list(attn.seed) == [42, 123, 1337]  # three seeds, not four
+    assert list(attn.source) == ["retrained", "released", "released"] and attn.best_val_loss.iloc[0] == 1.90
+    assert book.seed_table(ch.summaries()).set_index("config").loc["AttnOnly", "n"] == 3
+
+
+def test_a_stalled_tiktoken_download_fails_with_a_clear_message(monkeypatch):
+    import time
+
+    import tiktoken
+
+    from lib import data
+    monkeypatch.setattr(tiktoken, "get_encoding", lambda name: time.sleep(30))  # a network that never answers
+    t0 = time.perf_counter()
+    with pytest.raises(data.DataError, match="did not download within 1 s"):
+        data.gpt2_encoding(timeout_s=1)
+    assert time.perf_counter() - t0 < 10
+
+    def offline(name):
+        raise ConnectionError("no route to host")
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    with pytest.raises(data.DataError, match="no route to host.*put its files in"):
+        data.gpt2_encoding()

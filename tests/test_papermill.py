@@ -1,6 +1,6 @@
-"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 20` retrains seed 7 as a reader expects.
+"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2` retrains seed 7 as a reader expects.
 
-On this CPU it trains the labelled `cpu-bpe` stand-in (about two minutes), into a
+On this CPU it trains the labelled `cpu-bpe` stand-in for 2 steps (a smoke run), into a
 directory of its own, and shows seed 7 beside the released runs.
 """
 import json
@@ -15,7 +15,7 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     out = tmp_path / "out.ipynb"
     runs = tmp_path / "retrained"
     proc = subprocess.run(
-        [sys.executable, "-m", "papermill", "book/124m_sweep.ipynb", str(out), "-p", "seed", "7", "-p", "steps", "20",
+        [sys.executable, "-m", "papermill", "book/124m_sweep.ipynb", str(out), "-p", "seed", "7", "-p", "steps", "2",
          "-p", "runs_dir", str(runs), "-p", "device", "cpu", "--cwd", "book", "-k", "python3"],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -23,12 +23,12 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     text = "".join("".join(o.get("text", "")) + json.dumps(o.get("data", {}))
                    for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []))
     assert "CPU STAND-IN for the paper's 124M" in text  # said plainly at the top of the output
-    assert "Retraining seed 7 for 20 steps" in text
+    assert "Retraining seed 7 for 2 steps" in text
     summaries = sorted(runs.rglob("summary.json"))
     assert len(summaries) == 3  # FullResidual, AttnOnly, FFNOnly: NoResidual is Table 5's seed-1337 anchor
     assert {json.loads(p.read_text())["status"] for p in summaries} == {"complete"}
     assert "AttnOnly seed 7 (retrained)" in text  # the seed plot shows the new seed beside the released ones
-    assert "left out of every table and verdict below" in text  # the 20-step runs are shown apart
+    assert "left out of every table and verdict below" in text  # the 2-step runs are shown apart
 
     # ... and never pooled: Table 5 and the verdicts are exactly what the released runs alone give.
     from lib import analysis
