@@ -175,8 +175,10 @@ def gain_figure(curves: pd.DataFrame, title: str):
             for src, ls in (("released", "-"), ("retrained", "--")):  # a retrained seed: its own lines
                 c = curves[(curves["mode"] == mode) & (curves.gain == g) & (source == src)].sort_values("step")
                 if len(c):
-                    ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=ls,
-                            label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else ""))
+                    diverged = "status" in c and (c.status == "diverged").any()  # dotted, and said in the legend
+                    ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=":" if diverged else ls,
+                            label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else "")
+                            + (f" (diverged after step {int(c.step.max())})" if diverged else ""))
         ax.set(xlabel="step", title=f"{mode} gain")
     axes[0].set_ylabel("validation loss")
     _legend(axes[1])
