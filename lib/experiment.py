@@ -132,6 +132,8 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
                           floor=unigram_floor(load_corpus(exp.dataset)), n_params=GPT(exp.model).num_params(),
                           device=(rd.read_json("env.json") or {}).get("device"), wall_s=None)
     summary["rebuilt_from_history"] = True
+    if not (rd.path / "config.json").exists():  # lost with it: the directory is this experiment's (run_path)
+        write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "summary.json", summary)
     print(f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing retrained)",
           file=sys.stderr)

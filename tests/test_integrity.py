@@ -296,3 +296,16 @@ def test_a_diverged_run_is_drawn_dotted_and_labelled_as_diverged():
                            "val_loss": [4.2, 3.0, 4.2, 3.9], "status": ["complete"] * 2 + ["diverged"] * 2})
     lines = {line.get_label(): line.get_linestyle() for line in plots.gain_figure(curves, "t").axes[0].lines}
     assert lines == {"g = 2": "-", "g = 4 (diverged after step 5)": ":"}
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["export-weights", "NOWHERE"], "config.json is missing: not a run directory"),
+    (["report", "--plan", "release", "--runs-dir", "NOWHERE/x"], "runs finished"),  # an empty folder: a report
+])
+def test_cli_input_errors_are_one_line_and_exit_2(argv, expected, tmp_path, capsys):
+    from lib import cli
+    argv = [a.replace("NOWHERE", str(tmp_path / "nowhere")) for a in argv]
+    rc = cli.main(argv)
+    out = capsys.readouterr()
+    assert expected in out.err + out.out and "Traceback" not in out.err
+    assert rc == (2 if argv[0] == "export-weights" else 0)

@@ -268,8 +268,10 @@ def test_a_complete_run_without_summary_is_rebuilt_never_retrained(tiny, tmp_pat
     rd = RunDir(run_path(exp, tmp_path))
     before, history = rd.summary, (rd.path / "history.jsonl").read_bytes()
     (rd.path / "summary.json").unlink()
+    (rd.path / "config.json").unlink()  # lost too: restored, so that the run's readers accept it again
     s = run(exp, runs_dir=tmp_path, progress=False)
     assert (rd.path / "history.jsonl").read_bytes() == history  # not a step trained again
+    assert rd.problems(exp) == []
     assert "rebuilt from its complete history" in capsys.readouterr().err
     for k in ("status", "steps", "best_val_loss", "best_step", "final_val_loss", "escape_step", "unigram_floor",
               "n_params"):
