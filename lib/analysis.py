@@ -108,6 +108,9 @@ def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
     blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=True)
     exp = Experiment.from_dict(blob["experiment"])
+    if exp != rd.experiment() or rd.problems(exp):
+        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
+                       + ("; ".join(rd.problems(exp)) or "it holds another experiment than config.json"))
     summary = rd.summary
     if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
         raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
@@ -583,6 +586,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
     information can do; (ii) FFNOnly with the mixer leaves the unigram floor although FFNOnly with attention
     does not. The test is valid only where AttnOnly with attention escapes (what the paper's Phase 2 lacked)."""
     uni, bi = floors[1], floors[2]
+    table = pooled(table)  # a diverged seed is no outcome
 
     def best(config, mixer):
         return table[(table.config == config) & (table.mixer == mixer)].best_val_loss
@@ -634,9 +638,11 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
 def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     """What the escape map says. ``grid``: one row per finished run (config, depth, gain, escape_step,
     best_val_loss). Escape steps are known to within ``interval`` steps."""
+    lost = grid[grid.status == "diverged"] if "status" in grid else grid.iloc[:0]
+    grid = grid.drop(lost.index)  # a diverged run did not "never leave the floor": it is named apart
     attn = grid[grid.config == "AttnOnly"]
-    if len(grid) < planned:
-        head = f"{len(grid)} of {planned} runs of the map trained."
+    if len(grid) + len(lost) < planned:
+        head = f"{len(grid) + len(lost)} of {planned} runs of the map trained."
         if attn.empty:
             return head + " Nothing to read yet."
     else:
@@ -654,6 +660,9 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     ffn = grid[grid.config == "FFNOnly"]
     if len(ffn):
         lines.append(f"FFNOnly (depth 6): {ffn.escape_step.notna().sum()} of {len(ffn)} gains left the floor.")
+    if len(lost):
+        lines.append("Diverged: " + ", ".join(f"{r.config} depth {int(r.depth)} gain {float(r.gain):g}"
+                                              for r in lost.itertuples()) + ".")
     return " ".join(lines)
 
 
@@ -670,10 +679,12 @@ def claim_bundle(table: pd.DataFrame, interval: int) -> str:
     if others.empty:
         return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'}; no factor trained yet "
                 f"({len(table) - 1} planned).")
-    earlier, later = [], []
+    earlier, later, diverged = [], [], []
     for r in others.itertuples():
         e = r.escape_step
-        if pd.isna(b):          # nanoGPT never escaped: a factor decides if alone it escapes
+        if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
+            diverged.append(r.factor)
+        elif pd.isna(b):          # nanoGPT never escaped: a factor decides if alone it escapes
             if pd.notna(e):
                 earlier.append(r.factor)
         elif pd.isna(e):
@@ -685,7 +696,8 @@ def claim_bundle(table: pd.DataFrame, interval: int) -> str:
     return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'} (to within {interval}). "
             f"{len(others)} of {len(table) - 1} factors trained. Alone at least halving the escape step: "
             f"{', '.join(earlier) or 'none'}; at least doubling it or preventing the escape: "
-            f"{', '.join(later) or 'none'}.")
+            f"{', '.join(later) or 'none'}."
+            + (f" Diverged (no outcome): {', '.join(diverged)}." if diverged else ""))
 
 
 def claim_probes_over_training(table: pd.DataFrame) -> str:

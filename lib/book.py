@@ -219,9 +219,9 @@ class Chapter:
                                   e.train.val_seed)
         empirical = None
         if corpus.vocab_size > 256:
-            s = RunDir(run_path(get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED), RUNS_DIR))
-            if s.status == "complete":
-                empirical = s.summary["best_val_loss"]
+            nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
+            for _, rd, _ in _usable([(nores, RunDir(run_path(nores, RUNS_DIR)), "released")], ("complete",)):
+                empirical = rd.summary["best_val_loss"]
         return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
                 "empirical": empirical, "val_mode": e.train.val_mode}
 
@@ -256,8 +256,8 @@ class Chapter:
         """The runs the chapter's tables and verdicts read: its plan's released runs, and a retrained seed of
         the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
         it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
-        retrained = [(e, rd, src) for e, rd, src in self._located()
-                     if src == "retrained" and off_preset_steps(e) is None and rd.status in FINISHED]
+        retrained = [(e, rd, src) for e, rd, src in _usable(self._located(), FINISHED)
+                     if src == "retrained" and off_preset_steps(e) is None]
         again = {e.to_json() for e, _, _ in retrained}
         return [(e, rd, src) for e, rd, src in self._located()
                 if src == "released" and e.to_json() not in again] + retrained
@@ -292,7 +292,9 @@ class Chapter:
         missing = unfinished(located)
         for cmd in missing:
             print(f"not run yet: {cmd}")
-        return Probe(summaries_of(located), histories_of(located), missing, plans.PROBE_SEED, applies=True)
+        for line in left_out(located):
+            print(line)
+        return Probe(pooled(summaries_of(located)), histories_of(located), missing, plans.PROBE_SEED, applies=True)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""
@@ -434,12 +436,8 @@ def left_out(located, statuses=FINISHED) -> list[str]:
     leave the first out everywhere; a diverged run is drawn (as diverged) but never pooled."""
     out = []
     for exp, rd, source in located:
-        try:
-            status = rd.status
-        except RunError as e:
-            out.append(f"{e}: left out")
-            continue
-        if status not in statuses:
+        status = rd.status
+        if status not in (*statuses, "unreadable"):
             continue
         problems = rd.problems(exp)
         if problems:
@@ -454,11 +452,8 @@ def left_out(located, statuses=FINISHED) -> list[str]:
 def _usable(located, statuses):
     """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
     for exp, rd, source in located:
-        try:
-            if rd.status in statuses and not rd.problems(exp):
-                yield exp, rd, source
-        except RunError:
-            continue
+        if rd.status in statuses and not rd.problems(exp):
+            yield exp, rd, source
 
 
 def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
@@ -480,7 +475,7 @@ def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
 
 def unfinished(located) -> list[str]:
     """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
-    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged")]
+    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged", "unreadable")]
 
 
 def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
@@ -584,7 +579,7 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     rows; a column ``left out`` (only when there are any) names the seeds that are not, and why."""
     rest = summaries.drop(pooled(summaries).index) if len(summaries) else summaries
     summaries = pooled(summaries)
-    if summaries.empty:
+    if summaries.empty and rest.empty:
         return pd.DataFrame(columns=[*by, "mean", "std", "n", "min", "max", "seeds", "escape_steps"])
     g = summaries.groupby(list(by), sort=False)
     out = g.best_val_loss.agg(["mean", "std", "count", "min", "max"]).rename(columns={"count": "n"})
@@ -596,6 +591,9 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
         why = rest.groupby(list(by), sort=False).apply(lambda r: ", ".join(
             f"seed {x.seed} ({x.status if x.status != 'complete' else 'no finite loss'})" for x in r.itertuples()),
             include_groups=False)
+        for key in why.index.difference(out.index):  # every seed of it left out: a row with n = 0 says so
+            out.loc[key, "n"] = 0
+            order.append(key)
         out["left out"] = [why.get(i, "") for i in out.index]
     return out.loc[order].reset_index()
 
@@ -694,7 +692,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",
                                      "escape_step", "floor", "wall_s", "status", "diverged_step"])
     totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished, "invalid": invalid,
-              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed} (at step {r.diverged_step:.0f})"
+              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
+                           + (f" (at step {int(r.diverged_step)})" if pd.notna(r.diverged_step) else "")
                            for r in df[df.status == "diverged"].itertuples()],
               "wall_s": float(pd.to_numeric(df.wall_s, errors="coerce").sum()),
               "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
@@ -718,15 +717,10 @@ def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
     summaries, histories = [], []
     for path in sorted(Path(runs_dir).rglob("summary.json")):
         rd = RunDir(path.parent)
-        if ".replaced-" in str(path) or rd.summary is None or rd.status not in (*FINISHED, "partial"):
+        if ".replaced-" in str(path) or rd.status not in (*FINISHED, "partial", "unreadable"):
             continue  # a run still training is not released
         rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
-        try:
-            exp = rd.experiment()
-            problems = rd.problems(exp) + ([] if run_path(exp, runs_dir) == rd.path else [
-                f"{rd.path} is not where its config.json's experiment belongs ({run_path(exp, runs_dir)})"])
-        except RunError as e:
-            problems = [str(e)]
+        problems = rd.placement_problems(runs_dir)
         if problems:  # never exported as a result; the build prints why
             print(f"export_run_data: left out: {'; '.join(problems)}")
             continue

@@ -210,6 +210,9 @@ def main(argv=None) -> int:
             from .runs import RunDir, export_weights
             for d in args.run_dirs:
                 rd = RunDir(d)
+                if (rd.path / "weights.pt").exists():  # never rewritten: it is the run's final weights already
+                    print(f"{d}/weights.pt exists; left as it is")
+                    continue
                 if rd.status == "complete" and not rd.ckpt.exists():  # finishing deleted the checkpoint
                     recover_weights(rd, rd.experiment(), device=args.device)
                 else:

@@ -98,8 +98,8 @@ def shakespeare_char(path=None) -> Corpus:
 
 def gpt2_encoding(timeout_s: float | None = None):
     """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise tiktoken downloads
-    them, with no timeout of its own: here a stalled download fails after ``timeout_s`` (default
-    ``DOWNLOAD_TIMEOUT_S``), and any failure is a ``DataError`` that says where the files go."""
+    them (about 1.5 MB), with no timeout of its own: here a download not finished after ``timeout_s`` (default
+    ``DOWNLOAD_TIMEOUT_S``) fails, and any failure is a ``DataError`` that says where the files go."""
     import threading
 
     import tiktoken

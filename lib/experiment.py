@@ -169,11 +169,13 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
     if rd.status != "complete":
         raise RunError(f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final weights; "
                        f"train it to the end with --keep-weights")
-    diagnostics = (rd.read_json("env.json") or {}).get("diagnostics", True)
-    kwargs = {**kwargs, "diagnostics": kwargs.get("diagnostics", diagnostics), "force": False}
+    env = rd.read_json("env.json") or {}
+    # The run's own settings, whatever the command said: the retrain must be the same run.
+    kwargs = {**kwargs, "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
+              "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}
     print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
           file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
+    with RunLock(rd.path), tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
         again = _run(exp, tmp, keep_weights=True, **kwargs)
         ours = {r["step"]: r.get("val_loss") for r in rd.history()}
         theirs = {r["step"]: r.get("val_loss") for r in RunDir(run_path(exp, tmp)).history()}
@@ -183,9 +185,7 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
             raise RunError(f"{rd.path}: the retrained run does not reproduce the released history (largest "
                            f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
                            f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written")
-        blob = (run_path(exp, tmp) / "weights.pt").read_bytes()
-    with RunLock(rd.path):
-        save_bytes_atomic(rd.path / "weights.pt", blob)
+        save_bytes_atomic(rd.path / "weights.pt", (run_path(exp, tmp) / "weights.pt").read_bytes())
     print(f"{rd.path}: wrote weights.pt (largest validation-loss difference from the released history "
           f"{max(diffs):.2e})", file=sys.stderr)
     return rd.path / "weights.pt"
@@ -195,6 +195,8 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
     """Rank 0's look at the run directory before training: the summary to return if there is nothing to
     train (a finished run, a summary rebuilt from a complete history, a released prefix that reaches
     ``until``), else None, with anything in the way moved aside (never deleted)."""
+    if rd.status == "unreadable":  # never trained over: whatever it holds is kept for a person to look at
+        raise RunError(f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)")
     if rd.status in ("complete", "diverged"):
         if not force:
             rd.check_config(exp)

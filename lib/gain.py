@@ -63,15 +63,12 @@ def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weig
     Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
     under both modes. Missing runs are absent.
     """
-    from .runs import RunDir, RunError, run_path
+    from .runs import RunDir, run_path
 
     rows = []
     for exp in gain_experiments(base, gains, modes):
         rd = RunDir(run_path(exp, runs_dir))
-        try:
-            if rd.summary is None or rd.problems(exp):  # a run whose files do not match is never drawn
-                continue
-        except RunError:
+        if rd.status not in ("complete", "diverged") or rd.problems(exp):  # finished, files that match
             continue
         for mode in ([exp.gain_mode] if exp.gain_mode else list(modes)):
             rows += [{"mode": mode, "gain": exp.gain, "step": r["step"], "val_loss": r["val_loss"],

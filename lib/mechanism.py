@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import plans
-from .analysis import load_model
-from .book import FINISHED, histories_of, summaries_of
+from .analysis import load_model, pooled
+from .book import FINISHED, _usable, histories_of, left_out, summaries_of
 from .config import CONFIGS, Experiment, get_preset, replace
 from .data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
 from .experiment import build_model
@@ -48,7 +48,7 @@ def _located(exps, runs_dir=RUNS_DIR):
 
 
 def _missing(located) -> list[str]:
-    return [plans.command_for(e) for e, rd, _ in located if rd.status not in FINISHED]
+    return [plans.command_for(e) for e, rd, _ in located if rd.status not in (*FINISHED, "unreadable")]
 
 
 # -- what the residual stream still knows ---------------------------------------------------------------
@@ -95,18 +95,22 @@ class Runs:
 
 
 def _runs(exps, columns, runs_dir) -> Runs:
+    """The finished, consistent runs of ``exps`` (``book._usable``: one bad run is left out, and named by the
+    chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
     located = _located(exps, runs_dir)
-    summ = summaries_of(located)
-    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, rd, _ in located if rd.status in FINISHED])
+    usable = list(_usable(located, FINISHED))
+    for line in left_out(located):
+        print(line)
+    summ = summaries_of(usable)
+    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in usable])
     table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
         summ.assign(**{k: [] for k in columns}))
     hist = []
-    for e, rd, _ in located:
-        if rd.status in FINISHED:
-            h = histories_of([(e, rd, "released")])
-            for k, f in columns.items():
-                h[k] = f(e)
-            hist.append(h)
+    for e, rd, _ in usable:
+        h = histories_of([(e, rd, "released")])
+        for k, f in columns.items():
+            h[k] = f(e)
+        hist.append(h)
     hist = (pd.concat(hist, ignore_index=True) if hist
             else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
     return Runs(table, hist, _missing(located), len(exps))
@@ -124,6 +128,7 @@ def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
 
 def mixer_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Best validation loss per configuration and mixer: seeds, mean, min and max."""
+    table = pooled(table)  # a diverged seed is not a result (the chapter names it above)
     if table.empty:
         return pd.DataFrame(columns=["config", "mixer", "seeds", "mean", "min", "max"])
     g = table.groupby(["config", "mixer"], sort=False).best_val_loss

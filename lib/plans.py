@@ -216,6 +216,9 @@ PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M")
                "124m_sweep": ("cpu-bpe", "124M"), "124m_longer_budget": ("cpu-bpe",)}
 
 
+_PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first use
+
+
 def planned(exp: Experiment) -> bool:
     """Is ``exp`` a run of some plan, at any of the plan's scales (a run the released ``runs/`` may hold)?"""
     if not _PLANNED:
@@ -224,8 +227,6 @@ def planned(exp: Experiment) -> bool:
                 _PLANNED.update(e.to_json() for e in (make() if scale is None else make(scale)))
     return exp.to_json() in _PLANNED
 
-
-_PLANNED: set[str] = set()
 
 
 def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> list[Experiment]:

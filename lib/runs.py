@@ -33,7 +33,14 @@ class RunError(RuntimeError):
 
 
 def _umask() -> int:
-    mask = os.umask(0)
+    """The process's umask, read without changing it (Linux); elsewhere by setting and restoring it."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
@@ -54,10 +61,13 @@ def _atomic(path: Path, write) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as e:
+        # Whether the disk is full is read before the partial file is removed (which frees what it took).
+        # torch reports a full disk as its own RuntimeError ("unexpected pos ..."), not as ENOSPC.
+        full = isinstance(e, OSError) and e.errno == errno.ENOSPC or (
+            isinstance(e, RuntimeError) and _disk_full(path.parent))
         Path(tmp).unlink(missing_ok=True)
-        if isinstance(e, OSError) and e.errno == errno.ENOSPC or (
-                isinstance(e, RuntimeError) and _disk_full(path.parent)):  # torch reports ENOSPC as its own
-            raise RunError(f"disk full: could not write {path} "  # "unexpected pos" RuntimeError
+        if full:
+            raise RunError(f"disk full: could not write {path} "
                            f"({shutil.disk_usage(path.parent).free / 2**20:.0f} MiB free there)") from e
         raise
 
@@ -205,8 +215,13 @@ class RunDir:
 
     @property
     def status(self) -> str | None:
-        s = self.summary
-        return s["status"] if s else None
+        """The summary's status, None without one, and ``"unreadable"`` when summary.json cannot be read (never
+        an exception: every reader asks this first; ``problems`` names the file)."""
+        try:
+            s = self.summary
+        except RunError:
+            return "unreadable"
+        return s.get("status", "unreadable") if isinstance(s, dict) else None if s is None else "unreadable"
 
     def history(self) -> list[dict]:
         p = self.path / "history.jsonl"
@@ -231,6 +246,8 @@ class RunDir:
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
         except RunError as e:
             return [str(e)]
+        if not (self.path / "env.json").exists():
+            out.append(f"{self.path / 'env.json'} is missing")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
         elif _as_experiment(cfg) != exp:
@@ -241,6 +258,8 @@ class RunDir:
                        + (f": {diff}" if diff else ""))
         if summ is None:
             return out + [f"{self.path / 'summary.json'} is missing"]
+        if not isinstance(summ, dict) or summ.get("status") is None:
+            return out + [f"{self.path / 'summary.json'} has no status"]
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
         last = hist[-1].get("step")
@@ -266,6 +285,17 @@ class RunDir:
             raise RunError(f"{self.path / 'config.json'} is " + ("missing: not a run directory" if cfg is None
                                                                  else "not a valid experiment"))
         return exp
+
+    def placement_problems(self, runs_dir) -> list[str]:
+        """``problems`` of the experiment this run's own config.json describes, and whether the run is in that
+        experiment's directory under ``runs_dir`` (for readers that walk a folder rather than a plan)."""
+        try:
+            exp = self.experiment()
+        except RunError as e:
+            return [str(e)]
+        where = run_path(exp, runs_dir)
+        return self.problems(exp) + ([] if where == self.path else [
+            f"{self.path / 'config.json'} describes another experiment than its directory (it belongs in {where})"])
 
     def check_config(self, exp: Experiment) -> None:
         """Refuse to reuse a directory that holds a different experiment."""

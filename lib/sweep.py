@@ -102,26 +102,23 @@ def releasable(runs_dir) -> tuple[list, list[str]]:
     from pathlib import Path
 
     from .plans import PLANS, PREFIX_PLANS, planned
-    from .runs import RunError
     prefixes = {e.to_json() for name in PREFIX_PLANS for e in PLANS[name]()}
     ok, skipped = [], []
     for s in sorted(Path(runs_dir).rglob("summary.json")):
         rd = RunDir(s.parent)
+        status = rd.status
         if any(".replaced-" in part for part in rd.path.parts):
-            skipped.append(f"{rd.path}: kept aside by --force")
-            continue
-        try:
-            exp, status = rd.experiment(), rd.status
-            why = (f"status {status}" if status not in ("complete", "diverged", "partial") else
-                   "a partial run of no prefix plan" if status == "partial" and exp.to_json() not in prefixes
-                   else f"its config.json describes another experiment than its directory (it belongs in "
-                        f"{run_path(exp, runs_dir)})" if run_path(exp, runs_dir) != rd.path
-                   else "in no plan" if not planned(exp)
-                   else "; ".join(rd.problems(exp)) if status != "partial" else "")
-        except RunError as e:
-            why = str(e)
-        if why:
-            skipped.append(f"{rd.path}: {why}")
+            why = "kept aside by --force"
+        elif status not in ("complete", "diverged", "partial"):
+            why = f"status {status}"
+        elif problems := rd.placement_problems(runs_dir):
+            why = "; ".join(problems)
+        elif not planned(exp := rd.experiment()):
+            why = "in no plan"
+        elif status == "partial" and exp.to_json() not in prefixes:
+            why = "a partial run of no prefix plan"
         else:
             ok.append(rd.path)
+            continue
+        skipped.append(f"{rd.path}: {why}")
     return ok, skipped

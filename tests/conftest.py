@@ -44,6 +44,7 @@ def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", step
         summary.update(best_val_loss=None, best_val_loss_before_divergence=best, diverged_step=steps,
                        diverged_reason="non-finite training loss (nan)", final_val_loss=None)
     write_json_atomic(d / "config.json", config or exp.to_dict())
+    write_json_atomic(d / "env.json", {"device": "cpu", "git_commit": "0" * 40, "git_dirty_lib": False})
     write_jsonl_atomic(d / "history.jsonl", hist)
     write_json_atomic(d / "summary.json", summary)
     return d

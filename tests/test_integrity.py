@@ -202,6 +202,8 @@ def test_only_a_plans_consistent_finished_runs_are_releasable(tmp_path, fake_run
     (("--steps", "2"), "is in no plan, so it does not belong in the released"),
     (("--force",), "--force in the released"),
     (("--set", "lr=0.1"), "is in no plan, so it does not belong in the released"),
+    (("SWEEP", "--steps", "2"), "is in no plan, so it does not belong in the released"),
+    (("SWEEP", "--force"), "--force in the released"),
 ])
 def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected, tmp_path, monkeypatch, capsys):
     # In-process, with a stand-in for the released runs/ and a trainer that must never be reached: a broken
@@ -213,7 +215,12 @@ def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected, tmp_p
         raise AssertionError("trained into the released runs/")
     monkeypatch.setattr(cli, "RUNS_DIR", tmp_path)
     monkeypatch.setattr(lib.experiment, "run", never)
-    base = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path)]
+    if args[0] == "SWEEP":
+        import lib.sweep
+        monkeypatch.setattr(lib.sweep, "train_queue", never)
+        base, args = ["sweep", "--plan", "joint_collapse", "--quiet", "--runs-dir", str(tmp_path)], args[1:]
+    else:
+        base = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path)]
     assert cli.main([*base, *args]) == 2
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err, err
@@ -309,3 +316,61 @@ def test_cli_input_errors_are_one_line_and_exit_2(argv, expected, tmp_path, caps
     out = capsys.readouterr()
     assert expected in out.err + out.out and "Traceback" not in out.err
     assert rc == (2 if argv[0] == "export-weights" else 0)
+
+
+def test_torchs_own_full_disk_error_is_named_too(tmp_path, monkeypatch):
+    import lib.runs
+    from lib.runs import save_torch_atomic
+
+    def unexpected_pos(*a, **k):
+        raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0")
+    monkeypatch.setattr(torch, "save", unexpected_pos)
+    monkeypatch.setattr(lib.runs, "_disk_full", lambda folder: True)  # what shutil.disk_usage says when full
+    with pytest.raises(RunError, match=r"disk full: could not write .*latest\.pt"):
+        save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
+    monkeypatch.setattr(lib.runs, "_disk_full", lambda folder: False)  # another torch error stays itself
+    with pytest.raises(RuntimeError, match="unexpected pos"):
+        save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_unreadable_summary_is_named_never_trained_over(tmp_path, fake_run, monkeypatch, capsys):
+    from lib.config import get_preset
+    from lib.experiment import run
+    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 42)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    (d / "summary.json").write_text("{")
+    ch = book.Chapter.open("10m_asymmetry", {"scale": "cpu", "device": "cpu"}, announce=False)
+    ch.report_missing()  # no exception: the run is named and left out, not listed as missing
+    out = capsys.readouterr().out
+    assert f"{d / 'summary.json'} is not readable JSON" in out and "--seed 42" not in out.split("left out")[0]
+    assert 42 not in set(ch.summaries().seed)
+    with pytest.raises(RunError, match="cannot be read; move the run away"):
+        run(exp, runs_dir=tmp_path, progress=False)
+    assert (d / "summary.json").read_text() == "{"
+
+
+def test_a_mechanism_table_keeps_each_runs_own_label_when_one_run_is_bad(tmp_path, fake_run, capsys):
+    from lib import mechanism
+    from lib.config import replace
+    factors = plans.bundle_factors()
+    names = list(factors)
+    fake_run(factors[names[1]], tmp_path, 2.5, escape=300,  # an edited config.json: left out, named
+             config=replace(factors[names[1]], lr=0.1).to_dict())
+    fake_run(factors[names[2]], tmp_path, 2.0, escape=100)
+    t = mechanism.bundle_runs(tmp_path).table.set_index("factor")
+    assert t.loc[names[2], "best_val_loss"] == 2.0 and t.loc[names[2], "escape_step"] == 100
+    assert t.loc[names[1], "status"] == "not trained" and pd.isna(t.loc[names[1], "best_val_loss"])
+    assert "describes another experiment than its directory" in capsys.readouterr().out
+
+
+def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
+    grid = pd.DataFrame({"config": ["AttnOnly", "AttnOnly"], "depth": [6, 12], "gain": [1.0, 4.0],
+                         "escape_step": [50, None], "best_val_loss": [2.3, None], "status": ["complete", "diverged"]})
+    text = analysis.claim_escape_map(grid, 30, 25)
+    assert "0 of 1 never left the floor" in text and "Diverged: AttnOnly depth 12 gain 4." in text
+    t = pd.DataFrame({"factor": ["none", "a", "b"], "escape_step": [800, None, 100],
+                      "best_val_loss": [2.6, None, 2.0], "status": ["complete", "diverged", "complete"]})
+    text = analysis.claim_bundle(t, 100)
+    assert "preventing the escape: none" in text and "Diverged (no outcome): a." in text
