@@ -220,7 +220,7 @@ def test_openwebtext_loader_explains_missing_folder(tmp_path):
 def test_empty_val_split_is_a_data_error(tmp_path):
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": d}) + "\n" for d in DOCS[:3]), encoding="utf-8")
-    with pytest.raises(DataError, match="val"):
+    with pytest.raises(DataError, match="the val split would be empty"):
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
         data.openwebtext(tmp_path / "out")
 
