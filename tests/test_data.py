@@ -220,9 +220,16 @@ def test_openwebtext_loader_explains_missing_folder(tmp_path):
 def test_empty_val_split_is_a_data_error(tmp_path):
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": d}) + "\n" for d in DOCS[:3]), encoding="utf-8")
-    with pytest.raises(DataError, match="the val split would be empty"):
+    with pytest.raises(DataError, match="at least val_every=4 documents are needed"):  # refused up front
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
-        data.openwebtext(tmp_path / "out")
+    with pytest.raises(DataError, match="the train split would be empty"):  # every document to val
+        data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=1)
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "old").mkdir()  # a folder prepared before the check: refused when read
+    (tmp_path / "old" / "meta.json").write_text(json.dumps({"n_docs": 3, "val_every": 4, "train_tokens": 9,
+                                                            "val_tokens": 0, "vocab_size": 50257}))
+    with pytest.raises(DataError, match="the val split in .* is empty"):
+        data.openwebtext(tmp_path / "old")
 
 
 def _parquet(path, docs):
