@@ -132,6 +132,7 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
         exp = get_preset("10M", impl, "AttnOnly")
         d = run_path(exp, tmp_path)
         write_json_atomic(d / "config.json", exp.to_dict())
+        write_json_atomic(d / "env.json", {"device": "cpu", "git_commit": "0" * 40, "git_dirty_lib": False})
         write_jsonl_atomic(d / "history.jsonl", [
             {"step": 0, "val_loss": vals[0], "train_loss": vals[0], "hidden_norm": [1.0] * 7, "hidden_growth": 1.0},
             {"step": 100, "val_loss": vals[1], "train_loss": vals[1], "grad_norm_attn": [0.02] * 6,
