@@ -28,7 +28,7 @@ from .config import (
 )
 from .data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
 from .paper import paper_values
-from .runs import ROOT, RUNS_DIR, RunDir, RunError, run_path
+from .runs import ROOT, RUNS_DIR, RunDir, run_path
 from .train import Callback
 
 PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False}
@@ -673,17 +673,13 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     rows, unfinished, invalid = [], [], []
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
-        try:
-            s = rd.summary
-            if s is None or s.get("status") not in ("complete", "diverged"):
-                unfinished.append(str(rd.path))
-                continue
-            problems = rd.problems(e)
-        except RunError as err:
-            problems = [str(err)]
-        if problems:
+        if rd.status not in ("complete", "diverged", "unreadable"):  # status and problems never raise
+            unfinished.append(str(rd.path))
+            continue
+        if problems := rd.problems(e):
             invalid.extend(problems)
             continue
+        s = rd.summary
         rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
                      "variant": variant_label(e),
                      "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
