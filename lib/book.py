@@ -220,7 +220,7 @@ class Chapter:
         empirical = None
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
-            for _, rd, _ in _usable([(nores, RunDir(run_path(nores, RUNS_DIR)), "released")], ("complete",)):
+            for _, rd, _ in usable([(nores, RunDir(run_path(nores, RUNS_DIR)), "released")], ("complete",)):
                 empirical = rd.summary["best_val_loss"]
         return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
                 "empirical": empirical, "val_mode": e.train.val_mode}
@@ -256,7 +256,7 @@ class Chapter:
         """The runs the chapter's tables and verdicts read: its plan's released runs, and a retrained seed of
         the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
         it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
-        retrained = [(e, rd, src) for e, rd, src in _usable(self._located(), FINISHED)
+        retrained = [(e, rd, src) for e, rd, src in usable(self._located(), FINISHED)
                      if src == "retrained" and off_preset_steps(e) is None]
         again = {e.to_json() for e, _, _ in retrained}
         return [(e, rd, src) for e, rd, src in self._located()
@@ -315,7 +315,7 @@ class Chapter:
 
         from .analysis import eval_noise, load_model, per_batch_val_losses
         rows = []
-        for exp, rd, source in _usable(self._located(), ("complete",)):
+        for exp, rd, source in usable(self._located(), ("complete",)):
             if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
                 source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"
             if not (rd.path / "weights.pt").exists():
@@ -449,7 +449,7 @@ def left_out(located, statuses=FINISHED) -> list[str]:
     return out
 
 
-def _usable(located, statuses):
+def usable(located, statuses):
     """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
     for exp, rd, source in located:
         if rd.status in statuses and not rd.problems(exp):
@@ -462,7 +462,7 @@ def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
     against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
     no best loss; ``pooled`` keeps only the rows a mean may use."""
     rows = []
-    for exp, rd, source in _usable(located, statuses):
+    for exp, rd, source in usable(located, statuses):
         s = rd.summary
         rows.append({**s, "budget": exp.train.max_steps, "source": source, "path": str(rd.path.relative_to(ROOT))
                      if rd.path.is_relative_to(ROOT) else str(rd.path)})
@@ -482,7 +482,7 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
     """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
     ``statuses`` (long format)."""
     frames = []
-    for exp, rd, source in _usable(located, statuses):
+    for exp, rd, source in usable(located, statuses):
         h = pd.DataFrame(rd.history())
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["status"] = rd.status

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import plans
 from .analysis import load_model, pooled
-from .book import FINISHED, _usable, histories_of, left_out, summaries_of
+from .book import FINISHED, histories_of, left_out, summaries_of, unfinished, usable
 from .config import CONFIGS, Experiment, get_preset, replace
 from .data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
 from .experiment import build_model
@@ -45,10 +45,6 @@ def _label(exp: Experiment) -> str:
 
 def _located(exps, runs_dir=RUNS_DIR):
     return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
-
-
-def _missing(located) -> list[str]:
-    return [plans.command_for(e) for e, rd, _ in located if rd.status not in (*FINISHED, "unreadable")]
 
 
 # -- what the residual stream still knows ---------------------------------------------------------------
@@ -95,25 +91,25 @@ class Runs:
 
 
 def _runs(exps, columns, runs_dir) -> Runs:
-    """The finished, consistent runs of ``exps`` (``book._usable``: one bad run is left out, and named by the
+    """The finished, consistent runs of ``exps`` (``book.usable``: one bad run is left out, and named by the
     chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
     located = _located(exps, runs_dir)
-    usable = list(_usable(located, FINISHED))
+    ok = list(usable(located, FINISHED))
     for line in left_out(located):
         print(line)
-    summ = summaries_of(usable)
-    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in usable])
+    summ = summaries_of(ok)
+    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
     table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
         summ.assign(**{k: [] for k in columns}))
     hist = []
-    for e, rd, _ in usable:
+    for e, rd, _ in ok:
         h = histories_of([(e, rd, "released")])
         for k, f in columns.items():
             h[k] = f(e)
         hist.append(h)
     hist = (pd.concat(hist, ignore_index=True) if hist
             else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
-    return Runs(table, hist, _missing(located), len(exps))
+    return Runs(table, hist, unfinished(located), len(exps))
 
 
 def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
@@ -122,7 +118,7 @@ def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
     attention = [replace(e, mixer="attention") for e in mixer]
     runs = _runs(attention + mixer, {"mixer": lambda e: e.model.mixer, "model": _label}, runs_dir)
     runs.planned = len(mixer)
-    runs.missing = _missing(_located(mixer, runs_dir))
+    runs.missing = unfinished(_located(mixer, runs_dir))
     return runs
 
 
