@@ -647,16 +647,19 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
             return head + " Nothing to read yet."
     else:
         head = f"All {planned} runs trained."
-    esc = attn.pivot_table(index="depth", columns="gain", values="escape_step", aggfunc="first")
+    # inf: never left the floor; a cell that is NaN was not trained
+    esc = attn.assign(escape_step=attn.escape_step.astype(float).fillna(np.inf)).pivot_table(
+        index="depth", columns="gain", values="escape_step", aggfunc="first")
     never = attn.escape_step.isna().sum()
-    lines = [head, f"AttnOnly: escape steps {int(attn.escape_step.min()) if attn.escape_step.notna().any() else '-'}"
-                   f"-{int(attn.escape_step.max()) if attn.escape_step.notna().any() else '-'} "
-                   f"(to within {interval} steps); {never} of {len(attn)} never left the floor."]
-    if 1.0 in esc.columns and len(esc.index) > 1:
-        g1 = esc[1.0].dropna()
-        if len(g1) > 1:
-            lines.append(f"At gain 1, depth {int(g1.index.min())} escapes at step {int(g1.iloc[0])} and depth "
-                         f"{int(g1.index.max())} at step {int(g1.iloc[-1])}.")
+    steps = attn.escape_step.dropna()
+    span = ("escape steps -" if steps.empty else f"escape step {int(steps.min())}" if steps.min() == steps.max()
+            else f"escape steps {int(steps.min())}-{int(steps.max())}")
+    lines = [head, f"AttnOnly: {span} (to within {interval} steps); {never} of {len(attn)} never left the floor."]
+    lines += _escape_answers(esc, interval)
+    best = attn[attn.gain == 1.0].sort_values("depth")
+    if len(best) > 1:
+        lines.append("Best loss at gain 1 by depth: " + ", ".join(
+            f"{int(r.depth)}: {r.best_val_loss:.3f}" for r in best.itertuples()) + ".")
     ffn = grid[grid.config == "FFNOnly"]
     if len(ffn):
         lines.append(f"FFNOnly (depth 6): {ffn.escape_step.notna().sum()} of {len(ffn)} gains left the floor.")
@@ -664,6 +667,65 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
         lines.append("Diverged: " + ", ".join(f"{r.config} depth {int(r.depth)} gain {float(r.gain):g}"
                                               for r in lost.itertuples()) + ".")
     return " ".join(lines)
+
+
+def _apart(steps, interval: int) -> bool | None:
+    """Whether escape steps (inf: never left the floor; NaN: not trained, ignored) differ by more than the
+    ``interval`` each one is known to within; None with fewer than two trained."""
+    steps = [float(s) for s in steps if pd.notna(s)]
+    if len(steps) < 2:
+        return None
+    escaped = [s for s in steps if np.isfinite(s)]
+    if not escaped:
+        return False
+    return len(escaped) < len(steps) or max(escaped) - min(escaped) > interval
+
+
+def _later(a: float, b: float, interval: int) -> bool:
+    """Escape step ``a`` is later than ``b`` by more than the resolution (inf: never left the floor)."""
+    return (not np.isfinite(a) and np.isfinite(b)) or (np.isfinite(a) and a - b > interval)
+
+
+def _when(s: float) -> str:
+    return "never leaves the floor" if not np.isfinite(s) else f"leaves the floor at step {int(s)}"
+
+
+def _escape_answers(esc: pd.DataFrame, interval: int) -> list[str]:
+    """The escape map's three questions, from ``esc`` (AttnOnly escape steps, depth × gain; inf: never left
+    the floor; NaN: not trained). A difference counts only where it exceeds the resolution ``interval``: the
+    first evaluation below the threshold places the crossing only within the interval before it."""
+    out = []
+    for name, held, lines in (("depth", "gain", [esc[g] for g in esc.columns]),
+                              ("gain", "depth", [esc.loc[d] for d in esc.index])):
+        tested = [(ln.name, _apart(ln, interval)) for ln in lines]
+        tested = [(k, m) for k, m in tested if m is not None]
+        if not tested:
+            continue
+        moved = [f"{float(k):g}" for k, m in tested if m]
+        out.append(f"Does the escape depend on {name}? " + (
+            f"Yes: at {held} {', '.join(moved)} the escape steps over {name} differ by more than {interval} steps."
+            if moved else f"Not measurably: at each {held} with two or more {name}s trained ({len(tested)}), the "
+                          f"escape steps lie within {interval} steps of each other."))
+    g1 = esc[1.0].dropna() if 1.0 in esc.columns else pd.Series(dtype=float)
+    if len(g1) >= 2:
+        shallow, deep = int(g1.index.min()), int(g1.index.max())
+        q = (f"Does GPT-2's 1/√(2L) scaling of the FFN output make deep AttnOnly harder to train? At gain 1 depth "
+             f"{deep}'s projection starts {np.sqrt(deep / shallow):.1f}× smaller than depth {shallow}'s; depth {deep} "
+             f"{_when(g1[deep])}, depth {shallow} {_when(g1[shallow])}")
+        raised = esc.loc[deep, [g for g in esc.columns if g > 1]].dropna()
+        if not _later(g1[deep], g1[shallow], interval):
+            q += f": no, not in when it leaves the floor (within {interval} steps)."
+        elif raised.empty:
+            q += (f": later, and whether the scale is the cause is open until depth {deep} is trained with a gain "
+                  f"above 1.")
+        else:
+            helps = {g: v for g, v in raised.items() if _later(g1[deep], v, interval)}
+            q += (": yes; raising the gain at depth " + str(deep) + " brings the escape to "
+                  + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in helps.items()) + "." if helps else
+                  f": later, but a larger gain at depth {deep} does not bring it earlier, so the delay comes with "
+                  f"depth, not with the 1/√(2L) scale.")
+        out.append(q)
+    return out
 
 
 def claim_bundle(table: pd.DataFrame, interval: int) -> str:
