@@ -728,38 +728,53 @@ def _escape_answers(esc: pd.DataFrame, interval: int) -> list[str]:
     return out
 
 
-def claim_bundle(table: pd.DataFrame, interval: int) -> str:
-    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape.
-    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT. A factor
-    decides if alone it halves the escape step (or makes a run that never escapes escape), or the reverse."""
+def bundle_effects(table: pd.DataFrame, interval: int) -> dict | None:
+    """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to AttnOnly's
+    escape step. ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is
+    nanoGPT. A factor *decides* if alone it at least halves the escape step (or makes a run that never escapes
+    escape), or at least doubles it (or prevents the escape), beyond the ``interval`` each escape step is known
+    to within. Returns None while nanoGPT's own run is missing; otherwise ``base`` (its escape step, NaN: never),
+    the factors ``earlier``, ``later``, ``neither`` and ``diverged`` (no outcome), and ``planned``."""
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
     if base.empty:
-        return "nanoGPT's own AttnOnly run is not released yet."
+        return None
     b = base.escape_step.iloc[0]
-    others = done[done.factor != "none"]
-    if others.empty:
-        return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'}; no factor trained yet "
-                f"({len(table) - 1} planned).")
-    earlier, later, diverged = [], [], []
-    for r in others.itertuples():
+    out = {"base": b, "earlier": [], "later": [], "neither": [], "diverged": [], "planned": len(table) - 1}
+    for r in done[done.factor != "none"].itertuples():
         e = r.escape_step
         if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
-            diverged.append(r.factor)
-        elif pd.isna(b):          # nanoGPT never escaped: a factor decides if alone it escapes
-            if pd.notna(e):
-                earlier.append(r.factor)
+            kind = "diverged"
+        elif pd.isna(b):            # nanoGPT never escaped: a factor decides if alone it escapes
+            kind = "earlier" if pd.notna(e) else "neither"
         elif pd.isna(e):
-            later.append(r.factor)
+            kind = "later"
         elif e + interval <= b / 2:  # the escape steps are known to within one evaluation interval
-            earlier.append(r.factor)
+            kind = "earlier"
         elif e - interval >= 2 * b:
-            later.append(r.factor)
+            kind = "later"
+        else:
+            kind = "neither"
+        out[kind].append(r.factor)
+    return out
+
+
+def claim_bundle(table: pd.DataFrame, interval: int) -> str:
+    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
+    (``bundle_effects``)."""
+    fx = bundle_effects(table, interval)
+    if fx is None:
+        return "nanoGPT's own AttnOnly run is not released yet."
+    b = fx["base"]
+    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged"))
+    if not trained:
+        return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'}; no factor trained yet "
+                f"({fx['planned']} planned).")
     return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'} (to within {interval}). "
-            f"{len(others)} of {len(table) - 1} factors trained. Alone at least halving the escape step: "
-            f"{', '.join(earlier) or 'none'}; at least doubling it or preventing the escape: "
-            f"{', '.join(later) or 'none'}."
-            + (f" Diverged (no outcome): {', '.join(diverged)}." if diverged else ""))
+            f"{trained} of {fx['planned']} factors trained. Alone at least halving the escape step: "
+            f"{', '.join(fx['earlier']) or 'none'}; at least doubling it or preventing the escape: "
+            f"{', '.join(fx['later']) or 'none'}; neither: {', '.join(fx['neither']) or 'none'}."
+            + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
 
 
 def claim_probes_over_training(table: pd.DataFrame) -> str:

@@ -132,6 +132,9 @@ def probe_during(seed: int = PROBE_SEED) -> list[Experiment]:
     return [replace(get_preset("cpu", "residualgpt", c, seed), **ESCAPE_BUDGET) for c in CONFIGS]
 
 
+FIXED_VALIDATION = "fixed validation"  # the factor §5.2 calls "one relevant implementation difference"
+
+
 def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PROBE_SEED) -> dict[str, Experiment]:
     """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on its own, by
     name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from its preset at ``scale``.
@@ -150,7 +153,7 @@ def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PRO
         "GPT-2 init": dict(scaled_init=True),
         "no biases": dict(bias=False, head_bias=False),
         "SDPA kernel": dict(attn_kernel="sdpa"),
-        "fixed validation": dict(val_mode=res.val_mode),
+        FIXED_VALIDATION: dict(val_mode=res.val_mode),
     }
     return {name: replace(nano, **changes) for name, changes in factors.items()}
 

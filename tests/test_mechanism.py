@@ -133,7 +133,7 @@ def test_the_bundle_line_names_the_factors_that_halve_or_double_the_escape():
     text = analysis.claim_bundle(t, interval=100)
     assert "3 of 4 factors trained" in text
     assert "Alone at least halving the escape step: AdamW beta2;" in text
-    assert "at least doubling it or preventing the escape: GPT-2 init." in text
+    assert "at least doubling it or preventing the escape: GPT-2 init; neither: gradient clipping." in text
     never = bundle([("none", "complete", None, 3.3), ("AdamW beta2", "complete", 300, 2.0)])
     assert "halving the escape step: AdamW beta2" in analysis.claim_bundle(never, 100)
     assert analysis.claim_bundle(t[t.factor != "none"], 100).startswith("nanoGPT's own AttnOnly run is not")

@@ -70,3 +70,27 @@ def test_takeaway_lists_every_verdict_class():
     text = sc.takeaway(card)
     assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
     assert "**c2** (§2): run X." in text
+
+
+def bundle_table(rows):
+    return pd.DataFrame(rows, columns=["factor", "status", "escape_step", "best_val_loss"])
+
+
+def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_plateau():
+    fixed = sc.plans.FIXED_VALIDATION
+    assert fixed in sc.plans.bundle_factors()
+    base = [("none", "complete", 800, 2.6), ("warm-up + cosine", "complete", 100, 1.9),
+            ("weight decay", "complete", None, 3.34)]
+    row = sc.bundle_fixed_val(bundle_table(base + [(fixed, "not trained", None, None)]), 100)
+    assert row.verdict == "NOT TESTED" and "--plan bundle" in row.why
+    row = sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 800, 2.6)]), 100)
+    assert row.verdict == "CONTRADICTED"
+    assert row.ours == "escape step 800 with fixed batches, step 800 with nanoGPT's random ones"
+    assert "the ones that decide alone are: warm-up + cosine, weight decay" in row.why
+    row = sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 300, 2.3)]), 100)
+    assert row.verdict == "HOLDS"
+    # nanoGPT escaping at the first evaluations leaves no plateau to shorten: no test
+    early = [("none", "complete", 100, 2.0), (fixed, "complete", 100, 2.0)]
+    assert sc.bundle_fixed_val(bundle_table(early), 100).verdict == "NOT TESTABLE HERE"
+    lost = bundle_table(base + [(fixed, "diverged", None, None)])
+    assert sc.bundle_fixed_val(lost, 100).verdict == "NOT TESTABLE HERE"
