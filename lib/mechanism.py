@@ -146,6 +146,23 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     return runs
 
 
+def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
+    """What each part of the chapter cost on the machine that trained it, from the runs' own summaries.
+    ``parts``: ``{name: (finished runs' table, runs planned)}``. Per part: the runs trained of those planned,
+    the steps of one run, the median wall time of a trained run, their total, and the estimate for the rest
+    (their count × the median; the escape map's runs differ in depth, so there it is rough)."""
+    rows = []
+    for name, (t, planned) in parts.items():
+        t = t[t.status.isin(FINISHED)] if "status" in t else t
+        med = float(t.wall_s.median()) / 60 if len(t) else float("nan")
+        steps = sorted({int(b) for b in t.budget}) if len(t) else []
+        rows.append({"part": name, "trained": len(t), "planned": planned,
+                     "steps per run": "/".join(f"{b:,}" for b in steps) or "-",
+                     "median minutes per run": med, "minutes trained": float(t.wall_s.sum()) / 60,
+                     "minutes left (estimate)": (planned - len(t)) * med if len(t) else float("nan")})
+    return pd.DataFrame(rows)
+
+
 # -- the probes during training ------------------------------------------------------------------------
 def probe_during_runs(runs_dir=RUNS_DIR) -> Runs:
     """The runs of ``plans.probe_during``; their histories carry the probes of every evaluation."""

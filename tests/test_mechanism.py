@@ -195,3 +195,15 @@ def test_probes_over_training_read_the_last_block_and_say_since_when_the_token_i
     assert mechanism.probes_over_training(hist.drop(columns=["probe_token"])).empty
     plots.probes_over_training_figure(t, "t")
     plots.probes_over_training_figure(t.iloc[0:0], "t")
+
+
+def test_the_cost_table_reads_wall_times_from_the_runs_and_estimates_the_rest():
+    from lib import mechanism
+    t = pd.DataFrame({"wall_s": [60.0, 120.0, 600.0], "budget": [400, 400, 400],
+                      "status": ["complete", "complete", "not trained"]})
+    c = mechanism.cost_table({"escape map": (t, 30), "empty": (t.iloc[0:0], 4)}).set_index("part")
+    row = c.loc["escape map"]
+    assert (row.trained, row.planned, row["steps per run"]) == (2, 30, "400")
+    assert row["median minutes per run"] == 1.5 and row["minutes trained"] == 3.0
+    assert row["minutes left (estimate)"] == 28 * 1.5
+    assert c.loc["empty", "trained"] == 0 and pd.isna(c.loc["empty", "minutes left (estimate)"])
