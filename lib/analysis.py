@@ -655,7 +655,8 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     span = ("escape steps -" if steps.empty else f"escape step {int(steps.min())}" if steps.min() == steps.max()
             else f"escape steps {int(steps.min())}-{int(steps.max())}")
     lines = [head, f"AttnOnly: {span} (to within {interval} steps); {never} of {len(attn)} never left the floor."]
-    lines += _escape_answers(esc, interval)
+    budget = float(grid.budget.max()) if "budget" in grid and grid.budget.notna().any() else np.inf
+    lines += _escape_answers(esc, interval, budget)
     best = attn[attn.gain == 1.0].sort_values("depth")
     if len(best) > 1:
         lines.append("Best loss at gain 1 by depth: " + ", ".join(
@@ -669,61 +670,76 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     return " ".join(lines)
 
 
-def _apart(steps, interval: int) -> bool | None:
-    """Whether escape steps (inf: never left the floor; NaN: not trained, ignored) differ by more than the
-    ``interval`` each one is known to within; None with fewer than two trained."""
+def _apart(steps, interval: int, never_at: float) -> bool | None:
+    """Whether escape steps (inf: never left the floor, compared as ``never_at``, the first evaluation after
+    the budget; NaN: not trained, ignored) differ by more than the ``interval`` each one is known to within;
+    None with fewer than two trained, or when none of them left the floor (no escape to compare)."""
     steps = [float(s) for s in steps if pd.notna(s)]
-    if len(steps) < 2:
+    if len(steps) < 2 or not any(np.isfinite(s) for s in steps):
         return None
-    escaped = [s for s in steps if np.isfinite(s)]
-    if not escaped:
+    steps = [s if np.isfinite(s) else never_at for s in steps]
+    return max(steps) - min(steps) > interval
+
+
+def _later(a: float, b: float, interval: int, never_at: float) -> bool:
+    """Escape step ``a`` is later than ``b`` by more than the resolution (inf: never left the floor, compared
+    as ``never_at``; two runs that never left it are not ordered)."""
+    if not (np.isfinite(a) or np.isfinite(b)):
         return False
-    return len(escaped) < len(steps) or max(escaped) - min(escaped) > interval
-
-
-def _later(a: float, b: float, interval: int) -> bool:
-    """Escape step ``a`` is later than ``b`` by more than the resolution (inf: never left the floor)."""
-    return (not np.isfinite(a) and np.isfinite(b)) or (np.isfinite(a) and a - b > interval)
+    return (a if np.isfinite(a) else never_at) - (b if np.isfinite(b) else never_at) > interval
 
 
 def _when(s: float) -> str:
     return "never leaves the floor" if not np.isfinite(s) else f"leaves the floor at step {int(s)}"
 
 
-def _escape_answers(esc: pd.DataFrame, interval: int) -> list[str]:
+def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) -> list[str]:
     """The escape map's three questions, from ``esc`` (AttnOnly escape steps, depth × gain; inf: never left
-    the floor; NaN: not trained). A difference counts only where it exceeds the resolution ``interval``: the
-    first evaluation below the threshold places the crossing only within the interval before it."""
+    the floor within ``budget`` steps; NaN: not trained). A difference counts only where it exceeds the
+    resolution ``interval``: the first evaluation below the threshold places the crossing only within the
+    interval before it, and a run that never left the floor could at the earliest have left it at the first
+    evaluation after the budget."""
+    never_at = budget + interval
     out = []
     for name, held, lines in (("depth", "gain", [esc[g] for g in esc.columns]),
                               ("gain", "depth", [esc.loc[d] for d in esc.index])):
-        tested = [(ln.name, _apart(ln, interval)) for ln in lines]
+        tested = [(ln.name, _apart(ln, interval, never_at)) for ln in lines]
         tested = [(k, m) for k, m in tested if m is not None]
         if not tested:
             continue
         moved = [f"{float(k):g}" for k, m in tested if m]
         out.append(f"Does the escape depend on {name}? " + (
             f"Yes: at {held} {', '.join(moved)} the escape steps over {name} differ by more than {interval} steps."
-            if moved else f"Not measurably: at each {held} with two or more {name}s trained ({len(tested)}), the "
-                          f"escape steps lie within {interval} steps of each other."))
+            if moved else f"Not measurably: at each {held} with two or more {name}s trained ({len(tested)} "
+                          f"{held}{'s' if len(tested) > 1 else ''}), the escape steps lie within {interval} steps "
+                          f"of each other."))
     g1 = esc[1.0].dropna() if 1.0 in esc.columns else pd.Series(dtype=float)
     if len(g1) >= 2:
         shallow, deep = int(g1.index.min()), int(g1.index.max())
+        undo = np.sqrt(deep / shallow)  # the gain that gives depth `deep` depth `shallow`'s initial scale
+        d, sh = g1[deep], g1[shallow]
         q = (f"Does GPT-2's 1/√(2L) scaling of the FFN output make deep AttnOnly harder to train? At gain 1 depth "
-             f"{deep}'s projection starts {np.sqrt(deep / shallow):.1f}× smaller than depth {shallow}'s; depth {deep} "
-             f"{_when(g1[deep])}, depth {shallow} {_when(g1[shallow])}")
+             f"{deep}'s projection starts {undo:.1f}× smaller than depth {shallow}'s; depth {deep} {_when(d)}, "
+             f"depth {shallow} {_when(sh)}")
         raised = esc.loc[deep, [g for g in esc.columns if g > 1]].dropna()
-        if not _later(g1[deep], g1[shallow], interval):
+        helps = {g: v for g, v in raised.items() if _later(d, v, interval, never_at)}
+        if not (np.isfinite(d) or np.isfinite(sh)):
+            q += ": open, neither leaves the floor within the budget."
+        elif _later(sh, d, interval, never_at):
+            q += ": no, the deeper model leaves the floor earlier."
+        elif not _later(d, sh, interval, never_at):
             q += f": no, not in when it leaves the floor (within {interval} steps)."
-        elif raised.empty:
-            q += (f": later, and whether the scale is the cause is open until depth {deep} is trained with a gain "
-                  f"above 1.")
+        elif helps:
+            q += (f": later, and consistent with the scale being the cause: a larger FFN output at depth {deep} "
+                  "brings the escape to " + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in helps.items())
+                  + ".")
+        elif len(raised) and max(raised.index) >= undo:
+            q += (f": later, and gains up to {max(raised.index):g}, enough to undo the {undo:.1f}× smaller start, "
+                  f"do not bring it earlier: the map does not support the scale as the cause of the delay.")
         else:
-            helps = {g: v for g, v in raised.items() if _later(g1[deep], v, interval)}
-            q += (": yes; raising the gain at depth " + str(deep) + " brings the escape to "
-                  + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in helps.items()) + "." if helps else
-                  f": later, but a larger gain at depth {deep} does not bring it earlier, so the delay comes with "
-                  f"depth, not with the 1/√(2L) scale.")
+            q += (f": later; whether the scale is the cause is open until depth {deep} is trained with a gain of "
+                  f"at least {undo:.1f}, which undoes the smaller start"
+                  + (f" (gains up to {max(raised.index):g} do not bring it earlier)." if len(raised) else "."))
         out.append(q)
     return out
 

@@ -148,13 +148,14 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
 
 def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
     """What each part of the chapter cost on the machine that trained it, from the runs' own summaries.
-    ``parts``: ``{name: (finished runs' table, runs planned)}``. Per part: the runs trained of those planned,
+    ``parts``: ``{name: (finished runs' table, runs planned)}``; diverged runs, cut short, are counted as not
+    trained. Per part: the runs trained of those planned,
     the steps of one run, the fastest and the median wall time of a trained run (the fastest is the closest to
     an idle machine's), their total, and the estimate for the rest
     (their count × the median; the escape map's runs differ in depth, so there it is rough)."""
     rows = []
     for name, (t, planned) in parts.items():
-        t = t[t.status.isin(FINISHED)] if "status" in t else t
+        t = t[t.status == "complete"] if "status" in t else t  # a diverged run stopped early: not its cost
         med = float(t.wall_s.median()) / 60 if len(t) else float("nan")
         steps = sorted({int(b) for b in t.budget}) if len(t) else []
         rows.append({"part": name, "trained": len(t), "planned": planned,

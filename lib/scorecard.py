@@ -270,35 +270,45 @@ def mechanism() -> Row:
 
 def bundle_fixed_val(table: pd.DataFrame, interval: int) -> Row:
     """§5.2's "one relevant implementation difference", tested directly: nanoGPT AttnOnly at the `cpu` stand-in
-    with only its validation batching switched to ResidualGPT's fixed batches (book/mechanism.ipynb §5). The
-    control: nanoGPT's own run must sit on the floor for at least two evaluations, a plateau that noisy
-    evaluation could lengthen. ``table``: ``mechanism.bundle_runs().table``."""
+    with only its validation batching switched to ResidualGPT's fixed batches (book/mechanism.ipynb §5). Our
+    validation batches have their own generator, so the switch changes the measurement only, which is the
+    paper's mechanism: noisy evaluation makes an improving model look stuck. It holds if the switch alone at
+    least halves the escape step (``analysis.bundle_effects``). The control: nanoGPT's own run must stay on the
+    floor long enough for halving to be measurable (at least four evaluation intervals, or throughout).
+    ``table``: ``mechanism.bundle_runs().table``."""
     claim = ("Fixed validation batches are one relevant difference in AttnOnly's nanoGPT → ResidualGPT shift "
              "(noisy evaluation can make a model that is improving look stuck)")
     paper = "one relevant difference, not isolated causally (§8.3, limitation 2)"
     fx = analysis.bundle_effects(table, interval)
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     cmd = "`python -m lib sweep --plan bundle`: one `cpu` stand-in run per factor, about 10 minutes each on 2 cores"
-    if fx is None or plans.FIXED_VALIDATION not in done.index:
+    fixed = plans.FIXED_VALIDATION
+    if fx is None or fixed not in done.index:
         return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
-    b, e = fx["base"], done.loc[plans.FIXED_VALIDATION, "escape_step"]
-    steps = lambda x: "never" if pd.isna(x) else f"step {int(x)}"  # noqa: E731
-    shows = pd.notna(b) and b >= 2 * interval  # nanoGPT itself must plateau for the claim to have room
-    decides = plans.FIXED_VALIDATION in fx["earlier"] + fx["later"]
-    others = [f for f in fx["earlier"] + fx["later"] if f != plans.FIXED_VALIDATION]
+    b, e = fx["base"], done.loc[fixed, "escape_step"]
+    step = lambda x: "never" if pd.isna(x) else f"step {int(x)}"  # noqa: E731
+    evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations"
     trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged"))
-    why = (f"switched alone, fixed validation batches move the escape from {steps(b)} to {steps(e)}, "
-           f"{'more' if decides else 'less'} than the factor of two (beyond the {interval}-step resolution) the "
-           f"bundle analysis asks of a deciding factor; of {trained} of {fx['planned']} factors trained, the ones "
-           f"that decide alone are: {', '.join(others) or 'none'}")
-    if not shows:
-        why = f"nanoGPT's own AttnOnly escapes at {steps(b)}, before a plateau that evaluation noise could lengthen"
-    if plans.FIXED_VALIDATION in fx["diverged"]:
-        shows, why = False, "the run with fixed validation batches diverged: it has no escape step to compare"
-    return Row(claim, "§5.2", paper,
-               f"escape {steps(e)} with fixed batches, {steps(b)} with nanoGPT's random ones",
-               f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations",
-               analysis.verdict(True, shows, decides), why)
+    others = [f for f in fx["earlier"] + fx["later"] if f != fixed]
+    context = (f" ({trained} of {fx['planned']} factors trained; those that move the escape by a factor of two "
+               f"alone: {', '.join(others) or 'none'})")
+    if fixed in fx["diverged"]:
+        return Row(claim, "§5.2", paper, "diverged", evidence, "NOT TESTABLE HERE",
+                   "the run with fixed validation batches diverged: it has no escape step to compare" + context)
+    ours = (f"{'no escape' if pd.isna(e) else 'escape at ' + step(e)} with fixed batches, "
+            f"{'no escape' if pd.isna(b) else 'escape at ' + step(b)} with nanoGPT's random ones")
+    if pd.notna(b) and b < 4 * interval:
+        return Row(claim, "§5.2", paper, ours, evidence, "NOT TESTABLE HERE",
+                   f"nanoGPT's own AttnOnly leaves the floor at {step(b)}, too early for a halving to be measured "
+                   f"at {interval}-step evaluations" + context)
+    moved = ("leave the escape at " + step(b) if (pd.isna(b) and pd.isna(e)) or b == e
+             else f"move the escape from {step(b)} to {step(e)}")
+    why = (f"switched alone, fixed validation batches {moved}; the training is identical (our validation batches "
+           f"have their own generator), so only the measurement differs, and the claim needs it at least halved "
+           f"(beyond the {interval}-step resolution). In the author's nanoGPT, validation batches come from the "
+           f"global generator, so there the switch also changed which training batches follow: that channel, a "
+           f"change of data order, is not tested here" + context)
+    return Row(claim, "§5.2", paper, ours, evidence, analysis.verdict(True, True, fixed in fx["earlier"]), why)
 
 
 def _bundle_row() -> Row:

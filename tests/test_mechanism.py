@@ -87,10 +87,10 @@ def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
     text = analysis.claim_escape_map(g, planned=30, interval=25)
     assert text.startswith("4 of 30 runs of the map trained.")
     assert "escape steps 50-175 (to within 25 steps); 1 of 3 never left the floor" in text
+    # gain 4 (more than the 2.4 that undoes depth 12's smaller start) never escaped: no support for the scale
     assert ("At gain 1 depth 12's projection starts 2.4× smaller than depth 2's; depth 12 leaves the floor at step "
-            "175, depth 2 leaves the floor at step 50: later, but") in text  # gain 4 never escaped: no help
-    assert ("depth 12 leaves the floor at step 175, depth 2 leaves the floor at step 50: later, but a larger gain at depth 12 does not bring it "
-            "earlier, so the delay comes with depth, not with the 1/√(2L) scale.") in text
+            "175, depth 2 leaves the floor at step 50: later, and gains up to 4, enough to undo the 2.4× smaller "
+            "start, do not bring it earlier: the map does not support the scale as the cause of the delay.") in text
     assert "Does the escape depend on depth? Yes: at gain 1 the escape steps over depth differ by more than 25" in text
     assert "Does the escape depend on gain? Yes: at depth 12" in text  # 175 against never
     assert "FFNOnly (depth 6): 0 of 1 gains left the floor." in text
@@ -101,25 +101,47 @@ def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution()
     # depth 2 and 12 one evaluation apart at gain 1: within the resolution, so no dependence is read
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, 75, 2.2), ("AttnOnly", 2, 4.0, 50, 2.3)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
-    assert ("Does the escape depend on depth? Not measurably: at each gain with two or more depths trained (1), "
+    assert ("Does the escape depend on depth? Not measurably: at each gain with two or more depths trained (1 gain), "
             "the escape steps lie within 25 steps of each other.") in text
     assert "Does the escape depend on gain? Not measurably" in text
     assert "AttnOnly: escape steps 50-75 (to within 25 steps); 0 of 3 never" in text
     assert "Best loss at gain 1 by depth: 2: 2.300, 12: 2.200." in text
     assert "AttnOnly: escape step 50 (to within" in analysis.claim_escape_map(g.iloc[[0, 2]], 30, 25)
-    assert "depth 12 leaves the floor at step 75, depth 2 leaves the floor at step 50: no, not in when it leaves the floor (within 25 steps)." in text
-    # depth 12 later, and the larger gain brings it back: the scaling is what delays it
+    assert ("depth 12 leaves the floor at step 75, depth 2 leaves the floor at step 50: no, not in when it leaves "
+            "the floor (within 25 steps).") in text
+    # depth 12 later, and the larger gain brings it back: consistent with the scale as the cause
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, 200, 2.2), ("AttnOnly", 12, 4.0, 75, 2.1),
               ("AttnOnly", 12, 2.0, 200, 2.1)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
-    assert "depth 12 leaves the floor at step 200, depth 2 leaves the floor at step 50: yes; raising the gain at depth 12 brings the escape to step 75 " \
-           "(gain 4)." in text
+    assert ("depth 2 leaves the floor at step 50: later, and consistent with the scale being the cause: a larger "
+            "FFN output at depth 12 brings the escape to step 75 (gain 4).") in text
+    # later, with only a gain too small to undo the smaller start: open, and said why
+    text = analysis.claim_escape_map(g[g.gain != 4.0], planned=30, interval=25)
+    assert ("later; whether the scale is the cause is open until depth 12 is trained with a gain of at least 2.4, "
+            "which undoes the smaller start (gains up to 2 do not bring it earlier).") in text
     # later, with no larger gain trained yet at that depth: open, said so
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 8, 1.0, None, 3.3)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
-    assert "depth 8 never leaves the floor, depth 2 leaves the floor at step 50: later, and whether" in text
-    assert "depth 2 leaves the floor at step 50: later, and whether the scale is the cause is open until depth 8 is trained" in text
+    assert ("depth 8 never leaves the floor, depth 2 leaves the floor at step 50: later; whether the scale is the "
+            "cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the smaller start.") in text
     assert "Does the escape depend on depth? Yes: at gain 1" in text
+    # the deeper model earlier: a plain no
+    g = grid([("AttnOnly", 2, 1.0, 150, 2.3), ("AttnOnly", 8, 1.0, 50, 2.2)])
+    assert "no, the deeper model leaves the floor earlier." in analysis.claim_escape_map(g, 30, 25)
+
+
+def test_the_escape_map_reads_nothing_into_runs_that_never_left_the_floor():
+    g = grid([("AttnOnly", 2, 1.0, None, 3.3), ("AttnOnly", 12, 1.0, None, 3.3), ("AttnOnly", 12, 4.0, None, 3.3)])
+    text = analysis.claim_escape_map(g, planned=30, interval=25)
+    assert "Does the escape depend" not in text  # no escape step to compare
+    assert "depth 12 never leaves the floor, depth 2 never leaves the floor: open, neither leaves the floor" in text
+    # a run that escapes at the last evaluation is within one interval of one that never does
+    g = grid([("AttnOnly", 2, 1.0, 400, 2.3), ("AttnOnly", 12, 1.0, None, 3.3)]).assign(budget=400)
+    text = analysis.claim_escape_map(g, planned=30, interval=25)
+    assert "Does the escape depend on depth? Not measurably" in text
+    assert "no, not in when it leaves the floor (within 25 steps)." in text
+    text = analysis.claim_escape_map(g.assign(escape_step=[375, None]), planned=30, interval=25)
+    assert "Does the escape depend on depth? Yes" in text
 
 
 def bundle(rows):
