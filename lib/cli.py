@@ -112,13 +112,16 @@ def _precision(args, exp: Experiment) -> str:
 
 def parse_sets(items: list[str]) -> dict:
     """``["n_layer=2", "val_mode=fixed"]`` -> ``{"n_layer": 2, "val_mode": "fixed"}``: a value that reads as
-    JSON (a number, true/false) is that; anything else is a string. ``lib.config.replace`` checks keys
-    and types."""
+    JSON (a number, true/false) is that, and Python's True/False are booleans too; anything else is a string.
+    ``lib.config.replace`` checks keys and types."""
     out = {}
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        if text in ("True", "False"):
+            out[key] = text == "True"
+            continue
         try:
             out[key] = json.loads(text)
         except json.JSONDecodeError:

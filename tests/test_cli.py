@@ -110,3 +110,9 @@ def test_bad_set_or_mixer_exits_2_naming_what_is_valid(args, expected, tmp_path)
 def test_a_plan_refuses_set_and_mixer(tmp_path):
     r = cli("sweep", "--plan", "mixer_test", "--set", "n_layer=2", "--dry-run", "--runs-dir", str(tmp_path))
     assert r.returncode == 2 and "a plan names its own experiments" in r.stderr
+
+
+def test_set_reads_booleans_in_json_and_python_spelling():
+    from lib.cli import parse_sets
+    assert parse_sets(["tie_weights=True", "bias=false", "n_layer=2", "val_mode=fixed", "lr=3e-4"]) == {
+        "tie_weights": True, "bias": False, "n_layer": 2, "val_mode": "fixed", "lr": 3e-4}
