@@ -146,6 +146,19 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     return runs
 
 
+def train_loss_gap(hist: pd.DataFrame, factor: str) -> tuple[float, int]:
+    """The largest difference in training loss between nanoGPT (factor ``"none"``) and the run with
+    ``factor`` switched, over the evaluations both reached, and their number (NaN, 0 while either is
+    missing): a factor that changes only the measurement leaves the training unchanged."""
+    if hist.empty or "train_loss" not in hist:
+        return float("nan"), 0
+    a, b = (hist[hist.factor == f].set_index("step").train_loss for f in ("none", factor))
+    both = a.index.intersection(b.index)
+    if not len(both):
+        return float("nan"), 0
+    return float((a[both] - b[both]).abs().max()), len(both)
+
+
 def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
     """What each part of the chapter cost on the machine that trained it, from the runs' own summaries.
     ``parts``: ``{name: (finished runs' table, runs planned)}``; diverged runs, cut short, are counted as not

@@ -229,3 +229,12 @@ def test_the_cost_table_reads_wall_times_from_the_runs_and_estimates_the_rest():
     assert row["fastest minutes per run"] == 1.0 and row["median minutes per run"] == 1.5 and row["minutes trained"] == 3.0
     assert row["minutes left (estimate)"] == 28 * 1.5
     assert c.loc["empty", "trained"] == 0 and pd.isna(c.loc["empty", "minutes left (estimate)"])
+
+
+def test_the_train_loss_gap_compares_the_evaluations_both_runs_reached():
+    from lib import mechanism
+    h = pd.DataFrame({"factor": ["none"] * 3 + ["fixed validation"] * 2, "step": [0, 100, 200, 0, 100],
+                      "train_loss": [4.0, 3.5, 3.0, 4.0, 3.25]})
+    assert mechanism.train_loss_gap(h, "fixed validation") == (0.25, 2)
+    gap, n = mechanism.train_loss_gap(h, "tied embedding")
+    assert n == 0 and pd.isna(gap)
