@@ -744,30 +744,48 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
     return out
 
 
-def bundle_effects(table: pd.DataFrame, interval: int) -> dict | None:
+def _esc(step) -> str:
+    return "never" if pd.isna(step) else f"step {int(step)}"
+
+
+def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = None,
+                   seeds: dict | None = None) -> dict | None:
     """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to AttnOnly's
-    escape step. ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is
-    nanoGPT. A factor *decides* if alone it at least halves the escape step (or makes a run that never escapes
-    escape), or at least doubles it (or prevents the escape), beyond the ``interval`` each escape step is known
-    to within. Returns None while nanoGPT's own run is missing; otherwise ``base`` (its escape step, NaN: never),
-    the factors ``earlier``, ``later``, ``neither`` and ``diverged`` (no outcome), and ``planned``."""
+    escape step, against what changes that are *not* the factor do to it.
+
+    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT.
+    ``control``: a factor that computes the same function and changes only floating-point rounding (the SDPA
+    kernel); ``seeds``: nanoGPT's own escape step at other seeds (NaN: never). Together with nanoGPT itself
+    they span the escape steps one seed of this setting can give without any factor, from ``lo`` to ``hi``
+    (NaN: some never escaped). A factor *decides* if alone it at least halves the earliest of them (or escapes
+    where none did), or at least doubles the latest (or never escapes where all did), beyond the ``interval``
+    each escape step is known to within. Returns None while nanoGPT's own run is missing; otherwise ``base``,
+    ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
+    ``diverged`` (no outcome), and ``planned`` (factors, the control included)."""
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
     if base.empty:
         return None
     b = base.escape_step.iloc[0]
-    out = {"base": b, "earlier": [], "later": [], "neither": [], "diverged": [], "planned": len(table) - 1}
-    for r in done[done.factor != "none"].itertuples():
+    noise = {"nanoGPT": b, **{f"seed {k}": v for k, v in (seeds or {}).items()}}
+    ctl = done[(done.factor == control) & (done.status == "complete")]
+    if len(ctl):
+        noise[control] = ctl.escape_step.iloc[0]
+    steps = list(noise.values())
+    escaped = [x for x in steps if pd.notna(x)]
+    lo = min(escaped) if escaped else np.nan
+    hi = np.nan if len(escaped) < len(steps) else max(steps)
+    out = {"base": b, "noise": noise, "lo": lo, "hi": hi, "earlier": [], "later": [], "neither": [],
+           "diverged": [], "planned": len(table) - 1}
+    for r in done[(done.factor != "none") & ~((done.factor == control) & (done.status == "complete"))].itertuples():
         e = r.escape_step
         if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
             kind = "diverged"
-        elif pd.isna(b):            # nanoGPT never escaped: a factor decides if alone it escapes
-            kind = "earlier" if pd.notna(e) else "neither"
-        elif pd.isna(e):
-            kind = "later"
-        elif e + interval <= b / 2:  # the escape steps are known to within one evaluation interval
+        elif pd.isna(e):            # never escaped: decides only if every run without a factor escaped
+            kind = "later" if pd.notna(hi) else "neither"
+        elif pd.isna(lo) or e + interval <= lo / 2:  # escapes where none did, or in half the earliest time
             kind = "earlier"
-        elif e - interval >= 2 * b:
+        elif pd.notna(hi) and e - interval >= 2 * hi:
             kind = "later"
         else:
             kind = "neither"
@@ -775,22 +793,39 @@ def bundle_effects(table: pd.DataFrame, interval: int) -> dict | None:
     return out
 
 
-def claim_bundle(table: pd.DataFrame, interval: int) -> str:
+def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None, seeds: dict | None = None) -> str:
     """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
-    (``bundle_effects``)."""
-    fx = bundle_effects(table, interval)
+    beyond what rounding and the seed do (``bundle_effects``)."""
+    fx = bundle_effects(table, interval, control, seeds)
     if fx is None:
         return "nanoGPT's own AttnOnly run is not released yet."
     b = fx["base"]
-    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged"))
+    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in fx["noise"])
     if not trained:
-        return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'}; no factor trained yet "
-                f"({fx['planned']} planned).")
-    return (f"nanoGPT AttnOnly escapes at step {int(b) if pd.notna(b) else 'never'} (to within {interval}). "
-            f"{trained} of {fx['planned']} factors trained. Alone at least halving the escape step: "
-            f"{', '.join(fx['earlier']) or 'none'}; at least doubling it or preventing the escape: "
-            f"{', '.join(fx['later']) or 'none'}; neither: {', '.join(fx['neither']) or 'none'}."
-            + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+        return (f"nanoGPT AttnOnly escapes at {_esc(b)}; no factor trained yet ({fx['planned']} planned).")
+    lines = [f"nanoGPT AttnOnly escapes at {_esc(b)} (to within {interval}). {trained} of {fx['planned']} factors "
+             f"trained."]
+    others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
+    if others:
+        def leaves(v):
+            return "never leaves the floor" if pd.isna(v) else f"escapes at step {int(v)}"
+        said = []
+        if control in others:
+            said.append(f"the {control}, which computes the same attention and changes only floating-point "
+                        f"rounding, {leaves(others[control])}")
+        said += [f"nanoGPT at {k} {leaves(v)}" for k, v in others.items() if k != control]
+        lo, hi = fx["lo"], fx["hi"]
+        span = ("never escapes" if pd.isna(lo) else f"escapes anywhere from step {int(lo)} to never" if pd.isna(hi)
+                else f"escapes at step {int(lo)}" if lo == hi else f"escapes from step {int(lo)} to step {int(hi)}")
+        lines.append("Without any factor of the bundle, " + "; ".join(said) + f". So one seed of this setting, with "
+                     f"no factor switched, {span}, and a factor counts only beyond that range.")
+    labels = (("Alone escaping in at most half the earliest of those steps", "never escaping, or in at least "
+               "twice the latest", "within that range") if others else
+              ("Alone at least halving the escape step", "at least doubling it or preventing the escape", "neither"))
+    lines.append(f"{labels[0]}: {', '.join(fx['earlier']) or 'none'}; {labels[1]}: "
+                 f"{', '.join(fx['later']) or 'none'}; {labels[2]}: {', '.join(fx['neither']) or 'none'}."
+                 + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+    return " ".join(lines)
 
 
 def claim_probes_over_training(table: pd.DataFrame) -> str:

@@ -146,17 +146,36 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     return runs
 
 
-def train_loss_gap(hist: pd.DataFrame, factor: str) -> tuple[float, int]:
-    """The largest difference in training loss between nanoGPT (factor ``"none"``) and the run with
-    ``factor`` switched, over the evaluations both reached, and their number (NaN, 0 while either is
-    missing): a factor that changes only the measurement leaves the training unchanged."""
+def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
+    """nanoGPT AttnOnly's escape step (NaN: never) at the released seeds other than the bundle's
+    (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent: how far the
+    seed alone moves the escape that the bundle's factors are read against."""
+    exps = plans.bundle_baseline_seeds()
+    ok = [(e, rd) for e, rd, _ in usable(_located(exps, runs_dir), ("complete",))]
+    return {e.seed: rd.summary.get("escape_step", float("nan")) for e, rd in ok}
+
+
+def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
+    """nanoGPT (factor ``"none"``) beside the run with ``factor`` switched, at every evaluation both reached:
+    step, both validation losses, and the absolute difference of their training losses (``gap``). A factor that
+    changes the computation only by rounding starts the two runs a rounding error apart; the gap shows how
+    that difference grows."""
+    cols = ["step", "val_none", "val_factor", "gap"]
     if hist.empty or "train_loss" not in hist:
-        return float("nan"), 0
-    a, b = (hist[hist.factor == f].set_index("step").train_loss for f in ("none", factor))
+        return pd.DataFrame(columns=cols)
+    a, b = (hist[hist.factor == f].set_index("step") for f in ("none", factor))
     both = a.index.intersection(b.index)
-    if not len(both):
-        return float("nan"), 0
-    return float((a[both] - b[both]).abs().max()), len(both)
+    return pd.DataFrame({"step": both, "val_none": a.val_loss[both].to_numpy(),
+                         "val_factor": b.val_loss[both].to_numpy(),
+                         "gap": (a.train_loss[both] - b.train_loss[both]).abs().to_numpy()}).reindex(columns=cols)
+
+
+def train_loss_gap(hist: pd.DataFrame, factor: str) -> tuple[float, int]:
+    """The largest difference in training loss between nanoGPT and the run with ``factor`` switched, over the
+    evaluations both reached, and their number (NaN, 0 while either is missing): a factor that changes only
+    the measurement leaves the training unchanged."""
+    t = twin_gap(hist, factor)
+    return (float(t.gap.max()), len(t)) if len(t) else (float("nan"), 0)
 
 
 def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:

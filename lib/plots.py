@@ -413,18 +413,36 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
     return fig
 
 
-def bundle_bars(table: pd.DataFrame, max_steps: int, title: str):
+def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | None = None):
     """Escape step (left) and best validation loss (right) of nanoGPT AttnOnly with one factor of the
-    ResidualGPT bundle switched on its own; untrained factors are listed without a bar."""
+    ResidualGPT bundle switched on its own; untrained factors are listed without a bar; nanoGPT itself and
+    the rounding-only ``control`` are grey, the control hatched."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
     esc = table.escape_step.fillna(max_steps).where(table.status != "not trained")
-    a1.barh(y, esc, color=["#999999" if f == "none" else "#2ca02c" for f in table.factor])
+    bars = a1.barh(y, esc, color=["#999999" if f in ("none", control) else "#2ca02c" for f in table.factor])
+    for bar, f in zip(bars, table.factor):
+        bar.set_hatch("//" if f == control else "")
     a1.set_yticks(list(y), list(table.factor))
     a1.invert_yaxis()
     a1.set(xlabel=f"escape step ({max_steps:,} = never)", title="escape")
     a2.barh(y, table.best_val_loss, color=["#999999" if f == "none" else "#1f77b4" for f in table.factor])
     a2.set(xlabel="best validation loss", title="best loss")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def twin_figure(twin: pd.DataFrame, factor: str, title: str):
+    """nanoGPT and its twin with ``factor`` switched (``mechanism.twin_gap``): the absolute difference of their
+    training losses on a log scale (left), and both validation curves (right)."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    a1.semilogy(twin.step, twin.gap.clip(lower=1e-9), color="#d62728", marker="o", ms=3)
+    a1.set(xlabel="step", ylabel="|difference of training losses|", title="how far apart the twins are")
+    a2.plot(twin.step, twin.val_none, color="#999999", lw=1.8, marker="o", ms=3, label="nanoGPT")
+    a2.plot(twin.step, twin.val_factor, color="#2ca02c", lw=1.8, ls="--", marker="o", ms=3, label=factor)
+    a2.set(xlabel="step", ylabel="validation loss", title="validation loss")
+    _legend(a2)
     fig.suptitle(title)
     fig.tight_layout()
     return fig

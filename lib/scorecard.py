@@ -268,18 +268,20 @@ def mechanism() -> Row:
                verdict, " ".join(text.splitlines()[1:3]))
 
 
-def bundle_fixed_val(table: pd.DataFrame, interval: int) -> Row:
+def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = None,
+                     seeds: dict | None = None) -> Row:
     """§5.2's "one relevant implementation difference", tested directly: nanoGPT AttnOnly at the `cpu` stand-in
     with only its validation batching switched to ResidualGPT's fixed batches (book/mechanism.ipynb §5). Our
     validation batches have their own generator, so the switch changes the measurement only, which is the
     paper's mechanism: noisy evaluation makes an improving model look stuck. It holds if the switch alone at
-    least halves the escape step (``analysis.bundle_effects``). The control: nanoGPT's own run must stay on the
+    least halves the escape step, and the earliest that rounding (``control``) or another seed (``seeds``) gives
+    without it (``analysis.bundle_effects``). The control: nanoGPT's own run must stay on the
     floor long enough for halving to be measurable (at least four evaluation intervals, or throughout).
     ``table``: ``mechanism.bundle_runs().table``."""
     claim = ("Fixed validation batches are one relevant difference in AttnOnly's nanoGPT → ResidualGPT shift "
              "(noisy evaluation can make a model that is improving look stuck)")
     paper = "one relevant difference, not isolated causally (§8.3, limitation 2)"
-    fx = analysis.bundle_effects(table, interval)
+    fx = analysis.bundle_effects(table, interval, control, seeds)
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     cmd = "`python -m lib sweep --plan bundle`: one `cpu` stand-in run per factor, about 10 minutes each on 2 cores"
     fixed = plans.FIXED_VALIDATION
@@ -288,10 +290,10 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int) -> Row:
     b, e = fx["base"], done.loc[fixed, "escape_step"]
     step = lambda x: "never" if pd.isna(x) else f"step {int(x)}"  # noqa: E731
     evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations"
-    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged"))
+    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in fx["noise"])
     others = [f for f in fx["earlier"] + fx["later"] if f != fixed]
-    context = (f" ({trained} of {fx['planned']} factors trained; those that move the escape by a factor of two "
-               f"alone: {', '.join(others) or 'none'})")
+    context = (f" ({trained} of {fx['planned']} factors trained; those that alone move the escape by a factor of "
+               f"two beyond what rounding and the seed do: {', '.join(others) or 'none'})")
     if fixed in fx["diverged"]:
         return Row(claim, "§5.2", paper, "diverged", evidence, "NOT TESTABLE HERE",
                    "the run with fixed validation batches diverged: it has no escape step to compare" + context)
@@ -312,8 +314,9 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int) -> Row:
 
 
 def _bundle_row() -> Row:
-    from .mechanism import bundle_runs
-    return bundle_fixed_val(bundle_runs().table, plans.bundle_factors()["none"].train.eval_interval)
+    from .mechanism import baseline_seeds, bundle_runs
+    return bundle_fixed_val(bundle_runs().table, plans.bundle_factors()["none"].train.eval_interval,
+                            plans.ROUNDING_CONTROL, baseline_seeds())
 
 
 def scorecard() -> pd.DataFrame:

@@ -234,7 +234,43 @@ def test_the_cost_table_reads_wall_times_from_the_runs_and_estimates_the_rest():
 def test_the_train_loss_gap_compares_the_evaluations_both_runs_reached():
     from lib import mechanism
     h = pd.DataFrame({"factor": ["none"] * 3 + ["fixed validation"] * 2, "step": [0, 100, 200, 0, 100],
-                      "train_loss": [4.0, 3.5, 3.0, 4.0, 3.25]})
+                      "train_loss": [4.0, 3.5, 3.0, 4.0, 3.25], "val_loss": [4.0, 3.5, 3.0, 4.0, 3.25]})
     assert mechanism.train_loss_gap(h, "fixed validation") == (0.25, 2)
     gap, n = mechanism.train_loss_gap(h, "tied embedding")
     assert n == 0 and pd.isna(gap)
+
+
+def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_without_it():
+    rows = [("none", "complete", 800, 2.6), ("warm-up + cosine", "complete", 100, 1.9),
+            ("weight decay", "complete", None, 3.34), ("AdamW beta2", "complete", 400, 2.3)]
+    # without a control: a factor that prevents the escape decides
+    text = analysis.claim_bundle(bundle(rows), 100)
+    assert "at least doubling it or preventing the escape: weight decay;" in text
+    # the rounding control never escapes: a never-escaping factor is within what rounding alone does
+    t = bundle(rows + [("SDPA kernel", "complete", None, 3.34)])
+    fx = analysis.bundle_effects(t, 100, control="SDPA kernel")
+    assert fx["later"] == [] and "weight decay" in fx["neither"] and "SDPA kernel" not in fx["neither"]
+    assert fx["earlier"] == ["warm-up + cosine"] and pd.isna(fx["hi"]) and fx["lo"] == 800
+    text = analysis.claim_bundle(t, 100, control="SDPA kernel")
+    assert ("Without any factor of the bundle, the SDPA kernel, which computes the same attention and changes only "
+            "floating-point rounding, never leaves the floor. So one seed of this setting, with no factor switched, "
+            "escapes anywhere from step 800 to never, and a factor counts only beyond that range.") in text
+    assert "4 of 4 factors trained" in text  # the control is one of the bundle's factors
+    assert ("Alone escaping in at most half the earliest of those steps: warm-up + cosine; never escaping, or in at "
+            "least twice the latest: none; within that range: weight decay, AdamW beta2.") in text
+    # another seed escaping at 300 moves the earliest step: halving must now beat 300
+    fx = analysis.bundle_effects(t, 100, control="SDPA kernel", seeds={42: 300})
+    assert fx["lo"] == 300 and fx["earlier"] == []
+    fx = analysis.bundle_effects(bundle(rows), 100, seeds={42: 700})
+    assert (fx["lo"], fx["hi"]) == (700, 800) and fx["later"] == ["weight decay"]
+    assert "nanoGPT at seed 42 escapes at step 700" in analysis.claim_bundle(bundle(rows), 100, seeds={42: 700})
+
+
+def test_the_twin_figure_draws_the_gap_between_nanogpt_and_one_factor():
+    from lib import mechanism, plots
+    h = pd.DataFrame({"factor": ["none"] * 3 + ["SDPA kernel"] * 3, "step": [0, 100, 200] * 2,
+                      "train_loss": [4.0, 3.5, 3.0, 4.0, 3.5, 3.3], "val_loss": [4.0, 3.4, 3.0, 4.0, 3.4, 3.35]})
+    t = mechanism.twin_gap(h, "SDPA kernel")
+    assert list(t.gap.round(6)) == [0.0, 0.0, 0.3] and list(t.val_factor) == [4.0, 3.4, 3.35]
+    plots.twin_figure(t, "SDPA kernel", "test")
+    plots.twin_figure(mechanism.twin_gap(h.iloc[0:0], "SDPA kernel"), "SDPA kernel", "empty")

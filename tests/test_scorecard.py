@@ -88,7 +88,7 @@ def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_p
     assert row.ours == "escape at step 800 with fixed batches, escape at step 800 with nanoGPT's random ones"
     assert row.why.startswith("switched alone, fixed validation batches leave the escape at step 800;")
     assert "that channel, a change of data order, is not tested here" in row.why
-    assert "(3 of 3 factors trained; those that move the escape by a factor of two alone: warm-up + cosine, " \
+    assert "(3 of 3 factors trained; those that alone move the escape by a factor of two beyond what rounding and the seed do: warm-up + cosine, " \
            "weight decay)" in row.why
     assert sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 300, 2.3)]), 100).verdict == "HOLDS"
     # a later escape is not what noise hiding progress predicts: it cannot support the claim
