@@ -10,7 +10,7 @@ import pandas as pd
 from . import analysis, gain, plans
 from .book import Chapter, paper_shape_prefix
 from .experiment import ESCAPE_MARGIN
-from .paper import paper_value
+from .paper import paper_value, paper_values
 
 MARGIN = ESCAPE_MARGIN
 
@@ -24,6 +24,14 @@ class Row:
     evidence: str         # scale and budget of our runs
     verdict: str
     why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
+
+
+def _paper(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
+    """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
+    seeds)``; the standard deviation and the seed count where the paper gives them."""
+    r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
+    text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
+    return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
 
 
 def _chapter(name: str) -> Chapter:
@@ -60,7 +68,8 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     if len(full) == 0 and len(partial):
         why = "Full Residual, the control, is not released yet: python -m lib sweep --plan joint_collapse"
     return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
-               "AttnOnly 3.3534, FFNOnly 3.3475, NoResidual 3.3523", ours, _evidence(jc, summ),
+               ", ".join(f"{c} {_paper('Table 2', c, 4)}" for c in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
+               _evidence(jc, summ),
                analysis.verdict(len(partial) > 0 and len(full) > 0, shows, agrees),
                why + f" (floor {floor:.3f}, margin {MARGIN})")
 
@@ -192,7 +201,8 @@ def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     shows = len(full) > 0 and not _on(full, floor).any()
     agrees = len(a) > 0 and not _on(a, floor).any() and _on(f, floor).all()
     return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
-               "AttnOnly 1.580 ± 0.003 (8 seeds), FFNOnly 3.350 ± 0.002", f"AttnOnly {_range(a)}; FFNOnly {_range(f)}",
+               f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, FFNOnly {_paper('Fig. 4', 'FFNOnly')}",
+               f"AttnOnly {_range(a)}; FFNOnly {_range(f)}",
                _evidence(ch, summ), analysis.verdict(len(a) > 0 and len(f) > 0, shows, agrees),
                f"{int((~_on(a, floor)).sum())} of {len(a)} AttnOnly seeds left the floor, "
                f"{int(_on(f, floor).sum())} of {len(f)} FFNOnly seeds stayed on it")
@@ -228,13 +238,18 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
     seeds_ok = len(a) >= 2 and len(f) >= 2
     spread = (a.best_val_loss.std(), f.best_val_loss.std()) if seeds_ok else (None, None)
     rows = [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
-                "4.577 ± 0.012 < 6.037 ± 0.355 < 7.569 ± 0.001; minimum gap 1.060",
+                " < ".join(_paper("Table 5", c, seeds=False) for c in ("FullResidual", "AttnOnly", "FFNOnly"))
+                + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
                 f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
                 _evidence(ch, summ), analysis.verdict(has_all, attn_left, bool(order)),
                 why or ("read from the seed ranges" if has_all else "a configuration is missing")),
             Row("AttnOnly is seed-sensitive at 124M", "§6.2 (historical seeds 4.899, 7.586, 5.967); Table 5",
-                "std 0.355 over 5 seeds (range 5.662-6.508)", f"AttnOnly {_range(a)}", _evidence(ch, summ),
+                f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
+                f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
+                f"(range {_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
+                f"{_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
+                _evidence(ch, summ),
                 analysis.verdict(seeds_ok, attn_left, seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)),
                 why or ("AttnOnly's seed spread against FFNOnly's (more than 5 times it counts as seed-sensitive)"
                         if seeds_ok else "fewer than 2 seeds of AttnOnly or FFNOnly"))]

@@ -123,7 +123,8 @@ def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution()
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 8, 1.0, None, 3.3)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
     assert ("depth 8 never leaves the floor, depth 2 leaves the floor at step 50: later; whether the scale is the "
-            "cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the smaller start.") in text
+            "cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the smaller "
+            "start.") in text
     assert "Does the escape depend on depth? Yes: at gain 1" in text
     # the deeper model earlier: a plain no
     g = grid([("AttnOnly", 2, 1.0, 150, 2.3), ("AttnOnly", 8, 1.0, 50, 2.2)])
@@ -226,7 +227,8 @@ def test_the_cost_table_reads_wall_times_from_the_runs_and_estimates_the_rest():
     c = mechanism.cost_table({"escape map": (t, 30), "empty": (t.iloc[0:0], 4)}).set_index("part")
     row = c.loc["escape map"]
     assert (row.trained, row.planned, row["steps per run"]) == (2, 30, "400")
-    assert row["fastest minutes per run"] == 1.0 and row["median minutes per run"] == 1.5 and row["minutes trained"] == 3.0
+    assert row["fastest minutes per run"] == 1.0 and row["median minutes per run"] == 1.5
+    assert row["minutes trained"] == 3.0
     assert row["minutes left (estimate)"] == 28 * 1.5
     assert c.loc["empty", "trained"] == 0 and pd.isna(c.loc["empty", "minutes left (estimate)"])
 

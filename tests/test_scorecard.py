@@ -88,8 +88,8 @@ def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_p
     assert row.ours == "escape at step 800 with fixed batches, escape at step 800 with nanoGPT's random ones"
     assert row.why.startswith("switched alone, fixed validation batches leave the escape at step 800;")
     assert "that channel, a change of data order, is not tested here" in row.why
-    assert "(3 of 3 factors trained; those that alone move the escape by a factor of two beyond what rounding and the seed do: warm-up + cosine, " \
-           "weight decay)" in row.why
+    assert ("(3 of 3 factors trained; those that alone move the escape by a factor of two beyond what rounding and "
+            "the seed do: warm-up + cosine, weight decay)") in row.why
     assert sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 300, 2.3)]), 100).verdict == "HOLDS"
     # a later escape is not what noise hiding progress predicts: it cannot support the claim
     assert sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", None, 3.3)]), 100).verdict == "CONTRADICTED"
@@ -105,3 +105,9 @@ def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_p
         assert sc.bundle_fixed_val(bundle_table(early), 100).verdict == "NOT TESTABLE HERE"
     lost = bundle_table(base + [(fixed, "diverged", None, None)])
     assert sc.bundle_fixed_val(lost, 100).verdict == "NOT TESTABLE HERE"
+
+
+def test_the_paper_column_is_read_from_the_paper_file():
+    assert sc._paper("Table 2", "AttnOnly", 4) == "3.3534"
+    assert sc._paper("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
+    assert sc._paper("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
