@@ -749,7 +749,7 @@ def _esc(step) -> str:
 
 
 def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = None,
-                   seeds: dict | None = None) -> dict | None:
+                   seeds: dict | None = None, paired: tuple[str, ...] = ()) -> dict | None:
     """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to AttnOnly's
     escape step, against what changes that are *not* the factor do to it.
 
@@ -759,7 +759,9 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     they span the escape steps one seed of this setting can give without any factor, from ``lo`` to ``hi``
     (NaN: some never escaped). A factor *decides* if alone it at least halves the earliest of them (or escapes
     where none did), or at least doubles the latest (or never escapes where all did), beyond the ``interval``
-    each escape step is known to within. Returns None while nanoGPT's own run is missing; otherwise ``base``,
+    each escape step is known to within. A ``paired`` factor changes only the measurement (the same training,
+    evaluated another way), so it is read against nanoGPT's own escape step alone, with no noise to allow
+    for. Returns None while nanoGPT's own run is missing; otherwise ``base``,
     ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
     ``diverged`` (no outcome), and ``planned`` (factors, the control included)."""
     done = table[table.status.isin(["complete", "diverged"])]
@@ -776,16 +778,20 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     lo = min(escaped) if escaped else np.nan
     hi = np.nan if len(escaped) < len(steps) else max(steps)
     out = {"base": b, "noise": noise, "lo": lo, "hi": hi, "earlier": [], "later": [], "neither": [],
-           "diverged": [], "planned": len(table) - 1}
+           "diverged": [], "planned": len(table) - 1,
+           # halving is measurable only if the earliest escape leaves room for one at the first evaluation
+           "can_be_earlier": bool(pd.isna(lo) or lo >= 4 * interval),
+           "can_be_later": bool(pd.notna(hi))}
     for r in done[(done.factor != "none") & ~((done.factor == control) & (done.status == "complete"))].itertuples():
         e = r.escape_step
+        f_lo, f_hi = (b, b) if r.factor in paired else (lo, hi)
         if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
             kind = "diverged"
         elif pd.isna(e):            # never escaped: decides only if every run without a factor escaped
-            kind = "later" if pd.notna(hi) else "neither"
-        elif pd.isna(lo) or e + interval <= lo / 2:  # escapes where none did, or in half the earliest time
+            kind = "later" if pd.notna(f_hi) else "neither"
+        elif pd.isna(f_lo) or e + interval <= f_lo / 2:  # escapes where none did, or in half the earliest time
             kind = "earlier"
-        elif pd.notna(hi) and e - interval >= 2 * hi:
+        elif pd.notna(f_hi) and e - interval >= 2 * f_hi:
             kind = "later"
         else:
             kind = "neither"
@@ -793,10 +799,11 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     return out
 
 
-def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None, seeds: dict | None = None) -> str:
+def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None, seeds: dict | None = None,
+                 paired: tuple[str, ...] = ()) -> str:
     """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
-    beyond what rounding and the seed do (``bundle_effects``)."""
-    fx = bundle_effects(table, interval, control, seeds)
+    beyond what rounding and the seed do (``bundle_effects``); ``paired`` factors against nanoGPT's own run."""
+    fx = bundle_effects(table, interval, control, seeds, paired)
     if fx is None:
         return "nanoGPT's own AttnOnly run is not released yet."
     b = fx["base"]
@@ -822,8 +829,15 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     labels = (("Alone escaping in at most half the earliest of those steps", "never escaping, or in at least "
                "twice the latest", "within that range") if others else
               ("Alone at least halving the escape step", "at least doubling it or preventing the escape", "neither"))
-    lines.append(f"{labels[0]}: {', '.join(fx['earlier']) or 'none'}; {labels[1]}: "
-                 f"{', '.join(fx['later']) or 'none'}; {labels[2]}: {', '.join(fx['neither']) or 'none'}."
+    early = ", ".join(fx["earlier"]) or ("none" if fx["can_be_earlier"] else
+                                         f"none can be, as the earliest, step {int(fx['lo'])}, leaves no room to "
+                                         f"halve at {interval}-step evaluations")
+    late = ", ".join(fx["later"]) or ("none" if fx["can_be_later"] else "none can be, as a run with no factor "
+                                      "never escaped either")
+    lines.append(f"{labels[0]}: {early}; {labels[1]}: {late}; {labels[2]}: {', '.join(fx['neither']) or 'none'}."
+                 + (f" Read against nanoGPT's own step alone, as they change only the measurement of the same "
+                    f"training: {', '.join(p for p in paired if p in table.factor.values)}." if others and
+                    any(p in table[table.status == 'complete'].factor.values for p in paired) else "")
                  + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
     return " ".join(lines)
 

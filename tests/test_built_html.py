@@ -111,7 +111,8 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
         verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"))[1],
                     analysis.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
                     analysis.claim_bundle(bundle.table, plans.bundle_factors()["none"].train.eval_interval,
-                                          plans.ROUNDING_CONTROL, mechanism.baseline_seeds())]
+                                          plans.ROUNDING_CONTROL, mechanism.baseline_seeds(),
+                                          paired=(plans.FIXED_VALIDATION,))]
         return verdicts, []
     ch = _released(chapter)
     summ, floor = ch.summaries(), ch.floor()

@@ -259,7 +259,14 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
             "escapes anywhere from step 800 to never, and a factor counts only beyond that range.") in text
     assert "4 of 4 factors trained" in text  # the control is one of the bundle's factors
     assert ("Alone escaping in at most half the earliest of those steps: warm-up + cosine; never escaping, or in at "
-            "least twice the latest: none; within that range: weight decay, AdamW beta2.") in text
+            "least twice the latest: none can be, as a run with no factor never escaped either; within that range: "
+            "weight decay, AdamW beta2.") in text
+    # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations: said, not "none"
+    text = analysis.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
+    assert ("at most half the earliest of those steps: none can be, as the earliest, step 200, leaves no room to "
+            "halve at 100-step evaluations;") in text
+    assert "nanoGPT at seed 42 escapes at step 200. So one seed of this setting, with no factor switched, escapes " \
+           "anywhere from step 200 to never" in text
     # another seed escaping at 300 moves the earliest step: halving must now beat 300
     fx = analysis.bundle_effects(t, 100, control="SDPA kernel", seeds={42: 300})
     assert fx["lo"] == 300 and fx["earlier"] == []
@@ -276,3 +283,14 @@ def test_the_twin_figure_draws_the_gap_between_nanogpt_and_one_factor():
     assert list(t.gap.round(6)) == [0.0, 0.0, 0.3] and list(t.val_factor) == [4.0, 3.4, 3.35]
     plots.twin_figure(t, "SDPA kernel", "test")
     plots.twin_figure(mechanism.twin_gap(h.iloc[0:0], "SDPA kernel"), "SDPA kernel", "empty")
+
+
+def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
+    t = bundle([("none", "complete", 800, 2.6), ("fixed validation", "complete", 300, 2.4),
+                ("SDPA kernel", "complete", None, 3.34)])
+    fx = analysis.bundle_effects(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
+    assert fx["earlier"] == ["fixed validation"]  # 300 halves 800; the seed-42 step 200 does not enter
+    assert analysis.bundle_effects(t, 100, "SDPA kernel", {42: 200})["earlier"] == []
+    text = analysis.claim_bundle(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
+    assert text.endswith("Read against nanoGPT's own step alone, as they change only the measurement of the same "
+                         "training: fixed validation.")

@@ -111,3 +111,12 @@ def test_the_paper_column_is_read_from_the_paper_file():
     assert sc._paper("Table 2", "AttnOnly", 4) == "3.3534"
     assert sc._paper("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
     assert sc._paper("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
+
+
+def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_spread():
+    fixed = sc.plans.FIXED_VALIDATION
+    t = bundle_table([("none", "complete", 800, 2.6), (fixed, "complete", 300, 2.4),
+                      ("SDPA kernel", "complete", None, 3.34)])
+    # another seed escaping at 200 leaves other factors no room, but the paired fixed-validation test stands
+    row = sc.bundle_fixed_val(t, 100, "SDPA kernel", {42: 200})
+    assert row.verdict == "HOLDS" and "(2 of 2 factors trained;" in row.why
