@@ -10,6 +10,7 @@ import torch
 from .config import CONFIGS, Experiment
 from .data import Batches, load_corpus
 from .experiment import ESCAPE_MARGIN, build_model
+from .model import INIT_STD
 from .runs import RunDir, RunError
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
@@ -741,7 +742,28 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
                   f"at least {undo:.1f}, which undoes the smaller start"
                   + (f" (gains up to {max(raised.index):g} do not bring it earlier)." if len(raised) else "."))
         out.append(q)
+    out += _scale_answer(esc)
     return out
+
+
+def _scale_answer(esc: pd.DataFrame) -> list[str]:
+    """Whether the FFN output projection's initial standard deviation, INIT_STD · gain / √(2L), separates the
+    AttnOnly runs that left the floor from those that did not, whatever their depth (``esc`` as in
+    ``_escape_answers``)."""
+    cells = [(d, g, s) for d in esc.index for g, s in esc.loc[d].items() if pd.notna(s)]
+    std = {(d, g): INIT_STD * g / np.sqrt(2 * d) for d, g, _ in cells}
+    left = [std[d, g] for d, g, s in cells if np.isfinite(s)]
+    stayed = [std[d, g] for d, g, s in cells if not np.isfinite(s)]
+    if not (left and stayed):
+        return []
+    head = (f"Is it the initial scale itself? The FFN output projection starts at std {INIT_STD} · gain / √(2L): "
+            f"the runs that left the floor started at {min(left):.4f} or more, those that never did at "
+            f"{max(stayed):.4f} or less")
+    if max(stayed) < min(left):
+        depths = sorted({int(d) for d, _, _ in cells})
+        return [head + f", so across depths {', '.join(map(str, depths))} that scale alone separates them, at a "
+                       f"threshold between the two."]
+    return [head + ": the scale alone does not separate them."]
 
 
 def _esc(step) -> str:

@@ -24,6 +24,8 @@ import torch.nn.functional as F
 
 from .config import ModelConfig
 
+INIT_STD = 0.02  # N(0, 0.02) on every Linear and Embedding, as GPT-2 and nanoGPT
+
 
 class CausalSelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig):
@@ -118,12 +120,12 @@ class GPT(nn.Module):
             # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer).
             for name, p in self.named_parameters():
                 if name.endswith("c_proj.weight"):
-                    nn.init.normal_(p, mean=0.0, std=0.02 / math.sqrt(2 * cfg.n_layer))
+                    nn.init.normal_(p, mean=0.0, std=INIT_STD / math.sqrt(2 * cfg.n_layer))
 
     @staticmethod
     def _init_weights(module):
         if isinstance(module, (nn.Linear, nn.Embedding)):
-            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+            nn.init.normal_(module.weight, mean=0.0, std=INIT_STD)
         if isinstance(module, nn.Linear) and module.bias is not None:
             nn.init.zeros_(module.bias)
 

@@ -294,3 +294,14 @@ def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
     text = analysis.claim_bundle(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
     assert text.endswith("Read against nanoGPT's own step alone, as they change only the measurement of the same "
                          "training: fixed validation.")
+
+
+def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs():
+    # depth 6: gain 0.5 (std 0.02*0.5/sqrt(12) = 0.0029) stays, gain 1 (0.0058) leaves; depth 2 gain 0.5 (0.005) leaves
+    g = grid([("AttnOnly", 6, 0.5, None, 3.3), ("AttnOnly", 6, 1.0, 50, 2.3), ("AttnOnly", 2, 0.5, 50, 2.3)])
+    text = analysis.claim_escape_map(g, planned=30, interval=25)
+    assert ("the runs that left the floor started at 0.0050 or more, those that never did at 0.0029 or less, so "
+            "across depths 2, 6 that scale alone separates them, at a threshold between the two.") in text
+    g = grid([("AttnOnly", 6, 0.5, 50, 2.3), ("AttnOnly", 2, 1.0, None, 3.3)])  # a larger scale that stayed
+    assert "the scale alone does not separate them." in analysis.claim_escape_map(g, planned=30, interval=25)
+    assert "Is it the initial scale" not in analysis.claim_escape_map(g.iloc[[0]], planned=30, interval=25)
