@@ -691,7 +691,8 @@ def _later(a: float, b: float, interval: int, never_at: float) -> bool:
 
 
 def _when(s: float) -> str:
-    return "never leaves the floor" if not np.isfinite(s) else f"leaves the floor at step {int(s)}"
+    """An escape step in words (NaN or inf: the run never left the floor)."""
+    return "never leaves the floor" if pd.isna(s) or not np.isfinite(s) else f"leaves the floor at step {int(s)}"
 
 
 def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) -> list[str]:
@@ -766,8 +767,9 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
     return [head + ": the scale alone does not separate them."]
 
 
-def _esc(step) -> str:
-    return "never" if pd.isna(step) else f"step {int(step)}"
+def escape_label(step) -> str:
+    """An escape step as a label: ``"step N"``, or ``"never"`` (NaN or inf: the run never left the floor)."""
+    return "never" if pd.isna(step) or not np.isfinite(step) else f"step {int(step)}"
 
 
 def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = None,
@@ -785,7 +787,8 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     evaluated another way), so it is read against nanoGPT's own escape step alone, with no noise to allow
     for. Returns None while nanoGPT's own run is missing; otherwise ``base``,
     ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
-    ``diverged`` (no outcome), and ``planned`` (factors, the control included)."""
+    ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them with
+    an outcome, the control included)."""
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
     if base.empty:
@@ -818,6 +821,7 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
         else:
             kind = "neither"
         out[kind].append(r.factor)
+    out["trained"] = sum(len(out[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in noise)
     return out
 
 
@@ -828,21 +832,18 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     fx = bundle_effects(table, interval, control, seeds, paired)
     if fx is None:
         return "nanoGPT's own AttnOnly run is not released yet."
-    b = fx["base"]
-    trained = sum(len(fx[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in fx["noise"])
+    b, trained = fx["base"], fx["trained"]
     if not trained:
-        return (f"nanoGPT AttnOnly escapes at {_esc(b)}; no factor trained yet ({fx['planned']} planned).")
-    lines = [f"nanoGPT AttnOnly escapes at {_esc(b)} (to within {interval}). {trained} of {fx['planned']} factors "
-             f"trained."]
+        return (f"nanoGPT AttnOnly escapes at {escape_label(b)}; no factor trained yet ({fx['planned']} planned).")
+    lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}). {trained} of {fx['planned']} "
+             f"factors trained."]
     others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
     if others:
-        def leaves(v):
-            return "never leaves the floor" if pd.isna(v) else f"escapes at step {int(v)}"
         said = []
         if control in others:
             said.append(f"the {control}, which computes the same attention and changes only floating-point "
-                        f"rounding, {leaves(others[control])}")
-        said += [f"nanoGPT at {k} {leaves(v)}" for k, v in others.items() if k != control]
+                        f"rounding, {_when(others[control])}")
+        said += [f"nanoGPT at {k} {_when(v)}" for k, v in others.items() if k != control]
         lo, hi = fx["lo"], fx["hi"]
         span = ("never escapes" if pd.isna(lo) else f"escapes anywhere from step {int(lo)} to never" if pd.isna(hi)
                 else f"escapes at step {int(lo)}" if lo == hi else f"escapes from step {int(lo)} to step {int(hi)}")

@@ -305,12 +305,11 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
     if fx is None or fixed not in done.index:
         return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
     b, e = fx["base"], done.loc[fixed, "escape_step"]
-    step = lambda x: "never" if pd.isna(x) else f"step {int(x)}"  # noqa: E731
+    step = analysis.escape_label
     evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations"
-    trained = sum(len(fx_all[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in fx_all["noise"])
     others = [f for f in fx_all["earlier"] + fx_all["later"] if f != fixed]
-    context = (f" ({trained} of {fx['planned']} factors trained; those that alone move the escape by a factor of "
-               f"two beyond what rounding and the seed do: {', '.join(others) or 'none'})")
+    context = (f" ({fx_all['trained']} of {fx['planned']} factors trained; those that alone move the escape by a "
+               f"factor of two beyond what rounding and the seed do: {', '.join(others) or 'none'})")
     if fixed in fx["diverged"]:
         return Row(claim, "§5.2", paper, "diverged", evidence, "NOT TESTABLE HERE",
                    "the run with fixed validation batches diverged: it has no escape step to compare" + context)

@@ -1,5 +1,6 @@
 """book/mechanism.ipynb's verdict lines and figures, on hand-made tables whose answer is known."""
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -253,6 +254,8 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     fx = analysis.bundle_effects(t, 100, control="SDPA kernel")
     assert fx["later"] == [] and "weight decay" in fx["neither"] and "SDPA kernel" not in fx["neither"]
     assert fx["earlier"] == ["warm-up + cosine"] and pd.isna(fx["hi"]) and fx["lo"] == 800
+    assert (fx["trained"], fx["planned"]) == (4, 4)  # the control counts as trained, nanoGPT itself does not
+    assert analysis.bundle_effects(bundle(rows[:1] + [("SDPA kernel", "complete", None, 3.34)]), 100)["trained"] == 1
     text = analysis.claim_bundle(t, 100, control="SDPA kernel")
     assert ("Without any factor of the bundle, the SDPA kernel, which computes the same attention and changes only "
             "floating-point rounding, never leaves the floor. So one seed of this setting, with no factor switched, "
@@ -265,14 +268,15 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     text = analysis.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
     assert ("at most half the earliest of those steps: none can be, as the earliest, step 200, leaves no room to "
             "halve at 100-step evaluations;") in text
-    assert "nanoGPT at seed 42 escapes at step 200. So one seed of this setting, with no factor switched, escapes " \
-           "anywhere from step 200 to never" in text
+    assert ("nanoGPT at seed 42 leaves the floor at step 200. So one seed of this setting, with no factor switched, "
+            "escapes anywhere from step 200 to never") in text
     # another seed escaping at 300 moves the earliest step: halving must now beat 300
     fx = analysis.bundle_effects(t, 100, control="SDPA kernel", seeds={42: 300})
     assert fx["lo"] == 300 and fx["earlier"] == []
     fx = analysis.bundle_effects(bundle(rows), 100, seeds={42: 700})
     assert (fx["lo"], fx["hi"]) == (700, 800) and fx["later"] == ["weight decay"]
-    assert "nanoGPT at seed 42 escapes at step 700" in analysis.claim_bundle(bundle(rows), 100, seeds={42: 700})
+    text = analysis.claim_bundle(bundle(rows), 100, seeds={42: 700})
+    assert "nanoGPT at seed 42 leaves the floor at step 700" in text
 
 
 def test_the_twin_figure_draws_the_gap_between_nanogpt_and_one_factor():
@@ -305,3 +309,9 @@ def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs(
     g = grid([("AttnOnly", 6, 0.5, 50, 2.3), ("AttnOnly", 2, 1.0, None, 3.3)])  # a larger scale that stayed
     assert "the scale alone does not separate them." in analysis.claim_escape_map(g, planned=30, interval=25)
     assert "Is it the initial scale" not in analysis.claim_escape_map(g.iloc[[0]], planned=30, interval=25)
+
+
+def test_an_escape_step_reads_the_same_whether_never_is_nan_or_inf():
+    assert analysis.escape_label(300.0) == "step 300" and analysis._when(300.0) == "leaves the floor at step 300"
+    for never in (np.nan, np.inf, None):
+        assert analysis.escape_label(never) == "never" and analysis._when(never) == "never leaves the floor"
