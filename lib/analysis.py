@@ -641,6 +641,8 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     best_val_loss). Escape steps are known to within ``interval`` steps."""
     lost = grid[grid.status == "diverged"] if "status" in grid else grid.iloc[:0]
     grid = grid.drop(lost.index)  # a diverged run did not "never leave the floor": it is named apart
+    unscaled = grid[grid.scaled_init == False] if "scaled_init" in grid else grid.iloc[:0]  # noqa: E712
+    grid = grid.drop(unscaled.index)  # the control without GPT-2's scaling: read apart, below
     attn = grid[grid.config == "AttnOnly"]
     if len(grid) + len(lost) < planned:
         head = f"{len(grid) + len(lost)} of {planned} runs of the map trained."
@@ -655,9 +657,16 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     steps = attn.escape_step.dropna()
     span = ("escape steps -" if steps.empty else f"escape step {int(steps.min())}" if steps.min() == steps.max()
             else f"escape steps {int(steps.min())}-{int(steps.max())}")
-    lines = [head, f"AttnOnly: {span} (to within {interval} steps); {never} of {len(attn)} never left the floor."]
     budget = float(grid.budget.max()) if "budget" in grid and grid.budget.notna().any() else np.inf
+    within = "" if np.isinf(budget) else f" within {int(budget)} steps"
+    lines = [head, f"AttnOnly: {span} (to within {interval} steps); {never} of {len(attn)} did not leave the "
+                   f"floor{within}."]
+    if len(steps) and steps.min() == steps.max() and never:
+        lines.append(f"Every run that left the floor did so by step {int(steps.min())}, so at this resolution the map "
+                     f"is binary (left by step {int(steps.min())}, or not{within}); the best loss is the graded "
+                     f"outcome.")
     lines += _escape_answers(esc, interval, budget)
+    lines += _unscaled_answer(unscaled, esc, interval, budget)
     best = attn[attn.gain == 1.0].sort_values("depth")
     if len(best) > 1:
         lines.append("Best loss at gain 1 by depth: " + ", ".join(
@@ -669,6 +678,34 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
         lines.append("Diverged: " + ", ".join(f"{r.config} depth {int(r.depth)} gain {float(r.gain):g}"
                                               for r in lost.itertuples()) + ".")
     return " ".join(lines)
+
+
+def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, budget: float) -> list[str]:
+    """AttnOnly without GPT-2's 1/√(2L) scaling of both output projections (``unscaled``: its runs, at gain 1)
+    against the scaled run at the same depth (``esc`` as in ``_escape_answers``): whether removing the scaling as
+    a whole, which the FFN-output gain alone does not do, moves the escape."""
+    out = []
+    for r in unscaled[unscaled.config == "AttnOnly"].itertuples():
+        d = int(r.depth)
+        e = float(r.escape_step) if pd.notna(r.escape_step) else np.inf
+        q = (f"Without the scaling (attention's and the FFN's output projections both at std {INIT_STD}, "
+             f"{np.sqrt(2 * d):.1f}× larger), AttnOnly at depth {d}, gain 1, {_when(e)} (best {r.best_val_loss:.3f})")
+        s = esc.loc[d, 1.0] if d in esc.index and 1.0 in esc.columns else np.nan
+        if pd.isna(s):
+            out.append(q + "; its scaled twin is not trained yet.")
+            continue
+        q += f"; with it, {_when(s)}"
+        never_at = budget + interval
+        if _later(s, e, interval, never_at):
+            q += f": at depth {d} the scaling is what keeps AttnOnly on the floor."
+        elif _later(e, s, interval, never_at):
+            q += ": removing the scaling delays the escape, so the scaling helps here."
+        elif np.isfinite(e):
+            q += f": the scaling does not move the escape at depth {d} (within {interval} steps)."
+        else:
+            q += f": the scaling is not what keeps depth {d} on the floor."
+        out.append(q)
+    return out
 
 
 def _apart(steps, interval: int, never_at: float) -> bool | None:
@@ -691,8 +728,9 @@ def _later(a: float, b: float, interval: int, never_at: float) -> bool:
 
 
 def _when(s: float) -> str:
-    """An escape step in words (NaN or inf: the run never left the floor)."""
-    return "never leaves the floor" if pd.isna(s) or not np.isfinite(s) else f"leaves the floor at step {int(s)}"
+    """An escape step in words (NaN or inf: the run did not leave the floor in its budget)."""
+    return ("stays on the floor for its whole budget" if pd.isna(s) or not np.isfinite(s)
+            else f"leaves the floor at step {int(s)}")
 
 
 def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) -> list[str]:

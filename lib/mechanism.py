@@ -133,7 +133,9 @@ def mixer_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 # -- the escape map and the bundle ------------------------------------------------------------------------
 def escape_runs(runs_dir=RUNS_DIR) -> Runs:
-    return _runs(plans.escape_map(), {"depth": lambda e: e.model.n_layer}, runs_dir)  # gain: the summary's
+    """The escape map's runs; ``scaled_init`` False marks the run without GPT-2's 1/√(2L) scaling."""
+    return _runs(plans.escape_map(), {"depth": lambda e: e.model.n_layer,  # gain: the summary's
+                                      "scaled_init": lambda e: e.model.scaled_init}, runs_dir)
 
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:

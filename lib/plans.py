@@ -114,15 +114,23 @@ ESCAPE_GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)   # weight-level gain on the FFN outpu
 ESCAPE_BUDGET = dict(max_steps=400, eval_interval=25, eval_batches=20, train_eval_batches=5)
 
 
+# The depth at which AttnOnly is also trained without GPT-2's 1/√(2L) scaling of the two output projections.
+ESCAPE_UNSCALED_DEPTH = 12
+
+
 def escape_map(seed: int = PROBE_SEED) -> list[Experiment]:
     """AttnOnly over depth x the FFN output's scale at initialisation, and FFNOnly at depth 6 as the
-    control (issue "The mechanism, measured", §4). g = 1 is the plain run at that depth."""
+    control (issue "The mechanism, measured", §4). g = 1 is the plain run at that depth. Last, AttnOnly at
+    the deepest depth and gain 1 without the 1/√(2L) scaling (``scaled_init=False``): the gain scales only the
+    FFN output, but the scaling shrinks attention's output projection too, so only this run removes what
+    GPT-2's scaling does as a whole."""
     exps = []
     for config, depths in (("AttnOnly", ESCAPE_DEPTHS), ("FFNOnly", (6,))):
         for depth in depths:
             base = replace(get_preset("cpu", "residualgpt", config, seed), n_layer=depth, **ESCAPE_BUDGET)
             exps += [base if g == 1 else replace(base, gain_mode="weight", gain=float(g)) for g in ESCAPE_GAINS]
-    return exps
+    deep = replace(get_preset("cpu", "residualgpt", "AttnOnly", seed), n_layer=ESCAPE_UNSCALED_DEPTH, **ESCAPE_BUDGET)
+    return exps + [replace(deep, scaled_init=False)]
 
 
 def probe_during(seed: int = PROBE_SEED) -> list[Experiment]:

@@ -390,24 +390,32 @@ def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int
 
 
 def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
-    """AttnOnly's escape step over depth x FFN-output gain (white: not trained; 'never': stayed on the floor),
-    the best validation loss written in each cell; FFNOnly's row below it."""
-    rows = [("AttnOnly", d) for d in depths] + [("FFNOnly", 6)]
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    """The escape map: AttnOnly over depth x FFN-output gain, FFNOnly's row and AttnOnly without GPT-2's
+    1/√(2L) scaling (``scaled_init`` False, where the grid has it) below. Each cell writes the escape step
+    ('never': stayed on the floor for the run's budget) over the best validation loss; the colour is the best
+    loss, the graded outcome (white: not trained)."""
+    scaled = grid.scaled_init.astype(bool) if "scaled_init" in grid else pd.Series(True, index=grid.index)
+    rows = [("AttnOnly", d, True) for d in depths] + [("FFNOnly", 6, True)]
+    rows += [(c, int(d), False) for c, d in grid.loc[~scaled, ["config", "depth"]].drop_duplicates().itertuples(
+        index=False)]
+    fig, ax = plt.subplots(figsize=(7.5, 4.6 + 0.4 * (len(rows) - len(depths) - 1)))
     values = np.full((len(rows), len(gains)), np.nan)
-    for i, (config, d) in enumerate(rows):
+    labels = {}
+    for i, (config, d, sc) in enumerate(rows):
         for j, g in enumerate(gains):
-            cell = grid[(grid.config == config) & (grid.depth == d) & (grid.gain == g)]
+            cell = grid[(grid.config == config) & (grid.depth == d) & (grid.gain == g) & (scaled == sc)]
             if len(cell):
-                e, best = cell.escape_step.iloc[0], cell.best_val_loss.iloc[0]
-                values[i, j] = e if pd.notna(e) else np.nan
-                ax.text(j, i, f"{int(e) if pd.notna(e) else 'never'}\n{best:.2f}", ha="center", va="center", fontsize=8)
-            else:
+                e, values[i, j] = cell.escape_step.iloc[0], cell.best_val_loss.iloc[0]
+                labels[i, j] = f"{int(e) if pd.notna(e) else 'never'}\n{values[i, j]:.2f}"
+            elif sc:
                 ax.text(j, i, "-", ha="center", va="center", fontsize=8, color="#999999")
-    im = ax.imshow(values, cmap="viridis_r", aspect="auto")
-    fig.colorbar(im, ax=ax, label="escape step")
+    im = ax.imshow(values, cmap="viridis", aspect="auto")
+    mid = np.nanmean([np.nanmin(values), np.nanmax(values)]) if labels else 0.0
+    for (i, j), text in labels.items():  # light text on the dark (low-loss) cells
+        ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if values[i, j] < mid else "black")
+    fig.colorbar(im, ax=ax, label="best validation loss (lower: further below the floor)")
     ax.set_xticks(range(len(gains)), [f"{g:g}" for g in gains])
-    ax.set_yticks(range(len(rows)), [f"{c} L={d}" for c, d in rows])
+    ax.set_yticks(range(len(rows)), [f"{c} L={d}" + ("" if sc else ", no 1/√(2L)") for c, d, sc in rows])
     ax.set(xlabel="gain on the FFN output projection at initialisation", title=title)
     fig.tight_layout()
     return fig

@@ -87,7 +87,7 @@ def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
               ("FFNOnly", 6, 1.0, None, 3.34)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
     assert text.startswith("4 of 30 runs of the map trained.")
-    assert "escape steps 50-175 (to within 25 steps); 1 of 3 never left the floor" in text
+    assert "escape steps 50-175 (to within 25 steps); 1 of 3 did not leave the floor" in text
     # gain 4 (more than the 2.4 that undoes depth 12's smaller start) never escaped: no support for the scale
     assert ("At gain 1 depth 12's projection starts 2.4× smaller than depth 2's; depth 12 leaves the floor at step "
             "175, depth 2 leaves the floor at step 50: later, and gains up to 4, enough to undo the 2.4× smaller "
@@ -105,7 +105,7 @@ def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution()
     assert ("Does the escape depend on depth? Not measurably: at each gain with two or more depths trained (1 gain), "
             "the escape steps lie within 25 steps of each other.") in text
     assert "Does the escape depend on gain? Not measurably" in text
-    assert "AttnOnly: escape steps 50-75 (to within 25 steps); 0 of 3 never" in text
+    assert "AttnOnly: escape steps 50-75 (to within 25 steps); 0 of 3 did not" in text
     assert "Best loss at gain 1 by depth: 2: 2.300, 12: 2.200." in text
     assert "AttnOnly: escape step 50 (to within" in analysis.claim_escape_map(g.iloc[[0, 2]], 30, 25)
     assert ("depth 12 leaves the floor at step 75, depth 2 leaves the floor at step 50: no, not in when it leaves "
@@ -123,9 +123,9 @@ def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution()
     # later, with no larger gain trained yet at that depth: open, said so
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 8, 1.0, None, 3.3)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
-    assert ("depth 8 never leaves the floor, depth 2 leaves the floor at step 50: later; whether the scale is the "
-            "cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the smaller "
-            "start.") in text
+    assert ("depth 8 stays on the floor for its whole budget, depth 2 leaves the floor at step 50: later; whether "
+            "the scale is the cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the "
+            "smaller start.") in text
     assert "Does the escape depend on depth? Yes: at gain 1" in text
     # the deeper model earlier: a plain no
     g = grid([("AttnOnly", 2, 1.0, 150, 2.3), ("AttnOnly", 8, 1.0, 50, 2.2)])
@@ -136,7 +136,8 @@ def test_the_escape_map_reads_nothing_into_runs_that_never_left_the_floor():
     g = grid([("AttnOnly", 2, 1.0, None, 3.3), ("AttnOnly", 12, 1.0, None, 3.3), ("AttnOnly", 12, 4.0, None, 3.3)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
     assert "Does the escape depend" not in text  # no escape step to compare
-    assert "depth 12 never leaves the floor, depth 2 never leaves the floor: open, neither leaves the floor" in text
+    assert ("depth 12 stays on the floor for its whole budget, depth 2 stays on the floor for its whole budget: open, "
+            "neither leaves the floor") in text
     # a run that escapes at the last evaluation is within one interval of one that never does
     g = grid([("AttnOnly", 2, 1.0, 400, 2.3), ("AttnOnly", 12, 1.0, None, 3.3)]).assign(budget=400)
     text = analysis.claim_escape_map(g, planned=30, interval=25)
@@ -144,6 +145,29 @@ def test_the_escape_map_reads_nothing_into_runs_that_never_left_the_floor():
     assert "no, not in when it leaves the floor (within 25 steps)." in text
     text = analysis.claim_escape_map(g.assign(escape_step=[375, None]), planned=30, interval=25)
     assert "Does the escape depend on depth? Yes" in text
+
+
+def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_twin():
+    g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, None, 3.34), ("AttnOnly", 12, 2.0, 50, 2.4),
+              ("AttnOnly", 12, 1.0, 50, 2.5)]).assign(budget=400, scaled_init=[True, True, True, False])
+    text = analysis.claim_escape_map(g, planned=31, interval=25)
+    assert "3 of 4 did not" not in text and "1 of 3 did not leave the floor within 400 steps." in text  # apart
+    assert ("Without the scaling (attention's and the FFN's output projections both at std 0.02, 4.9× larger), "
+            "AttnOnly at depth 12, gain 1, leaves the floor at step 50 (best 2.500); with it, stays on the floor for "
+            "its whole budget: at depth 12 the scaling is what keeps AttnOnly on the floor.") in text
+    # the map is binary when every escape is at one step and some never escape: said, with the graded outcome
+    assert ("Every run that left the floor did so by step 50, so at this resolution the map is binary (left by step "
+            "50, or not within 400 steps); the best loss is the graded outcome.") in text
+    both_stay = g.assign(escape_step=[50, None, 50, None])
+    assert "the scaling is not what keeps depth 12 on the floor." in analysis.claim_escape_map(both_stay, 31, 25)
+    same = g.assign(escape_step=[50, 50, 50, 75])
+    text = analysis.claim_escape_map(same, 31, 25)
+    assert "the scaling does not move the escape at depth 12 (within 25 steps)." in text
+    assert "binary" not in text  # every run left the floor: nothing binary to say
+    late = g.assign(escape_step=[50, 50, 50, 200])
+    assert "removing the scaling delays the escape" in analysis.claim_escape_map(late, 31, 25)
+    alone = g.iloc[[0, 3]]
+    assert "its scaled twin is not trained yet." in analysis.claim_escape_map(alone, 31, 25)
 
 
 def bundle(rows):
@@ -169,7 +193,8 @@ def test_the_mechanism_figures_draw_with_and_without_runs(empty):
     probes = pd.concat([probe_rows("AttnOnly", 0.99, 0.7), probe_rows("FFNOnly + local mixer", 0.9, 0.6)])
     hist = pd.DataFrame({"step": [0, 100], "val_loss": [4.0, 2.5], "seed": 1337, "model": "AttnOnly + local mixer",
                          "mixer": "local", "config": "AttnOnly"})
-    g = grid([("AttnOnly", 2, 1.0, 50, 2.0), ("FFNOnly", 6, 4.0, None, 3.34)])
+    g = grid([("AttnOnly", 2, 1.0, 50, 2.0), ("FFNOnly", 6, 4.0, None, 3.34), ("AttnOnly", 12, 1.0, None, 3.3)])
+    g["scaled_init"] = [True, True, False]  # the last: the control without GPT-2's scaling, a row of its own
     b = bundle([("none", "complete", 800, 2.6), ("AdamW beta2", "not trained", None, None)])
     if empty:
         probes, hist, g = probes.iloc[0:0], hist.iloc[0:0], g.iloc[0:0]
@@ -258,8 +283,9 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     assert analysis.bundle_effects(bundle(rows[:1] + [("SDPA kernel", "complete", None, 3.34)]), 100)["trained"] == 1
     text = analysis.claim_bundle(t, 100, control="SDPA kernel")
     assert ("Without any factor of the bundle, the SDPA kernel, which computes the same attention and changes only "
-            "floating-point rounding, never leaves the floor. So one seed of this setting, with no factor switched, "
-            "escapes anywhere from step 800 to never, and a factor counts only beyond that range.") in text
+            "floating-point rounding, stays on the floor for its whole budget. So one seed of this setting, with no "
+            "factor switched, escapes anywhere from step 800 to never, and a factor counts only beyond that "
+            "range.") in text
     assert "4 of 4 factors trained" in text  # the control is one of the bundle's factors
     assert ("Alone escaping in at most half the earliest of those steps: warm-up + cosine; never escaping, or in at "
             "least twice the latest: none can be, as a run with no factor never escaped either; within that range: "
@@ -314,4 +340,5 @@ def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs(
 def test_an_escape_step_reads_the_same_whether_never_is_nan_or_inf():
     assert analysis.escape_label(300.0) == "step 300" and analysis._when(300.0) == "leaves the floor at step 300"
     for never in (np.nan, np.inf, None):
-        assert analysis.escape_label(never) == "never" and analysis._when(never) == "never leaves the floor"
+        assert analysis.escape_label(never) == "never"
+        assert analysis._when(never) == "stays on the floor for its whole budget"
