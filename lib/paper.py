@@ -42,3 +42,10 @@ def paper_value(**where) -> float:
     if len(df) != 1:
         raise KeyError(f"{len(df)} paper rows match {where}; expected exactly one")
     return float(df.value.iloc[0])
+
+
+def mixer_rule() -> tuple[float, float]:
+    """The author's decision rule for §7.2's mixer run (code only, not the paper's text): above the first value
+    "consistent with cross-position routing", below the second "routing not supported"."""
+    return (paper_value(ref="§7.2", metric="mixer_rule_routing_above"),
+            paper_value(ref="§7.2", metric="mixer_rule_not_routing_below"))

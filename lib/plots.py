@@ -337,9 +337,29 @@ LADDER_DASHES = {1: ":", 2: "--", 3: "-.", 4: (0, (1, 3))}
 
 
 def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
-    """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend."""
+    """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend: on the fixed
+    validation batches where computed (the tokens the `residualgpt` runs are evaluated on), else on the split."""
     for r in floors[floors.order.isin(orders)].itertuples():
-        ax.axhline(r.nats, **LADDER_STYLE, linestyle=LADDER_DASHES[r.order], label=f"{r.floor} floor {r.nats:.3f}")
+        fixed = "on_fixed_batches" in floors and pd.notna(r.on_fixed_batches)
+        nats = r.on_fixed_batches if fixed else r.nats
+        ax.axhline(nats, **LADDER_STYLE, linestyle=LADDER_DASHES[r.order],
+                   label=f"{r.floor} floor {nats:.3f}" + (" (fixed batches)" if fixed else ""))
+
+
+def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
+    """Where each model ends on the ladder of floors: one column per model (``ends``: model, best_val_loss, one row
+    per seed; a dot per seed), the floors as horizontal lines (all orders)."""
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    models = list(dict.fromkeys(ends.model)) if len(ends) else []
+    for i, m in enumerate(models):
+        y = ends[ends.model == m].best_val_loss
+        ax.scatter([i] * len(y), y, color=COLORS[m.split(" ")[0]], marker="s" if "mixer" in m else "o", zorder=3)
+    floor_ladder(ax, floors, orders=tuple(floors.order))
+    ax.set_xticks(range(len(models)), [m.replace(" + ", "\n+ ") for m in models], fontsize=8)
+    ax.set(ylabel="best validation loss (nats/token)", title=title, xlim=(-0.6, max(len(models), 1) - 0.4))
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    return fig
 
 
 PROBE_MEASURES = {"position_cosine": "cosine between positions", "token_accuracy": "input token read back",

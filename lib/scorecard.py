@@ -10,7 +10,7 @@ import pandas as pd
 from . import analysis, gain, plans
 from .book import Chapter, paper_shape_prefix
 from .experiment import ESCAPE_MARGIN
-from .paper import paper_value, paper_values
+from .paper import mixer_rule, paper_value, paper_values
 
 MARGIN = ESCAPE_MARGIN
 
@@ -265,7 +265,7 @@ def mechanism() -> Row:
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
     ladder = floors()
-    verdict, text = analysis.claim_mixer(runs.table, like_for_like(ladder), paper_mixer)
+    verdict, text = analysis.claim_mixer(runs.table, like_for_like(ladder), paper_mixer, author_rule=mixer_rule())
     if verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
         return Row(claim, "§7.1-7.2", paper, text.splitlines()[0], "`cpu` stand-in", verdict,
                    " ".join(text.splitlines()[1:3]) + " (`python -m lib sweep --plan mixer_test`)")

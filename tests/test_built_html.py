@@ -104,11 +104,12 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
     from lib import analysis, gain, mechanism, plans
     from lib.book import beside_paper, seed_table
-    from lib.paper import paper_value, paper_values
+    from lib.paper import mixer_rule, paper_value, paper_values
     if chapter == "mechanism":
         floors = mechanism.like_for_like(mechanism.floors())
         mixer, escape, bundle = mechanism.mixer_runs(), mechanism.escape_runs(), mechanism.bundle_runs()
-        verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"))[1],
+        verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
+                                         author_rule=mixer_rule())[1],
                     analysis.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
                     analysis.claim_bundle(bundle.table, plans.bundle_factors()["none"].train.eval_interval,
                                           plans.ROUNDING_CONTROL, mechanism.baseline_seeds(),

@@ -8,6 +8,7 @@ from lib import analysis, plans, plots
 
 matplotlib.use("Agg")
 FLOORS = {1: 3.35, 2: 2.48, 3: 2.05}
+RULE = (3.20, 1.75)  # the author's mixer thresholds (data/paper_results.csv, read by paper.mixer_rule)
 
 
 def runs(rows):
@@ -20,14 +21,17 @@ ATTENTION = [("AttnOnly", "attention", s, 1.95) for s in (1337, 42)] + [("FFNOnl
 def test_the_mixer_test_holds_when_the_mixer_stops_at_the_bigram_floor_and_ffnonly_leaves_the_floor():
     v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
                                                      ("AttnOnly", "local", 42, 2.50),
-                                                     ("FFNOnly", "local", 1337, 2.52)]), FLOORS)
+                                                     ("FFNOnly", "local", 1337, 2.52)]), FLOORS, author_rule=RULE)
     assert v == "HOLDS"
     assert "AttnOnly with the local mixer: 2.490-2.500 (2 seeds); with attention: 1.950-1.950 (2 seeds)" in text
     assert "leaves the unigram floor and stops at the bigram floor" in text
     assert "attention takes it 0.530 below the bigram floor" in text
-    assert "cannot be met by any position-blind model on this data: the bigram floor, 2.480, is above it" in text
+    assert ("Its lower threshold cannot be reached by any position-blind model on this data, as the bigram floor, "
+            "2.480, is above it: by that rule the test can confirm routing or be partial, never refute it.") in text
     assert "By that rule this result is partial recovery." in text
-    _, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS, paper_mixer=2.487)
+    assert "decision rule" not in analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)[1]
+    _, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS, paper_mixer=2.487,
+                                   author_rule=RULE)
     assert "The paper's Phase-2 mixer value, 2.487 (10M, the same characters), is +0.007 from that floor." in text
 
 
@@ -43,8 +47,11 @@ def test_the_mixer_test_waits_for_ffnonly_with_the_mixer_unless_part_one_already
 
 
 def test_the_mixer_test_is_contradicted_when_the_mixer_collapses_or_misses_the_bigram_floor():
-    v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS)
-    assert v == "CONTRADICTED" and "consistent with routing" in text  # the author's rule reads it the other way
+    v, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS, author_rule=RULE)
+    assert v == "CONTRADICTED" and "this result is consistent with routing" in text  # the rule reads it the other way
+    low = {1: 3.35, 2: 1.6}  # a floor below the rule's lower threshold: a position-blind model could refute routing
+    _, text = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 1.6)]), low, author_rule=RULE)
+    assert "this result is routing not supported." in text and "never refute" not in text
     v, _ = analysis.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.8), ("FFNOnly", "local", 1337, 2.5)]),
                                 FLOORS)
     assert v == "CONTRADICTED"  # between the floors: not what a position-blind model that trains well reaches
@@ -72,8 +79,11 @@ def probe_rows(model, init1, trained_last, depth=2):
 def test_the_probe_line_names_the_models_that_lost_the_token():
     table = pd.concat([probe_rows("AttnOnly", 0.99, 0.7), probe_rows("FFNOnly", 0.04, 0.01)])
     text = analysis.claim_probes(table)
-    assert text.splitlines()[0] == ("Lost the input token (read-back within 0.05 of chance after the last block): "
-                                    "FFNOnly. Kept it: AttnOnly.")
+    assert text.splitlines()[0] == ("Lost the input token (read-back at most 0.05 above chance after the last "
+                                    "block): FFNOnly. Kept it: AttnOnly.")
+    # the effective rank is set beside the trained model's own embedding, not the initial one
+    table.loc[(table.model == "AttnOnly") & (table.state == "trained") & (table.depth == 0), "effective_rank"] = 42.0
+    assert "effective rank 100.0 of 42.0 at its embedding." in analysis.claim_probes(table)
     assert "**FFNOnly**: after block 1 at initialisation the token is read back at 0.04 (chance 0.15)" in text
     assert analysis.claim_probes(table.iloc[0:0]).startswith("No probed model yet")
 
@@ -342,3 +352,24 @@ def test_an_escape_step_reads_the_same_whether_never_is_nan_or_inf():
     for never in (np.nan, np.inf, None):
         assert analysis.escape_label(never) == "never"
         assert analysis._when(never) == "stays on the floor for its whole budget"
+
+
+def test_the_ladder_places_each_model_at_a_floor_or_between_two():
+    floors, names = {1: 3.34, 2: 2.48, 3: 2.05, 4: 1.87}, {1: "unigram", 2: "bigram", 3: "trigram", 4: "4-gram"}
+    assert analysis.ladder_position(2.482, floors, names) == "at the bigram floor (+0.002)"
+    assert analysis.ladder_position(1.96, floors, names) == "between the trigram and 4-gram floors"  # 0.09 below
+    assert analysis.ladder_position(1.72, floors, names) == "below the 4-gram floor, the lowest computed"
+    assert analysis.ladder_position(3.6, floors, names) == "above the unigram floor"
+    ends = pd.DataFrame({"model": ["AttnOnly", "AttnOnly", "FFNOnly", "FFNOnly"],
+                         "best_val_loss": [1.95, 1.97, 3.34, 9.0],
+                         "status": ["complete", "complete", "complete", "diverged"]})
+    text = analysis.claim_ladder(ends, floors, names)
+    assert ("AttnOnly: 1.950-1.970 (2 seeds), between the trigram and 4-gram floors; FFNOnly: 3.340, at the unigram "
+            "floor (+0.000).") in text  # the diverged seed is no result
+    assert analysis.claim_ladder(ends.iloc[0:0], floors, names) == "No run finished yet."
+    ladder = pd.DataFrame({"order": [1, 2], "floor": ["unigram", "bigram"], "nats": [3.35, 2.48],
+                           "on_fixed_batches": [3.34, None]})
+    fig = plots.ladder_figure(ends, ladder, "t")
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["unigram floor 3.340 (fixed batches)", "bigram floor 2.480"]  # like for like where computed
+    plots.ladder_figure(ends.iloc[0:0], ladder, "t")
