@@ -840,7 +840,8 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
         depths = sorted({int(d) for d, _, _ in cells})
         return [head + f", so across depths {', '.join(map(str, depths))} that scale alone separates them, at a "
                        f"threshold between the two."]
-    return [head + ": the scale alone does not separate them."]
+    return [head + ": the scale alone does not separate them, as some runs stayed on the floor from a larger start "
+                   "than others that left it; depth matters beyond the FFN output's initial scale."]
 
 
 def escape_label(step) -> str:
@@ -938,6 +939,15 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
                     f"training: {', '.join(p for p in paired if p in table.factor.values)}." if others and
                     any(p in table[table.status == 'complete'].factor.values for p in paired) else "")
                  + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+    if others and not (fx["earlier"] or fx["later"]) and not (fx["can_be_earlier"] and fx["can_be_later"]):
+        lines.append("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same "
+                     "seeds" + (f", and evaluations every {int(fx['lo'] // 4)} steps or finer, so that a halving of "
+                                f"the earliest escape is measurable" if not fx["can_be_earlier"] else "") + ".")
+    done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
+    if len(done) > 1 and "none" in done.factor.values:
+        low = done.loc[done.best_val_loss.idxmin()]
+        lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
+                     f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}).")
     return " ".join(lines)
 
 

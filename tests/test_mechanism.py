@@ -304,6 +304,10 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     text = analysis.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
     assert ("at most half the earliest of those steps: none can be, as the earliest, step 200, leaves no room to "
             "halve at 100-step evaluations;") in text
+    # nothing can be named either way: the line says what would let it name one, and reads the best losses
+    assert ("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same seeds, "
+            "and evaluations every 50 steps or finer, so that a halving of the earliest escape is measurable.") in text
+    assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600)." in text
     assert ("nanoGPT at seed 42 leaves the floor at step 200. So one seed of this setting, with no factor switched, "
             "escapes anywhere from step 200 to never") in text
     # another seed escaping at 300 moves the earliest step: halving must now beat 300
@@ -332,8 +336,9 @@ def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
     assert fx["earlier"] == ["fixed validation"]  # 300 halves 800; the seed-42 step 200 does not enter
     assert analysis.bundle_effects(t, 100, "SDPA kernel", {42: 200})["earlier"] == []
     text = analysis.claim_bundle(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
-    assert text.endswith("Read against nanoGPT's own step alone, as they change only the measurement of the same "
-                         "training: fixed validation.")
+    assert ("Read against nanoGPT's own step alone, as they change only the measurement of the same training: "
+            "fixed validation. Lowest best loss:") in text
+    assert "Naming a factor needs" not in text  # a factor was named
 
 
 def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs():
@@ -343,7 +348,8 @@ def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs(
     assert ("the runs that left the floor started at 0.0050 or more, those that never did at 0.0029 or less, so "
             "across depths 2, 6 that scale alone separates them, at a threshold between the two.") in text
     g = grid([("AttnOnly", 6, 0.5, 50, 2.3), ("AttnOnly", 2, 1.0, None, 3.3)])  # a larger scale that stayed
-    assert "the scale alone does not separate them." in analysis.claim_escape_map(g, planned=30, interval=25)
+    assert ("the scale alone does not separate them, as some runs stayed on the floor from a larger start than others "
+            "that left it; depth matters beyond") in analysis.claim_escape_map(g, planned=30, interval=25)
     assert "Is it the initial scale" not in analysis.claim_escape_map(g.iloc[[0]], planned=30, interval=25)
 
 
