@@ -741,7 +741,12 @@ def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, b
         elif np.isfinite(e):
             q += f": the scaling does not move the escape at depth {d} (within {interval} steps)."
         else:
-            q += f": the scaling is not what keeps depth {d} on the floor."
+            q += f": the scaling is not what keeps depth {d} on the floor"
+            raised = {g: v for g, v in esc.loc[d].items() if g > 1 and pd.notna(v) and np.isfinite(v)}
+            q += (", while a larger FFN output alone, attention's projection still scaled, brings the escape to "
+                  + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in raised.items())
+                  + f": at depth {d} what decides is the FFN output's scale relative to attention's, not the "
+                    f"scaling of both." if raised else ".")
         out.append(q)
     return out
 
@@ -808,8 +813,8 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
         elif not _later(d, sh, interval, never_at):
             q += f": no, not in when it leaves the floor (within {interval} steps)."
         elif helps:
-            q += (f": later, and consistent with the scale being the cause: a larger FFN output at depth {deep} "
-                  "brings the escape to " + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in helps.items())
+            q += (f": later, and consistent with the FFN output's scale being the cause: a larger FFN output at depth "
+                  f"{deep} brings the escape to " + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in helps.items())
                   + ".")
         elif len(raised) and max(raised.index) >= undo:
             q += (f": later, and gains up to {max(raised.index):g}, enough to undo the {undo:.1f}× smaller start, "

@@ -124,8 +124,8 @@ def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution()
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, 200, 2.2), ("AttnOnly", 12, 4.0, 75, 2.1),
               ("AttnOnly", 12, 2.0, 200, 2.1)])
     text = analysis.claim_escape_map(g, planned=30, interval=25)
-    assert ("depth 2 leaves the floor at step 50: later, and consistent with the scale being the cause: a larger "
-            "FFN output at depth 12 brings the escape to step 75 (gain 4).") in text
+    assert ("depth 2 leaves the floor at step 50: later, and consistent with the FFN output's scale being the cause: "
+            "a larger FFN output at depth 12 brings the escape to step 75 (gain 4).") in text
     # later, with only a gain too small to undo the smaller start: open, and said why
     text = analysis.claim_escape_map(g[g.gain != 4.0], planned=30, interval=25)
     assert ("later; whether the scale is the cause is open until depth 12 is trained with a gain of at least 2.4, "
@@ -169,7 +169,12 @@ def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_tw
     assert ("Every run that left the floor did so by step 50, so at this resolution the map is binary (left by step "
             "50, or not within 400 steps); the best loss is the graded outcome.") in text
     both_stay = g.assign(escape_step=[50, None, 50, None])
-    assert "the scaling is not what keeps depth 12 on the floor." in analysis.claim_escape_map(both_stay, 31, 25)
+    assert ("the scaling is not what keeps depth 12 on the floor, while a larger FFN output alone, attention's "
+            "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 what decides is the FFN "
+            "output's scale relative to attention's, not the scaling of both.") in analysis.claim_escape_map(
+                both_stay, 31, 25)
+    all_stay = g.assign(escape_step=[50, None, None, None])
+    assert "the scaling is not what keeps depth 12 on the floor." in analysis.claim_escape_map(all_stay, 31, 25)
     same = g.assign(escape_step=[50, 50, 50, 75])
     text = analysis.claim_escape_map(same, 31, 25)
     assert "the scaling does not move the escape at depth 12 (within 25 steps)." in text
