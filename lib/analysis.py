@@ -745,8 +745,8 @@ def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, b
             raised = {g: v for g, v in esc.loc[d].items() if g > 1 and pd.notna(v) and np.isfinite(v)}
             q += (", while a larger FFN output alone, attention's projection still scaled, brings the escape to "
                   + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in raised.items())
-                  + f": at depth {d} what decides is the FFN output's scale relative to attention's, not the "
-                    f"scaling of both." if raised else ".")
+                  + f": at depth {d} the map points to the FFN output's scale relative to attention's, not the "
+                    f"scaling of both, as what decides (one seed)." if raised else ".")
         out.append(q)
     return out
 

@@ -170,9 +170,9 @@ def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_tw
             "50, or not within 400 steps); the best loss is the graded outcome.") in text
     both_stay = g.assign(escape_step=[50, None, 50, None])
     assert ("the scaling is not what keeps depth 12 on the floor, while a larger FFN output alone, attention's "
-            "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 what decides is the FFN "
-            "output's scale relative to attention's, not the scaling of both.") in analysis.claim_escape_map(
-                both_stay, 31, 25)
+            "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 the map points to the FFN "
+            "output's scale relative to attention's, not the scaling of both, as what decides (one "
+            "seed).") in analysis.claim_escape_map(both_stay, 31, 25)
     all_stay = g.assign(escape_step=[50, None, None, None])
     assert "the scaling is not what keeps depth 12 on the floor." in analysis.claim_escape_map(all_stay, 31, 25)
     same = g.assign(escape_step=[50, 50, 50, 75])
