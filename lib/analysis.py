@@ -718,6 +718,30 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     return " ".join(lines)
 
 
+def claim_escape_long(table: pd.DataFrame, planned: int, short_budget: int) -> str:
+    """Whether the map's boundary cells, on the floor for ``short_budget`` steps, leave it within the preset's
+    full budget (``table``: config, depth, gain, escape_step, best_val_loss, status, budget; one row per finished
+    run of ``plans.escape_long_budget``): a slow escape, or a plateau for the whole budget."""
+    done = pooled(table) if len(table) else table
+    if done.empty:
+        return f"None of the {planned} boundary cells trained at the full budget yet."
+    cells = [(f"depth {int(r.depth)} gain {float(r.gain):g}", r.escape_step, r.best_val_loss, r.budget)
+             for r in done.itertuples()]
+    said = "; ".join(f"{name} {_when(e)} (best {b:.3f})" for name, e, b, _ in cells)
+    budget = int(max(c[3] for c in cells))
+    left = [c for c in cells if pd.notna(c[1])]
+    if not left:
+        read = (f"the {short_budget}-step 'never' there is a plateau that lasts the stand-in's whole budget, not a "
+                f"slow start")
+    elif len(left) == len(cells):
+        read = (f"the {short_budget}-step 'never' there is a slow escape: "
+                + ", ".join(f"{name} leaves at step {int(e)}" for name, e, _, _ in left))
+    else:
+        read = "one is a slow escape, the other a plateau for the whole budget"
+    head = "" if len(done) == planned else f"{len(done)} of {planned} boundary cells trained. "
+    return head + f"At the full budget of {budget:,} steps, {said}: {read}."
+
+
 def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, budget: float) -> list[str]:
     """AttnOnly without GPT-2's 1/√(2L) scaling of both output projections (``unscaled``: its runs, at gain 1)
     against the scaled run at the same depth (``esc`` as in ``_escape_answers``): whether removing the scaling as

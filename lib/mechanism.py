@@ -150,6 +150,11 @@ def escape_runs(runs_dir=RUNS_DIR) -> Runs:
                                       "scaled_init": lambda e: e.model.scaled_init}, runs_dir)
 
 
+def escape_long_runs(runs_dir=RUNS_DIR) -> Runs:
+    """The escape map's boundary cells at the preset's full budget (``plans.escape_long_budget``)."""
+    return _runs(plans.escape_long_budget(), {"depth": lambda e: e.model.n_layer}, runs_dir)
+
+
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     factors = plans.bundle_factors()
     name = {e.to_json(): k for k, e in factors.items()}

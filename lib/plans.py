@@ -133,6 +133,22 @@ def escape_map(seed: int = PROBE_SEED) -> list[Experiment]:
     return exps + [replace(deep, scaled_init=False)]
 
 
+# Cells of the map that stayed on the floor for 400 steps beside a neighbour that left it by step 50, trained
+# again for the preset's full budget: is a "never" at 400 steps a slow escape or a plateau?
+ESCAPE_LONG_CELLS = ((6, 0.5), (12, 1.0))  # (depth, gain)
+
+
+def escape_long_budget(seed: int = PROBE_SEED) -> list[Experiment]:
+    """AttnOnly at the map's boundary cells (``ESCAPE_LONG_CELLS``), the preset's budget and cosine, evaluated
+    as often as the map (every 25 steps on 20 batches)."""
+    cadence = {k: v for k, v in ESCAPE_BUDGET.items() if k != "max_steps"}
+    exps = []
+    for depth, g in ESCAPE_LONG_CELLS:
+        base = replace(get_preset("cpu", "residualgpt", "AttnOnly", seed), n_layer=depth, **cadence)
+        exps.append(base if g == 1 else replace(base, gain_mode="weight", gain=float(g)))
+    return exps
+
+
 def probe_during(seed: int = PROBE_SEED) -> list[Experiment]:
     """The four configurations on the escape map's budget (evaluations every 25 steps), for the probes
     during training (``lib.diagnostics.ProbeCallback``): the released seed-1337 runs were trained before the
@@ -179,8 +195,10 @@ def bundle(scale: str = "cpu") -> list[Experiment]:
 
 def mechanism() -> list[Experiment]:
     """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, the four
-    short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map."""
-    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map()])
+    short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map
+    and its boundary cells at the full budget."""
+    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map(),
+                    *escape_long_budget()])
 
 
 def release() -> list[Experiment]:
@@ -213,19 +231,21 @@ def keeps_weights(exp: Experiment) -> bool:
     """Released runs whose final weights the book probes (fixed_val_batches): seed 1337 of the
     plain `residualgpt` stand-in runs, about 2.4 MB each."""
     return (exp.scale == "cpu" and exp.impl == "residualgpt" and exp.seed == 1337
-            and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps)
+            and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps
+            and exp.model.n_layer == get_preset("cpu").model.n_layer)
 
 
 # Plans trained for their first steps only (``sweep --plan P --until N``); not part of ``release``.
 PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
-MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "bundle")
+MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
-         "probe_during": probe_during, "escape_map": escape_map, "bundle": bundle}
+         "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
+         "bundle": bundle}
 
 
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.

@@ -384,3 +384,25 @@ def test_the_ladder_places_each_model_at_a_floor_or_between_two():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["unigram floor 3.340 (fixed batches)", "bigram floor 2.480"]  # like for like where computed
     plots.ladder_figure(ends.iloc[0:0], ladder, "t")
+
+
+def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau():
+    rows = pd.DataFrame({"config": "AttnOnly", "depth": [6, 12], "gain": [0.5, 1.0], "escape_step": [None, None],
+                         "best_val_loss": [3.338, 3.337], "status": "complete", "budget": 1500})
+    text = analysis.claim_escape_long(rows, 2, 400)
+    assert text == ("At the full budget of 1,500 steps, depth 6 gain 0.5 stays on the floor for its whole budget (best "
+                    "3.338); depth 12 gain 1 stays on the floor for its whole budget (best 3.337): the 400-step "
+                    "'never' there is a plateau that lasts the stand-in's whole budget, not a slow start.")
+    slow = rows.assign(escape_step=[300, 900], best_val_loss=[2.3, 2.4])
+    assert analysis.claim_escape_long(slow, 2, 400).endswith(
+        "a slow escape: depth 6 gain 0.5 leaves at step 300, depth 12 gain 1 leaves at step 900.")
+    mixed = rows.assign(escape_step=[300, None])
+    assert "one is a slow escape, the other a plateau" in analysis.claim_escape_long(mixed, 2, 400)
+    assert analysis.claim_escape_long(rows.iloc[[0]], 2, 400).startswith("1 of 2 boundary cells trained. ")
+    assert analysis.claim_escape_long(rows.iloc[0:0], 2, 400) == "None of the 2 boundary cells trained at the full " \
+                                                                   "budget yet."
+    # the plan: each cell at the preset's budget and the map's cadence, gain 1 the plain run at that depth
+    exps = plans.escape_long_budget()
+    assert [(e.model.n_layer, e.gain if e.gain_mode else 1.0) for e in exps] == list(plans.ESCAPE_LONG_CELLS)
+    assert all(e.train.max_steps == 1500 and e.train.eval_interval == 25 for e in exps)
+    assert not any(plans.keeps_weights(e) for e in exps)  # only the plain depth-6 runs keep weights
