@@ -724,7 +724,7 @@ def claim_escape_long(table: pd.DataFrame, planned: int, short_budget: int) -> s
     run of ``plans.escape_long_budget``): a slow escape, or a plateau for the whole budget."""
     done = pooled(table) if len(table) else table
     if done.empty:
-        return f"None of the {planned} boundary cells trained at the full budget yet."
+        return f"The boundary cell{'s' if planned > 1 else ''} at the full budget: not trained yet ({planned} planned)."
     cells = [(f"depth {int(r.depth)} gain {float(r.gain):g}", r.escape_step, r.best_val_loss, r.budget)
              for r in done.itertuples()]
     said = "; ".join(f"{name} {_when(e)} (best {b:.3f})" for name, e, b, _ in cells)

@@ -399,8 +399,8 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
     mixed = rows.assign(escape_step=[300, None])
     assert "one is a slow escape, the other a plateau" in analysis.claim_escape_long(mixed, 2, 400)
     assert analysis.claim_escape_long(rows.iloc[[0]], 2, 400).startswith("1 of 2 boundary cells trained. ")
-    assert analysis.claim_escape_long(rows.iloc[0:0], 2, 400) == "None of the 2 boundary cells trained at the full " \
-                                                                   "budget yet."
+    assert analysis.claim_escape_long(rows.iloc[0:0], 2, 400) == ("The boundary cells at the full budget: not trained "
+                                                                   "yet (2 planned).")
     # the plan: each cell at the preset's budget and the map's cadence, gain 1 the plain run at that depth
     exps = plans.escape_long_budget()
     assert [(e.model.n_layer, e.gain if e.gain_mode else 1.0) for e in exps] == list(plans.ESCAPE_LONG_CELLS)
