@@ -545,7 +545,11 @@ LADDER_MARGIN = 0.03  # "at" a floor: within this; the floors of this ladder lie
 
 def ladder_position(loss: float, floors: dict[int, float], names: dict[int, str], margin: float = LADDER_MARGIN) -> str:
     """Where ``loss`` sits on the ladder of n-gram ``floors`` ({order: nats}, ``names`` {order: "bigram", ...}):
-    at a floor (within ``margin``, the signed distance given), or between the two it falls between."""
+    at a floor (within ``margin``, the signed distance given), or between the two it falls between. The floors
+    must fall as the order rises (more context, a lower floor)."""
+    orders = sorted(floors)
+    if any(floors[a] <= floors[b] for a, b in zip(orders, orders[1:])):
+        raise ValueError(f"n-gram floors must fall as the order rises: {floors}")
     at = [n for n, f in floors.items() if abs(loss - f) <= margin]
     if at:
         return f"at the {names[at[0]]} floor ({loss - floors[at[0]]:+.3f})"
@@ -681,9 +685,16 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     grid = grid.drop(lost.index)  # a diverged run did not "never leave the floor": it is named apart
     unscaled = grid[grid.scaled_init == False] if "scaled_init" in grid else grid.iloc[:0]  # noqa: E712
     grid = grid.drop(unscaled.index)  # the control without GPT-2's scaling: read apart, below
+    twice = grid[grid.duplicated(["config", "depth", "gain"], keep=False)]
+    if len(twice):  # e.g. a control run passed without its scaled_init column: never merged into a cell
+        raise ValueError("the escape map has more than one run per cell (config, depth, gain): "
+                         + ", ".join(sorted({f"{r.config} {int(r.depth)} {float(r.gain):g}"
+                                             for r in twice.itertuples()}))
+                         + "; mark a run without GPT-2's scaling with scaled_init=False")
     attn = grid[grid.config == "AttnOnly"]
-    if len(grid) + len(lost) < planned:
-        head = f"{len(grid) + len(lost)} of {planned} runs of the map trained."
+    trained = len(grid) + len(lost) + len(unscaled)
+    if trained < planned:
+        head = f"{trained} of {planned} runs of the map trained."
         if attn.empty:
             return head + " Nothing to read yet."
     else:
@@ -720,26 +731,33 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
 
 def claim_escape_long(table: pd.DataFrame, planned: int, short_budget: int) -> str:
     """Whether the map's boundary cells, on the floor for ``short_budget`` steps, leave it within the preset's
-    full budget (``table``: config, depth, gain, escape_step, best_val_loss, status, budget; one row per finished
-    run of ``plans.escape_long_budget``): a slow escape, or a plateau for the whole budget."""
+    full budget (``table``: depth, gain, escape_step, best_val_loss, status, budget; one row per finished run of
+    ``plans.escape_long_budget``): a slow escape, a plateau for the whole budget, or, where the long run leaves
+    the floor within ``short_budget`` steps, a sign that the short run's faster decaying schedule held it there.
+    A diverged run is named apart, never read as staying on the floor."""
+    lost = table[table.status == "diverged"] if len(table) and "status" in table else table.iloc[:0]
     done = pooled(table) if len(table) else table
-    if done.empty:
-        return f"The boundary cell{'s' if planned > 1 else ''} at the full budget: not trained yet ({planned} planned)."
-    cells = [(f"depth {int(r.depth)} gain {float(r.gain):g}", r.escape_step, r.best_val_loss, r.budget)
-             for r in done.itertuples()]
-    said = "; ".join(f"{name} {_when(e)} (best {b:.3f})" for name, e, b, _ in cells)
-    budget = int(max(c[3] for c in cells))
-    left = [c for c in cells if pd.notna(c[1])]
-    if not left:
-        read = (f"the {short_budget}-step 'never' there is a plateau that lasts the stand-in's whole budget, not a "
-                f"slow start")
-    elif len(left) == len(cells):
-        read = (f"the {short_budget}-step 'never' there is a slow escape: "
-                + ", ".join(f"{name} leaves at step {int(e)}" for name, e, _, _ in left))
-    else:
-        read = "one is a slow escape, the other a plateau for the whole budget"
-    head = "" if len(done) == planned else f"{len(done)} of {planned} boundary cells trained. "
-    return head + f"At the full budget of {budget:,} steps, {said}: {read}."
+    plural = "s" if planned > 1 else ""
+    if done.empty and lost.empty:
+        return f"The boundary cell{plural} at the full budget: not trained yet ({planned} planned)."
+
+    def name(r):
+        return f"depth {int(r.depth)} gain {float(r.gain):g}"
+
+    reads = []
+    for r in done.itertuples():
+        e = r.escape_step
+        what = ("a plateau for the whole budget, not a slow start" if pd.isna(e) else
+                f"not a plateau: the long run leaves the floor within {short_budget} steps, so the short run's "
+                f"schedule, not the start, held it there" if e <= short_budget else "a slow escape")
+        reads.append(f"{name(r)} {_when(e)} (best {r.best_val_loss:.3f}): its {short_budget}-step 'never' is {what}")
+    budget = f"{int(done.budget.max()):,} steps" if len(done) and "budget" in done else "the full budget"
+    out = "" if len(done) + len(lost) >= planned else f"{len(done) + len(lost)} of {planned} boundary cells trained. "
+    if reads:
+        out += f"At {budget}, one seed: " + "; ".join(reads) + "."
+    if len(lost):
+        out += (" " if out else "") + "Diverged (no outcome): " + ", ".join(name(r) for r in lost.itertuples()) + "."
+    return out
 
 
 def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, budget: float) -> list[str]:
@@ -759,9 +777,10 @@ def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, b
         q += f"; with it, {_when(s)}"
         never_at = budget + interval
         if _later(s, e, interval, never_at):
-            q += f": at depth {d} the scaling is what keeps AttnOnly on the floor."
+            q += (f": at depth {d} the scaling is what keeps AttnOnly on the floor (one seed)." if not np.isfinite(s)
+                  else f": at depth {d} the scaling delays the escape (one seed).")
         elif _later(e, s, interval, never_at):
-            q += ": removing the scaling delays the escape, so the scaling helps here."
+            q += ": removing the scaling delays the escape, so the scaling helps here (one seed)."
         elif np.isfinite(e):
             q += f": the scaling does not move the escape at depth {d} (within {interval} steps)."
         else:
@@ -769,8 +788,9 @@ def _unscaled_answer(unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, b
             raised = {g: v for g, v in esc.loc[d].items() if g > 1 and pd.notna(v) and np.isfinite(v)}
             q += (", while a larger FFN output alone, attention's projection still scaled, brings the escape to "
                   + ", ".join(f"step {int(v)} (gain {g:g})" for g, v in raised.items())
-                  + f": at depth {d} the map points to the FFN output's scale relative to attention's, not the "
-                    f"scaling of both, as what decides (one seed)." if raised else ".")
+                  + f": at depth {d} this is consistent with the FFN output's scale relative to attention's, not the "
+                    f"scaling of both, deciding whether AttnOnly leaves the floor (one seed, "
+                    f"{'the map' if np.isinf(budget) else f'{int(budget)} steps'})." if raised else ".")
         out.append(q)
     return out
 
@@ -870,7 +890,8 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
         return [head + f", so across depths {', '.join(map(str, depths))} that scale alone separates them, at a "
                        f"threshold between the two."]
     return [head + ": the scale alone does not separate them, as some runs stayed on the floor from a larger start "
-                   "than others that left it; depth matters beyond the FFN output's initial scale."]
+                   "than others that left it; something beyond the FFN output's initial scale matters (depth, or "
+                   "attention's output projection, which the same 1/√(2L) shrinks)."]
 
 
 def escape_label(step) -> str:
@@ -893,8 +914,8 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     evaluated another way), so it is read against nanoGPT's own escape step alone, with no noise to allow
     for. Returns None while nanoGPT's own run is missing; otherwise ``base``,
     ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
-    ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them with
-    an outcome, the control included)."""
+    ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them
+    finished, diverged or complete, the control included)."""
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
     if base.empty:
@@ -975,8 +996,10 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
     if len(done) > 1 and "none" in done.factor.values:
         low = done.loc[done.best_val_loss.idxmin()]
-        lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
-                     f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}).")
+        if low.factor != "none":
+            lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
+                         f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}; one seed, its spread not "
+                         f"measured).")
     return " ".join(lines)
 
 

@@ -133,10 +133,9 @@ def escape_map(seed: int = PROBE_SEED) -> list[Experiment]:
     return exps + [replace(deep, scaled_init=False)]
 
 
-# A cell of the map that stayed on the floor for 400 steps beside neighbours that left it by step 50 (depth 8
-# at gain 1, depth 12 at gain 2), trained again for the preset's full budget: is a "never" at 400 steps a slow
-# escape or a plateau? Depth 12 at gain 1 is GPT-2's own initialisation at the deepest depth; one cell, as a
-# depth-12 run at the full budget costs about 25 minutes here.
+# A cell of the map that stayed on the floor for the shortened budget while a neighbouring cell (one step of
+# depth or of gain away) left it, trained again for the preset's full budget: is its "never" a slow escape or
+# a plateau? Depth 12 at gain 1 is GPT-2's own initialisation at the map's deepest depth.
 ESCAPE_LONG_CELLS = ((12, 1.0),)  # (depth, gain)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .analysis import FIG2_SEED, one_run
+from .analysis import FIG2_SEED, one_run, pooled
 from .config import CONFIGS
 
 COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
@@ -348,7 +348,8 @@ def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
 
 def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
     """Where each model ends on the ladder of floors: one column per model (``ends``: model, best_val_loss, one row
-    per seed; a dot per seed), the floors as horizontal lines (all orders)."""
+    per seed; a dot per seed; a diverged seed is no result and is not drawn), the floors as horizontal lines."""
+    ends = pooled(ends)
     fig, ax = plt.subplots(figsize=(9, 4.2))
     models = list(dict.fromkeys(ends.model)) if len(ends) else []
     for i, m in enumerate(models):

@@ -106,11 +106,15 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     from lib.book import beside_paper, seed_table
     from lib.paper import mixer_rule, paper_value, paper_values
     if chapter == "mechanism":
-        floors = mechanism.like_for_like(mechanism.floors())
+        ladder = mechanism.floors()
+        floors = mechanism.like_for_like(ladder)
         mixer, escape, bundle = mechanism.mixer_runs(), mechanism.escape_runs(), mechanism.bundle_runs()
+        long, ends = mechanism.escape_long_runs(), mechanism.ladder_ends()
         verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
                                          author_rule=mixer_rule())[1],
                     analysis.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
+                    analysis.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
+                    analysis.claim_ladder(ends.table, floors, mechanism.floor_names(ladder)),
                     analysis.claim_bundle(bundle.table, plans.bundle_factors()["none"].train.eval_interval,
                                           plans.ROUNDING_CONTROL, mechanism.baseline_seeds(),
                                           paired=(plans.FIXED_VALIDATION,))]

@@ -164,15 +164,21 @@ def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_tw
     assert "3 of 4 did not" not in text and "1 of 3 did not leave the floor within 400 steps." in text  # apart
     assert ("Without the scaling (attention's and the FFN's output projections both at std 0.02, 4.9× larger), "
             "AttnOnly at depth 12, gain 1, leaves the floor at step 50 (best 2.500); with it, stays on the floor for "
-            "its whole budget: at depth 12 the scaling is what keeps AttnOnly on the floor.") in text
+            "its whole budget: at depth 12 the scaling is what keeps AttnOnly on the floor (one seed).") in text
+    assert text.startswith("4 of 31 runs of the map trained.")  # the control counts among the map's runs
+    delayed = g.assign(escape_step=[50, 200, 50, 50])  # the scaled twin leaves too, later: a delay, not a plateau
+    assert "at depth 12 the scaling delays the escape (one seed)." in analysis.claim_escape_map(delayed, 31, 25)
+    # without the scaled_init column the control would merge into its twin's cell: refused, naming the cell
+    with pytest.raises(ValueError, match="more than one run per cell .*AttnOnly 12 1; mark a run without"):
+        analysis.claim_escape_map(g.drop(columns="scaled_init"), 31, 25)
     # the map is binary when every escape is at one step and some never escape: said, with the graded outcome
     assert ("Every run that left the floor did so by step 50, so at this resolution the map is binary (left by step "
             "50, or not within 400 steps); the best loss is the graded outcome.") in text
     both_stay = g.assign(escape_step=[50, None, 50, None])
     assert ("the scaling is not what keeps depth 12 on the floor, while a larger FFN output alone, attention's "
-            "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 the map points to the FFN "
-            "output's scale relative to attention's, not the scaling of both, as what decides (one "
-            "seed).") in analysis.claim_escape_map(both_stay, 31, 25)
+            "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 this is consistent with the "
+            "FFN output's scale relative to attention's, not the scaling of both, deciding whether AttnOnly leaves the "
+            "floor (one seed, 400 steps).") in analysis.claim_escape_map(both_stay, 31, 25)
     all_stay = g.assign(escape_step=[50, None, None, None])
     assert "the scaling is not what keeps depth 12 on the floor." in analysis.claim_escape_map(all_stay, 31, 25)
     same = g.assign(escape_step=[50, 50, 50, 75])
@@ -215,7 +221,9 @@ def test_the_mechanism_figures_draw_with_and_without_runs(empty):
         probes, hist, g = probes.iloc[0:0], hist.iloc[0:0], g.iloc[0:0]
     plots.probe_figure(probes, "t")
     plots.mixer_curves(hist, ladder, "t")
-    plots.escape_heatmap(g, plans.ESCAPE_DEPTHS, plans.ESCAPE_GAINS, "t")
+    fig = plots.escape_heatmap(g, plans.ESCAPE_DEPTHS, plans.ESCAPE_GAINS, "t")
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks[-1] == ("FFNOnly L=6" if empty else "AttnOnly L=12, no 1/√(2L)")  # the control: a row of its own
     plots.bundle_bars(b, 1500, "t")
 
 
@@ -312,7 +320,9 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     # nothing can be named either way: the line says what would let it name one, and reads the best losses
     assert ("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same seeds, "
             "and evaluations every 50 steps or finer, so that a halving of the earliest escape is measurable.") in text
-    assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600)." in text
+    assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600; one seed, its spread not measured)." in text
+    best_is_none = t.assign(best_val_loss=[1.5, 1.9, 3.34, 2.3, 3.34])
+    assert "Lowest best loss" not in analysis.claim_bundle(best_is_none, 100, control="SDPA kernel")
     assert ("nanoGPT at seed 42 leaves the floor at step 200. So one seed of this setting, with no factor switched, "
             "escapes anywhere from step 200 to never") in text
     # another seed escaping at 300 moves the earliest step: halving must now beat 300
@@ -354,7 +364,8 @@ def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs(
             "across depths 2, 6 that scale alone separates them, at a threshold between the two.") in text
     g = grid([("AttnOnly", 6, 0.5, 50, 2.3), ("AttnOnly", 2, 1.0, None, 3.3)])  # a larger scale that stayed
     assert ("the scale alone does not separate them, as some runs stayed on the floor from a larger start than others "
-            "that left it; depth matters beyond") in analysis.claim_escape_map(g, planned=30, interval=25)
+            "that left it; something beyond the FFN output's initial scale matters") in analysis.claim_escape_map(
+                g, planned=30, interval=25)
     assert "Is it the initial scale" not in analysis.claim_escape_map(g.iloc[[0]], planned=30, interval=25)
 
 
@@ -381,6 +392,8 @@ def test_the_ladder_places_each_model_at_a_floor_or_between_two():
     ladder = pd.DataFrame({"order": [1, 2], "floor": ["unigram", "bigram"], "nats": [3.35, 2.48],
                            "on_fixed_batches": [3.34, None]})
     fig = plots.ladder_figure(ends, ladder, "t")
+    assert len(fig.axes[0].collections) == 2  # AttnOnly and FFNOnly; the diverged seed 9.0 is not drawn
+    assert max(fig.axes[0].collections[1].get_offsets()[:, 1]) == 3.34
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels == ["unigram floor 3.340 (fixed batches)", "bigram floor 2.480"]  # like for like where computed
     plots.ladder_figure(ends.iloc[0:0], ladder, "t")
@@ -390,17 +403,22 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
     rows = pd.DataFrame({"config": "AttnOnly", "depth": [6, 12], "gain": [0.5, 1.0], "escape_step": [None, None],
                          "best_val_loss": [3.338, 3.337], "status": "complete", "budget": 1500})
     text = analysis.claim_escape_long(rows, 2, 400)
-    assert text == ("At the full budget of 1,500 steps, depth 6 gain 0.5 stays on the floor for its whole budget (best "
-                    "3.338); depth 12 gain 1 stays on the floor for its whole budget (best 3.337): the 400-step "
-                    "'never' there is a plateau that lasts the stand-in's whole budget, not a slow start.")
-    slow = rows.assign(escape_step=[300, 900], best_val_loss=[2.3, 2.4])
-    assert analysis.claim_escape_long(slow, 2, 400).endswith(
-        "a slow escape: depth 6 gain 0.5 leaves at step 300, depth 12 gain 1 leaves at step 900.")
-    mixed = rows.assign(escape_step=[300, None])
-    assert "one is a slow escape, the other a plateau" in analysis.claim_escape_long(mixed, 2, 400)
+    assert text == ("At 1,500 steps, one seed: depth 6 gain 0.5 stays on the floor for its whole budget (best 3.338): "
+                    "its 400-step 'never' is a plateau for the whole budget, not a slow start; depth 12 gain 1 stays "
+                    "on the floor for its whole budget (best 3.337): its 400-step 'never' is a plateau for the whole "
+                    "budget, not a slow start.")
+    mixed = rows.assign(escape_step=[900, 300], best_val_loss=[2.3, 2.4])
+    text = analysis.claim_escape_long(mixed, 2, 400)
+    assert "depth 6 gain 0.5 leaves the floor at step 900 (best 2.300): its 400-step 'never' is a slow escape;" in text
+    assert ("depth 12 gain 1 leaves the floor at step 300 (best 2.400): its 400-step 'never' is not a plateau: the "
+            "long run leaves the floor within 400 steps, so the short run's schedule, not the start, held it "
+            "there.") in text
     assert analysis.claim_escape_long(rows.iloc[[0]], 2, 400).startswith("1 of 2 boundary cells trained. ")
     assert analysis.claim_escape_long(rows.iloc[0:0], 2, 400) == ("The boundary cells at the full budget: not trained "
                                                                    "yet (2 planned).")
+    lost = rows.assign(status=["diverged", "complete"])
+    text = analysis.claim_escape_long(lost, 2, 400)
+    assert text.endswith("Diverged (no outcome): depth 6 gain 0.5.") and "depth 6 gain 0.5 stays" not in text
     # the plan: each cell at the preset's budget and the map's cadence, gain 1 the plain run at that depth
     exps = plans.escape_long_budget()
     assert [(e.model.n_layer, e.gain if e.gain_mode else 1.0) for e in exps] == list(plans.ESCAPE_LONG_CELLS)
