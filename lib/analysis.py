@@ -989,6 +989,12 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
                     f"training: {', '.join(p for p in paired if p in table.factor.values)}." if others and
                     any(p in table[table.status == 'complete'].factor.values for p in paired) else "")
                  + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+    alone = table[(table.status == "complete") & ~table.factor.isin(["none", control, *paired])]
+    if len(alone) > 1:  # how the factors' own escape steps spread, beside the range without any factor
+        counts = alone.escape_step.map(escape_label).value_counts()
+        order = sorted(counts.index, key=lambda k: np.inf if k == "never" else int(k.split()[1]))
+        lines.append(f"The {len(alone)} factors that change the training escape at: "
+                     + ", ".join(f"{k} ({counts[k]})" for k in order) + ".")
     if others and not (fx["earlier"] or fx["later"]) and not (fx["can_be_earlier"] and fx["can_be_later"]):
         lines.append("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same "
                      "seeds" + (f", and evaluations every {int(fx['lo'] // 4)} steps or finer, so that a halving of "

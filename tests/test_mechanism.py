@@ -321,6 +321,8 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     assert ("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same seeds, "
             "and evaluations every 50 steps or finer, so that a halving of the earliest escape is measurable.") in text
     assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600; one seed, its spread not measured)." in text
+    # the factors' own escape steps, counted (the control and nanoGPT itself apart)
+    assert "The 3 factors that change the training escape at: step 100 (1), step 400 (1), never (1)." in text
     best_is_none = t.assign(best_val_loss=[1.5, 1.9, 3.34, 2.3, 3.34])
     assert "Lowest best loss" not in analysis.claim_bundle(best_is_none, 100, control="SDPA kernel")
     assert ("nanoGPT at seed 42 leaves the floor at step 200. So one seed of this setting, with no factor switched, "
