@@ -92,6 +92,7 @@ def _page_text(chapter: str) -> str:
     raw = re.sub(r"<(script|style)\b.*?</\1>", " ", raw, flags=re.S | re.I)
     raw = re.sub(r"</?(strong|em|code|span|a)\b[^>]*>", "", raw)  # inline markup: no word boundary
     text = html.unescape(re.sub(r"<[^>]+>", " ", raw)).replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace("\u201c", '"').replace("\u201d", '"')
     return " ".join(text.split())  # the book's smart quotes read as the plain ones lib writes
 
 
