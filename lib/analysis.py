@@ -735,8 +735,8 @@ def claim_escape_long(table: pd.DataFrame, planned: int, short_budget: int) -> s
     ``plans.escape_long_budget``): a slow escape, a plateau for the whole budget, or, where the long run leaves
     the floor within ``short_budget`` steps, a sign that the short run's faster decaying schedule held it there.
     A diverged run is named apart, never read as staying on the floor."""
-    lost = table[table.status == "diverged"] if len(table) and "status" in table else table.iloc[:0]
-    done = pooled(table) if len(table) else table
+    lost = table[table.status == "diverged"] if "status" in table else table.iloc[:0]
+    done = pooled(table)
     plural = "s" if planned > 1 else ""
     if done.empty and lost.empty:
         return f"The boundary cell{plural} at the full budget: not trained yet ({planned} planned)."
