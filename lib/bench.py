@@ -1,4 +1,9 @@
-"""``python -m lib bench``: training throughput in fp32 and bf16, in one process.
+"""``python -m lib bench``: what one training step costs, and training throughput in fp32 and bf16.
+
+``step_cost`` times, side by side in one process, the plain full-batch loop and the Trainer with and
+without micro-batches at the 10M shape, and sets each against the step's arithmetic (``step_flops``) and
+the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): the model FLOP
+utilisation says how close a loop is to what this machine's matrix multiplies allow.
 
 For each shape it times (after warm-up steps that are not counted) the Trainer's optimisation steps
 and the bare forward/backward/AdamW loop of ``lib.experiment.bare_loop_tokens_per_s`` on the same
@@ -18,14 +23,14 @@ from .experiment import bare_loop_tokens_per_s, build_model
 from .train import Trainer, resolve_device
 
 
-def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2) -> float:
+def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_batch: int | None = None) -> float:
     """Tokens/s of ``steps`` Trainer optimisation steps (no evaluation, no diagnostics)."""
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
     batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
                       device=device)
     trainer = Trainer(model, exp.train, batches, device=device, progress=False,
-                      tokens_per_sample=exp.model.block_size)
+                      tokens_per_sample=exp.model.block_size, micro_batch=micro_batch)
     for i in range(warmup + steps):
         if i == warmup:
             t0 = time.perf_counter()
@@ -65,3 +70,63 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
                 trainer.loc[scale, f"{p} tok/s"] / bare.loc[scale, f"{p} tok/s"], 2)
     return df
 
+
+
+def step_flops(exp) -> float:
+    """FLOPs of one optimisation step: 6 per parameter per token (forward 2, backward 4) for the weights,
+    plus the attention scores and their weighted sum (12 · layers · width · context per token, the same
+    accounting as PaLM's appendix B and nanoGPT's ``estimate_mfu``). Position embeddings are a lookup, not a
+    matmul, so they are left out of the parameters."""
+    m = exp.model
+    n_params = build_model(exp).num_params(non_embedding=True)
+    per_token = 6 * n_params + 12 * m.n_layer * m.n_embd * m.block_size
+    return per_token * m.block_size * exp.train.batch_size * exp.train.grad_accum
+
+
+def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
+    """The (M, K, N) of the forward matrix multiplies of one block stack and head on ``rows`` tokens:
+    q/k/v, attention output, the FFN's two layers and the lm_head. The backward pass multiplies the same
+    operands transposed, so the rate at these shapes stands for the step's."""
+    d, v = exp.model.n_embd, exp.model.vocab_size
+    return [(rows, d, 3 * d), (rows, d, d), (rows, d, 4 * d), (rows, 4 * d, d), (rows, d, v)]
+
+
+def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
+    """This machine's fp32 FLOP/s over ``shapes`` (one of each per round, ``repeats`` rounds after one
+    untimed): the yardstick of the model FLOP utilisation."""
+    mats = [(torch.randn(m, k, device=device), torch.randn(k, n, device=device)) for m, k, n in shapes]
+    flops = sum(2 * m * k * n for m, k, n in shapes)
+    for i in range(repeats + 1):
+        if i == 1:
+            t0 = time.perf_counter()
+        for a, b in mats:
+            a @ b
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return repeats * flops / (time.perf_counter() - t0)
+
+
+def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "AttnOnly", micro_batches=(8,),
+              steps: int = 3, device: str = "auto") -> pd.DataFrame:
+    """Seconds per optimisation step, side by side in one process, of the plain full-batch loop
+    (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each micro-batch size,
+    with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes and the
+    utilisation (achieved ÷ that rate). Nothing else should run meanwhile."""
+    device = resolve_device(device)
+    exp = get_preset(scale, impl, config)
+    flops, tokens = step_flops(exp), exp.train.batch_size * exp.train.grad_accum * exp.model.block_size
+    loops = [("plain full-batch loop", None, lambda: bare_loop_tokens_per_s(exp, steps, device)),
+             ("trainer, whole batch", None, lambda: trainer_tokens_per_s(exp, steps, device, warmup=1))]
+    loops += [(f"trainer, micro-batches of {b}", b,
+               lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b)) for b in micro_batches]
+    rows = []
+    for name, micro, measure in loops:
+        rows_per_gemm = (micro or exp.train.batch_size) * exp.model.block_size
+        rate = matmul_rate(gemm_shapes(exp, rows_per_gemm), device)
+        s_step = tokens / measure()
+        rows.append({"shape": scale, "loop": name, "s/step": round(s_step, 2), "GFLOP/step": round(flops / 1e9),
+                     "achieved GFLOP/s": round(flops / s_step / 1e9, 1), "matmul GFLOP/s": round(rate / 1e9, 1),
+                     "utilisation": round(flops / s_step / rate, 2)})
+    df = pd.DataFrame(rows)
+    df["speed-up vs plain"] = (df["s/step"].iloc[0] / df["s/step"]).round(2)
+    return df

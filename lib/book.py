@@ -515,7 +515,8 @@ def paper_shape_prefix() -> Prefix:
     floor = unigram_floor(load_corpus(exps[0].dataset))
     stand_ins = [get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps]
     stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
-    missing = [plans.command_for(e) + f" --until {plans.PREFIX_STEPS}" for e, rd, _ in located if rd.status is None]
+    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8"
+               for e, rd, _ in located if rd.status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
                   unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
 

@@ -40,6 +40,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override any model or training field (e.g. --set n_layer=2 --set beta2=0.95); "
                         "an unknown key is refused with the valid ones; the run directory names it")
+    p.add_argument("--micro-batch", type=int, metavar="B",
+                   help="execution option: feed each batch through forward/backward in slices of B sequences "
+                        "(the same batch and update; faster on a CPU at the 10M shape, see `bench`); "
+                        "must divide the batch size; recorded in env.json, not in the run's directory")
     p.add_argument("--no-diagnostics", action="store_true")
     p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
     p.add_argument("--into-released", action="store_true",
@@ -89,6 +93,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
+    b.add_argument("--micro-batches", nargs="+", type=int, default=[8], metavar="B",
+                   help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     pr.add_argument("--source", help="openwebtext: a local .parquet file, folder of them, or .jsonl file "
@@ -162,7 +168,7 @@ def _guard_released(args, exps) -> None:
 def _run_kwargs(args) -> dict:
     return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
                 deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
-                force=args.force, progress=not args.quiet, until=args.until)
+                force=args.force, progress=not args.quiet, until=args.until, micro_batch=args.micro_batch)
 
 
 def _print_summary(s: dict) -> None:
@@ -206,7 +212,10 @@ def main(argv=None) -> int:
                 out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
-            from .bench import bench
+            from .bench import bench, step_cost
+            if "10M" in args.scales:  # what one step of the paper's 10M model costs here, and why
+                print(step_cost(micro_batches=args.micro_batches, steps=args.steps, device=args.device)
+                      .to_markdown(index=False), end="\n\n")
             print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
             from .experiment import recover_weights
@@ -268,7 +277,11 @@ def main(argv=None) -> int:
                 return spawn_workers(without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
                                      args.gpus)
             else:
-                train_queue(exps, _run_kwargs(args), keeps_weights, poll_s=args.poll,
+                kwargs = _run_kwargs(args)
+                if args.plan == "10m_prefix" and args.until is not None:  # FullResidual stops at its own prefix
+                    from .plans import prefix_steps
+                    kwargs["until"] = lambda e: min(args.until, prefix_steps(e))
+                train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:  # bad input or an unreadable or
         # unwritable file (OSError names it): one line, exit 2, no traceback

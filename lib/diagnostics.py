@@ -25,10 +25,14 @@ def _norm(params) -> float:
 
 
 def grad_norms(model) -> dict[str, list[float]]:
-    """L2 norm of the current ``.grad`` of each block's attention and MLP parameters."""
+    """L2 norm of the current ``.grad`` of each block's attention and MLP parameters, and the paper's own
+    FFN quantity (Fig. 2a), as the author's ``collect_gradient_norms`` defines it in
+    ``Notebooks/10M/NanoGPT_10M.ipynb`` (cell 6): the mean of the two FFN weight matrices' gradient norms,
+    biases left out."""
     blocks = model.transformer.h
     return {"attn": [_norm(b.attn.parameters()) for b in blocks],
-            "mlp": [_norm(b.mlp.parameters()) for b in blocks]}
+            "mlp": [_norm(b.mlp.parameters()) for b in blocks],
+            "ffn_weights": [(_norm([b.mlp.c_fc.weight]) + _norm([b.mlp.c_proj.weight])) / 2 for b in blocks]}
 
 
 def hidden_norms(model, idx) -> list[float]:
@@ -46,6 +50,7 @@ class GradNormCallback(Callback):
     def on_eval(self, trainer, step, row):
         if self.last is not None:  # the step-0 evaluation comes before any backward pass
             row["grad_norm_attn"], row["grad_norm_mlp"] = self.last["attn"], self.last["mlp"]
+            row["grad_norm_ffn_weights"] = self.last["ffn_weights"]
             self.last = None
 
 

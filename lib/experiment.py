@@ -29,7 +29,16 @@ from .runs import (
     write_json_atomic,
     write_jsonl_atomic,
 )
-from .train import Callback, Dist, Trainer, autocast, init_distributed, resolve_device, set_deterministic
+from .train import (
+    Callback,
+    Dist,
+    Trainer,
+    autocast,
+    check_micro_batch,
+    init_distributed,
+    resolve_device,
+    set_deterministic,
+)
 
 ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
 
@@ -144,6 +153,7 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
     While it trains, the directory's ``run.lock`` keeps every other process out (``RunLocked``); see
     ``_run`` for the arguments."""
+    check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)  # refused before anything is written
     rd = RunDir(run_path(exp, runs_dir))
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
@@ -215,8 +225,12 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
 
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
          deterministic: bool = False, diagnostics: bool = True, force: bool = False,
-         progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None) -> dict:
+         progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None,
+         micro_batch: int | None = None) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
+
+    ``micro_batch`` is an execution option (``Trainer``): the run's configuration and directory are the
+    same with or without it, and env.json records it (each resumed segment its own).
 
     ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N steps
     of the full run, on its schedule. Running again with a larger ``until``, or none, continues it
@@ -250,9 +264,9 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
                       val_seed=exp.train.val_seed, device=device)
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
                       compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
-                      callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
+                      micro_batch=micro_batch, callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
     env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
-           "world_size": dist.world}
+           "world_size": dist.world, "micro_batch": trainer.micro_batch}
     wall_before = 0.0
     if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
         if rd.ckpt.exists():

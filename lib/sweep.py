@@ -40,7 +40,9 @@ def shard(exps: list[Experiment], spec: str | None) -> list[Experiment]:
 def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e: False, poll_s: float = 10.0,
                 log=print, on_done=lambda summary: None) -> list[dict]:
     """Train every run of ``exps`` that is not done, in order; a run another live process holds is skipped
-    and visited again after each pass (every ``poll_s`` seconds once nothing else is left)."""
+    and visited again after each pass (every ``poll_s`` seconds once nothing else is left). ``until`` in
+    ``run_kwargs`` is a step, None, or a function of the experiment (a plan whose runs stop at different
+    prefixes)."""
     from .experiment import run
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
     summaries, visited = [], set()
@@ -48,13 +50,14 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
         held = []
         for i, exp in enumerate(exps, 1):
             rd = RunDir(run_path(exp, runs_dir))
+            stop = until(exp) if callable(until) else until
             # --force retrains a finished run once (its first visit); afterwards a finished run is done.
-            if is_done(rd, until) and not (run_kwargs.get("force") and i not in visited):
+            if is_done(rd, stop) and not (run_kwargs.get("force") and i not in visited):
                 continue
             visited.add(i)
             log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}")
             try:
-                summaries.append(run(exp, keep_weights=keep_weights(exp), **run_kwargs))
+                summaries.append(run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop}))
                 on_done(summaries[-1])
             except RunLocked as e:
                 log(f"  held by another process, will come back: {e}")

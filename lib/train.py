@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from tqdm.auto import tqdm
 
-from .config import TrainConfig
+from .config import ConfigError, TrainConfig
 
 
 class Callback:
@@ -146,6 +146,14 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, fused: bool = False
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {}))
 
 
+def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
+    """A micro-batch is a whole number of sequences that divides the batch (None: the whole batch)."""
+    if micro_batch is not None and (micro_batch < 1 or batch_size % micro_batch):
+        valid = [d for d in range(1, batch_size + 1) if batch_size % d == 0]
+        raise ConfigError(f"--micro-batch {micro_batch}: must divide the batch size {batch_size}; "
+                          f"valid: {', '.join(map(str, valid))}")
+
+
 class Trainer:
     """The loop. On CUDA: TF32 matmuls, fused AdamW, and no host synchronisation between evaluations
     except every ``SYNC_EVERY_CUDA`` steps (progress bar, divergence check, timing). Under torchrun
@@ -157,8 +165,15 @@ class Trainer:
 
     def __init__(self, model, cfg: TrainConfig, batches, *, device: str = "cpu",
                  callbacks=(), progress: bool = True, tokens_per_sample: int = 1,
-                 compile: bool = False, dist: Dist | None = None):
+                 compile: bool = False, dist: Dist | None = None, micro_batch: int | None = None):
         self.dist = dist or Dist()
+        check_micro_batch(micro_batch, cfg.batch_size)
+        # An execution option, not part of the experiment: each batch is fed through forward and backward in
+        # slices of ``micro_batch`` sequences, whose gradients add up to the whole batch's (the loss is a mean
+        # over equally many tokens per slice). On a 2-core CPU the 10M step's activations then stay in cache
+        # (python -m lib bench). The data, the batch and the update are the same; with dropout the masks are
+        # drawn slice by slice, so the random realisation differs (the run records the option in env.json).
+        self.micro_batch = None if micro_batch in (None, cfg.batch_size) else micro_batch
         if cfg.grad_accum % self.dist.world:
             raise ValueError(f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
                              f"use a number of processes that divides it")
@@ -189,18 +204,24 @@ class Trainer:
 
     # -- evaluation -----------------------------------------------------------
     @torch.no_grad()
-    def mean_loss(self, batches) -> float:
+    def batch_losses(self, batches) -> torch.Tensor:
         losses = []
         for x, y in batches:
             with self.autocast:
                 _, loss = self.eval_model(x, y)
             losses.append(loss.float())
-        return torch.stack(losses).mean().item()  # one synchronisation per evaluation set
+        return torch.stack(losses)
+
+    def mean_loss(self, batches) -> float:
+        return self.batch_losses(batches).mean().item()  # one synchronisation per evaluation set
 
     def evaluate(self) -> dict:
         self.model.eval()
+        val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
         row = {"step": self.step,
-               "val_loss": self.mean_loss(self.batches.val_batches(self.cfg.val_mode)),
+               "val_loss": val.mean().item(),
+               # the standard error of that mean over the batches: how far another draw of batches could move it
+               "val_loss_se": (val.std() / len(val) ** 0.5).item() if len(val) > 1 else None,
                "train_loss": self.mean_loss(self.batches.train_eval_batches()),
                "lr": lr_at(self.cfg, max(self.step - 1, 0)),
                "tokens": self.step * self.tokens_per_step,
@@ -231,12 +252,15 @@ class Trainer:
             x, y = self.batches.train_batch()
             # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches gives the
             # mean over all of them; only the last backward of a step synchronises.
-            sync = self.ddp is None or i == own[-1]
-            with contextlib.nullcontext() if sync else self.ddp.no_sync():
-                with self.autocast:
-                    _, loss = self.model(x, y)
-                (loss / len(own)).backward()
-            total += loss.detach().float() / cfg.grad_accum
+            slices = list(zip(x.split(self.micro_batch), y.split(self.micro_batch))) if self.micro_batch else [(x, y)]
+            for j, (xs, ys) in enumerate(slices):
+                sync = self.ddp is None or (i == own[-1] and j == len(slices) - 1)
+                with contextlib.nullcontext() if sync else self.ddp.no_sync():
+                    with self.autocast:
+                        _, loss = self.model(xs, ys)
+                    share = len(xs) / len(x)  # this slice's part of the batch's mean loss
+                    (loss * (share / len(own))).backward()
+                total += loss.detach().float() * (share / cfg.grad_accum)
         if self._eval_due(step + 1):
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)

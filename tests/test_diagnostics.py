@@ -66,6 +66,19 @@ def test_grad_norms_separate_attention_from_mlp():
     assert norms["attn"] == [0.0, 0.0, 0.0] and norms["mlp"][1] == pytest.approx(math.sqrt(2 * 16 * 64))
 
 
+def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without_biases():
+    """Notebooks/10M/NanoGPT_10M.ipynb, cell 6: (|grad fc1.weight| + |grad fc2.weight|) / 2 per layer."""
+    model = tiny_model()  # the nanogpt-like tiny model has FFN biases: they must not count
+    mlp = model.transformer.h[2].mlp
+    mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)      # norm 2 * sqrt(16 * 64) = 64
+    mlp.c_proj.weight.grad = torch.zeros_like(mlp.c_proj.weight)       # norm 0
+    for p in (mlp.c_fc.bias, mlp.c_proj.bias):
+        if p is not None:
+            p.grad = torch.full_like(p, 100.0)
+    norms = grad_norms(model)
+    assert norms["ffn_weights"] == [0.0, 0.0, pytest.approx(32.0)]
+
+
 # --- hidden states -----------------------------------------------------------------
 def test_states_are_embedding_then_each_block_output():
     model, x = tiny_model("AttnOnly"), idx()
@@ -119,7 +132,8 @@ def history(tiny, tmp_path, diagnostics):
     return exp, RunDir(run_path(exp, tmp_path)).history()
 
 
-DIAG_KEYS = {"grad_norm_attn", "grad_norm_mlp", "hidden_norm", "hidden_growth", "probe_cosine", "probe_token",
+DIAG_KEYS = {"grad_norm_attn", "grad_norm_mlp", "grad_norm_ffn_weights", "hidden_norm", "hidden_growth",
+             "probe_cosine", "probe_token",
              "probe_chance", "probe_rank"}
 
 
@@ -139,7 +153,7 @@ def test_run_with_diagnostics_records_per_layer_values(tiny, tmp_path, one_threa
         assert len(r["probe_cosine"]) == len(r["probe_token"]) == len(r["probe_rank"]) == L + 1
         assert r["probe_token"][0] > r["probe_chance"]  # the embedding still holds the token
     for r in hist[1:]:
-        assert len(r["grad_norm_attn"]) == len(r["grad_norm_mlp"]) == L
+        assert len(r["grad_norm_attn"]) == len(r["grad_norm_mlp"]) == len(r["grad_norm_ffn_weights"]) == L
         assert all(v > 0 for v in r["grad_norm_attn"] + r["grad_norm_mlp"])
 
 

@@ -125,11 +125,11 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
     import lib.book as book
     from lib import plots
-    from lib.config import get_preset
     from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
     monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
-    for impl, vals in (("nanogpt", [4.19, 3.36]), ("residualgpt", [4.18, 3.10])):
-        exp = get_preset("10M", impl, "AttnOnly")
+    from lib.plans import paper_10m_prefix
+    for exp, vals in zip(paper_10m_prefix()[:2], ([4.19, 3.36], [4.18, 3.10])):
+        impl = exp.impl
         d = run_path(exp, tmp_path)
         write_json_atomic(d / "config.json", exp.to_dict())
         write_json_atomic(d / "env.json", {"device": "cpu", "git_commit": "0" * 40, "git_dirty_lib": False})
@@ -144,7 +144,7 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
             "tokens_per_s": 1.0, "budget": 3000})
     prefix = book.paper_shape_prefix()
     assert list(prefix.table.trained) == ["first 100 of 3,000 steps"] * 2
-    assert len(prefix.missing) == 4  # FullResidual and FFNOnly in both implementations
+    assert len(prefix.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
     plots.prefix_curves(prefix, "test")
     assert "As the paper so far: at step 100" in analysis.claim_prefix_contrast(prefix.table)
     assert "NOT TESTED" in analysis.claim_prefix_starvation(prefix.table)

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from lib import analysis
-from lib.config import get_preset, replace
+from lib.config import ConfigError, get_preset, replace
 from lib.experiment import ESCAPE_MARGIN, escape_step, run
 from lib.model import GPT
 from lib.paper import paper_value, paper_values
@@ -190,6 +190,36 @@ def test_two_accumulated_micro_batches_equal_one_step_on_their_concatenation(cli
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
     for a, b in zip(p2, p1):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_micro_batches_are_an_execution_option_with_the_whole_batchs_losses_and_update(tmp_path):
+    """Dropout 0: slicing each batch into micro-batches leaves the losses, the update and the run directory
+    as they are (within rounding); env.json records the option; a size that does not divide is refused
+    before anything is written."""
+    exp = tiny_run_exp(dropout=0.0, max_steps=10)
+    kw = dict(progress=False, diagnostics=False, keep_weights=True)
+    whole = run(exp, runs_dir=tmp_path / "whole", **kw)
+    sliced = run(exp, runs_dir=tmp_path / "sliced", micro_batch=2, **kw)
+    a, b = (RunDir(run_path(exp, tmp_path / d)) for d in ("whole", "sliced"))
+    assert a.path.relative_to(tmp_path / "whole") == b.path.relative_to(tmp_path / "sliced")
+    assert (a.read_json("env.json")["micro_batch"], b.read_json("env.json")["micro_batch"]) == (None, 2)
+    for ra, rb in zip(a.history(), b.history(), strict=True):
+        assert rb["train_loss"] == pytest.approx(ra["train_loss"], abs=1e-5)
+        assert rb["val_loss"] == pytest.approx(ra["val_loss"], abs=1e-5)
+    assert sliced["best_val_loss"] == pytest.approx(whole["best_val_loss"], abs=1e-5)
+    wa, wb = (torch.load(rd.path / "weights.pt", weights_only=True)["model"] for rd in (a, b))
+    for k in wa:
+        torch.testing.assert_close(wa[k].float(), wb[k].float(), rtol=1e-3, atol=1e-4)
+    with pytest.raises(ConfigError, match="valid: 1, 2, 4, 8"):
+        run(exp, runs_dir=tmp_path / "bad", micro_batch=3, **kw)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_each_evaluation_records_the_standard_error_of_its_validation_mean(tmp_path):
+    exp = tiny_run_exp(max_steps=5)
+    run(exp, runs_dir=tmp_path, progress=False, diagnostics=False)
+    for row in RunDir(run_path(exp, tmp_path)).history():
+        assert 0 < row["val_loss_se"] < 0.5  # 3 batches of a tiny model: small, and never zero
 
 
 # -- 5. resume equality, weights included ---------------------------------------------------------------------
