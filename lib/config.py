@@ -57,6 +57,13 @@ MODEL_RECIPES: dict[str, dict[str, Any]] = {
                     scaled_init=False,    # N(0, 0.02) on every Linear and Embedding, no 1/sqrt(2L)
                     emb_dropout=False),   # token + position embeddings go straight into block 0
 }
+# Where one scale's recipe departs from its implementation's bundle. The 10M ResidualGPT recipe is the one of
+# the paper's primary 10M estimate (§8.1, Phase 3), read in the author's `Notebooks/10M/AttnOnly_seed_stability
+# .ipynb` (cell 4: N(0, 0.02) on every Linear and Embedding, no GPT-2 1/sqrt(2L) on the output projections;
+# cells 1 and 5: Table 1's schedule, dropout, optimiser and clipping, which the 10M preset already has). The
+# stand-ins keep GPT-2's scaling, and every released run's config.json records the value it trained with
+# (book/reproducibility.md, "The author's 10M recipes").
+SCALE_RECIPES: dict[tuple[str, str], dict[str, Any]] = {("10M", "residualgpt"): dict(scaled_init=False)}
 # The released nanogpt runs trained before the recipe was read from the author's notebook had
 # biases on q/k/v and dropout after the embeddings; their config.json has no bundle fields.
 _LEGACY_NANOGPT = {**MODEL_RECIPES["nanogpt"], "qkv_bias": True, "emb_dropout": True}
@@ -251,7 +258,8 @@ def get_preset(scale: str, impl: str = "residualgpt", config: str = "FullResidua
     check_choice("configuration", config, tuple(CONFIGS))
     exp = _PRESETS[scale]
     attn_res, ffn_res = CONFIGS[config]
-    model = dataclasses.replace(exp.model, impl=impl, attn_res=attn_res, ffn_res=ffn_res, **MODEL_RECIPES[impl])
+    model = dataclasses.replace(exp.model, impl=impl, attn_res=attn_res, ffn_res=ffn_res,
+                                **{**MODEL_RECIPES[impl], **SCALE_RECIPES.get((scale, impl), {})})
     train = exp.train if impl == "residualgpt" else dataclasses.replace(exp.train, **_NANOGPT_TRAIN)
     return dataclasses.replace(exp, model=model, train=train, seed=seed)
 

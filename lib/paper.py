@@ -1,4 +1,5 @@
-"""The paper's reported values: one file, ``data/paper_results.csv``, each row with its table/section."""
+"""The paper's reported values (``data/paper_results.csv``, each row with its table or section) and the author's
+10M recipes as read in the author's notebooks (``data/author_recipes.csv``, each entry with its cell)."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -7,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv"
+RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
 
 
 @lru_cache(maxsize=1)
@@ -49,3 +51,37 @@ def mixer_rule() -> tuple[float, float]:
     "consistent with cross-position routing", below the second "routing not supported"."""
     return (paper_value(ref="§7.2", metric="mixer_rule_routing_above"),
             paper_value(ref="§7.2", metric="mixer_rule_not_routing_below"))
+
+
+@lru_cache(maxsize=1)
+def author_recipes() -> pd.DataFrame:
+    """One row per notebook and field (``notebook``, ``produced``, ``field``, ``value``, ``cell``, ``note``);
+    ``produced`` (what the notebook's outputs are, in the paper's terms) is given on each notebook's rows."""
+    df = pd.read_csv(RECIPES_CSV, dtype=str).fillna("")
+    missing = df[df.cell == ""]
+    if len(missing):
+        raise ValueError(f"{RECIPES_CSV.name}: every entry needs its cell; missing on {list(missing.field)}")
+    first = df.groupby("notebook", sort=False).produced.transform("first")
+    return df.assign(produced=first)
+
+
+def recipe_table() -> pd.DataFrame:
+    """The recipes side by side: one row per field, one column per notebook, each entry "value (cell N)"."""
+    df = author_recipes()
+    cells = [c.split("; ") for c in df.cell]
+    df = df.assign(entry=[f"{v} (cell{'s' if len(c) > 1 else ''} {', '.join(c)})" for v, c in zip(df.value, cells)],
+                   name=df.notebook.str.rsplit("/", n=1).str[-1])
+    produced = df.drop_duplicates("name").set_index("name").produced
+    table = df.pivot(index="field", columns="name", values="entry").reindex(
+        index=list(dict.fromkeys(df.field)), columns=list(produced.index))
+    head = pd.DataFrame([produced.values], index=["what its outputs are"], columns=produced.index)
+    return pd.concat([head, table]).rename_axis("").reset_index()
+
+
+def recipe_entry(notebook: str, field: str) -> str:
+    """One entry of ``author_recipes`` (the notebook's file name, e.g. ``AttnOnly_seed_stability.ipynb``)."""
+    df = author_recipes()
+    row = df[(df.notebook.str.endswith("/" + notebook)) & (df.field == field)]
+    if len(row) != 1:
+        raise KeyError(f"{len(row)} entries for {notebook!r} {field!r}; fields: {', '.join(dict.fromkeys(df.field))}")
+    return row.value.iloc[0]

@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 import torch
 
-from lib.config import MODEL_RECIPES, ConfigError, Experiment, ModelConfig, get_preset, replace
+from lib.config import MODEL_RECIPES, SCALE_RECIPES, ConfigError, Experiment, ModelConfig, get_preset, replace
 from lib.model import GPT
 
 
@@ -89,7 +89,8 @@ def test_nanogpt_preset_is_its_own_recipe(scale):
     assert (m.tie_weights, m.qkv_bias, m.bias, m.head_bias, m.attn_kernel, m.scaled_init, m.emb_dropout) == \
         (False, False, True, True, "manual", False, False)
     # The shape is ResidualGPT's: only the bundle fields and the label differ.
-    assert dataclasses.replace(exp.model, impl="residualgpt", **MODEL_RECIPES["residualgpt"]) == ref.model
+    residualgpt = {**MODEL_RECIPES["residualgpt"], **SCALE_RECIPES.get((scale, "residualgpt"), {})}
+    assert dataclasses.replace(exp.model, impl="residualgpt", **residualgpt) == ref.model
 
 
 def test_bundle_fields_default_to_the_implementations_recipe():
@@ -189,3 +190,34 @@ def test_a_mixer_or_a_switched_factor_gets_its_own_run_directory():
     assert run_path(base, "r").name == "seed1337"
     assert run_path(replace(base, mixer="local"), "r").name == "seed1337_mixer-local"
     assert run_path(replace(base, scaled_init=True), "r").name == "seed1337_scaled_init-True"
+
+
+def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_field():
+    """Issue 23 §2: every field that can change training, against data/author_recipes.csv's entries for
+    Notebooks/10M/AttnOnly_seed_stability.ipynb (the book's recipe table shows the same entries)."""
+    from lib.paper import recipe_entry
+    nb = "AttnOnly_seed_stability.ipynb"
+    exp = get_preset("10M", "residualgpt", "AttnOnly")
+    m, t = exp.model, exp.train
+    assert recipe_entry(nb, "init") == "N(0, 0.02), no 1/sqrt(2L)" and m.scaled_init is False
+    assert recipe_entry(nb, "schedule") == "warm-up 100, cosine to 3e-5 at 3,000"
+    assert (t.schedule, t.warmup_steps, t.min_lr, t.max_steps) == ("cosine", 100, 3e-5, 3000)
+    assert float(recipe_entry(nb, "lr")) == t.lr == 3e-4
+    assert recipe_entry(nb, "dropout").startswith("0.2 (embeddings,")
+    assert (m.dropout, m.emb_dropout) == (0.2, True)
+    assert recipe_entry(nb, "optimiser") == "AdamW (0.9, 0.95), weight decay 0.1 on >=2-D tensors, clip 1.0"
+    assert (t.beta1, t.beta2, t.weight_decay, t.decay_all, t.grad_clip) == (0.9, 0.95, 0.1, False, 1.0)
+    assert recipe_entry(nb, "weights") == "tied embedding, no biases, SDPA"
+    assert (m.tie_weights, m.qkv_bias, m.bias, m.head_bias, m.attn_kernel) == (True, False, False, False, "sdpa")
+    assert recipe_entry(nb, "determinism").endswith("fp32") and t.precision == "fp32"
+    assert recipe_entry(nb, "evaluation").startswith("50 fixed batches (own generator, seed 99991)")
+    assert (t.eval_batches, t.val_mode, t.val_seed) == (50, "fixed", 99991)  # the interval is Table 1's 100
+    # the stand-in keeps GPT-2's scaling, as its released runs trained
+    assert get_preset("cpu", "residualgpt", "AttnOnly").model.scaled_init is True
+
+
+def test_a_released_run_resolves_to_the_recipe_it_trained_with():
+    """A config.json written before the 10M preset changed (scaled_init true) still reads as what it trained."""
+    d = get_preset("10M", "residualgpt", "AttnOnly").to_dict()
+    d["model"]["scaled_init"] = True
+    assert Experiment.from_dict(d).model.scaled_init is True
