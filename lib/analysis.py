@@ -11,7 +11,7 @@ from .config import CONFIGS, Experiment
 from .data import Batches, load_corpus
 from .experiment import ESCAPE_MARGIN, build_model
 from .model import INIT_STD
-from .runs import RunDir, RunError
+from .runs import RunDir, RunError, load_torch_file
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
@@ -107,7 +107,9 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
 # -- checkpoints the book loads --------------------------------------------------
 def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
-    blob = torch.load(rd.path / "weights.pt", map_location="cpu", weights_only=True)
+    blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
+    if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
+        raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
     exp = Experiment.from_dict(blob["experiment"])
     if exp != rd.experiment() or rd.problems(exp):
         raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "

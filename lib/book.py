@@ -20,7 +20,9 @@ from .analysis import pooled
 from .config import (
     CONFIGS,
     STAND_IN_FOR,
+    ConfigError,
     Experiment,
+    check_seed,
     get_preset,
     off_preset_fields,
     off_preset_precision,
@@ -131,9 +133,14 @@ class Chapter:
         if p["scale"] not in valid_scales:
             raise ParameterError(f"scale {p['scale']!r} is not valid for this chapter; valid: "
                                  f"{', '.join(valid_scales)}")
-        for key in ("seed", "steps"):
-            if p[key] is not None and (not isinstance(p[key], int) or isinstance(p[key], bool) or p[key] < 0):
-                raise ParameterError(f"{key} must be None or a non-negative integer, got {p[key]!r}")
+        if p["seed"] is not None:  # the command line's rule (lib.config.check_seed)
+            try:
+                check_seed(p["seed"])
+            except ConfigError as e:
+                raise ParameterError(f"{e} (or None)") from None
+        if p["steps"] is not None and (not isinstance(p["steps"], int) or isinstance(p["steps"], bool)
+                                       or p["steps"] < 1):
+            raise ParameterError(f"steps must be None or a positive integer, got {p['steps']!r}")
         if p["steps"] is not None and p["seed"] is None:
             raise ParameterError("steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)")
         if p["device"] not in ("auto", "cpu", "cuda"):

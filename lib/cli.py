@@ -135,9 +135,23 @@ def parse_sets(items: list[str]) -> dict:
     return out
 
 
+# Fields that name the experiment, or that have a flag of their own: never a --set key, so a run cannot be
+# relabelled (--set scale=10M on the stand-in) and a flag and a --set can never disagree.
+OWN_FLAG = {"scale": "--scale", "dataset": "--scale (each scale has its dataset)", "seed": "--seed",
+            "impl": "--impl", "attn_res": "--config", "ffn_res": "--config", "mixer": "--mixer",
+            "max_steps": "--steps", "precision": "--precision", "gain_mode": "--gain-mode", "gain": "--gain"}
+
+
 def _experiment(args, config: str, seed: int) -> Experiment:
+    sets = parse_sets(args.set)
+    for key in sets:
+        if key in OWN_FLAG:
+            raise ConfigError(f"--set {key}=...: {key} is given by {OWN_FLAG[key]}, not by --set "
+                              f"(fields with their own flag: {', '.join(OWN_FLAG)})")
+    if args.eval_every is not None and "eval_interval" in sets:
+        raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
     exp = get_preset(args.scale, args.impl, config, seed)
-    exp = replace(exp, mixer=args.mixer, **parse_sets(args.set))
+    exp = replace(exp, mixer=args.mixer, **sets)
     overrides = {"precision": _precision(args, exp)}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
@@ -241,6 +255,8 @@ def main(argv=None) -> int:
         elif args.command == "report":
             from .book import release_report
             from .plans import resolve
+            if not Path(args.runs_dir).is_dir():
+                raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
             table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
             print(table.to_markdown(index=False) if len(table) else "no finished runs")
             print(f"\n{totals['finished']} of {totals['planned']} runs finished; "

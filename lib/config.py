@@ -41,6 +41,12 @@ def check_choice(kind: str, value: Any, valid) -> None:
         raise ConfigError(f"unknown {kind} {value!r}; valid: {', '.join(map(str, valid))}")
 
 
+def check_seed(seed: Any) -> None:
+    """The one rule for a seed, on the command line and in the chapters: a non-negative integer."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+
+
 # Each implementation of §3.1 is a bundle of model fields (below) and training fields
 # (``_NANOGPT_TRAIN``). nanoGPT's values are those of the author's `Notebooks/10M/NanoGPT_10M.ipynb`
 # (Karpathy's lecture `gpt.py` with the two switches), read point by point; book/reproducibility.md
@@ -102,6 +108,11 @@ class ModelConfig:
                 object.__setattr__(self, key, value)
         check_choice("attention kernel", self.attn_kernel, ATTN_KERNELS)
         check_choice("mixer", self.mixer, MIXERS)
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.dropout < 1:
+            raise ConfigError(f"dropout must be in [0, 1), got {self.dropout}")
         if self.n_embd % self.n_head:
             raise ConfigError(f"n_embd={self.n_embd} is not divisible by n_head={self.n_head}")
 
@@ -147,9 +158,17 @@ class TrainConfig:
         check_choice("schedule", self.schedule, ("cosine", "constant"))
         check_choice("val_mode", self.val_mode, ("fixed", "random"))
         check_choice("precision", self.precision, PRECISIONS)
-        for name in ("batch_size", "grad_accum", "max_steps", "eval_interval", "eval_batches"):
+        for name in ("batch_size", "grad_accum", "max_steps", "eval_interval", "eval_batches", "train_eval_batches"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("lr", "min_lr", "warmup_steps", "weight_decay", "grad_clip", "val_seed"):
+            if not getattr(self, name) >= 0:  # also refuses NaN
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ConfigError(f"lr must be > 0, got {self.lr}")
+        for name in ("beta1", "beta2"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be in [0, 1), got {getattr(self, name)}")
 
     @property
     def tokens_per_step(self) -> int:
@@ -171,6 +190,7 @@ class Experiment:
     def __post_init__(self):
         check_choice("scale", self.scale, SCALES)
         check_choice("dataset", self.dataset, DATASETS)
+        check_seed(self.seed)
         if self.gain_mode is not None:
             check_choice("gain mode", self.gain_mode, GAIN_MODES)
         check_choice("gain target", self.gain_target, GAIN_TARGETS)
@@ -328,6 +348,7 @@ def replace(exp: Experiment, **overrides) -> Experiment:
             value = _coerce(key, value, typ.split(" | ")[0] if isinstance(typ, str) else typ)
         changes[owner][key] = value
     if "impl" in changes["model"]:  # another implementation: its recipe, except the fields overridden here
+        check_choice("implementation", changes["model"]["impl"], IMPLS)
         recipe = MODEL_RECIPES[changes["model"]["impl"]]
         changes["model"] = {**recipe, **changes["model"]}
     model = dataclasses.replace(exp.model, **changes["model"])

@@ -43,6 +43,13 @@ from .train import (
 ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
 
 
+def check_until(exp: Experiment, until: int | None) -> None:
+    """A prefix ends where a checkpoint is written: at a positive multiple of the evaluation interval."""
+    if until is not None and (until < 1 or until % exp.train.eval_interval):
+        raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
+                          f"({exp.train.eval_interval}), where a checkpoint is written")
+
+
 def build_model(exp: Experiment) -> GPT:
     """The seeded, initialised model, with the experiment's gain applied (before any optimiser)."""
     torch.manual_seed(exp.seed)
@@ -153,10 +160,16 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
     While it trains, the directory's ``run.lock`` keeps every other process out (``RunLocked``); see
     ``_run`` for the arguments."""
-    check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)  # refused before anything is written
+    # Bad input is refused before anything is written (the lock below creates the directory).
+    check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)
+    check_until(exp, until)
+    resolve_device(kwargs.get("device", "auto"))
     rd = RunDir(run_path(exp, runs_dir))
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
+        if rd.problems(exp):  # a finished run that no reader would accept is not "done"
+            raise RunError(f"{rd.path} is {rd.status} but damaged: {'; '.join(rd.problems(exp))}; "
+                           f"python -m lib report lists it; move it aside (or --force) to retrain it")
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
@@ -242,9 +255,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
-    if until is not None and (until < 1 or until % exp.train.eval_interval):
-        raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
-                          f"({exp.train.eval_interval}), where a checkpoint is written")
+    check_until(exp, until)
     dist = Dist.from_env()
     device = resolve_device(device)
     if dist.world > 1 and device.startswith("cuda"):  # torchrun: one GPU per rank

@@ -309,15 +309,22 @@ class RunDir:
     def load_checkpoint(self, exp: Experiment) -> dict:
         if not self.ckpt.exists():
             raise RunError(f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)")
-        try:
-            state = torch.load(self.ckpt, map_location="cpu", weights_only=True)
-        except Exception as e:  # truncated files raise several different errors
-            raise RunError(f"checkpoint {self.ckpt} is truncated or not a torch checkpoint ({e}); "
-                           f"delete it to retrain from scratch") from e
+        state = load_torch_file(self.ckpt, "delete it to retrain from scratch")
         if not isinstance(state, dict) or _as_experiment(state.get("experiment") or {}) != exp:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state
+
+
+def load_torch_file(path: Path, remedy: str):
+    """A checkpoint or ``weights.pt`` this project wrote, loaded with ``weights_only=True`` (no code runs). A
+    damaged or foreign file is this project's RunError naming the file and the remedy; torch's own message is
+    not passed on, since its advice (retry with ``weights_only=False``) is the wrong one for a hostile file."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # truncated files and refused pickles raise several different errors
+        raise RunError(f"{path} is truncated, damaged or not a file this project wrote "
+                       f"({type(e).__name__}); {remedy}") from None
 
 
 class RunLocked(RunError):

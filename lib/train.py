@@ -36,14 +36,15 @@ def resolve_device(device: str = "auto") -> str:
     """``auto`` | ``cpu`` | ``cuda`` | ``cuda:N``; CUDA only where it is there."""
     kind, _, index = device.partition(":")
     if kind not in ("auto", "cpu", "cuda") or (index and (kind != "cuda" or not index.isdigit())):
-        raise ValueError(f"unknown device {device!r}; valid: auto, cpu, cuda, cuda:N")
+        raise ConfigError(f"unknown device {device!r}; valid: auto, cpu, cuda, cuda:N")
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if kind == "cuda":
         if not torch.cuda.is_available():
-            raise RuntimeError(f"device {device!r} requested but torch.cuda.is_available() is False")
+            raise ConfigError(f"device {device!r}: this machine has no CUDA device (torch.cuda.is_available() is "
+                              f"False); valid here: auto, cpu")
         if index and int(index) >= torch.cuda.device_count():
-            raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+            raise ConfigError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     return device
 
 
@@ -218,10 +219,11 @@ class Trainer:
     def evaluate(self) -> dict:
         self.model.eval()
         val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
+        # the standard error of the mean over the batches: how far another draw of batches could move it
+        se = (val.std() / len(val) ** 0.5).item() if len(val) > 1 else math.nan
         row = {"step": self.step,
                "val_loss": val.mean().item(),
-               # the standard error of that mean over the batches: how far another draw of batches could move it
-               "val_loss_se": (val.std() / len(val) ** 0.5).item() if len(val) > 1 else None,
+               "val_loss_se": se if math.isfinite(se) else None,
                "train_loss": self.mean_loss(self.batches.train_eval_batches()),
                "lr": lr_at(self.cfg, max(self.step - 1, 0)),
                "tokens": self.step * self.tokens_per_step,

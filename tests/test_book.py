@@ -29,7 +29,8 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
 @pytest.mark.parametrize("bad, message", [
     ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device, compile"),
     ({"scale": "bogus"}, "valid: auto, cpu-bpe, 124M"),
-    ({"seed": 7.5}, "seed must be None or a non-negative integer"),
+    ({"seed": 7.5}, "seed must be a non-negative integer"),
+    ({"seed": -1}, "seed must be a non-negative integer"),
     ({"steps": 20}, "give a seed too"),
     ({"device": "tpu"}, "valid: auto, cpu, cuda"),
     ({"seed": 7, "runs_dir": "runs"}, "is in the released runs/, which a chapter never writes"),
