@@ -14,7 +14,7 @@ from .runs import RUNS_DIR, RunError
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "10m_prefix", "bf16_agreement", "mechanism", "mixer_test", "probe_during",
-              "escape_map", "escape_long", "bundle")
+              "escape_map", "escape_long", "bundle", "recipes", "author_values", "schedule_seeds")
 
 
 def _common(p: argparse.ArgumentParser) -> None:

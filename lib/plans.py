@@ -223,6 +223,48 @@ def bundle(scale: str = "cpu") -> list[Experiment]:
     return [*bundle_factors(scale).values(), *bundle_baseline_seeds(scale)]
 
 
+# --- issue "The author's recipes, phase by phase": the stand-in's departures and the schedule, with seeds ----------
+# The stand-in departs from the author's ResidualGPT in three ways: GPT-2's scaled initialisation, dropout 0 and a
+# peak of 1e-3. AUTHOR_VALUES gives it the stability notebook's (Notebooks/10M/AttnOnly_seed_stability.ipynb): plain
+# N(0, 0.02), dropout 0.2 and a peak of 3e-4 decayed to 3e-5 after the same warm-up; everything else stays the
+# stand-in's (shape, batch, steps). nanoGPT at the stand-in departs from its notebook in dropout only.
+AUTHOR_VALUES = dict(scaled_init=False, dropout=0.2, lr=3e-4, min_lr=3e-5)
+AUTHOR_DROPOUT = dict(dropout=0.2)
+SCHEDULE_SEEDS = (1337, 42, 123, 0, 7)
+# every 25 steps, on the escape map's 20 fixed batches: the escape step placed to within 25 steps
+SCHEDULE_CADENCE = {k: v for k, v in ESCAPE_BUDGET.items() if k != "max_steps"}
+
+
+def author_values(seeds=SEEDS_10M) -> list[Experiment]:
+    """Do the stand-in's headline results survive the author's values? ResidualGPT AttnOnly, FFNOnly and
+    FullResidual with ``AUTHOR_VALUES`` (the asymmetry), and nanoGPT AttnOnly with the author's dropout (the
+    joint collapse)."""
+    exps = [replace(get_preset("cpu", "residualgpt", c, s), **AUTHOR_VALUES)
+            for s in seeds for c in ("AttnOnly", "FFNOnly", "FullResidual")]
+    return exps + [replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds]
+
+
+def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
+    """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps: nanoGPT AttnOnly at its
+    constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its warm-up and cosine and
+    at a constant rate (the Phase-2 notebook's); then gradient clipping and no biases on nanoGPT AttnOnly, the
+    other two factors the one-seed bundle left as candidates, at the first three seeds."""
+    def at(impl, seed, **changes):
+        return replace(get_preset("cpu", impl, "AttnOnly", seed), **SCHEDULE_CADENCE, **changes)
+    res = get_preset("cpu", "residualgpt").train
+    exps = [at("nanogpt", s) for s in seeds] + [at("nanogpt", s, **warmup_cosine("cpu")) for s in seeds]
+    exps += [at("residualgpt", s) for s in seeds] + [at("residualgpt", s, **constant_lr("cpu")) for s in seeds]
+    exps += [at("nanogpt", s, grad_clip=res.grad_clip) for s in seeds[:3]]
+    exps += [at("nanogpt", s, bias=False, head_bias=False) for s in seeds[:3]]
+    return exps
+
+
+def recipes() -> list[Experiment]:
+    """Both, seed 1337 of each kind first, so every question has an answer as early as possible."""
+    both = [*author_values(), *schedule_seeds()]
+    return _unique([e for e in both if e.seed == PROBE_SEED] + both)
+
+
 def mechanism() -> list[Experiment]:
     """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, the four
     short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map
@@ -270,12 +312,15 @@ PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
 MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle")
+# The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
+# ``sweep --plan recipes``, so that ``release`` stays the first six chapters.
+RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
-         "bundle": bundle}
+         "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds}
 
 
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.

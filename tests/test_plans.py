@@ -2,6 +2,7 @@
 import pytest
 
 from lib import plans
+from lib.config import off_preset_fields
 from lib.runs import run_path
 
 
@@ -15,7 +16,7 @@ def test_release_is_the_union_of_the_chapter_plans_without_duplicates():
     chapters = set()
     for name, plan in plans.PLANS.items():
         # The prefix plans are trained with --until (partial by design); release trains runs to the end.
-        if name not in ("release", *plans.PREFIX_PLANS, *plans.MECHANISM_PLANS):
+        if name not in ("release", *plans.PREFIX_PLANS, *plans.MECHANISM_PLANS, *plans.RECIPE_PLANS):
             chapters |= set(_keys(plan()))
     chapters |= set(_keys(plans.joint_collapse(seeds=(42,))))  # the issue's "and 42 if time allows"
     assert set(release) == chapters
@@ -128,3 +129,33 @@ def test_command_for_trains_exactly_the_planned_experiment():
 def test_the_runs_probed_during_training_share_attnonly_and_ffnonly_with_the_escape_map():
     during, grid = _keys(plans.probe_during()), set(_keys(plans.escape_map()))
     assert len(during) == 4 and sum(k in grid for k in during) == 2
+
+
+def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
+    from lib.plans import author_values, recipes, schedule_seeds
+    av = author_values()
+    assert len(av) == 12 and {e.seed for e in av} == {1337, 42, 123}
+    for e in av:
+        diff = off_preset_fields(e)
+        if e.impl == "residualgpt":  # plain init, dropout 0.2, peak 3e-4 decayed to 3e-5 after the same warm-up
+            assert diff == {"scaled_init": False, "dropout": 0.2, "lr": 3e-4, "min_lr": 3e-5}
+            assert e.train.warmup_steps == 100 and e.train.schedule == "cosine"
+        else:
+            assert (e.config_name, diff) == ("AttnOnly", {"dropout": 0.2})
+    ss = schedule_seeds()
+    assert len(ss) == 26 and all(e.train.eval_interval == 25 and e.config_name == "AttnOnly" for e in ss)
+    kinds = {}
+    for e in ss:
+        key = (e.impl, e.train.schedule, e.train.grad_clip, e.model.bias)
+        kinds.setdefault(key, []).append(e.seed)
+    assert kinds == {("nanogpt", "constant", 0.0, True): [1337, 42, 123, 0, 7],
+                     ("nanogpt", "cosine", 0.0, True): [1337, 42, 123, 0, 7],
+                     ("residualgpt", "cosine", 1.0, False): [1337, 42, 123, 0, 7],
+                     ("residualgpt", "constant", 1.0, False): [1337, 42, 123, 0, 7],
+                     ("nanogpt", "constant", 1.0, True): [1337, 42, 123],
+                     ("nanogpt", "constant", 0.0, False): [1337, 42, 123]}
+    constant = next(e for e in ss if e.impl == "residualgpt" and e.train.schedule == "constant")
+    assert (constant.train.lr, constant.train.min_lr, constant.train.warmup_steps) == (1e-3, 1e-3, 0)
+    cosine = next(e for e in ss if e.impl == "nanogpt" and e.train.schedule == "cosine")
+    assert (cosine.train.lr, cosine.train.min_lr, cosine.train.warmup_steps) == (3e-4, 3e-5, 100)
+    assert len(recipes()) == 38 and [e.seed for e in recipes()[:10]] == [1337] * 10
