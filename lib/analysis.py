@@ -377,9 +377,17 @@ def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.
 PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Table 3"}  # where each implementation's 10M values are
 
 
-def _layer0(row) -> float | None:
-    a, m = row.get("grad_norm_attn"), row.get("grad_norm_mlp")
-    return None if not isinstance(a, list) else math.hypot(a[0], m[0])
+def _layer0_ffn(row) -> float | None:
+    """The paper's Fig. 2a quantity for block 0: the mean of its two FFN weight matrices' gradient norms
+    (``lib.diagnostics.grad_norms``, as the author's notebook computes it), where the run recorded it."""
+    g = row.get("grad_norm_ffn_weights")
+    return g[0] if isinstance(g, list) else None
+
+
+def schedule_variant(impl: str, schedule: str) -> str:
+    """"recipe" where a run trains on its implementation's own schedule, else the schedule it was given."""
+    own = "constant" if impl == "nanogpt" else "cosine"
+    return "recipe" if schedule == own else {"cosine": "warm-up + cosine", "constant": "constant lr"}[schedule]
 
 
 def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> pd.DataFrame:
@@ -391,11 +399,14 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
     from .paper import paper_values
     rows = []
     for s in summaries.itertuples():
-        h = hist[(hist.impl == s.impl) & (hist.config == s.config) & (hist.seed == s.seed)].sort_values("step")
-        grads = [g for g in (_layer0(r) for r in h.to_dict("records")) if g is not None]
+        h = hist[(hist.impl == s.impl) & (hist.config == s.config) & (hist.seed == s.seed)
+                 & (hist.schedule == s.schedule)].sort_values("step")
+        grads = [g for g in (_layer0_ffn(r) for r in h.to_dict("records")) if g is not None]
+        se = h.val_loss_se.dropna() if "val_loss_se" in h else pd.Series(dtype=float)
         paper = paper_values(ref=PREFIX_PAPER_REF[s.impl], impl=s.impl, config=s.config, metric="best_val_loss")
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
         rows.append({"impl": s.impl, "config": s.config, "seed": s.seed,
+                     "schedule": schedule_variant(s.impl, s.schedule),
                      "trained": f"first {s.steps:,} of {s.max_steps:,} steps" if s.steps < s.max_steps
                      else f"all {s.max_steps:,} steps",
                      "steps": s.steps, "max_steps": s.max_steps, "status": s.status,
@@ -403,17 +414,49 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
                      "floor": floor, "left_floor_at": s.escape_step,
                      "layer0_grad": grads[-1] if grads else None,
                      "starved": None if not grads else grads[-1] < STARVED,
+                     "max_val_se": float(se.max()) if len(se) else None,
                      "paper_best": paper.reported.iloc[0] if len(paper) else None,
                      "paper_best_value": float(paper.value.iloc[0]) if len(paper) else None,
                      "margin": ESCAPE_MARGIN})
-    cols = ["impl", "config", "seed", "trained", "steps", "max_steps", "status", "last_val", "best_val", "floor",
-            "left_floor_at", "layer0_grad", "starved", "paper_best", "paper_best_value", "margin"]
+    cols = ["impl", "config", "seed", "schedule", "trained", "steps", "max_steps", "status", "last_val", "best_val",
+            "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best", "paper_best_value",
+            "margin"]
     return pd.DataFrame(rows, columns=cols)
 
 
-def _row(table: pd.DataFrame, impl: str, config: str):
-    r = table[(table.impl == impl) & (table.config == config)]
+def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
+    r = table[(table.impl == impl) & (table.config == config) & (table.schedule == schedule)]
     return None if r.empty else r.iloc[0]
+
+
+def claim_prefix_schedule(table: pd.DataFrame) -> str:
+    """Does the learning-rate schedule decide AttnOnly's escape at the paper's shape? Each implementation's
+    AttnOnly on its own schedule beside the same run on the other's (nanoGPT with ResidualGPT's warm-up and
+    cosine, ResidualGPT at a constant rate), read at the step both reached. The schedule decides here only if
+    swapping it flips whether the run has left the floor, in both implementations and in the direction that
+    makes each behave like the other."""
+    pairs = [(impl, _row(table, impl, "AttnOnly"), _row(table, impl, "AttnOnly", other))
+             for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
+    lines, flips, compared = [], 0, 0
+    for impl, own, swapped in pairs:
+        if own is None or swapped is None:
+            lines.append(f"{impl} AttnOnly: " + ("its own schedule" if own is None else "the swapped schedule")
+                         + " is not trained yet.")
+            continue
+        step = int(min(own.steps, swapped.steps))
+        left = [not pd.isna(r.left_floor_at) and r.left_floor_at <= step for r in (own, swapped)]
+        compared += 1
+        flips += left[0] != left[1]
+        lines.append(f"{impl} AttnOnly by step {step:,}: own schedule {'left the floor' if left[0] else 'on the floor'}"
+                     f" (best {own.best_val:.3f}), {swapped.schedule} "
+                     f"{'left the floor' if left[1] else 'on the floor'} (best {swapped.best_val:.3f}).")
+    if compared < 2:
+        return "\n".join([*lines, "The schedule at the paper's shape: NOT TESTED yet (both pairs are needed)."])
+    verdict = ("The schedule decides at the paper's shape (one seed, a prefix): swapping it flips the escape in both "
+               "implementations." if flips == 2 else
+               "The schedule alone does not decide at the paper's shape (one seed, a prefix): swapping it flips the "
+               f"escape in {flips} of 2 implementations.")
+    return "\n".join([*lines, verdict])
 
 
 def _where(r) -> str:
@@ -459,13 +502,15 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = 300) -> str:
     nano = table[(table.impl == "nanogpt")].dropna(subset=["layer0_grad"])
     if nano.empty:
         return "Layer-0 gradient at the paper's shape: NOT TESTED yet (no nanoGPT prefix with diagnostics is released)."
-    parts = [f"{r.impl} {r.config} at step {int(r.steps):,}: {r.layer0_grad:.3g}" + (" (starved)" if r.starved else "")
+    parts = [f"{r.impl} {r.config}{'' if r.schedule == 'recipe' else ' (' + r.schedule + ')'} at step "
+             f"{int(r.steps):,}: {r.layer0_grad:.3g}" + (" (starved)" if r.starved else "")
              for r in table.dropna(subset=["layer0_grad"]).itertuples()]
-    text = (f"Layer-0 gradient norm on the last step before the last evaluation (starved: < {STARVED:g}): "
-            + "; ".join(parts) + ".")
+    text = ("Layer-0 FFN weight gradient (the mean of the two weight matrices' norms, as the author's notebook "
+            f"measures it), on the step before the last evaluation (starved: < {STARVED:g}): " + "; ".join(parts) + ".")
+    nano = nano[nano.schedule == "recipe"]
     reached = nano[nano.steps >= from_step]
     collapsed = reached[(reached.config != "FullResidual") & reached.left_floor_at.isna()]
-    full = reached[reached.config == "FullResidual"]
+    full = nano[nano.config == "FullResidual"]  # the control, at its own (shorter) prefix
     if collapsed.empty or full.empty:
         return text + (f"\nFig. 2a speaks of step {from_step} onward, of collapsed partial configurations beside Full "
                        f"Residual; the nanoGPT prefixes that reach it do not include both: NOT TESTED yet.")
@@ -484,7 +529,7 @@ def claim_stand_in_predicts(table: pd.DataFrame, stand_in_hist: pd.DataFrame, st
     if table.empty:
         return "Stand-in against paper shape: NOT TESTED yet (no paper-shape run is released)."
     lines, agree, compared = [], 0, 0
-    for r in table.itertuples():
+    for r in table[table.schedule == "recipe"].itertuples():  # the stand-in trains each recipe as it is
         h = stand_in_hist[(stand_in_hist.impl == r.impl) & (stand_in_hist.config == r.config)
                           & (stand_in_hist.seed == r.seed) & (stand_in_hist.step <= r.steps)]
         if h.empty:
@@ -1091,3 +1136,28 @@ def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=(0.2
         out[mode] = (spread_after(m[m.gain.isin(left)], step=step)[f"max_spread_from_step_{step}"].iloc[0]
                      if len(left) >= 2 else None)
     return out
+
+
+def claim_phase2_curves(curves: pd.DataFrame, floor: float, margin: float | None = None) -> str:
+    """What the author's Phase-2 curves show, and nothing more: for each AttnOnly seed of the constant-rate
+    notebook, the first printed step at least ``margin`` below the unigram floor (or that it never gets
+    there) and its best loss, beside the paper's Phase-3 mean. The printed steps are every 100, so an escape is
+    placed to within 100 steps; the notebook's floor is computed on our split of the same text."""
+    from .experiment import ESCAPE_MARGIN
+    from .paper import paper_values
+    margin = ESCAPE_MARGIN if margin is None else margin
+    attn = curves[curves.config == "AttnOnly"]
+    if attn.empty:
+        return "The author's Phase-2 curves: none in data/author_phase2_curves.csv."
+    parts = []
+    for seed, g in attn.groupby("seed", sort=False):
+        g = g.sort_values("step")
+        below = g[g.val_loss <= floor - margin]
+        when = f"leaves the floor by step {int(below.step.iloc[0]):,}" if len(below) else "never leaves the floor"
+        parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f})")
+    p3 = paper_values(ref="Fig. 4", phase="phase3", config="AttnOnly").reported.iloc[0]
+    ffn = curves[curves.config == "FFNOnly"]
+    ffn_text = (f"; FFNOnly stays on the floor in {int((ffn.groupby('seed').val_loss.min() > floor - margin).sum())} "
+                f"of {ffn.seed.nunique()} seeds" if len(ffn) else "")
+    return ("The author's Phase-2 notebook (constant learning rate, printed every 100 steps), AttnOnly: "
+            + "; ".join(parts) + ffn_text + f". Phase 3 (warm-up and cosine; §8.1): AttnOnly {p3} over 8 seeds.")

@@ -471,11 +471,11 @@ def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
     rows = []
     for exp, rd, source in usable(located, statuses):
         s = rd.summary
-        rows.append({**s, "budget": exp.train.max_steps, "source": source, "path": str(rd.path.relative_to(ROOT))
-                     if rd.path.is_relative_to(ROOT) else str(rd.path)})
+        rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
+                     "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
     cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "wall_s", "tokens_per_s",
-            "source", "path"]
+            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "schedule", "wall_s",
+            "tokens_per_s", "source", "path"]
     df = pd.DataFrame(rows)
     return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
 
@@ -494,9 +494,11 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["status"] = rd.status
         h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
+        h["schedule"] = exp.train.schedule
         frames.append(h)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget"])
+        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget",
+                 "schedule"])
 
 
 @dataclass
@@ -520,7 +522,7 @@ def paper_shape_prefix() -> Prefix:
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     hist = histories_of(located, SHOWN_AS_PREFIX)
     floor = unigram_floor(load_corpus(exps[0].dataset))
-    stand_ins = [get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps]
+    stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
     stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
     missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8"
                for e, rd, _ in located if rd.status is None]

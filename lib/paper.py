@@ -9,6 +9,7 @@ import pandas as pd
 
 PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv"
 RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
+CURVES_CSV = PAPER_CSV.with_name("author_phase2_curves.csv")  # written by scripts/author_curves.py
 
 
 @lru_cache(maxsize=1)
@@ -85,3 +86,10 @@ def recipe_entry(notebook: str, field: str) -> str:
     if len(row) != 1:
         raise KeyError(f"{len(row)} entries for {notebook!r} {field!r}; fields: {', '.join(dict.fromkeys(df.field))}")
     return row.value.iloc[0]
+
+
+@lru_cache(maxsize=1)
+def author_phase2_curves() -> pd.DataFrame:
+    """The per-step validation losses the author's Phase-2 notebook printed (every 100 steps; step 0 is not
+    printed), one row per evaluation: notebook, cell, config, seed, step, train_loss, val_loss."""
+    return pd.read_csv(CURVES_CSV)

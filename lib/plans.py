@@ -262,14 +262,14 @@ def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
 def recipes() -> list[Experiment]:
     """Both, seed 1337 of each kind first, so every question has an answer as early as possible."""
     both = [*author_values(), *schedule_seeds()]
-    return _unique([e for e in both if e.seed == PROBE_SEED] + both)
+    return unique([e for e in both if e.seed == PROBE_SEED] + both)
 
 
 def mechanism() -> list[Experiment]:
     """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, the four
     short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map
     and its boundary cells at the full budget."""
-    return _unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map(),
+    return unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map(),
                     *escape_long_budget()])
 
 
@@ -285,10 +285,10 @@ def release() -> list[Experiment]:
              *asymmetry_10m(seeds=(42,), extra_seeds=()), *gain_confound(),
              *sweep_124m(seeds=(1337,)), *asymmetry_10m(), *sweep_124m(),
              *longer_budget_124m(), *joint_collapse(seeds=(42,))]
-    return _unique(order)
+    return unique(order)
 
 
-def _unique(exps: list[Experiment]) -> list[Experiment]:
+def unique(exps: list[Experiment]) -> list[Experiment]:
     """``exps`` in order, each experiment once."""
     seen, out = set(), []
     for e in exps:
@@ -374,7 +374,7 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> li
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
     if steps is None:
         return exps
-    return _unique([dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps])
+    return unique([dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps])
 
 
 def command_for(exp: Experiment, runs_dir=None) -> str:

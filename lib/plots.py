@@ -123,15 +123,20 @@ def prefix_curves(prefix, title: str):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     last = int(prefix.table.steps.max()) if len(prefix.table) else 300
     for ax, impl in zip(axes, impls):
+        own = "constant" if impl == "nanogpt" else "cosine"  # each implementation's own schedule
         for c in _configs(prefix.histories[prefix.histories.impl == impl]):
-            h = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
+            runs = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
                 subset=["val_loss"])
-            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="o", ms=4, label=f"{c}, 10M (paper shape)")
+            for schedule, h in runs.groupby("schedule", sort=False):
+                swapped = schedule != own
+                ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="s" if swapped else "o", ms=4,
+                        ls="-." if swapped else "-", label=f"{c}, 10M (paper shape)"
+                        + (f", {'warm-up + cosine' if schedule == 'cosine' else 'constant lr'}" if swapped else ""))
         for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
             h = prefix.stand_in_histories
             h = h[(h.impl == impl) & (h.config == c) & (h.step <= max(last, 100))].dropna(subset=["val_loss"])
             ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.2, ls="--", label=f"{c}, cpu stand-in")
-        for r in prefix.table[prefix.table.impl == impl].itertuples():
+        for r in prefix.table[(prefix.table.impl == impl) & (prefix.table.schedule == "recipe")].itertuples():
             if r.paper_best_value is not None and not pd.isna(r.paper_best_value):
                 ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
                         ls="none", label=f"{r.config}: paper best after 3,000 steps")
@@ -491,5 +496,29 @@ def probes_over_training_figure(table: pd.DataFrame, title: str):
         axes[2].set_yscale("log")
     _legend(axes[0])
     fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, title: str):
+    """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
+    one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
+    paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    styles = {1337: "-", 42: "--", 123: ":"}
+    for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
+        ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
+                label=f"author, Phase 2, {config} seed {seed}")
+    h = prefix.histories
+    h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
+    for schedule, g in (h.groupby("schedule") if len(h) else []):
+        name = "warm-up + cosine" if schedule == "cosine" else "constant"
+        ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
+                label=f"this book, 10M paper shape, AttnOnly, {name}")
+    ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
+            label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title, ylim=(1.3, 4.3))
+    ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig

@@ -53,3 +53,31 @@ def test_the_committed_file_holds_the_phase2_runs_the_paper_reports():
     for (config, seed), g in df.groupby(["config", "seed"]):
         assert list(g.step) == list(range(100, 3001, 100)), (config, seed)
     assert {(c, s) for c in ("AttnOnly", "FFNOnly") for s in (1337, 42, 123)} <= set(best.index)
+
+
+def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file():
+    from lib import analysis
+    from lib.paper import author_phase2_curves
+    curves = author_phase2_curves()
+    line = analysis.claim_phase2_curves(curves, floor=3.3473)
+    for fact in ("seed 1337 leaves the floor by step 200 (best 1.9683)", "seed 42 never leaves the floor (best 3.3543)",
+                 "seed 123 leaves the floor by step 300 (best 2.1313)", "FFNOnly stays on the floor in 3 of 3 seeds",
+                 "1.580 ± 0.003"):
+        assert fact in line
+    empty = analysis.claim_phase2_curves(curves.iloc[0:0], floor=3.3473)
+    assert empty.endswith("none in data/author_phase2_curves.csv.")
+
+
+def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_prefixes():
+    from types import SimpleNamespace
+
+    from lib import plots
+    from lib.paper import author_phase2_curves
+    empty = SimpleNamespace(histories=pd.DataFrame(columns=["step", "val_loss", "impl", "config", "schedule"]))
+    fig = plots.phase2_figure(author_phase2_curves(), empty, 3.3473, 1.580, "t")
+    labels = [ln.get_label() for ln in fig.axes[0].lines]
+    assert sum(label.startswith("author, Phase 2") for label in labels) == 6
+    ours = pd.DataFrame({"step": [0, 50], "val_loss": [4.2, 3.4], "impl": "residualgpt", "config": "AttnOnly",
+                         "schedule": "constant"})
+    fig = plots.phase2_figure(author_phase2_curves(), SimpleNamespace(histories=ours), 3.3473, 1.580, "t")
+    assert "this book, 10M paper shape, AttnOnly, constant" in [ln.get_label() for ln in fig.axes[0].lines]

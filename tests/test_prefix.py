@@ -7,17 +7,20 @@ from lib import analysis
 FLOOR = 3.347
 
 
-def run(impl, config, steps, vals, grads=None, max_steps=3000):
-    """A summary row and a history for a run evaluated every 100 steps with validation losses ``vals``."""
+def run(impl, config, steps, vals, grads=None, max_steps=3000, schedule=None):
+    """A summary row and a history for a run evaluated every 100 steps with validation losses ``vals``; ``grads``
+    is block 0's FFN weight gradient (the paper's quantity) at each evaluation."""
+    schedule = schedule or ("constant" if impl == "nanogpt" else "cosine")  # the implementation's own
     hist = pd.DataFrame({"step": [100 * i for i in range(len(vals))], "val_loss": vals})
-    hist["impl"], hist["config"], hist["seed"] = impl, config, 1337
+    hist["impl"], hist["config"], hist["seed"], hist["schedule"] = impl, config, 1337, schedule
     g = grads or [0.1] * len(vals)
-    hist["grad_norm_attn"] = [None] + [[x, 0.0] for x in g[1:]]
-    hist["grad_norm_mlp"] = [None] + [[0.0, 0.0] for _ in g[1:]]
+    hist["grad_norm_attn"] = [None] + [[0.5, 0.0] for _ in g[1:]]  # never read: attention is not the FFN
+    hist["grad_norm_ffn_weights"] = [None] + [[x, 0.0] for x in g[1:]]
+    hist["val_loss_se"] = 0.002
     escape = next((s for s, v in zip(hist.step, vals) if v <= FLOOR - 0.1), None)
     summ = {"impl": impl, "config": config, "seed": 1337, "steps": steps, "max_steps": max_steps,
             "status": "partial" if steps < max_steps else "complete", "best_val_loss": min(vals),
-            "escape_step": escape}
+            "escape_step": escape, "schedule": schedule}
     return summ, hist
 
 
@@ -34,6 +37,7 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
     assert r.last_val == 3.36 and r.best_val == 3.36 and pd.isna(r.left_floor_at)
     assert r.layer0_grad == pytest.approx(0.0004) and r.starved
     assert r.paper_best == "3.3534"  # Table 2, seed 1337
+    assert r.schedule == "recipe" and r.max_val_se == pytest.approx(0.002)
 
 
 def test_contrast_as_the_paper_so_far():
@@ -83,9 +87,25 @@ def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual
 
 def test_starvation_without_gradient_data_decides_nothing():
     s, h = run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35])
-    h = h.drop(columns=["grad_norm_attn", "grad_norm_mlp"])  # trained with --no-diagnostics
+    h = h.drop(columns=["grad_norm_attn", "grad_norm_ffn_weights"])  # trained with --no-diagnostics
     t = analysis.prefix_table(pd.DataFrame([s]), h, FLOOR)
     assert "NOT TESTED" in analysis.claim_prefix_starvation(t)
+
+
+def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_implementations():
+    nano = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
+    resid = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 2.90, 2.60])
+    nano_cos = run("nanogpt", "AttnOnly", 300, [4.17, 3.30, 2.90, 2.70], schedule="cosine")
+    resid_const = run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35], schedule="constant")
+    t = table(nano, resid, nano_cos, resid_const)
+    assert set(t.schedule) == {"recipe", "warm-up + cosine", "constant lr"}
+    assert "The schedule decides at the paper's shape" in analysis.claim_prefix_schedule(t)
+    resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
+    line = analysis.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
+    assert "does not decide" in line and "flips the escape in 1 of 2" in line
+    assert "NOT TESTED yet" in analysis.claim_prefix_schedule(table(nano, resid, nano_cos))
+    # the contrast reads each implementation's own schedule, never a swapped run
+    assert "As the paper so far: at step 300" in analysis.claim_prefix_contrast(t)
 
 
 def test_stand_in_prediction_compares_at_the_prefixs_step():
@@ -151,3 +171,22 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     from lib.scorecard import joint_collapse_paper_shape
     row = joint_collapse_paper_shape(prefix)
     assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence
+
+
+def test_the_paper_shape_row_judges_a_prefix_on_the_floor_as_the_early_training_claim_beside_its_control():
+    from types import SimpleNamespace
+
+    from lib.scorecard import joint_collapse_paper_shape
+    attn = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
+    full = run("nanogpt", "FullResidual", 100, [4.17, 2.50])
+    swapped = run("nanogpt", "AttnOnly", 300, [4.17, 3.0, 2.5, 2.2], schedule="cosine")  # never the row's run
+    row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn, full, swapped)))
+    assert (row.verdict, row.claim) == ("HOLDS", "Joint collapse at the paper's own 10M shape "
+                                                 "(first 300 of 3,000 steps)")
+    assert "where the run ends is not tested" in row.why and "Full Residual (first 100 of 3,000 steps) left" in row.why
+    row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn)))
+    assert row.verdict == "NOT TESTED"  # no control yet
+    stuck_full = run("nanogpt", "FullResidual", 100, [4.17, 3.36])
+    assert joint_collapse_paper_shape(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTABLE HERE"
+    left = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9])
+    assert joint_collapse_paper_shape(SimpleNamespace(table=table(left, full))).verdict == "CONTRADICTED"
