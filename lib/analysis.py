@@ -1,8 +1,6 @@
 """Numbers the chapters derive from run histories and checkpoints (each one tested)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import torch
@@ -23,19 +21,27 @@ def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataF
     return h[h.source == source] if "source" in h else h
 
 
+def layer0_ffn(row: dict) -> float:
+    """Block 0's FFN gradient norm in one evaluation row: the mean of its two weight matrices' norms where the run
+    recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
+    (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
+    g = row.get("grad_norm_ffn_weights")
+    return float(g[0]) if isinstance(g, list) else float(row["grad_norm_mlp"][0])
+
+
 def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
-    """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): final layer-0 gradient norm
-    (attention and MLP together; and of the MLP alone, as the author's ``residualscope`` hooks the FFN's
-    weights), its largest value over the second half of training, and the first step from which it stays
-    below ``STARVED`` (None if it never does)."""
+    """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN gradient norm, the
+    paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest value over the second half of training,
+    and the first step from which it stays below ``STARVED`` (None if it never does); ``final_mlp_only`` keeps
+    its old name for the same final value."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
-        if "grad_norm_attn" not in hist:
+        if "grad_norm_mlp" not in hist:
             break
-        h = one_run(hist, config, seed, source).dropna(subset=["grad_norm_attn"]).sort_values("step")
+        h = one_run(hist, config, seed, source).dropna(subset=["grad_norm_mlp"]).sort_values("step")
         if h.empty:
             continue
-        g = np.array([math.hypot(a[0], m[0]) for a, m in zip(h.grad_norm_attn, h.grad_norm_mlp)])
+        g = np.array([layer0_ffn(r) for r in h.to_dict("records")])
         steps = h.step.to_numpy()
         above = np.nonzero(g >= STARVED)[0]
         starved_from = None if len(above) and above[-1] == len(g) - 1 else (
@@ -377,13 +383,6 @@ def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.
 PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Table 3"}  # where each implementation's 10M values are
 
 
-def _layer0_ffn(row) -> float | None:
-    """The paper's Fig. 2a quantity for block 0: the mean of its two FFN weight matrices' gradient norms
-    (``lib.diagnostics.grad_norms``, as the author's notebook computes it), where the run recorded it."""
-    g = row.get("grad_norm_ffn_weights")
-    return g[0] if isinstance(g, list) else None
-
-
 def schedule_variant(impl: str, schedule: str) -> str:
     """"recipe" where a run trains on its implementation's own schedule, else the schedule it was given."""
     own = "constant" if impl == "nanogpt" else "cosine"
@@ -401,7 +400,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
     for s in summaries.itertuples():
         h = hist[(hist.impl == s.impl) & (hist.config == s.config) & (hist.seed == s.seed)
                  & (hist.schedule == s.schedule)].sort_values("step")
-        grads = [g for g in (_layer0_ffn(r) for r in h.to_dict("records")) if g is not None]
+        grads = [layer0_ffn(r) for r in h.to_dict("records")
+                 if isinstance(r.get("grad_norm_ffn_weights"), list) or isinstance(r.get("grad_norm_mlp"), list)]
         se = h.val_loss_se.dropna() if "val_loss_se" in h else pd.Series(dtype=float)
         paper = paper_values(ref=PREFIX_PAPER_REF[s.impl], impl=s.impl, config=s.config, metric="best_val_loss")
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
@@ -573,15 +573,23 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> str:
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
 
 
-def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool) -> str:
+def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,
+            by_design: bool = False) -> str:
     """No runs: NOT TESTED. Runs whose control did not show what the claim is about (a Full Residual that never
     left the floor, an AttnOnly that never left it when the claim is about where it lands, a prefix still on
     the floor when the claim is about where the run ends): NOT TESTABLE HERE, whatever else they say; they
-    neither confirm nor contradict. Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED
-    when a valid test disagrees."""
+    neither confirm nor contradict. Two more cases neither confirm nor contradict, and are NOT TESTABLE HERE:
+
+    * ``by_design``: a test whose outcome our own design fixes is no test (a switch that, by construction,
+      cannot change what is trained);
+    * ``knife_edge``: a disagreement that the book's own evidence shows flipping under a change that should not
+      matter (a rounding-only twin, another seed) is not a contradiction; an agreement on such an edge is a
+      coin that fell one way, so it is not a confirmation either.
+
+    Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
     if not has_runs:
         return "NOT TESTED"
-    if not shows_phenomenon:
+    if not shows_phenomenon or by_design or knife_edge:
         return "NOT TESTABLE HERE"
     return "HOLDS" if agrees else "CONTRADICTED"
 

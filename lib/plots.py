@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .analysis import FIG2_SEED, one_run, pooled
+from .analysis import FIG2_SEED, layer0_ffn, one_run, pooled
 from .config import CONFIGS
 
 COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
@@ -151,17 +151,17 @@ def prefix_curves(prefix, title: str):
 
 
 def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
-    """(a) Layer-0 gradient norm (attention and MLP together); (b) hidden-state growth h_L / h_0, for
+    """(a) Block 0's FFN gradient norm (``analysis.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
+    which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
-    for config in _configs(hist) if {"grad_norm_attn", "hidden_growth"} <= set(hist.columns) else []:
+    for config in _configs(hist) if {"grad_norm_mlp", "hidden_growth"} <= set(hist.columns) else []:
         h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
-        g = h.dropna(subset=["grad_norm_attn"]) if "grad_norm_attn" in h else h.iloc[0:0]
-        layer0 = [(x[0] ** 2 + y[0] ** 2) ** 0.5 for x, y in zip(g.grad_norm_attn, g.grad_norm_mlp)]
+        g = h.dropna(subset=["grad_norm_mlp"]) if "grad_norm_mlp" in h else h.iloc[0:0]
+        layer0 = [layer0_ffn(r) for r in g.to_dict("records")]
         a.plot(g.step, layer0, color=COLORS[config], label=config)
         b.plot(h.step, h.hidden_growth, color=COLORS[config], label=config)
-    a.set(yscale="symlog", xlabel="step", ylabel="layer-0 gradient norm", title="(a) layer-0 gradient norm")
-    a.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    a.set(yscale="log", xlabel="step", ylabel="block-0 FFN gradient norm", title="(a) layer-0 FFN gradient norm")
     b.set(xlabel="step", ylabel="$\\|h_L\\| / \\|h_0\\|$", title="(b) hidden-state norm growth")
     _legend(a)
     fig.suptitle(title)
