@@ -142,3 +142,20 @@ def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_sprea
     # another seed escaping at 200 leaves other factors no room, but the paired fixed-validation test stands
     row = sc.bundle_fixed_val(t, 100, "SDPA kernel", {42: 200})
     assert row.verdict == "NOT TESTABLE HERE" and "(2 of 2 factors trained;" in row.why
+
+
+def test_the_papers_routing_test_is_judged_by_the_authors_rule():
+    from lib.analysis import claim_routing_by_author_rule
+    rule = (3.20, 1.75)
+
+    def table(*losses):
+        return pd.DataFrame({"config": "AttnOnly", "mixer": "local", "seed": range(len(losses)),
+                             "best_val_loss": losses})
+    v, reading, _ = claim_routing_by_author_rule(table(2.4817, 2.4838, 2.4835), rule, bigram_floor=2.4823)
+    assert (v, reading) == ("NOT TESTABLE HERE", "partial recovery")  # the rule's own "neither"
+    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 2.48)[:2] == ("HOLDS", "consistent with routing")
+    # below the lower threshold the rule says "not supported": a contradiction only where a position-blind model
+    # can get there at all (the bigram floor below the threshold)
+    assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 1.5)[:2] == ("CONTRADICTED", "routing not supported")
+    assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 2.48)[0] == "NOT TESTABLE HERE"
+    assert claim_routing_by_author_rule(table(), rule, 2.48)[0] == "NOT TESTED"
