@@ -126,7 +126,7 @@ def ladder_ends(runs_dir=RUNS_DIR) -> Runs:
     """The released `cpu` stand-in runs at the 1,500-step budget, each configuration with attention at the
     10M chapter's seeds and with the local mixer (``plans.mixer_test``): where each model ends on the ladder."""
     exps = [get_preset("cpu", "residualgpt", c, s) for c in CONFIGS for s in plans.SEEDS_10M] + plans.mixer_test()
-    return _runs(plans._unique(exps), {"model": _label}, runs_dir)
+    return _runs(plans.unique(exps), {"model": _label}, runs_dir)
 
 
 def floor_names(ladder: pd.DataFrame) -> dict[int, str]:

@@ -126,7 +126,8 @@ def test_collapse_verdicts_count_escaped_seeds():
 def history(config, grads):
     n = len(grads)
     return pd.DataFrame({"config": config, "seed": 1337, "step": [100 * i for i in range(n)], "val_loss": 1.0,
-                         "grad_norm_attn": [[g, 9.0] for g in grads], "grad_norm_mlp": [[0.0, 9.0]] * n,
+                         # block 0's FFN carries the values; attention's large norm must not count (Fig. 2a)
+                         "grad_norm_attn": [[9.0, 9.0]] * n, "grad_norm_mlp": [[g, 9.0] for g in grads],
                          "hidden_growth": [1.0 + i for i in range(n)]})
 
 
