@@ -1,7 +1,6 @@
 """The released verdict of every claim on the front page, and the numbers it rests on, pinned: a change to a rule,
 a run or a data file that moves a verdict the reader sees fails here and must say why. Computed from runs/ (the
 per-batch losses come from _build/.cache where the book build left them)."""
-import pytest
 
 from lib.scorecard import own_findings, scorecard
 
