@@ -161,11 +161,11 @@ class TrainConfig:
         for name in ("batch_size", "grad_accum", "max_steps", "eval_interval", "eval_batches", "train_eval_batches"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("lr", "min_lr", "warmup_steps", "weight_decay", "grad_clip", "val_seed"):
-            if not getattr(self, name) >= 0:  # also refuses NaN
-                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if not self.lr > 0:
+        if not self.lr > 0:  # also refuses NaN
             raise ConfigError(f"lr must be > 0, got {self.lr}")
+        for name in ("min_lr", "warmup_steps", "weight_decay", "grad_clip", "val_seed"):
+            if not getattr(self, name) >= 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("beta1", "beta2"):
             if not 0 <= getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be in [0, 1), got {getattr(self, name)}")

@@ -46,7 +46,8 @@ def test_a_field_with_its_own_flag_is_no_set_key(tmp_path, capsys, extra, expect
     (["--set", "block_size=0"], "block_size must be >= 1"),  # 2: was an IndexError after files were written
     (["--set", "n_layer=0"], "n_layer must be >= 1"),
     (["--set", "dropout=2"], "dropout must be in [0, 1)"),   # 4: left a directory with run.lock
-    (["--set", "lr=-1"], "lr must be >= 0"),
+    (["--set", "lr=-1"], "lr must be > 0"),
+    (["--set", "min_lr=-1"], "min_lr must be >= 0"),
     (["--set", "beta2=1.5"], "beta2 must be in [0, 1)"),
     (["--set", "attn_kernel=flash"], "valid: sdpa, manual"),
     (["--until", "15", "--eval-every", "10"], "positive multiple of the evaluation interval"),  # 4
