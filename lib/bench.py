@@ -78,7 +78,10 @@ def step_flops(exp) -> float:
     accounting as PaLM's appendix B and nanoGPT's ``estimate_mfu``). Position embeddings are a lookup, not a
     matmul, so they are left out of the parameters."""
     m = exp.model
-    n_params = build_model(exp).num_params(non_embedding=True)
+    model = build_model(exp)
+    n_params = model.num_params(non_embedding=True)
+    if not m.tie_weights:  # an untied token embedding is a lookup too; the head's own matrix is the matmul
+        n_params -= model.transformer.wte.weight.numel()
     per_token = 6 * n_params + 12 * m.n_layer * m.n_embd * m.block_size
     return per_token * m.block_size * exp.train.batch_size * exp.train.grad_accum
 
@@ -98,6 +101,8 @@ def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
     flops = sum(2 * m * k * n for m, k, n in shapes)
     for i in range(repeats + 1):
         if i == 1:
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()  # the untimed round is done before the clock starts
             t0 = time.perf_counter()
         for a, b in mats:
             a @ b

@@ -294,9 +294,10 @@ def main(argv=None) -> int:
                                      args.gpus)
             else:
                 kwargs = _run_kwargs(args)
-                if args.plan == "10m_prefix" and args.until is not None:  # FullResidual stops at its own prefix
-                    from .plans import prefix_steps
-                    kwargs["until"] = lambda e: min(args.until, prefix_steps(e))
+                if args.plan == "10m_prefix" and args.until is not None:  # the control stops at its own prefix
+                    from .plans import PREFIX_CONTROL_STEPS
+                    kwargs["until"] = lambda e: (min(args.until, PREFIX_CONTROL_STEPS)
+                                                 if e.config_name == "FullResidual" else args.until)
                 train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:  # bad input or an unreadable or

@@ -348,8 +348,10 @@ def replace(exp: Experiment, **overrides) -> Experiment:
             value = _coerce(key, value, typ.split(" | ")[0] if isinstance(typ, str) else typ)
         changes[owner][key] = value
     if "impl" in changes["model"]:  # another implementation: its recipe, except the fields overridden here
-        check_choice("implementation", changes["model"]["impl"], IMPLS)
-        recipe = MODEL_RECIPES[changes["model"]["impl"]]
+        impl = changes["model"]["impl"]
+        check_choice("implementation", impl, IMPLS)
+        scale = changes["experiment"].get("scale", exp.scale)
+        recipe = {**MODEL_RECIPES[impl], **SCALE_RECIPES.get((scale, impl), {})}
         changes["model"] = {**recipe, **changes["model"]}
     model = dataclasses.replace(exp.model, **changes["model"])
     train = dataclasses.replace(exp.train, **changes["train"])

@@ -194,7 +194,12 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
                        f"train it to the end with --keep-weights")
     env = rd.read_json("env.json") or {}
     # The run's own settings, whatever the command said: the retrain must be the same run.
-    kwargs = {**kwargs, "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
+    segments = {seg.get("micro_batch") for seg in (env, *env.get("resumed", []))}
+    if len(segments) > 1:  # with dropout, each slicing draws its own masks: one retrain cannot follow both
+        raise RunError(f"{rd.path} was trained in segments with different --micro-batch ({sorted(segments, key=str)}); "
+                       f"its weights cannot be recovered by one retrain")
+    kwargs = {**kwargs, "micro_batch": segments.pop(),
+              "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
               "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}
     print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
           file=sys.stderr)

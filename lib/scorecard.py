@@ -327,8 +327,9 @@ def routing_paper() -> Row:
                f"{', '.join(map(str, seeds))}", v,
                f"the author's rule (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb): above {rule[0]:.2f} \"consistent with "
                f"routing\", below {rule[1]:.2f} \"routing not supported\", between \"partial recovery\", which is "
-               f"neither; the bigram floor ({bigram:.3f}) lies above the lower threshold, so no position-blind model "
-               f"can reach it on this data and the test cannot refute routing here")
+               f"neither" + (f"; the bigram floor ({bigram:.3f}) lies above the lower threshold, so no position-blind "
+                             f"model can reach it on this data and the test cannot refute routing here"
+                             if bigram > rule[1] else ""))
 
 
 def mechanism() -> Row:

@@ -218,6 +218,12 @@ def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_f
 
 def test_a_released_run_resolves_to_the_recipe_it_trained_with():
     """A config.json written before the 10M preset changed (scaled_init true) still reads as what it trained."""
+    from lib.plans import planned
+    from lib.runs import run_path
     d = get_preset("10M", "residualgpt", "AttnOnly").to_dict()
     d["model"]["scaled_init"] = True
-    assert Experiment.from_dict(d).model.scaled_init is True
+    old = Experiment.from_dict(d)
+    assert old.model.scaled_init is True
+    # ... and is its own experiment: another directory, in no plan, never read as the new recipe's run
+    assert run_path(old).name == "seed1337_scaled_init-True" and not planned(old)
+    assert run_path(get_preset("10M", "residualgpt", "AttnOnly")).name == "seed1337"

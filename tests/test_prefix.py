@@ -102,7 +102,12 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     assert "The schedule decides at the paper's shape" in analysis.claim_prefix_schedule(t)
     resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
     line = analysis.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
-    assert "does not decide" in line and "flips the escape in 1 of 2" in line
+    assert "does not decide" in line and "1 of 2 implementations do what the other does" in line
+    # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
+    nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
+    both_leave = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
+    line = analysis.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave))
+    assert "nothing to explain" in line and "decides" not in line
     assert "NOT TESTED yet" in analysis.claim_prefix_schedule(table(nano, resid, nano_cos))
     # the contrast reads each implementation's own schedule, never a swapped run
     assert "As the paper so far: at step 300" in analysis.claim_prefix_contrast(t)

@@ -172,7 +172,8 @@ def test_the_residualgpt_recipe_clips_at_one_and_nanogpt_does_not():
 
 # -- 4. gradient accumulation ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("clip", [0.0, 1.0])
-def test_two_accumulated_micro_batches_equal_one_step_on_their_concatenation(clip):
+@pytest.mark.parametrize("slices", [None, 2, 1])  # the execution option on top: each batch fed in slices
+def test_two_accumulated_micro_batches_equal_one_step_on_their_concatenation(clip, slices):
     micro = [random_batch(4, 8, seed=s) for s in (1, 2)]
     whole = tuple(torch.cat(parts) for parts in zip(*micro))
     torch.manual_seed(0)
@@ -180,7 +181,8 @@ def test_two_accumulated_micro_batches_equal_one_step_on_their_concatenation(cli
     steps = {}
     for accum, batches, B in ((2, micro, 4), (1, [whole], 8)):
         exp = tiny_exp(grad_accum=accum, batch_size=B, grad_clip=clip)
-        trainer = Trainer(copy.deepcopy(model), exp.train, Stream(batches), progress=False)
+        trainer = Trainer(copy.deepcopy(model), exp.train, Stream(batches), progress=False,
+                          micro_batch=slices if accum == 2 else None)
         loss = trainer.train_step().item()
         assert trainer.batches.i == len(batches)  # every micro-batch drawn, none twice
         steps[accum] = loss, applied_grads(trainer), list(trainer.raw_model.parameters())

@@ -153,7 +153,10 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
                              "best_val_loss": losses})
     v, reading, _ = claim_routing_by_author_rule(table(2.4817, 2.4838, 2.4835), rule, bigram_floor=2.4823)
     assert (v, reading) == ("NOT TESTABLE HERE", "partial recovery")  # the rule's own "neither"
-    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 2.48)[:2] == ("HOLDS", "consistent with routing")
+    # where no position-blind model can reach the lower threshold, the test cannot refute, so it cannot confirm
+    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 2.48)[:2] == ("NOT TESTABLE HERE",
+                                                                               "consistent with routing")
+    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 1.5)[:2] == ("HOLDS", "consistent with routing")
     # below the lower threshold the rule says "not supported": a contradiction only where a position-blind model
     # can get there at all (the bigram floor below the threshold)
     assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 1.5)[:2] == ("CONTRADICTED", "routing not supported")
