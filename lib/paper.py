@@ -10,6 +10,7 @@ import pandas as pd
 PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv"
 RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
 CURVES_CSV = PAPER_CSV.with_name("author_phase2_curves.csv")  # written by scripts/author_curves.py
+AUDIT_CSV = PAPER_CSV.with_name("audit_findings.csv")
 
 
 @lru_cache(maxsize=1)
@@ -93,3 +94,9 @@ def author_phase2_curves() -> pd.DataFrame:
     """The per-step validation losses the author's Phase-2 notebook printed (every 100 steps; step 0 is not
     printed), one row per evaluation: notebook, cell, config, seed, step, train_loss, val_loss."""
     return pd.read_csv(CURVES_CSV)
+
+
+def audit_findings() -> pd.DataFrame:
+    """What reading the paper against the author's notebooks found: finding, where (the paper's section or table
+    and the notebook cell), evidence."""
+    return pd.read_csv(AUDIT_CSV, dtype=str)

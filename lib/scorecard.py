@@ -477,3 +477,26 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
     return (shown.style.hide(axis="index").format(escape="html")
             .map(lambda v: VERDICT_STYLE.get(v.removesuffix(" at the stand-in"), ""), subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+
+
+def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
+    a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found."""
+    stand = at_stand_in(card)
+    paper_shape = card.evidence.str.contains("paper shape", regex=False)
+
+    def names(rows):
+        return "; ".join(r.claim.split(":")[0].split(" (")[0] for r in rows.itertuples()) or "none"
+    holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
+    untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
+    return " ".join([
+        f"Of the paper's {len(card)} claims checked here, {int(stand.sum())} are judged at CPU stand-ins (smaller "
+        f"models than the paper's) and {int(paper_shape.sum())} at the paper's own 10M shape.",
+        f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
+        f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
+        f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
+        f"outcome, or the outcome flips under a rounding-only change; {len(untested)} "
+        f"{'is' if len(untested) == 1 else 'are'} not run yet.",
+        f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
+        f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
+        f"learning-rate schedule than Table 1's."])

@@ -162,3 +162,17 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
     assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 1.5)[:2] == ("CONTRADICTED", "routing not supported")
     assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 2.48)[0] == "NOT TESTABLE HERE"
     assert claim_routing_by_author_rule(table(), rule, 2.48)[0] == "NOT TESTED"
+
+
+def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
+    card = pd.DataFrame([
+        {"claim": "A: x", "evidence": "cpu stand-in, 1,500 steps", "verdict": "HOLDS"},
+        {"claim": "B (detail)", "evidence": "10M paper shape, first 300 of 3,000 steps", "verdict": "HOLDS"},
+        {"claim": "C", "evidence": "cpu stand-in", "verdict": "CONTRADICTED"},
+        {"claim": "D", "evidence": "cpu stand-in", "verdict": "NOT TESTABLE HERE"},
+        {"claim": "E", "evidence": "-", "verdict": "NOT TESTED"}])
+    text = sc.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
+    assert "Of the paper's 5 claims checked here, 3 are judged at CPU stand-ins" in text
+    assert "and 1 at the paper's own 10M shape" in text
+    assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
+    assert "1 cannot be tested here" in text and "1 is not run yet" in text and "found 2 discrepancies" in text
