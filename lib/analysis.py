@@ -1196,3 +1196,67 @@ def claim_phase2_curves(curves: pd.DataFrame, floor: float, margin: float | None
                 f"of {ffn.seed.nunique()} seeds" if len(ffn) else "")
     return ("The author's Phase-2 notebook (constant learning rate, printed every 100 steps), AttnOnly: "
             + "; ".join(parts) + ffn_text + f". Phase 3 (warm-up and cosine; §8.1): AttnOnly {p3} over 8 seeds.")
+
+
+def claim_author_values(table: pd.DataFrame, floor: float) -> str:
+    """Do the stand-in's two headline results survive the author's values (``mechanism.author_value_runs``)? The
+    asymmetry: ResidualGPT AttnOnly leaves the floor in every seed and FFNOnly in none, beside Full Residual, the
+    control. The joint collapse: nanoGPT AttnOnly leaves the floor in no seed. Each is read for the stand-in's own
+    values and for the author's, from the runs' best losses (``ESCAPE_MARGIN`` below the unigram floor)."""
+    from .experiment import ESCAPE_MARGIN
+    lines = []
+    for values in ("stand-in", "author's"):
+        t = table[table["values"] == values]
+
+        def left(impl, config):
+            g = t[(t.impl == impl) & (t.config == config)].dropna(subset=["best_val_loss"])
+            return int((g.best_val_loss <= floor - ESCAPE_MARGIN).sum()), len(g)
+        (a, na), (f, nf), (full, nfull), (n, nn) = (left("residualgpt", "AttnOnly"), left("residualgpt", "FFNOnly"),
+                                                    left("residualgpt", "FullResidual"), left("nanogpt", "AttnOnly"))
+        if na == 0 and nf == 0 and nn == 0:
+            lines.append(f"With the {values} values: no run finished yet.")
+            continue
+        asym = ("not decided (runs missing)" if not (na and nf and nfull) else
+                "Full Residual did not leave the floor, so it is not testable" if full < nfull else
+                "it holds" if a == na and f == 0 else "it does not hold")
+        joint = ("not decided (no run)" if not nn else "it appears" if n == 0 else "it does not appear")
+        lines.append(f"With the {values} values: ResidualGPT AttnOnly leaves the floor in {a} of {na} seeds, FFNOnly "
+                     f"in {f} of {nf}, Full Residual in {full} of {nfull}: the asymmetry {asym}. nanoGPT AttnOnly "
+                     f"leaves it in {n} of {nn} seeds: the joint collapse {joint}.")
+    return "\n".join(lines)
+
+
+def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
+    """Issue 23's rule for naming a deciding factor, per (implementation, factor) of ``mechanism.schedule_runs``:
+    the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
+    decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
+    implementation) over the same seeds, "never" counting as later than any step."""
+    rows = []
+    done = table.dropna(subset=["best_val_loss"]) if len(table) else table
+    for (impl, factor), g in done.groupby(["impl", "factor"], sort=False):
+        base = done[(done.impl == impl) & (done.factor == "none") & done.seed.isin(g.seed)]
+        steps = g.set_index("seed").escape_step.astype(float)
+        b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
+        s = steps.fillna(np.inf)
+        decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) else
+                   bool(((s < b.min()) | (s > b.max())).all()))
+        rows.append({"impl": impl, "factor": factor, "seeds": len(g), "escaped": int(steps.notna().sum()),
+                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
+                     "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
+                     "decides": decides})
+    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "escaped", "escape steps", "baseline range",
+                                       "decides"])
+
+
+def claim_schedule_factors(effects: pd.DataFrame) -> str:
+    """The factors ``schedule_effects`` names as deciding, or a plain statement that none can be named."""
+    judged = effects.dropna(subset=["decides"])
+    if judged.empty:
+        return "No factor can be judged yet: its runs and its baseline's over the same seeds are not all trained."
+    named = judged[judged.decides.astype(bool)]
+    lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
+             f"{r['baseline range']}." for _, r in judged.iterrows()]
+    verdict = ("Deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples()) + "."
+               if len(named) else "No factor can be named as deciding: every factor's escape steps overlap its "
+                                  "baseline's range over the same seeds.")
+    return "\n".join([*lines, verdict])

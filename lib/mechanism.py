@@ -235,3 +235,19 @@ def probes_over_training(hist: pd.DataFrame) -> pd.DataFrame:
                          "token_accuracy": h.probe_token.map(lambda v: v[-1]),
                          "token_chance": h.probe_chance,
                          "effective_rank": h.probe_rank.map(lambda v: v[-1])}).reset_index(drop=True)
+
+
+# -- the author's values and the schedule, with seeds (issue "The author's recipes") ------------------------------
+def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
+    """The stand-in with the author's values (``plans.author_values``) beside the released stand-in runs of the
+    same implementations, configurations and seeds; ``values`` says which."""
+    ours = plans.author_values()
+    released = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in ours])
+    runs = _runs(released + ours, {"values": lambda e: "stand-in" if e in released else "author's"}, runs_dir)
+    runs.planned, runs.missing = len(ours), unfinished(_located(ours, runs_dir))
+    return runs
+
+
+def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
+    """``plans.schedule_seeds``: each run's factor (``plans.schedule_factor``) and implementation."""
+    return _runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)

@@ -244,6 +244,17 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
     return exps + [replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds]
 
 
+def schedule_factor(exp: Experiment) -> str:
+    """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it is)."""
+    if exp.impl == "residualgpt":
+        return "none" if exp.train.schedule == "cosine" else "constant lr"
+    if exp.train.schedule == "cosine":
+        return "warm-up + cosine"
+    if exp.train.grad_clip > 0:
+        return "gradient clipping"
+    return "no biases" if not exp.model.bias else "none"
+
+
 def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
     """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps: nanoGPT AttnOnly at its
     constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its warm-up and cosine and

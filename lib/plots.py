@@ -522,3 +522,23 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig
+
+
+def escape_strip(table: pd.DataFrame, budget: int, title: str):
+    """Escape step per seed per factor (``mechanism.schedule_runs().table``), one column per (implementation,
+    factor), one dot per seed; a run that never left the floor is drawn at "never", above the budget."""
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []
+    never = budget * 1.1
+    for i, (impl, factor) in enumerate(keys):
+        g = table[(table.impl == impl) & (table.factor == factor)]
+        y = g.escape_step.astype(float).fillna(never)
+        jitter = np.linspace(-0.12, 0.12, len(g)) if len(g) > 1 else [0.0]
+        ax.scatter(i + np.asarray(jitter), y, s=30, color=COLORS["AttnOnly"] if impl == "residualgpt" else "black",
+                   zorder=3)
+    ax.axhline(budget, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(range(len(keys)), [f"{impl}\n{factor}" for impl, factor in keys], fontsize=8)
+    ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
+    ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
+    fig.tight_layout()
+    return fig

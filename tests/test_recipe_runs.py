@@ -1,0 +1,73 @@
+"""Issue 23's stand-in questions on hand-made run tables: the headline results under the author's values, and the
+rule that names a deciding factor (escape steps outside the baseline's range over the same seeds)."""
+import math
+
+import pandas as pd
+import pytest
+
+from lib import analysis, plans
+
+FLOOR = 3.347
+NAN = math.nan
+
+
+def runs(rows):
+    return pd.DataFrame(rows, columns=["values", "impl", "config", "seed", "best_val_loss"])
+
+
+def test_the_headline_results_are_read_for_each_set_of_values():
+    rows = [("stand-in", "residualgpt", "AttnOnly", s, 1.95) for s in (1, 2)]
+    rows += [("stand-in", "residualgpt", "FFNOnly", s, 3.34) for s in (1, 2)]
+    rows += [("stand-in", "residualgpt", "FullResidual", 1, 1.7), ("stand-in", "nanogpt", "AttnOnly", 1, 2.6)]
+    rows += [("author's", "residualgpt", "AttnOnly", 1, 3.34), ("author's", "residualgpt", "AttnOnly", 2, 2.1),
+             ("author's", "residualgpt", "FFNOnly", 1, 3.34), ("author's", "residualgpt", "FullResidual", 1, 1.9),
+             ("author's", "nanogpt", "AttnOnly", 1, 3.34), ("author's", "nanogpt", "AttnOnly", 2, 3.34)]
+    text = analysis.claim_author_values(runs(rows), FLOOR)
+    stand, author = text.splitlines()
+    assert "AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in stand and "the asymmetry it holds" in stand
+    assert "nanoGPT AttnOnly leaves it in 1 of 1 seeds: the joint collapse it does not appear" in stand
+    assert "AttnOnly leaves the floor in 1 of 2 seeds" in author and "the asymmetry it does not hold" in author
+    assert "the joint collapse it appears" in author
+    only_ours = analysis.claim_author_values(runs(rows[:6]), FLOOR)
+    assert only_ours.endswith("With the author's values: no run finished yet.")
+
+
+def effects_table(rows):
+    return pd.DataFrame(rows, columns=["impl", "factor", "seed", "escape_step", "best_val_loss"])
+
+
+def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds():
+    base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
+    early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
+    overlap = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
+    fx = analysis.schedule_effects(effects_table(base + early + overlap)).set_index("factor")
+    assert fx.loc["warm-up + cosine", "decides"] is True and fx.loc["warm-up + cosine", "escaped"] == 3
+    assert fx.loc["no biases", "decides"] is False  # step 300 lies inside 200..never
+    assert fx.loc["none", "baseline range"] == "step 200 to never"
+    text = analysis.claim_schedule_factors(analysis.schedule_effects(effects_table(base + early + overlap)))
+    assert text.endswith("Deciding, by that rule: warm-up + cosine (nanogpt).")
+    # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
+    stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
+    fx = analysis.schedule_effects(effects_table(base[:2] + stuck)).set_index("factor")
+    assert fx.loc["gradient clipping", "decides"] is True
+    fx = analysis.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
+    assert pd.isna(fx.loc["gradient clipping", "decides"])
+    assert "No factor can be judged yet" in analysis.claim_schedule_factors(analysis.schedule_effects(
+        effects_table(base)))
+
+
+def test_every_schedule_run_is_named_by_its_factor():
+    factors = [(e.impl, plans.schedule_factor(e)) for e in plans.schedule_seeds()]
+    assert factors.count(("nanogpt", "none")) == 5 and factors.count(("nanogpt", "warm-up + cosine")) == 5
+    assert factors.count(("residualgpt", "none")) == 5 and factors.count(("residualgpt", "constant lr")) == 5
+    assert factors.count(("nanogpt", "gradient clipping")) == 3 and factors.count(("nanogpt", "no biases")) == 3
+
+
+def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
+    from lib import plots
+    t = effects_table([("nanogpt", "none", 1, 200, 2.5), ("nanogpt", "none", 2, NAN, 3.3),
+                       ("residualgpt", "constant lr", 1, 50, 2.0)])
+    fig = plots.escape_strip(t, 1500, "t")
+    dots = [c.get_offsets() for c in fig.axes[0].collections]
+    assert [len(d) for d in dots] == [2, 1] and dots[0][:, 1].max() == pytest.approx(1650)
+    plots.escape_strip(t.iloc[0:0], 1500, "empty")
