@@ -1216,10 +1216,10 @@ def claim_author_values(table: pd.DataFrame, floor: float) -> str:
         if na == 0 and nf == 0 and nn == 0:
             lines.append(f"With the {values} values: no run finished yet.")
             continue
-        asym = ("not decided (runs missing)" if not (na and nf and nfull) else
-                "Full Residual did not leave the floor, so it is not testable" if full < nfull else
-                "it holds" if a == na and f == 0 else "it does not hold")
-        joint = ("not decided (no run)" if not nn else "it appears" if n == 0 else "it does not appear")
+        asym = ("is not decided (runs missing)" if not (na and nf and nfull) else
+                "is not testable (Full Residual did not leave the floor)" if full < nfull else
+                "holds" if a == na and f == 0 else "does not hold")
+        joint = ("is not decided (no run)" if not nn else "appears" if n == 0 else "does not appear")
         lines.append(f"With the {values} values: ResidualGPT AttnOnly leaves the floor in {a} of {na} seeds, FFNOnly "
                      f"in {f} of {nf}, Full Residual in {full} of {nfull}: the asymmetry {asym}. nanoGPT AttnOnly "
                      f"leaves it in {n} of {nn} seeds: the joint collapse {joint}.")

@@ -24,10 +24,10 @@ def test_the_headline_results_are_read_for_each_set_of_values():
              ("author's", "nanogpt", "AttnOnly", 1, 3.34), ("author's", "nanogpt", "AttnOnly", 2, 3.34)]
     text = analysis.claim_author_values(runs(rows), FLOOR)
     stand, author = text.splitlines()
-    assert "AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in stand and "the asymmetry it holds" in stand
-    assert "nanoGPT AttnOnly leaves it in 1 of 1 seeds: the joint collapse it does not appear" in stand
-    assert "AttnOnly leaves the floor in 1 of 2 seeds" in author and "the asymmetry it does not hold" in author
-    assert "the joint collapse it appears" in author
+    assert "AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in stand and "the asymmetry holds" in stand
+    assert "nanoGPT AttnOnly leaves it in 1 of 1 seeds: the joint collapse does not appear" in stand
+    assert "AttnOnly leaves the floor in 1 of 2 seeds" in author and "the asymmetry does not hold" in author
+    assert "the joint collapse appears" in author
     only_ours = analysis.claim_author_values(runs(rows[:6]), FLOOR)
     assert only_ours.endswith("With the author's values: no run finished yet.")
 
