@@ -524,7 +524,9 @@ def paper_shape_prefix() -> Prefix:
     floor = unigram_floor(load_corpus(exps[0].dataset))
     stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
     stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
-    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8"
+    # micro-batches of 8 paid for nanoGPT's 10M step on this CPU, not for ResidualGPT's (python -m lib bench)
+    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)}" + (" --micro-batch 8" if e.impl == "nanogpt"
+                                                                             else "")
                for e, rd, _ in located if rd.status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
                   unigram_floor(load_corpus(stand_ins[0].dataset)), missing)

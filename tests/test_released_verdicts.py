@@ -7,7 +7,9 @@ from lib.scorecard import own_findings, scorecard
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
     "Joint collapse: every partial nanoGPT": ("NOT TESTABLE HERE", ["AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.340"]),
-    "Joint collapse at the paper's own 10M shape": ("NOT TESTED", []),
+    # nanoGPT AttnOnly is released for its first 300 steps; its Full Residual control is not trained yet
+    "Joint collapse at the paper's own 10M shape": ("NOT TESTED", ["AttnOnly best 3.351, on the floor for the "
+                                                                  "first 300 of 3,000 steps"]),
     "Layer-0 gradient starved": ("HOLDS", ["FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"]),
     "Hidden-state growth": ("NOT TESTABLE HERE", ["AttnOnly 7.43×", "FFNOnly 33.03×", "FullResidual 9.99×"]),
     "(a) Runtime gains": ("CONTRADICTED", ["left the floor at g = 2, 4; stayed at g = 0.25, 0.5"]),
@@ -34,14 +36,7 @@ def _pinned(card, expected):
 
 
 def test_every_released_verdict_and_the_numbers_it_rests_on():
-    card = scorecard()
-    # the paper-shape runs are trained one at a time: until they are released the row says NOT TESTED
-    shape = card[card.claim.str.startswith("Joint collapse at the paper's own 10M shape")].iloc[0]
-    expected = dict(RELEASED)
-    if shape.ours != "no run":
-        expected.pop("Joint collapse at the paper's own 10M shape")
-        card = card[~card.claim.str.startswith("Joint collapse at the paper's own 10M shape")]
-    _pinned(card, expected)
+    _pinned(scorecard(), RELEASED)
     _pinned(own_findings(), OWN)
 
 
