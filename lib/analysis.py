@@ -3,30 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import torch
 
-from .config import CONFIGS, Experiment
-from .data import Batches, load_corpus
-from .experiment import ESCAPE_MARGIN, build_model
+from .config import CONFIGS
+from .experiment import ESCAPE_MARGIN
 from .model import INIT_STD
-from .runs import RunDir, RunError, load_torch_file
+from .results import FIG2_SEED, layer0_ffn, on_floor, one_run, pooled
+from .verdicts import verdict
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
-FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
-
-
-def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
-    """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
-    h = hist[(hist.config == config) & (hist.seed == seed)]
-    return h[h.source == source] if "source" in h else h
-
-
-def layer0_ffn(row: dict) -> float:
-    """Block 0's FFN gradient norm in one evaluation row: the mean of its two weight matrices' norms where the run
-    recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
-    (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
-    g = row.get("grad_norm_ffn_weights")
-    return float(g[0]) if isinstance(g, list) else float(row["grad_norm_mlp"][0])
 
 
 def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
@@ -111,38 +95,6 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
 
 
 # -- checkpoints the book loads --------------------------------------------------
-def load_model(rd: RunDir):
-    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
-    blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
-    if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
-        raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
-    exp = Experiment.from_dict(blob["experiment"])
-    if exp != rd.experiment() or rd.problems(exp):
-        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
-                       + ("; ".join(rd.problems(exp)) or "it holds another experiment than config.json"))
-    summary = rd.summary
-    if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
-        raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
-                       f"{(summary or {}).get('status', 'without summary.json')} at step "
-                       f"{(summary or {}).get('steps')}: not the run's final weights")
-    model = build_model(exp)
-    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
-    return model.eval(), exp
-
-
-@torch.no_grad()
-def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed: int = 0) -> np.ndarray:
-    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in eval mode and
-    under the run's own precision, as the trainer evaluated it."""
-    from .train import autocast
-    model.eval()
-    corpus = load_corpus(exp.dataset)
-    b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
-                val_seed=exp.train.val_seed)
-    batches = b.val_batches(mode)
-    device = next(model.parameters()).device.type
-    with autocast(device, exp.train.precision):
-        return np.array([model(x, y)[1].float().item() for x, y in batches])
 
 
 def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000, seed: int = 0) -> float:
@@ -153,23 +105,6 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
 
 
 # -- the paper's claims, checked against our runs (the chapters print these verdicts) ------------
-def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``summaries`` a mean, a table or a verdict may use: complete runs with a finite best loss
-    (a diverged run's earlier best, or a NaN, never passes for a result)."""
-    if summaries.empty:
-        return summaries
-    best = pd.to_numeric(summaries.best_val_loss, errors="coerce")
-    ok = best.notna() & np.isfinite(best.astype(float))
-    if "status" in summaries:
-        ok &= summaries.status.isin(["complete", "partial"])
-    return summaries[ok]
-
-
-def _on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
-    """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
-    if s.best_val_loss.isna().any():
-        raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
-    return s.best_val_loss > floor - margin
 
 
 def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> str:
@@ -183,14 +118,14 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 
     lines = []
     for c, g in partial.groupby("config", sort=False):
         line = (f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
-                f"{'ON the floor' if _on_floor(g, floor, margin).all() else 'BELOW the floor'} "
+                f"{'ON the floor' if on_floor(g, floor, margin).all() else 'BELOW the floor'} "
                 f"({floor:.3f}, margin {margin})")
         if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
             line += f"; {d:+.3f} from No Residual"
         lines.append(line)
-    if _on_floor(full, floor, margin).any():
+    if on_floor(full, floor, margin).any():
         return "\n".join([*lines, "Cannot be decided at this budget: Full Residual itself did not leave the floor."])
-    holds = _on_floor(partial, floor, margin).all()
+    holds = on_floor(partial, floor, margin).all()
     verdict = ("HOLDS at this budget: every partial run ended on the floor and Full Residual left it." if holds else
                "DOES NOT HOLD at this budget: at least one partial configuration left the floor.")
     return "\n".join([*lines, verdict])
@@ -202,7 +137,7 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAP
     a, f = (summaries[summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
     if a.empty or f.empty:
         return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
-    a_escaped, f_on = int((~_on_floor(a, floor, margin)).sum()), int(_on_floor(f, floor, margin).sum())
+    a_escaped, f_on = int((~on_floor(a, floor, margin)).sum()), int(on_floor(f, floor, margin).sum())
     text = (f"AttnOnly: {a_escaped} of {len(a)} seeds below the floor - {margin}; "
             f"FFNOnly: {f_on} of {len(f)} seeds on the floor (floor {floor:.3f}).")
     holds = a_escaped == len(a) and f_on == len(f)
@@ -574,28 +509,6 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> str:
 
 
 # -- the one rule every claim of the scorecard is judged by --------------------------------------------
-VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
-
-
-def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,
-            by_design: bool = False) -> str:
-    """No runs: NOT TESTED. Runs whose control did not show what the claim is about (a Full Residual that never
-    left the floor, an AttnOnly that never left it when the claim is about where it lands, a prefix still on
-    the floor when the claim is about where the run ends): NOT TESTABLE HERE, whatever else they say; they
-    neither confirm nor contradict. Two more cases neither confirm nor contradict, and are NOT TESTABLE HERE:
-
-    * ``by_design``: a test whose outcome our own design fixes is no test (a switch that, by construction,
-      cannot change what is trained);
-    * ``knife_edge``: a disagreement that the book's own evidence shows flipping under a change that should not
-      matter (a rounding-only twin, another seed) is not a contradiction; an agreement on such an edge is a
-      coin that fell one way, so it is not a confirmation either.
-
-    Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
-    if not has_runs:
-        return "NOT TESTED"
-    if not shows_phenomenon or by_design or knife_edge:
-        return "NOT TESTABLE HERE"
-    return "HOLDS" if agrees else "CONTRADICTED"
 
 
 # -- book/mechanism.ipynb: what the residual stream keeps, the local-mixer test, the escape map, the bundle ----

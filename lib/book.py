@@ -7,7 +7,6 @@ retrains a seed when one is asked for.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +15,6 @@ import pandas as pd
 import torch
 
 from . import plans
-from .analysis import pooled
 from .config import (
     CONFIGS,
     STAND_IN_FOR,
@@ -30,6 +28,17 @@ from .config import (
 )
 from .data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
 from .paper import paper_values
+from .results import (
+    FINISHED,
+    SHOWN_AS_PREFIX,
+    cached_losses,
+    histories_of,
+    left_out,
+    pooled,
+    summaries_of,
+    unfinished,
+    usable,
+)
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
 from .train import Callback
 
@@ -320,7 +329,8 @@ class Chapter:
         """Fixed-batch loss and the spread of nanoGPT-style random evaluations, for every checkpoint
         this chapter shows (its plan's released runs and a retrained seed)."""
 
-        from .analysis import eval_noise, load_model, per_batch_val_losses
+        from .analysis import eval_noise
+        from .results import load_model, per_batch_val_losses
         rows = []
         for exp, rd, source in usable(self._located(), ("complete",)):
             if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
@@ -330,8 +340,8 @@ class Chapter:
                 continue
             model, exp = load_model(rd)
             n = exp.train.eval_batches
-            fixed = _cached_losses(rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed")
-            rand = _cached_losses(rd, lambda: per_batch_val_losses(model, exp, n_random, "random"), exp, n_random,
+            fixed = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed")
+            rand = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n_random, "random"), exp, n_random,
                                   "random")
             rng = np.random.default_rng(0)
             samples = rng.choice(rand, size=(500, n), replace=True).mean(axis=1)
@@ -405,100 +415,6 @@ class Chapter:
             print(f"{len(out)} finished run(s) left out of the tables and verdicts below:")
             for line in out:
                 print("  " + line)
-
-
-FINISHED = ("complete", "diverged")
-SHOWN_AS_PREFIX = ("complete", "diverged", "partial")  # where a chapter shows a prefix as such
-
-
-CACHE_DIR = ROOT / "_build" / ".cache" / "val_losses"   # git-ignored; rebuilt whenever it is missing
-_CACHE_VERSION = 1  # bump when per_batch_val_losses changes what it computes
-
-
-def _cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
-    """``compute()`` (a checkpoint's per-batch validation losses), kept on disk under a key of the weights'
-    bytes, the experiment, the batches asked for and torch's version: the front page, the closing chapter and
-    the fixed-batch chapter read the same checkpoints, and every build executes them twice (the book, nbval).
-    A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
-    import hashlib
-
-    key = hashlib.sha256()
-    key.update((rd.path / "weights.pt").read_bytes())
-    key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
-    path = CACHE_DIR / f"{key.hexdigest()}.npy"
-    try:
-        return np.load(path)
-    except (OSError, ValueError):
-        values = compute()
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, values)
-        os.replace(tmp, path)
-        return values
-
-
-def left_out(located, statuses=FINISHED) -> list[str]:
-    """Why each run among ``(experiment, RunDir, source)`` that has finished is not used: a file that fails
-    ``RunDir.problems`` (named), or a diverged run (its step and reason). ``summaries_of`` and ``histories_of``
-    leave the first out everywhere; a diverged run is drawn (as diverged) but never pooled."""
-    out = []
-    for exp, rd, source in located:
-        status = rd.status
-        if status not in (*statuses, "unreadable"):
-            continue
-        problems = rd.problems(exp)
-        if problems:
-            out.extend(f"{p}: left out" for p in problems)
-        elif status == "diverged":
-            s = rd.summary
-            out.append(f"{rd.path}: diverged at step {s.get('diverged_step')} ({s.get('diverged_reason', '?')}): "
-                       f"drawn as diverged, left out of every mean and verdict")
-    return out
-
-
-def usable(located, statuses):
-    """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
-    for exp, rd, source in located:
-        if rd.status in statuses and not rd.problems(exp):
-            yield exp, rd, source
-
-
-def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
-    """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
-    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
-    against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
-    no best loss; ``pooled`` keeps only the rows a mean may use."""
-    rows = []
-    for exp, rd, source in usable(located, statuses):
-        s = rd.summary
-        rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
-                     "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
-    cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "schedule", "wall_s",
-            "tokens_per_s", "source", "path"]
-    df = pd.DataFrame(rows)
-    return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
-
-
-def unfinished(located) -> list[str]:
-    """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
-    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged", "unreadable")]
-
-
-def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
-    """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
-    ``statuses`` (long format)."""
-    frames = []
-    for exp, rd, source in usable(located, statuses):
-        h = pd.DataFrame(rd.history())
-        h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
-        h["status"] = rd.status
-        h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
-        h["schedule"] = exp.train.schedule
-        frames.append(h)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget",
-                 "schedule"])
 
 
 @dataclass

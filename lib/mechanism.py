@@ -3,17 +3,23 @@ runs of the three mechanism plans (``lib.plans.mixer_test``, ``escape_map``, ``b
 commands that train what is missing. The verdict lines are ``lib.analysis.claim_*``."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from . import plans
-from .analysis import load_model, pooled
-from .book import FINISHED, histories_of, left_out, summaries_of, unfinished, usable
 from .config import CONFIGS, Experiment, get_preset, replace
 from .data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
 from .experiment import build_model
 from .probes import PROBE_SEQUENCES, probe
+from .results import (
+    Runs,
+    as_released,
+    load_model,
+    model_label,
+    plan_runs,
+    pooled,
+    unfinished,
+    usable,
+)
 from .runs import RUNS_DIR, RunDir, run_path
 
 FLOOR_ORDERS = {1: "unigram: no context", 2: "bigram: the current token", 3: "trigram: the last two tokens",
@@ -37,14 +43,6 @@ def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
     """The floors to compare runs with: on the fixed batches where computed, else on the whole split."""
     return {int(r.order): float(r.on_fixed_batches if pd.notna(r.on_fixed_batches) else r.nats)
             for r in ladder.itertuples()}
-
-
-def _label(exp: Experiment) -> str:
-    return exp.config_name + (" + local mixer" if exp.model.mixer != "attention" else "")
-
-
-def _located(exps, runs_dir=RUNS_DIR):
-    return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
 
 
 # -- what the residual stream still knows ---------------------------------------------------------------
@@ -72,7 +70,7 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
         for state, model in (("init", build_model(exp).eval()), ("trained", trained)):
             t = probe(model, idx)
             t.insert(0, "state", state)
-            t.insert(0, "model", _label(exp))
+            t.insert(0, "model", model_label(exp))
             frames.append(t)
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["model", "state", "depth", "position_cosine", "token_accuracy", "token_chance", "effective_rank"]),
@@ -80,45 +78,15 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
 
 
 # -- the local-mixer test ----------------------------------------------------------------------------------
-@dataclass
-class Runs:
-    """Finished runs of a plan: one row per run with the plan's own columns, their histories, and the
-    commands that train the rest."""
-    table: pd.DataFrame
-    histories: pd.DataFrame
-    missing: list[str]
-    planned: int
-
-
-def _runs(exps, columns, runs_dir) -> Runs:
-    """The finished, consistent runs of ``exps`` (``book.usable``: one bad run is left out, and named by the
-    chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
-    located = _located(exps, runs_dir)
-    ok = list(usable(located, FINISHED))
-    for line in left_out(located):
-        print(line)
-    summ = summaries_of(ok)
-    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
-    table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
-        summ.assign(**{k: [] for k in columns}))
-    hist = []
-    for e, rd, _ in ok:
-        h = histories_of([(e, rd, "released")])
-        for k, f in columns.items():
-            h[k] = f(e)
-        hist.append(h)
-    hist = (pd.concat(hist, ignore_index=True) if hist
-            else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
-    return Runs(table, hist, unfinished(located), len(exps))
 
 
 def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
     """The mixer runs beside the released attention runs of the same configurations and seeds."""
     mixer = plans.mixer_test()
     attention = [replace(e, mixer="attention") for e in mixer]
-    runs = _runs(attention + mixer, {"mixer": lambda e: e.model.mixer, "model": _label}, runs_dir)
+    runs = plan_runs(attention + mixer, {"mixer": lambda e: e.model.mixer, "model": model_label}, runs_dir)
     runs.planned = len(mixer)
-    runs.missing = unfinished(_located(mixer, runs_dir))
+    runs.missing = unfinished(as_released(mixer, runs_dir))
     return runs
 
 
@@ -126,7 +94,7 @@ def ladder_ends(runs_dir=RUNS_DIR) -> Runs:
     """The released `cpu` stand-in runs at the 1,500-step budget, each configuration with attention at the
     10M chapter's seeds and with the local mixer (``plans.mixer_test``): where each model ends on the ladder."""
     exps = [get_preset("cpu", "residualgpt", c, s) for c in CONFIGS for s in plans.SEEDS_10M] + plans.mixer_test()
-    return _runs(plans.unique(exps), {"model": _label}, runs_dir)
+    return plan_runs(plans.unique(exps), {"model": model_label}, runs_dir)
 
 
 def floor_names(ladder: pd.DataFrame) -> dict[int, str]:
@@ -146,19 +114,19 @@ def mixer_summary(table: pd.DataFrame) -> pd.DataFrame:
 # -- the escape map and the bundle ------------------------------------------------------------------------
 def escape_runs(runs_dir=RUNS_DIR) -> Runs:
     """The escape map's runs; ``scaled_init`` False marks the run without GPT-2's 1/√(2L) scaling."""
-    return _runs(plans.escape_map(), {"depth": lambda e: e.model.n_layer,  # gain: the summary's
+    return plan_runs(plans.escape_map(), {"depth": lambda e: e.model.n_layer,  # gain: the summary's
                                       "scaled_init": lambda e: e.model.scaled_init}, runs_dir)
 
 
 def escape_long_runs(runs_dir=RUNS_DIR) -> Runs:
     """The escape map's boundary cells at the preset's full budget (``plans.escape_long_budget``)."""
-    return _runs(plans.escape_long_budget(), {"depth": lambda e: e.model.n_layer}, runs_dir)
+    return plan_runs(plans.escape_long_budget(), {"depth": lambda e: e.model.n_layer}, runs_dir)
 
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     factors = plans.bundle_factors()
     name = {e.to_json(): k for k, e in factors.items()}
-    runs = _runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
+    runs = plan_runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
     table = pd.DataFrame({"factor": list(factors)}).merge(runs.table, on="factor", how="left")
     table["status"] = table.status.fillna("not trained")
     runs.table = table
@@ -170,7 +138,7 @@ def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
     (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent: how far the
     seed alone moves the escape that the bundle's factors are read against."""
     exps = plans.bundle_baseline_seeds()
-    ok = [(e, rd) for e, rd, _ in usable(_located(exps, runs_dir), ("complete",))]
+    ok = [(e, rd) for e, rd, _ in usable(as_released(exps, runs_dir), ("complete",))]
     return {e.seed: rd.summary.get("escape_step", float("nan")) for e, rd in ok}
 
 
@@ -220,7 +188,7 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
 # -- the probes during training ------------------------------------------------------------------------
 def probe_during_runs(runs_dir=RUNS_DIR) -> Runs:
     """The runs of ``plans.probe_during``; their histories carry the probes of every evaluation."""
-    return _runs(plans.probe_during(), {}, runs_dir)
+    return plan_runs(plans.probe_during(), {}, runs_dir)
 
 
 def probes_over_training(hist: pd.DataFrame) -> pd.DataFrame:
@@ -243,11 +211,11 @@ def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
     same implementations, configurations and seeds; ``values`` says which."""
     ours = plans.author_values()
     released = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in ours])
-    runs = _runs(released + ours, {"values": lambda e: "stand-in" if e in released else "author's"}, runs_dir)
-    runs.planned, runs.missing = len(ours), unfinished(_located(ours, runs_dir))
+    runs = plan_runs(released + ours, {"values": lambda e: "stand-in" if e in released else "author's"}, runs_dir)
+    runs.planned, runs.missing = len(ours), unfinished(as_released(ours, runs_dir))
     return runs
 
 
 def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
     """``plans.schedule_seeds``: each run's factor (``plans.schedule_factor``) and implementation."""
-    return _runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)
+    return plan_runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)

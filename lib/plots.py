@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .analysis import FIG2_SEED, layer0_ffn, one_run, pooled
 from .config import CONFIGS
+from .results import FIG2_SEED, layer0_ffn, one_run, pooled
 
 COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
 
@@ -151,7 +151,7 @@ def prefix_curves(prefix, title: str):
 
 
 def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
-    """(a) Block 0's FFN gradient norm (``analysis.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
+    """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
     which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))

@@ -1,5 +1,5 @@
 """The claims scorecard: every claim of the paper, the paper's number beside ours, the evidence it rests on,
-and a verdict by the one rule of ``analysis.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
+and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
 each time the book is built; the front page and the closing chapter show it."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import analysis, gain, plans
+from . import analysis, gain, plans, results, verdicts
 from .book import Chapter, paper_shape_prefix
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
@@ -92,7 +92,7 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
     return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
                ", ".join(f"{c} {_paper('Table 2', c, 4)}" for c in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
                _evidence(jc, summ),
-               analysis.verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge)),
+               verdicts.verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge)),
                why + f" (floor {floor:.3f}, margin {MARGIN})")
 
 
@@ -125,19 +125,19 @@ def joint_collapse_paper_shape(prefix) -> Row:
         v, why = "NOT TESTED", f"its control, Full Residual, is not trained yet; {cost}"
     elif not complete:
         claim += f" ({r.trained})"
-        v = analysis.verdict(True, full_left, not left)
+        v = verdicts.verdict(True, full_left, not left)
         why = ((f"on the floor for the {r.trained}, as Table 2's run; where the run ends is not tested here"
                 if not left else f"left the floor at step {int(r.left_floor_at)}, which Table 2's run never does")
                + control)
     else:
-        v = analysis.verdict(True, full_left, not left)
+        v = verdicts.verdict(True, full_left, not left)
         why = "the full run beside its Full Residual" + control
     return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {r.trained}, seed {int(r.seed)}", v, why)
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     grads = analysis.layer0_grad(hist)
-    seed = analysis.FIG2_SEED
+    seed = results.FIG2_SEED
     s = summ[summ.seed == seed]
     collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if len(s[s.config == c])
                  and _on(s[s.config == c], floor).all()]
@@ -151,7 +151,7 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
     left = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if c not in collapsed and len(s[s.config == c])]
     return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
                "§4.1, Fig. 2a", "0.000 from step 300; Full Residual ≈0.114", ours,
-               f"{jc.scale} stand-in, nanogpt, seed {seed}", analysis.verdict(len(grads) > 0, shows, agrees),
+               f"{jc.scale} stand-in, nanogpt, seed {seed}", verdicts.verdict(len(grads) > 0, shows, agrees),
                ("no runs: python -m lib sweep --plan joint_collapse" if grads.empty else
                 "judged on the configurations that collapsed here: " + ", ".join(collapsed) if collapsed else
                 "no partial configuration collapsed here")
@@ -162,15 +162,15 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     gr = analysis.final_values(hist, "hidden_growth").set_index("config").hidden_growth
-    s = summ[summ.seed == analysis.FIG2_SEED]
+    s = summ[summ.seed == results.FIG2_SEED]
     both_collapsed = all(len(s[s.config == c]) and _on(s[s.config == c], floor).all() for c in ("AttnOnly", "FFNOnly"))
     order = ["AttnOnly", "FFNOnly", "FullResidual"]
     have = all(c in gr for c in order)
     agrees = have and gr["AttnOnly"] > gr["FFNOnly"] > gr["FullResidual"]
     ours = ", ".join(f"{c} {gr[c]:.2f}×" for c in order if c in gr) or "no runs"
     return Row("Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", "§4.1, Fig. 2b",
-               "14.03×, 5.37×, 1.38×", ours, f"{jc.scale} stand-in, nanogpt, seed {analysis.FIG2_SEED}",
-               analysis.verdict(have, both_collapsed, agrees),
+               "14.03×, 5.37×, 1.38×", ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
+               verdicts.verdict(have, both_collapsed, agrees),
                ("no runs: python -m lib sweep --plan joint_collapse" if not have else
                 "the paper orders two collapsed models; here AttnOnly or FFNOnly left the floor" if not both_collapsed
                 else "ours is ‖h_L‖/‖h_0‖ on one fixed batch at the end; the author's `residualscope` divides the "
@@ -205,7 +205,7 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev,
                 # A spread this small cannot be judged without a null: how far the same run drifts under a
                 # rounding-only change. The book has none for the gain runs, and one seed.
-                analysis.verdict(vb != "NOT TESTED", vb != "NOT TESTABLE HERE", vb == "HOLDS", knife_edge=True),
+                verdicts.verdict(vb != "NOT TESTED", vb != "NOT TESTABLE HERE", vb == "HOLDS", knife_edge=True),
                 f"no null to judge a spread below {bound} against (how far one run drifts under a rounding-only "
                 f"change is not measured for these runs; one seed); as measured: " + tb.splitlines()[0])]
 
@@ -237,7 +237,7 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
                # By design our evaluation has its own generator, so only the measurement channel is open here; the
                # claim ("one relevant difference") can work through the other, so this neither confirms nor
                # contradicts it.
-               analysis.verdict(has, has and g > MARGIN, has and z < 10, by_design=True),
+               verdicts.verdict(has, has and g > MARGIN, has and z < 10, by_design=True),
                (("measured: the noise is far too small to hide an escape or a gap of this size (a gap over 10 std "
                  "is one noise cannot make), so the measurement channel alone does not explain the shift"
                  if z >= 10 else "measured: the noise is large enough beside the gap to matter")
@@ -254,7 +254,7 @@ def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
                f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, FFNOnly {_paper('Fig. 4', 'FFNOnly')}",
                f"AttnOnly {_range(a)}; FFNOnly {_range(f)}",
-               _evidence(ch, summ), analysis.verdict(len(a) > 0 and len(f) > 0, shows, agrees),
+               _evidence(ch, summ), verdicts.verdict(len(a) > 0 and len(f) > 0, shows, agrees),
                f"{int((~_on(a, floor)).sum())} of {len(a)} AttnOnly seeds left the floor, "
                f"{int(_on(f, floor).sum())} of {len(f)} FFNOnly seeds stayed on it")
 
@@ -270,7 +270,7 @@ def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
             parts.append(f"{ch.scale}: FFNOnly - NoResidual {d:+.4f}")
     return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text", "124M: 7.569 vs 7.584 (0.015)",
                "; ".join(parts) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
-               analysis.verdict(has, has, ok), f"means within {MARGIN} of No Residual at every scale we have")
+               verdicts.verdict(has, has, ok), f"means within {MARGIN} of No Residual at every scale we have")
 
 
 def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
@@ -293,7 +293,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
                 f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
-                _evidence(ch, summ), analysis.verdict(has_all, attn_left, bool(order)),
+                _evidence(ch, summ), verdicts.verdict(has_all, attn_left, bool(order)),
                 why or ("read from the seed ranges" if has_all else "a configuration is missing")),
             Row("AttnOnly is seed-sensitive at 124M", "§6.2 (historical seeds 4.899, 7.586, 5.967); Table 5",
                 f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
@@ -301,7 +301,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 f"(range {_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
                 f"{_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
                 _evidence(ch, summ),
-                analysis.verdict(seeds_ok, attn_left, seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)),
+                verdicts.verdict(seeds_ok, attn_left, seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)),
                 why or ("AttnOnly's seed spread against FFNOnly's (more than 5 times it counts as seed-sensitive)"
                         if seeds_ok else "fewer than 2 seeds of AttnOnly or FFNOnly"))]
     return rows
@@ -405,7 +405,7 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
            f"change of data order, is not tested here" + context)
     # by design: our validation batches have their own generator, so this switch cannot change training
     return Row(claim, "§5.2", paper, ours, evidence,
-               analysis.verdict(True, True, fixed in fx["earlier"], by_design=True), why)
+               verdicts.verdict(True, True, fixed in fx["earlier"], by_design=True), why)
 
 
 def _bundle_row() -> Row:
@@ -445,7 +445,7 @@ def takeaway(card: pd.DataFrame) -> str:
         rows = card[card.verdict == v]
         return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field).rstrip('.')}." for r in rows.itertuples()) \
             or "- none"
-    counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in analysis.VERDICTS)
+    counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in verdicts.VERDICTS)
     return "\n\n".join([
         f"Of the paper's {len(card)} claims checked here: {counts}.",
         "**What holds**, on the evidence named beside each claim:\n" + items("HOLDS", "ours"),

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import analysis, plots
+from lib import analysis, plots, results
 from lib.book import Chapter, ParameterError, beside_paper, seed_table
 from lib.paper import paper_value, paper_values
 
@@ -454,7 +454,8 @@ def _summary_row(config, best, escape, budget, seed=1337, source="released"):
 
 
 def _probe(*rows, missing=(), applies=True):
-    from lib.book import Probe, histories_of, summaries_of
+    from lib.book import Probe
+    from lib.results import histories_of, summaries_of
     summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
     return Probe(summaries, histories_of([]), list(missing), 1337, applies)
 
@@ -655,10 +656,9 @@ def test_the_run_data_download_has_one_row_per_finished_run_and_one_per_evaluati
 def test_per_batch_losses_are_cached_by_the_weights_and_the_batches_asked_for(tmp_path, monkeypatch):
     import numpy as np
 
-    import lib.book as book
     from lib.config import get_preset
     from lib.runs import RunDir
-    monkeypatch.setattr(book, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(results, "CACHE_DIR", tmp_path / "cache")
     rd = RunDir(tmp_path / "run")
     rd.path.mkdir()
     (rd.path / "weights.pt").write_bytes(b"weights one")
@@ -667,12 +667,12 @@ def test_per_batch_losses_are_cached_by_the_weights_and_the_batches_asked_for(tm
     def compute():
         calls.append(1)
         return np.array([1.0, 2.0])
-    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0]
-    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 1
-    book._cached_losses(rd, compute, exp, 3, "fixed")            # other batches: computed
+    assert results.cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0]
+    assert results.cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 1
+    results.cached_losses(rd, compute, exp, 3, "fixed")            # other batches: computed
     (rd.path / "weights.pt").write_bytes(b"weights two")          # other weights: computed
-    book._cached_losses(rd, compute, exp, 2, "fixed")
+    results.cached_losses(rd, compute, exp, 2, "fixed")
     assert len(calls) == 3
     for f in (tmp_path / "cache").iterdir():                       # a damaged file is recomputed, not trusted
         f.write_bytes(b"not an array")
-    assert book._cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 4
+    assert results.cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 4

@@ -27,7 +27,7 @@ def test_every_chapter_was_built(pages):
 
 @pytest.mark.parametrize("page", ["intro", "what_holds"])
 def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page):
-    from lib.analysis import VERDICTS
+    from lib.verdicts import VERDICTS
     text = (HTML / "book" / f"{page}.html").read_text()
     for claim in ("Joint collapse", "Layer-0 gradient", "Hidden-state growth", "runtime gain", "Random validation",
                   "10M asymmetry", "FFNOnly collapses to the No Residual floor", "124M ordering",

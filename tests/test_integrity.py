@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import analysis, book, plans
+from lib import analysis, book, plans, results
 from lib.experiment import recover_weights, run
 from lib.runs import RunDir, RunError, export_weights, run_path, write_json_atomic
 from lib.train import Trainer
@@ -56,7 +56,7 @@ def test_a_diverged_run_is_drawn_and_named_but_never_pooled(tmp_path, fake_run, 
                                              "device": "cpu", "compile": False}, announce=False)
     summ = ch.summaries()
     assert sorted(summ[summ.config == "AttnOnly"].seed) == [42, 1337]  # the diverged seed is not a result
-    table = book.seed_table(book.summaries_of(ch._table_runs()))
+    table = book.seed_table(results.summaries_of(ch._table_runs()))
     attn = table[table.config == "AttnOnly"].iloc[0]
     assert attn.n == 2 and attn["mean"] == pytest.approx(1.955) and attn["left out"] == "seed 123 (diverged)"
     hist = ch.histories()
@@ -71,7 +71,7 @@ def test_a_verdict_refuses_a_loss_that_is_not_finite():
     s = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "best_val_loss": [float("nan"), 3.3],
                       "escape_step": [None, None], "status": ["complete", "complete"]})
     with pytest.raises(ValueError, match="pooled"):
-        analysis._on_floor(s, 3.35, 0.1)
+        results.on_floor(s, 3.35, 0.1)
     # through a claim the NaN seed is left out, not counted "below the floor"
     text = analysis.claim_asymmetry(s.assign(config=["AttnOnly", "FFNOnly"]), 3.35)
     assert "AttnOnly or FFNOnly runs are missing" in text
@@ -93,10 +93,10 @@ def test_a_run_whose_files_do_not_match_is_left_out_and_named(tmp_path, fake_run
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     located = [(exp, RunDir(d), "released")]
-    assert len(book.summaries_of(located)) == 1 and book.left_out(located) == []
+    assert len(results.summaries_of(located)) == 1 and results.left_out(located) == []
     edit(d, exp)
-    assert book.summaries_of(located).empty and book.histories_of(located).empty
-    out = book.left_out(located)
+    assert results.summaries_of(located).empty and results.histories_of(located).empty
+    out = results.left_out(located)
     assert out and any(expected in line for line in out) and all(str(d) in line for line in out), out
 
 
@@ -115,9 +115,9 @@ def test_weights_are_recovered_for_a_finished_run_and_checked_against_its_histor
     assert not rd.ckpt.exists() and not (rd.path / "weights.pt").exists()
     recover_weights(rd, exp, progress=False)  # what `export-weights` and `train --keep-weights` do
     assert {p.name: p.read_bytes() for p in rd.path.iterdir() if p.name in files} == files  # nothing rewritten
-    model, _ = analysis.load_model(rd)
+    model, _ = results.load_model(rd)
     last = rd.history()[-1]["val_loss"]
-    fixed = analysis.per_batch_val_losses(model, exp, exp.train.eval_batches, "fixed")
+    fixed = results.per_batch_val_losses(model, exp, exp.train.eval_batches, "fixed")
     assert fixed.mean() == pytest.approx(last, abs=2e-3)  # fp16 weights
     assert "largest validation-loss difference from the released history 0.00e+00" in capsys.readouterr().err
 
@@ -145,7 +145,7 @@ def test_weights_of_another_step_are_refused(tiny, tmp_path):
     blob["step"] = 5  # weights exported mid-run, left in what became a complete run
     torch.save(blob, rd.path / "weights.pt")
     with pytest.raises(RunError, match="holds step 5"):
-        analysis.load_model(rd)
+        results.load_model(rd)
 
 
 def test_printed_commands_keep_the_weights_the_chapters_load():
@@ -287,7 +287,7 @@ def test_a_crafted_weights_file_runs_nothing_when_a_chapter_loads_it(tmp_path, f
                pickle_module=pickle)
     # weights_only=True refuses the unknown global; the chapter sees the project's run error naming the file
     with pytest.raises(RunError, match="weights.pt is truncated, damaged or not a file this project wrote"):
-        analysis.load_model(RunDir(d))
+        results.load_model(RunDir(d))
     assert not marker.exists()
 
 

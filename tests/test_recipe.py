@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import analysis
+from lib import analysis, results
 from lib.config import ConfigError, get_preset, replace
 from lib.experiment import ESCAPE_MARGIN, escape_step, run
 from lib.model import GPT
@@ -292,7 +292,7 @@ def test_the_verdicts_read_the_floor_with_the_runs_margin():
     on, at = FLOOR - ESCAPE_MARGIN + 1e-9, FLOOR - ESCAPE_MARGIN
     s = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": [1, 1], "best_val_loss": [at, on]})
     # the same boundary: escaped by escape_step <=> not on the floor by the analysis
-    assert list(analysis._on_floor(s, FLOOR, ESCAPE_MARGIN)) == [False, True]
+    assert list(results.on_floor(s, FLOOR, ESCAPE_MARGIN)) == [False, True]
     assert [escape_step([{"step": 1, "val_loss": v}], FLOOR) is None for v in s.best_val_loss] == [False, True]
     # the claims' default margin is the runs' one: AttnOnly (at the boundary) escaped, FFNOnly did not
     assert "AttnOnly: 1 of 1 seeds below" in analysis.claim_asymmetry(s, FLOOR)
@@ -309,7 +309,7 @@ def test_exported_weights_round_trip_and_reproduce_the_last_val_loss(tmp_path):
     run(exp, runs_dir=tmp_path, progress=False, diagnostics=False, keep_weights=True, callbacks=[final])
     rd = RunDir(run_path(exp, tmp_path))
     assert not rd.ckpt.exists() and (rd.path / "weights.pt").exists()
-    model, loaded = analysis.load_model(rd)
+    model, loaded = results.load_model(rd)
     assert loaded == exp and not model.training
     state = model.state_dict()
     assert state.keys() == final.model.keys()
@@ -317,12 +317,12 @@ def test_exported_weights_round_trip_and_reproduce_the_last_val_loss(tmp_path):
         torch.testing.assert_close(v, final.model[k], rtol=2 ** -11, atol=6e-8)
     last = rd.history()[-1]
     assert last["step"] == exp.train.max_steps
-    per_batch = analysis.per_batch_val_losses(model, exp, n_batches=exp.train.eval_batches, mode="fixed")
+    per_batch = results.per_batch_val_losses(model, exp, n_batches=exp.train.eval_batches, mode="fixed")
     assert per_batch.shape == (exp.train.eval_batches,)
     assert per_batch.mean() == pytest.approx(last["val_loss"], rel=1e-4)  # fp16 weights (measured: ~3e-7)
     # with the trained fp32 weights it is the trainer's own evaluation, to float precision
     model.load_state_dict(final.model)
-    exact = analysis.per_batch_val_losses(model, exp, n_batches=exp.train.eval_batches, mode="fixed")
+    exact = results.per_batch_val_losses(model, exp, n_batches=exp.train.eval_batches, mode="fixed")
     assert exact.mean() == pytest.approx(last["val_loss"], rel=1e-6)
 
 

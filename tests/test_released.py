@@ -47,8 +47,8 @@ def _one_per_kind(ok):
 def test_the_step_0_loss_reproduces_from_the_seed(released):
     # The untrained model of the run's seed, on the run's own validation batches (fixed, or nanoGPT's random
     # ones from the run's seed), gives the loss the run recorded at step 0: the run is what its config says.
-    from lib.analysis import per_batch_val_losses
     from lib.experiment import build_model
+    from lib.results import per_batch_val_losses
     ok, _ = released
     checked = _one_per_kind(ok)
     assert len(checked) >= 3

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from lib import scorecard as sc
-from lib.analysis import VERDICTS, verdict
 from lib.book import Chapter
+from lib.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
 

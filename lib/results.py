@@ -1,0 +1,225 @@
+"""The released (or retrained) runs as the chapters read them: which runs of a plan exist, which are left out and
+why, their summaries and histories as tables, the rows a verdict may pool, the floor test, and the trained models
+and per-batch losses read back from their checkpoints. Everything above this module reads runs through it."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from . import plans
+from .config import Experiment
+from .data import Batches, load_corpus
+from .experiment import build_model
+from .runs import ROOT, RUNS_DIR, RunDir, RunError, load_torch_file, run_path
+
+FIG2_SEED = 1337  # Fig. 2 (§4.1) diagnoses Table 2's runs, seed 1337: the run whose diagnostics the book reads
+
+
+def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
+    """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
+    h = hist[(hist.config == config) & (hist.seed == seed)]
+    return h[h.source == source] if "source" in h else h
+
+
+def layer0_ffn(row: dict) -> float:
+    """Block 0's FFN gradient norm in one evaluation row: the mean of its two weight matrices' norms where the run
+    recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
+    (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
+    g = row.get("grad_norm_ffn_weights")
+    return float(g[0]) if isinstance(g, list) else float(row["grad_norm_mlp"][0])
+
+
+def load_model(rd: RunDir):
+    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
+    blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
+    if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
+        raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
+    exp = Experiment.from_dict(blob["experiment"])
+    if exp != rd.experiment() or rd.problems(exp):
+        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
+                       + ("; ".join(rd.problems(exp)) or "it holds another experiment than config.json"))
+    summary = rd.summary
+    if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
+        raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
+                       f"{(summary or {}).get('status', 'without summary.json')} at step "
+                       f"{(summary or {}).get('steps')}: not the run's final weights")
+    model = build_model(exp)
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
+    return model.eval(), exp
+
+
+@torch.no_grad()
+def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed: int = 0) -> np.ndarray:
+    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in eval mode and
+    under the run's own precision, as the trainer evaluated it."""
+    from .train import autocast
+    model.eval()
+    corpus = load_corpus(exp.dataset)
+    b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
+                val_seed=exp.train.val_seed)
+    batches = b.val_batches(mode)
+    device = next(model.parameters()).device.type
+    with autocast(device, exp.train.precision):
+        return np.array([model(x, y)[1].float().item() for x, y in batches])
+
+
+def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``summaries`` a mean, a table or a verdict may use: complete runs with a finite best loss
+    (a diverged run's earlier best, or a NaN, never passes for a result)."""
+    if summaries.empty:
+        return summaries
+    best = pd.to_numeric(summaries.best_val_loss, errors="coerce")
+    ok = best.notna() & np.isfinite(best.astype(float))
+    if "status" in summaries:
+        ok &= summaries.status.isin(["complete", "partial"])
+    return summaries[ok]
+
+
+def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
+    """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
+    if s.best_val_loss.isna().any():
+        raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
+    return s.best_val_loss > floor - margin
+
+
+FINISHED = ("complete", "diverged")
+
+
+SHOWN_AS_PREFIX = ("complete", "diverged", "partial")  # where a chapter shows a prefix as such
+
+
+CACHE_DIR = ROOT / "_build" / ".cache" / "val_losses"   # git-ignored; rebuilt whenever it is missing
+
+
+_CACHE_VERSION = 1  # bump when per_batch_val_losses changes what it computes
+
+
+def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
+    """``compute()`` (a checkpoint's per-batch validation losses), kept on disk under a key of the weights'
+    bytes, the experiment, the batches asked for and torch's version: the front page, the closing chapter and
+    the fixed-batch chapter read the same checkpoints, and every build executes them twice (the book, nbval).
+    A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
+    import hashlib
+
+    key = hashlib.sha256()
+    key.update((rd.path / "weights.pt").read_bytes())
+    key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
+    path = CACHE_DIR / f"{key.hexdigest()}.npy"
+    try:
+        return np.load(path)
+    except (OSError, ValueError):
+        values = compute()
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
+        np.save(tmp, values)
+        os.replace(tmp, path)
+        return values
+
+
+def left_out(located, statuses=FINISHED) -> list[str]:
+    """Why each run among ``(experiment, RunDir, source)`` that has finished is not used: a file that fails
+    ``RunDir.problems`` (named), or a diverged run (its step and reason). ``summaries_of`` and ``histories_of``
+    leave the first out everywhere; a diverged run is drawn (as diverged) but never pooled."""
+    out = []
+    for exp, rd, source in located:
+        status = rd.status
+        if status not in (*statuses, "unreadable"):
+            continue
+        problems = rd.problems(exp)
+        if problems:
+            out.extend(f"{p}: left out" for p in problems)
+        elif status == "diverged":
+            s = rd.summary
+            out.append(f"{rd.path}: diverged at step {s.get('diverged_step')} ({s.get('diverged_reason', '?')}): "
+                       f"drawn as diverged, left out of every mean and verdict")
+    return out
+
+
+def usable(located, statuses):
+    """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
+    for exp, rd, source in located:
+        if rd.status in statuses and not rd.problems(exp):
+            yield exp, rd, source
+
+
+def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
+    """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
+    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
+    against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
+    no best loss; ``pooled`` keeps only the rows a mean may use."""
+    rows = []
+    for exp, rd, source in usable(located, statuses):
+        s = rd.summary
+        rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
+                     "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
+    cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
+            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "schedule", "wall_s",
+            "tokens_per_s", "source", "path"]
+    df = pd.DataFrame(rows)
+    return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
+
+
+def unfinished(located) -> list[str]:
+    """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
+    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged", "unreadable")]
+
+
+def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
+    """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
+    ``statuses`` (long format)."""
+    frames = []
+    for exp, rd, source in usable(located, statuses):
+        h = pd.DataFrame(rd.history())
+        h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
+        h["status"] = rd.status
+        h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
+        h["schedule"] = exp.train.schedule
+        frames.append(h)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget",
+                 "schedule"])
+
+
+def model_label(exp: Experiment) -> str:
+    return exp.config_name + (" + local mixer" if exp.model.mixer != "attention" else "")
+
+
+def as_released(exps, runs_dir=RUNS_DIR):
+    """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
+    return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
+
+
+@dataclass
+class Runs:
+    """Finished runs of a plan: one row per run with the plan's own columns, their histories, and the
+    commands that train the rest."""
+    table: pd.DataFrame
+    histories: pd.DataFrame
+    missing: list[str]
+    planned: int
+
+
+def plan_runs(exps, columns, runs_dir) -> Runs:
+    """The finished, consistent runs of ``exps`` (``results.usable``: one bad run is left out, and named by the
+    chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
+    located = as_released(exps, runs_dir)
+    ok = list(usable(located, FINISHED))
+    for line in left_out(located):
+        print(line)
+    summ = summaries_of(ok)
+    extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
+    table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
+        summ.assign(**{k: [] for k in columns}))
+    hist = []
+    for e, rd, _ in ok:
+        h = histories_of([(e, rd, "released")])
+        for k, f in columns.items():
+            h[k] = f(e)
+        hist.append(h)
+    hist = (pd.concat(hist, ignore_index=True) if hist
+            else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
+    return Runs(table, hist, unfinished(located), len(exps))
