@@ -30,7 +30,6 @@ from .data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_o
 from .paper import paper_values
 from .results import (
     FINISHED,
-    SHOWN_AS_PREFIX,
     cached_losses,
     histories_of,
     left_out,
@@ -329,7 +328,7 @@ class Chapter:
         """Fixed-batch loss and the spread of nanoGPT-style random evaluations, for every checkpoint
         this chapter shows (its plan's released runs and a retrained seed)."""
 
-        from .analysis import eval_noise
+        from .chapters.fixed_val_batches import eval_noise
         from .results import load_model, per_batch_val_losses
         rows = []
         for exp, rd, source in usable(self._located(), ("complete",)):
@@ -417,44 +416,13 @@ class Chapter:
                 print("  " + line)
 
 
-@dataclass
-class Prefix:
-    """The paper-shape 10M runs (``plans.paper_10m_prefix``) as far as they are trained, beside the `cpu`
-    stand-in's seed-1337 runs of the same implementations and configurations."""
-    summaries: pd.DataFrame
-    histories: pd.DataFrame
-    table: pd.DataFrame           # analysis.prefix_table
-    stand_in_histories: pd.DataFrame
-    floor: float
-    stand_in_floor: float
-    missing: list[str]
-
-
-def paper_shape_prefix() -> Prefix:
-    """Released paper-shape 10M runs, partial or complete, and the commands for those not released yet."""
-    from .analysis import prefix_table
-    exps = plans.paper_10m_prefix()
-    located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps]
-    summ = summaries_of(located, SHOWN_AS_PREFIX)
-    hist = histories_of(located, SHOWN_AS_PREFIX)
-    floor = unigram_floor(load_corpus(exps[0].dataset))
-    stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
-    stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
-    # micro-batches of 8 paid for nanoGPT's 10M step on this CPU, not for ResidualGPT's (python -m lib bench)
-    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)}" + (" --micro-batch 8" if e.impl == "nanogpt"
-                                                                             else "")
-               for e, rd, _ in located if rd.status is None]
-    return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
-                  unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
-
-
 def released(exps) -> pd.DataFrame:
     return summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
 
 
 def cross_scale_table() -> pd.DataFrame:
     """Table 6: the paper's rows beside the same quantities from our released runs."""
-    from .analysis import asymmetry
+    from .chapters.asymmetry import asymmetry
     # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
     # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
     # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.
@@ -558,7 +526,7 @@ def _pm(mean, std, n) -> str:
 class Verdict:
     """The chapters' computed verdicts, shown as a highlighted block in the built book.
 
-    Each claim is the text of an ``analysis.claim_*`` function; its verdict word ("HOLDS",
+    Each claim is the text of a ``lib.chapters`` claim function; its verdict word ("HOLDS",
     "DOES NOT HOLD", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED") is set in bold. Rendered as
     markdown by the book, as plain text in a terminal.
     """

@@ -115,7 +115,7 @@ def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: fl
 
 
 def prefix_curves(prefix, title: str):
-    """The paper-shape 10M runs as far as they are trained (solid, ``book.paper_shape_prefix``) beside the
+    """The paper-shape 10M runs as far as they are trained (solid, ``paper_shape.paper_shape_prefix``) beside the
     `cpu` stand-in's seed-1337 run of the same implementation and configuration over the same steps
     (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
     3,000 steps as a short tick at the right edge (its curves are not published as numbers)."""
@@ -153,7 +153,7 @@ def prefix_curves(prefix, title: str):
 def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
     """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
     which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
-    one run per configuration: the same ``seed`` and ``source`` that ``analysis.layer0_grad`` reads."""
+    one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
     for config in _configs(hist) if {"grad_norm_mlp", "hidden_growth"} <= set(hist.columns) else []:
         h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
@@ -468,7 +468,7 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | 
 
 
 def twin_figure(twin: pd.DataFrame, factor: str, title: str):
-    """nanoGPT and its twin with ``factor`` switched (``mechanism.twin_gap``): the absolute difference of their
+    """nanoGPT and its twin with ``factor`` switched (``bundle.twin_gap``): the absolute difference of their
     training losses on a log scale (left), and both validation curves (right)."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
     a1.semilogy(twin.step, twin.gap.clip(lower=1e-9), color="#d62728", marker="o", ms=3)
@@ -525,7 +525,7 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
 
 
 def escape_strip(table: pd.DataFrame, budget: int, title: str):
-    """Escape step per seed per factor (``mechanism.schedule_runs().table``), one column per (implementation,
+    """Escape step per seed per factor (``bundle.schedule_runs().table``), one column per (implementation,
     factor), one dot per seed; a run that never left the floor is drawn at "never", above the budget."""
     fig, ax = plt.subplots(figsize=(9, 3.8))
     keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []

@@ -223,3 +223,23 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
     hist = (pd.concat(hist, ignore_index=True) if hist
             else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
     return Runs(table, hist, unfinished(located), len(exps))
+
+
+def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
+    """What each part of the chapter cost on the machine that trained it, from the runs' own summaries.
+    ``parts``: ``{name: (finished runs' table, runs planned)}``; diverged runs, cut short, are counted as not
+    trained. Per part: the runs trained of those planned,
+    the steps of one run, the fastest and the median wall time of a trained run (the fastest is the closest to
+    an idle machine's), their total, and the estimate for the rest
+    (their count × the median; the escape map's runs differ in depth, so there it is rough)."""
+    rows = []
+    for name, (t, planned) in parts.items():
+        t = t[t.status == "complete"] if "status" in t else t  # a diverged run stopped early: not its cost
+        med = float(t.wall_s.median()) / 60 if len(t) else float("nan")
+        steps = sorted({int(b) for b in t.budget}) if len(t) else []
+        rows.append({"part": name, "trained": len(t), "planned": planned,
+                     "steps per run": "/".join(f"{b:,}" for b in steps) or "-",
+                     "fastest minutes per run": float(t.wall_s.min()) / 60 if len(t) else float("nan"),
+                     "median minutes per run": med, "minutes trained": float(t.wall_s.sum()) / 60,
+                     "minutes left (estimate)": (planned - len(t)) * med if len(t) else float("nan")})
+    return pd.DataFrame(rows)

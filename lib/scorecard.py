@@ -7,8 +7,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import analysis, gain, plans, results, verdicts
-from .book import Chapter, paper_shape_prefix
+from . import gain, plans, results, verdicts
+from .book import Chapter
+from .chapters import asymmetry, bundle, escape_map, gain_confound
+from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
+from .chapters import mechanism as routing
+from .chapters.paper_shape import paper_shape_prefix
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 
@@ -57,14 +61,14 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
     """Where nanoGPT AttnOnly's escape flips under a rounding-only change: its run (factor ``"none"``) and its
     rounding twin (``control``, the same computation in another floating-point order) both finished, one leaving
     the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
-    ``table``: ``mechanism.bundle_runs().table``."""
+    ``table``: ``bundle.bundle_runs().table``."""
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     if not {"none", control} <= set(done.index):
         return None
     plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
     if pd.isna(plain) == pd.isna(twin):
         return None
-    step = analysis.escape_label
+    step = escape_map.escape_label
     return (f"nanoGPT AttnOnly seed 1337 leaves the floor at {step(plain)} while its rounding-only twin "
             f"({control}: the same attention, another floating-point order) " +
             ("never does" if pd.isna(twin) else f"leaves it at {step(twin)}"))
@@ -136,7 +140,7 @@ def joint_collapse_paper_shape(prefix) -> Row:
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
-    grads = analysis.layer0_grad(hist)
+    grads = collapse.layer0_grad(hist)
     seed = results.FIG2_SEED
     s = summ[summ.seed == seed]
     collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if len(s[s.config == c])
@@ -161,7 +165,7 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
 
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
-    gr = analysis.final_values(hist, "hidden_growth").set_index("config").hidden_growth
+    gr = collapse.final_values(hist, "hidden_growth").set_index("config").hidden_growth
     s = summ[summ.seed == results.FIG2_SEED]
     both_collapsed = all(len(s[s.config == c]) and _on(s[s.config == c], floor).all() for c in ("AttnOnly", "FFNOnly"))
     order = ["AttnOnly", "FFNOnly", "FullResidual"]
@@ -185,9 +189,9 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     summ = gc.summaries()
     table = gain.gain_table(summ[summ.source == "released"]) if len(summ) else gain.gain_table(summ)
     bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
-    va, ta = analysis.claim_gain_fate(table)
-    sp = analysis.gain_spreads(curves, gc.floor())
-    vb, tb = analysis.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
+    va, ta = gain_confound.claim_gain_fate(table)
+    sp = gain_confound.gain_spreads(curves, gc.floor())
+    vb, tb = gain_confound.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
     esc = table["escape step (runtime)"].dropna() if "escape step (runtime)" in table else pd.Series(dtype=str)
     esc = esc[esc.index.isin(plans.GAINS_PAPER)]
     left = [f"{g:g}" for g, v in esc.items() if v != "none"]
@@ -284,7 +288,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
            "the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours") if not attn_left else ""
     order = (len(full) and len(a) and len(f) and full.best_val_loss.max() < a.best_val_loss.min()
              and a.best_val_loss.max() < f.best_val_loss.min())
-    gap = analysis.asymmetry(summ).get("min_gap")
+    gap = asymmetry.asymmetry(summ).get("min_gap")
     has_all = bool(len(full) and len(a) and len(f))
     seeds_ok = len(a) >= 2 and len(f) >= 2
     spread = (a.best_val_loss.std(), f.best_val_loss.std()) if seeds_ok else (None, None)
@@ -308,16 +312,16 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
 
 
 def routing_paper() -> Row:
-    """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``analysis.
+    """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``chapters.mechanism.
     claim_routing_by_author_rule``), at the `cpu` stand-in (book/mechanism.ipynb)."""
-    from .mechanism import floors, like_for_like, mixer_runs
+    from .chapters.mechanism import floors, like_for_like, mixer_runs
     claim = "Cross-position routing (§7.1): with attention replaced by a position-blind mixer, AttnOnly collapses"
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     rule = mixer_rule()
     runs = mixer_runs()
     bigram = like_for_like(floors(orders=(1, 2)))[2]
-    v, reading, am = analysis.claim_routing_by_author_rule(runs.table, rule, bigram)
+    v, reading, am = routing.claim_routing_by_author_rule(runs.table, rule, bigram)
     if reading is None:
         return Row(claim, "§7.1-7.2", paper, "no runs", "-", v, "`python -m lib sweep --plan mixer_test`")
     steps = plans.mixer_test()[0].train.max_steps
@@ -335,14 +339,14 @@ def routing_paper() -> Row:
 def mechanism() -> Row:
     """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in (book/mechanism.ipynb):
     listed under what this book finds that the paper does not say."""
-    from .mechanism import floors, like_for_like, mixer_runs, mixer_summary
+    from .chapters.mechanism import floors, like_for_like, mixer_runs, mixer_summary
     claim = ("Cross-position routing (§7.1), as this book reads it: the sublayer that replaces the stream "
              "decides; tested with the position-blind local mixer (§7.2)")
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
     ladder = floors()
-    verdict, text = analysis.claim_mixer(runs.table, like_for_like(ladder), paper_mixer, author_rule=mixer_rule())
+    verdict, text = routing.claim_mixer(runs.table, like_for_like(ladder), paper_mixer, author_rule=mixer_rule())
     if verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
         return Row(claim, "§7.1-7.2", paper, text.splitlines()[0], "`cpu` stand-in", verdict,
                    " ".join(text.splitlines()[1:3]) + " (`python -m lib sweep --plan mixer_test`)")
@@ -367,22 +371,22 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
     validation batches have their own generator, so the switch changes the measurement only, which is the
     paper's mechanism: noisy evaluation makes an improving model look stuck. Both runs train the same model
     states, so the comparison is paired: it holds if the switch alone at least halves nanoGPT's own escape step
-    (``analysis.bundle_effects`` with no rounding control or other seed, which would only add noise that the
+    (``bundle.bundle_effects`` with no rounding control or other seed, which would only add noise that the
     pair does not have). The control: nanoGPT's own run must stay on the floor long enough for halving to be
     measurable (at least four evaluation intervals, or throughout). The other factors, listed for context, are
-    read against what rounding (``control``) and other ``seeds`` do. ``table``: ``mechanism.bundle_runs().table``."""
+    read against what rounding (``control``) and other ``seeds`` do. ``table``: ``bundle.bundle_runs().table``."""
     claim = ("Fixed validation batches are one relevant difference in AttnOnly's nanoGPT → ResidualGPT shift "
              "(noisy evaluation can make a model that is improving look stuck)")
     paper = "one relevant difference, not isolated causally (§8.3, limitation 2)"
     fixed = plans.FIXED_VALIDATION
-    fx = analysis.bundle_effects(table, interval)  # paired: the same training, measured two ways
-    fx_all = analysis.bundle_effects(table, interval, control, seeds, paired=(fixed,))
+    fx = bundle.bundle_effects(table, interval)  # paired: the same training, measured two ways
+    fx_all = bundle.bundle_effects(table, interval, control, seeds, paired=(fixed,))
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     cmd = "`python -m lib sweep --plan bundle`: one `cpu` stand-in run per factor, about 10 minutes each on 2 cores"
     if fx is None or fixed not in done.index:
         return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
     b, e = fx["base"], done.loc[fixed, "escape_step"]
-    step = analysis.escape_label
+    step = escape_map.escape_label
     evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations"
     others = [f for f in fx_all["earlier"] + fx_all["later"] if f != fixed]
     context = (f" ({fx_all['trained']} of {fx['planned']} factors trained; those that alone move the escape by a "
@@ -409,7 +413,7 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
 
 
 def _bundle_row() -> Row:
-    from .mechanism import baseline_seeds, bundle_runs
+    from .chapters.bundle import baseline_seeds, bundle_runs
     return bundle_fixed_val(bundle_runs().table, plans.bundle_factors()["none"].train.eval_interval,
                             plans.ROUNDING_CONTROL, baseline_seeds())
 
@@ -421,7 +425,7 @@ def scorecard() -> pd.DataFrame:
     jc_s, jc_h, jc_f = jc.summaries(), jc.histories(), jc.floor()
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
-    from .mechanism import bundle_runs
+    from .chapters.bundle import bundle_runs
     edge = rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
     rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape_prefix()),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import analysis, plots, results
+from lib import plots, results
 from lib.book import Chapter, ParameterError, beside_paper, seed_table
+from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse
 from lib.paper import paper_value, paper_values
 
 # -- chapter parameters ------------------------------------------------------------------
@@ -108,7 +109,7 @@ def test_paper_values_keep_the_digits_the_paper_reports():
 
 
 def test_asymmetry_quantities_are_hand_computable():
-    a = analysis.asymmetry(summaries())
+    a = asymmetry.asymmetry(summaries())
     assert a["mean_gap"] == pytest.approx(3.35 - 1.6)
     assert a["min_gap"] == pytest.approx(3.3 - 1.7)  # best FFNOnly minus worst AttnOnly
     assert a["asym_ratio"] == pytest.approx(3.35 / 1.6)
@@ -116,7 +117,7 @@ def test_asymmetry_quantities_are_hand_computable():
 
 
 def test_collapse_verdicts_count_escaped_seeds():
-    v = analysis.collapse_verdicts(summaries().assign(escape_step=[300, None, None, None, 100]), floor=3.35)
+    v = joint_collapse.collapse_verdicts(summaries().assign(escape_step=[300, None, None, None, 100]), floor=3.35)
     v = v.set_index("config")
     assert v.loc["AttnOnly", "verdict"] == "seed-dependent: 1 of 2 seeds escaped"
     assert v.loc["FFNOnly", "escaped"] == 0 and "not shown to collapse for good" in v.loc["FFNOnly", "verdict"]
@@ -133,22 +134,23 @@ def history(config, grads):
 
 def test_layer0_grad_finds_the_step_from_which_it_stays_starved():
     hist = pd.concat([history("AttnOnly", [0.5, 0.2, 1e-4, 0.0, 0.0]), history("FullResidual", [0.5] * 5)])
-    g = analysis.layer0_grad(hist).set_index("config")
+    g = joint_collapse.layer0_grad(hist).set_index("config")
     assert g.loc["AttnOnly", "starved_from_step"] == 200
     assert g.loc["AttnOnly", "final"] == 0.0
     assert pd.isna(g.loc["FullResidual", "starved_from_step"])  # never starved
-    assert analysis.final_values(hist, "hidden_growth").set_index("config").loc["AttnOnly", "hidden_growth"] == 5.0
+    growth = joint_collapse.final_values(hist, "hidden_growth").set_index("config")
+    assert growth.loc["AttnOnly", "hidden_growth"] == 5.0
     # Fig. 2 is seed 1337 of the released runs: another seed or a retrained run is not read in its place
     other = pd.concat([hist.assign(source="released"), history("AttnOnly", [0.5] * 5).assign(seed=0, source="released"),
                        history("AttnOnly", [0.5] * 5).assign(source="retrained")])
-    assert analysis.layer0_grad(other).set_index("config").loc["AttnOnly", "starved_from_step"] == 200
-    assert analysis.layer0_grad(other, source="retrained").config.tolist() == ["AttnOnly"]
+    assert joint_collapse.layer0_grad(other).set_index("config").loc["AttnOnly", "starved_from_step"] == 200
+    assert joint_collapse.layer0_grad(other, source="retrained").config.tolist() == ["AttnOnly"]
 
 
 def test_eval_noise_matches_the_standard_error():
     rng = np.random.default_rng(0)
     per_batch = rng.normal(2.0, 0.1, size=5000)
-    assert analysis.eval_noise(per_batch, 50, n_resamples=4000) == pytest.approx(0.1 / math.sqrt(50), rel=0.1)
+    assert fixed_val_batches.eval_noise(per_batch, 50, n_resamples=4000) == pytest.approx(0.1 / math.sqrt(50), rel=0.1)
 
 
 # -- plots ----------------------------------------------------------------------------------
@@ -248,14 +250,14 @@ def test_seed_widget_redraws_for_the_chosen_seed():
 
 def test_claim_verdicts_follow_the_numbers():
     s = summaries()  # AttnOnly 1.5/1.7, FFNOnly 3.3/3.4, FullResidual 1.4
-    assert "HOLDS at this budget." in analysis.claim_asymmetry(s, floor=3.35)
-    assert "DOES NOT HOLD" in analysis.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
-    assert "DOES NOT HOLD" in analysis.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
-    sep = analysis.claim_separation(s, "124M")
+    assert "HOLDS at this budget." in asymmetry.claim_asymmetry(s, floor=3.35)
+    assert "DOES NOT HOLD" in asymmetry.claim_asymmetry(s, floor=3.6)  # FFNOnly now below the floor too
+    assert "DOES NOT HOLD" in joint_collapse.claim_joint_collapse(s, floor=3.35)  # AttnOnly left the floor
+    sep = asymmetry.claim_separation(s, "124M")
     assert "minimum gap 1.600" in sep and "HOLDS" in sep and "paper at 124M, §6.2.1: 1.060" in sep
-    sep10 = analysis.claim_separation(s, "10M")
+    sep10 = asymmetry.claim_separation(s, "10M")
     assert "at least 1.76 below the FFNOnly floor; ours: 1.650 below our FFNOnly mean" in sep10
-    assert "cannot be checked" in analysis.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
+    assert "cannot be checked" in joint_collapse.claim_joint_collapse(s[s.config == "FullResidual"], 3.35)
 
 
 def test_presets_table_shows_table_1_and_labels_the_stand_ins():
@@ -351,51 +353,53 @@ def test_joint_collapse_verdict_needs_full_residual_off_the_floor_and_reports_no
     s = pd.concat([summaries(), pd.DataFrame({"config": ["NoResidual"], "seed": [1], "best_val_loss": [3.38],
                                               "escape_step": [None]})], ignore_index=True)
     ffn_only = s[s.config != "AttnOnly"]
-    text = analysis.claim_joint_collapse(ffn_only, floor=3.38)
+    text = joint_collapse.claim_joint_collapse(ffn_only, floor=3.38)
     assert "FFNOnly: best 3.300-3.400 over 2 seed(s), ON the floor" in text and "-0.030 from No Residual" in text
     assert text.endswith("HOLDS at this budget: every partial run ended on the floor and Full Residual left it.")
     stuck = ffn_only.assign(best_val_loss=ffn_only.best_val_loss.where(ffn_only.config != "FullResidual", 3.4))
-    assert "Cannot be decided at this budget" in analysis.claim_joint_collapse(stuck, floor=3.38)
-    v = analysis.collapse_verdicts(s, floor=3.45).set_index("config")
+    assert "Cannot be decided at this budget" in joint_collapse.claim_joint_collapse(stuck, floor=3.38)
+    v = joint_collapse.collapse_verdicts(s, floor=3.45).set_index("config")
     assert v.loc["FFNOnly", "mean minus NoResidual"] == -0.03 and v.loc["NoResidual", "mean minus NoResidual"] == 0
 
 
 def test_mechanism_claims_compare_with_section_4_1():
     hist = pd.concat([history("FullResidual", [0.5] * 5), history("AttnOnly", [0.5, 0.2, 1e-4, 0.0, 0.0]),
                       history("FFNOnly", [0.5, 0.0, 0.0, 0.0, 0.0]), history("NoResidual", [0.0] * 5)])
-    grads = analysis.layer0_grad(hist)
+    grads = joint_collapse.layer0_grad(hist)
     s = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"], "seed": 1337,
                       "escape_step": [100, None, None, None]})
-    assert "missing for NoResidual" in analysis.claim_starvation(grads[grads.config != "NoResidual"], s)
-    text = analysis.claim_starvation(grads, s)
+    assert "missing for NoResidual" in joint_collapse.claim_starvation(grads[grads.config != "NoResidual"], s)
+    text = joint_collapse.claim_starvation(grads, s)
     assert "AttnOnly final 0 (starved from step 200; paper 0.000)" in text
     assert "FullResidual final 0.5 (not starved; paper 0.114)" in text
     assert text.endswith("Starvation HOLDS: every partial configuration starved, Full Residual did not.")
     awake = pd.concat([history("FullResidual", [0.5] * 3), history("AttnOnly", [0.5] * 3),
                        history("FFNOnly", [0.0] * 3), history("NoResidual", [0.0] * 3)])
-    text = analysis.claim_starvation(analysis.layer0_grad(awake), s.assign(escape_step=[100, 200, None, None]))
+    text = joint_collapse.claim_starvation(joint_collapse.layer0_grad(awake),
+                                           s.assign(escape_step=[100, 200, None, None]))
     assert text.endswith("Starvation DOES NOT HOLD for AttnOnly; AttnOnly also left the floor here, so it is not "
                          "the collapsed model the paper measured.")
     growth = pd.DataFrame({"config": ["FullResidual", "AttnOnly", "FFNOnly"], "hidden_growth": [1.2, 4.5, 88.8]})
-    text = analysis.claim_growth_order(growth)
+    text = joint_collapse.claim_growth_order(growth)
     assert text.startswith("Hidden-state growth: paper AttnOnly 14.03 > FFNOnly 5.37 > FullResidual 1.38; "
                            "ours FFNOnly 88.80 > AttnOnly 4.50 > FullResidual 1.20.")
     assert text.endswith("DOES NOT HOLD: the configurations grow in a different order here.")
-    assert analysis.claim_growth_order(growth.assign(hidden_growth=[1.2, 9.0, 3.0])).endswith("The ordering HOLDS.")
-    assert "cannot be checked" in analysis.claim_growth_order(growth.iloc[:2])
+    text = joint_collapse.claim_growth_order(growth.assign(hidden_growth=[1.2, 9.0, 3.0]))
+    assert text.endswith("The ordering HOLDS.")
+    assert "cannot be checked" in joint_collapse.claim_growth_order(growth.iloc[:2])
 
 
 def test_eval_noise_claim_sets_the_gap_against_the_noise():
     noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "source": "released", "eval_batches": 50,
                           "fixed_val": [1.9, 3.3], "random_mean": [1.91, 3.31], "random_eval_std": [0.003, 0.004]})
-    text = analysis.claim_eval_noise(Chapter.gap_vs_noise(noise), noise)
+    text = fixed_val_batches.claim_eval_noise(Chapter.gap_vs_noise(noise), noise)
     assert "AttnOnly seed 1337 (released): a random 50-batch evaluation scatters with std 0.0030 around 1.9100" in text
     assert text.endswith("Seed 1337 (released): the FFNOnly - AttnOnly gap is 1.400, 280 standard deviations of that "
                          "noise: evaluation noise cannot move a model across it at this scale.")
 
     def reading(**kw):
         n = noise.assign(**kw)
-        return analysis.claim_eval_noise(Chapter.gap_vs_noise(n), n).splitlines()[-1]
+        return fixed_val_batches.claim_eval_noise(Chapter.gap_vs_noise(n), n).splitlines()[-1]
     assert reading(random_eval_std=[0.2, 0.2]).endswith("only 4.9 standard deviations of that noise: evaluation "
                                                         "noise is large enough to matter here.")
     assert reading(fixed_val=[3.3, 1.9]).endswith("no separation to explain.")
@@ -463,35 +467,35 @@ def _probe(*rows, missing=(), applies=True):
 def test_longer_budget_claim_reads_each_probe_beside_its_released_plain_run():
     plain = pd.DataFrame([_summary_row("AttnOnly", 9.0, None, 20, source="retrained"),  # a smoke retrain of 1337
                           _summary_row("AttnOnly", 6.55, None, 800), _summary_row("FFNOnly", 6.54, None, 800)])
-    stayed = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 6.54, None, 2400),
+    stayed = asymmetry.claim_longer_budget(_probe(_summary_row("AttnOnly", 6.54, None, 2400),
                                                  _summary_row("FFNOnly", 6.53, None, 2400)), plain, 6.475)
     assert "AttnOnly seed 1337, 2,400 steps: best 6.540" in stayed and "at 800 steps it reached 6.550" in stayed
     assert "Still on the floor after 2,400 steps (one seed" in stayed and "budget effect" not in stayed
     assert stayed.splitlines()[-1] == ("Asymmetry at 2,400 steps (seed 1337 only): DOES NOT HOLD: "
                                        "neither left the floor.")
-    left = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
+    left = asymmetry.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
                                                _summary_row("FFNOnly", 6.53, None, 2400)), plain, 6.475)
     assert "left the floor at step 1,300: at 800 steps its floor was a budget effect" in left
     assert left.splitlines()[-1].endswith("HOLDS: AttnOnly left the floor and FFNOnly did not.")
-    both = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
+    both = asymmetry.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 1300, 2400),
                                                _summary_row("FFNOnly", 6.0, 1800, 2400)), plain, 6.475)
     assert both.splitlines()[-1].endswith("DOES NOT HOLD: both left the floor.")
 
 
 def test_longer_budget_claim_does_not_call_an_earlier_escape_a_budget_effect():
     escaped = pd.DataFrame([_summary_row("AttnOnly", 6.2, 300, 800)])
-    text = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped, 6.475)
+    text = asymmetry.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped, 6.475)
     assert "as the shorter run had" in text and "budget effect" not in text
-    text = analysis.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped.iloc[0:0], 6.475)
+    text = asymmetry.claim_longer_budget(_probe(_summary_row("AttnOnly", 5.9, 200, 2400)), escaped.iloc[0:0], 6.475)
     assert "no released run at the preset's budget" in text and "budget effect" not in text
 
 
 def test_longer_budget_claim_tells_not_run_yet_from_not_applicable():
     cmd = "python -m lib train --scale cpu-bpe --config AttnOnly --seed 1337 --steps 2400"
-    pending = analysis.claim_longer_budget(_probe(missing=[cmd]), pd.DataFrame(), 6.475)
+    pending = asymmetry.claim_longer_budget(_probe(missing=[cmd]), pd.DataFrame(), 6.475)
     assert pending.splitlines() == [f"Not run yet: {cmd}",
                                     "Whether staying on the floor is a budget effect is not checked yet."]
-    assert "the budget is the paper's own" in analysis.claim_longer_budget(_probe(applies=False), pd.DataFrame(), 7.0)
+    assert "the budget is the paper's own" in asymmetry.claim_longer_budget(_probe(applies=False), pd.DataFrame(), 7.0)
 
 
 def _fake_run(exp, runs_dir, best, escape, n_evals):
@@ -589,22 +593,22 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
     finals = {("runtime", 0.25): 3.34, ("runtime", 0.5): 3.34, ("runtime", 2.0): 1.95, ("runtime", 4.0): 1.94,
               ("weight", 2.0): 1.91, ("weight", 4.0): 1.85}
     curves = _gain_curves(finals)
-    v, text = analysis.claim_gain_absorbed(curves, floor=3.35, bound=0.002)
+    v, text = gain_confound.claim_gain_absorbed(curves, floor=3.35, bound=0.002)
     assert v == "CONTRADICTED"
     assert "(g = 2, 4): largest spread of their validation curves from step 200 on 0.0100" in text
     assert "Weight-level gains that left it (g = 2, 4): 0.0600." in text
     close = _gain_curves({**finals, ("runtime", 4.0): 1.9505})
-    assert analysis.claim_gain_absorbed(close, 3.35, 0.002)[0] == "HOLDS"
+    assert gain_confound.claim_gain_absorbed(close, 3.35, 0.002)[0] == "HOLDS"
     on_floor = _gain_curves({k: 3.34 for k in finals})
-    v, text = analysis.claim_gain_absorbed(on_floor, 3.35, 0.002)
+    v, text = gain_confound.claim_gain_absorbed(on_floor, 3.35, 0.002)
     assert v == "NOT TESTABLE HERE" and "Only 0 of the paper's runtime gains left the floor" in text
     summ = pd.DataFrame([{"gain_mode": m, "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
                          for (m, g), f in finals.items()])
-    v, text = analysis.claim_gain_fate(gain.gain_table(summ))
+    v, text = gain_confound.claim_gain_fate(gain.gain_table(summ))
     assert v == "CONTRADICTED" and text.endswith("(a) Runtime gains equivalent in where AttnOnly ends: CONTRADICTED.")
     same = summ.assign(best_val_loss=1.9, escape_step=100)
-    assert analysis.claim_gain_fate(gain.gain_table(same))[0] == "HOLDS"
-    assert analysis.claim_gain_fate(gain.gain_table(summ.iloc[0:0]))[0] == "NOT TESTED"
+    assert gain_confound.claim_gain_fate(gain.gain_table(same))[0] == "HOLDS"
+    assert gain_confound.claim_gain_fate(gain.gain_table(summ.iloc[0:0]))[0] == "NOT TESTED"
 
 
 def test_each_chapter_compares_with_the_floor_of_what_its_runs_are_evaluated_on():
@@ -627,9 +631,9 @@ def test_growth_over_training_is_residualscopes_final_over_initial_per_block():
                                 ("FFNOnly", [1, 2, 1], [1, 10, 9])):
         rows += [{"config": config, "seed": 1337, "source": "released", "step": s, "hidden_norm": h}
                  for s, h in ((0, first), (100, last))]
-    tg = analysis.training_growth(pd.DataFrame(rows))
+    tg = joint_collapse.training_growth(pd.DataFrame(rows))
     assert tg.set_index("config").loc["AttnOnly"].tolist() == [14.0, 3.0]
-    text = analysis.claim_growth_over_training(tg, block=1)
+    text = joint_collapse.claim_growth_over_training(tg, block=1)
     assert text.splitlines() == [
         "Growth over training (residualscope's final ÷ initial), after block 1: AttnOnly 14.00 > FFNOnly 5.00 > "
         "FullResidual 2.00 — the paper's order.",

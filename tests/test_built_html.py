@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from lib.chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, joint_collapse, mechanism
+
 HTML = Path(__file__).resolve().parent.parent / "_build" / "html"
 EXTERNAL = re.compile(r"""<(script|link|img|iframe|source)\b[^>]*\b(src|href)\s*=\s*["']((?:https?:)?//[^"']+)""", re.I)
 CSS_URL = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])((?:https?:)?//[^"')\s]+)""", re.I)
@@ -103,21 +105,21 @@ def _released(name):
 
 def _expected(chapter: str) -> tuple[list[str], list[str]]:
     """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
-    from lib import analysis, gain, mechanism, plans
+    from lib import gain, plans
     from lib.book import beside_paper, seed_table
     from lib.paper import mixer_rule, paper_value, paper_values
     if chapter == "mechanism":
         ladder = mechanism.floors()
         floors = mechanism.like_for_like(ladder)
-        mixer, escape, bundle = mechanism.mixer_runs(), mechanism.escape_runs(), mechanism.bundle_runs()
-        long, ends = mechanism.escape_long_runs(), mechanism.ladder_ends()
-        verdicts = [analysis.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
+        mixer, escape, bundled = mechanism.mixer_runs(), escape_map.escape_runs(), bundle.bundle_runs()
+        long, ends = escape_map.escape_long_runs(), mechanism.ladder_ends()
+        verdicts = [mechanism.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
                                          author_rule=mixer_rule())[1],
-                    analysis.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
-                    analysis.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
-                    analysis.claim_ladder(ends.table, floors, mechanism.floor_names(ladder)),
-                    analysis.claim_bundle(bundle.table, plans.bundle_factors()["none"].train.eval_interval,
-                                          plans.ROUNDING_CONTROL, mechanism.baseline_seeds(),
+                    escape_map.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
+                    escape_map.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
+                    mechanism.claim_ladder(ends.table, floors, mechanism.floor_names(ladder)),
+                    bundle.claim_bundle(bundled.table, plans.bundle_factors()["none"].train.eval_interval,
+                                          plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
                                           paired=(plans.FIXED_VALIDATION,))]
         return verdicts, []
     ch = _released(chapter)
@@ -125,26 +127,26 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     assert set(summ.source) <= {"released"}
     if chapter == "joint_collapse":
         cells = beside_paper(seed_table(summ[summ.seed == 1337]), paper_values(ref="Table 2"), "Table 2", True).ours
-        return [analysis.claim_joint_collapse(summ, floor)], list(cells)
+        return [joint_collapse.claim_joint_collapse(summ, floor)], list(cells)
     if chapter == "10m_asymmetry":
         cells = [*beside_paper(seed_table(summ[summ.seed.isin(plans.SEEDS_10M)]), paper_values(ref="Table 3"),
                                "Table 3", True).ours,
                  *beside_paper(seed_table(summ), paper_values(ref="Fig. 4"), "Phase 3", True).ours]
-        return [analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, "10M")], cells
+        return [asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, "10M")], cells
     if chapter == "124m_sweep":
         cells = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
                              True).ours
-        return [analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, "124M")], list(cells)
+        return [asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, "124M")], list(cells)
     if chapter == "gain_confound":
         curves = ch.gain_curves()
         bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
-        return [analysis.claim_gain_fate(gain.gain_table(summ))[1],
-                analysis.claim_gain_absorbed(curves[curves.source == "released"], floor, bound)[1]], []
+        return [gain_confound.claim_gain_fate(gain.gain_table(summ))[1],
+                gain_confound.claim_gain_absorbed(curves[curves.source == "released"], floor, bound)[1]], []
     if chapter == "fixed_val_batches":
         from lib.scorecard import NOISE_BATCHES
         noise = ch.val_noise(n_random=NOISE_BATCHES)
         noise = noise[noise.source == "released"]
-        return [analysis.claim_eval_noise(ch.gap_vs_noise(noise), noise)], []
+        return [fixed_val_batches.claim_eval_noise(ch.gap_vs_noise(noise), noise)], []
     raise ValueError(chapter)
 
 

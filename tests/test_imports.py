@@ -1,19 +1,35 @@
-"""lib's imports flow one way (book -> analysis/plots -> experiment -> train/model/data/runs -> config): the
-graph of ``from .x import`` statements, lazy ones inside functions included, has no cycle."""
+"""lib's imports flow one way (book/plots/scorecard -> chapters -> verdicts/results -> experiment -> train/model/
+data/runs -> config): the graph of relative imports in lib and its subpackages, lazy ones inside functions
+included, has no cycle."""
 import ast
 from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 
 
+def module_name(f: Path) -> str:
+    """``lib/chapters/bundle.py`` -> ``chapters.bundle``; a package's ``__init__`` is the package."""
+    parts = f.relative_to(LIB).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def graph() -> dict[str, set[str]]:
+    """Module -> the lib modules it imports (``from .x import y``, ``from .. import x``, ``from .pkg import mod``),
+    each resolved to the module it names."""
     g = {}
-    for f in LIB.glob("*.py"):
+    modules = {module_name(f) for f in LIB.rglob("*.py")}
+    for f in LIB.rglob("*.py"):
+        me = module_name(f)
+        package = me.split(".")[:-1] if f.stem != "__init__" else me.split(".")
         deps = set()
         for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                deps |= {node.module} if node.module else {a.name for a in node.names}
-        g[f.stem] = deps - {f.stem}
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                for a in node.names:  # `from .chapters import bundle` imports a module, not a name
+                    sub = f"{target}.{a.name}" if target else a.name
+                    deps.add(sub if sub in modules else target)
+        g[me] = {d for d in deps if d and d != me}
     return g
 
 
@@ -48,5 +64,9 @@ def test_the_cycle_finder_finds_one():
 def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lower_one():
     g = graph()
     assert g["config"] == set()
-    lower = ("experiment", "train", "model", "data", "runs", "config", "diagnostics", "gain", "plans", "sweep")
-    assert not any({"book", "analysis", "plots", "cli"} & g[m] for m in lower)
+    lower = ("experiment", "train", "model", "data", "runs", "config", "diagnostics", "gain", "plans", "sweep",
+             "results", "verdicts")
+    upper = {"book", "plots", "scorecard", "cli"}
+    assert not any(upper & g[m] or any(d.startswith("chapters") for d in g[m]) for m in lower)
+    chapters = [m for m in g if m.startswith("chapters")]
+    assert chapters and not any(upper & g[m] for m in chapters)  # chapters decide; the book layer renders

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import analysis, book, plans, results
+from lib import book, plans, results
+from lib.chapters import asymmetry, bundle, escape_map
 from lib.experiment import recover_weights, run
 from lib.runs import RunDir, RunError, export_weights, run_path, write_json_atomic
 from lib.train import Trainer
@@ -73,7 +74,7 @@ def test_a_verdict_refuses_a_loss_that_is_not_finite():
     with pytest.raises(ValueError, match="pooled"):
         results.on_floor(s, 3.35, 0.1)
     # through a claim the NaN seed is left out, not counted "below the floor"
-    text = analysis.claim_asymmetry(s.assign(config=["AttnOnly", "FFNOnly"]), 3.35)
+    text = asymmetry.claim_asymmetry(s.assign(config=["AttnOnly", "FFNOnly"]), 3.35)
     assert "AttnOnly or FFNOnly runs are missing" in text
 
 
@@ -353,14 +354,13 @@ def test_an_unreadable_summary_is_named_never_trained_over(tmp_path, fake_run, m
 
 
 def test_a_mechanism_table_keeps_each_runs_own_label_when_one_run_is_bad(tmp_path, fake_run, capsys):
-    from lib import mechanism
     from lib.config import replace
     factors = plans.bundle_factors()
     names = list(factors)
     fake_run(factors[names[1]], tmp_path, 2.5, escape=300,  # an edited config.json: left out, named
              config=replace(factors[names[1]], lr=0.1).to_dict())
     fake_run(factors[names[2]], tmp_path, 2.0, escape=100)
-    t = mechanism.bundle_runs(tmp_path).table.set_index("factor")
+    t = bundle.bundle_runs(tmp_path).table.set_index("factor")
     assert t.loc[names[2], "best_val_loss"] == 2.0 and t.loc[names[2], "escape_step"] == 100
     assert t.loc[names[1], "status"] == "not trained" and pd.isna(t.loc[names[1], "best_val_loss"])
     assert "describes another experiment than its directory" in capsys.readouterr().out
@@ -369,9 +369,9 @@ def test_a_mechanism_table_keeps_each_runs_own_label_when_one_run_is_bad(tmp_pat
 def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
     grid = pd.DataFrame({"config": ["AttnOnly", "AttnOnly"], "depth": [6, 12], "gain": [1.0, 4.0],
                          "escape_step": [50, None], "best_val_loss": [2.3, None], "status": ["complete", "diverged"]})
-    text = analysis.claim_escape_map(grid, 30, 25)
+    text = escape_map.claim_escape_map(grid, 30, 25)
     assert "0 of 1 did not leave the floor" in text and "Diverged: AttnOnly depth 12 gain 4." in text
     t = pd.DataFrame({"factor": ["none", "a", "b"], "escape_step": [800, None, 100],
                       "best_val_loss": [2.6, None, 2.0], "status": ["complete", "diverged", "complete"]})
-    text = analysis.claim_bundle(t, 100)
+    text = bundle.claim_bundle(t, 100)
     assert "preventing the escape: none" in text and "Diverged (no outcome): a." in text

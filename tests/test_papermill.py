@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lib.chapters import asymmetry
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -31,7 +33,6 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert "left out of every table and verdict below" in text  # the 2-step runs are shown apart
 
     # ... and never pooled: Table 5 and the verdicts are exactly what the released runs alone give.
-    from lib import analysis
     from lib.book import Chapter, Verdict, beside_paper, seed_table
     from lib.paper import paper_values
     ch = Chapter.open("124m_sweep", {"device": "cpu"}, announce=False)
@@ -39,14 +40,14 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert set(summ.source) == {"released"}
     table5 = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
                           ch.stand_in)._repr_html_()
-    verdict = Verdict(analysis.claim_asymmetry(summ, floor), analysis.claim_separation(summ, ch.spec.paper_scale),
-                      analysis.claim_longer_budget(ch.probe(), summ, floor))._repr_markdown_()
+    verdict = Verdict(asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, ch.spec.paper_scale),
+                      asymmetry.claim_longer_budget(ch.probe(), summ, floor))._repr_markdown_()
 
     def output(starts):
         cell = next(c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).startswith(starts))
         return next(o["data"] for o in cell["outputs"] if "data" in o)
     assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
-    shown = output("from lib.book import Verdict\n\nVerdict(analysis.claim_asymmetry")["text/markdown"]
+    shown = output("from lib.book import Verdict\n\nVerdict(asymmetry.claim_asymmetry")["text/markdown"]
     assert "".join(shown) == verdict
 
 

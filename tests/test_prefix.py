@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from lib import analysis
+from lib.chapters import paper_shape
 
 FLOOR = 3.347
 
@@ -27,7 +27,7 @@ def run(impl, config, steps, vals, grads=None, max_steps=3000, schedule=None):
 def table(*runs):
     summ = pd.DataFrame([s for s, _ in runs])
     hist = pd.concat([h for _, h in runs], ignore_index=True)
-    return analysis.prefix_table(summ, hist, FLOOR)
+    return paper_shape.prefix_table(summ, hist, FLOOR)
 
 
 def test_prefix_table_labels_how_far_and_reads_the_papers_best():
@@ -43,21 +43,21 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
 def test_contrast_as_the_paper_so_far():
     t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36]),
               run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
-    line = analysis.claim_prefix_contrast(t)
+    line = paper_shape.claim_prefix_contrast(t)
     assert "As the paper so far: at step 200" in line and "CONTRADICTED" not in line
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():
     # NOT contradicted: a prefix on the floor says nothing about where the run ends.
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]), run("residualgpt", "AttnOnly", 100, [4.17, 3.38]))
-    assert "NOT TESTED yet: by step 100" in analysis.claim_prefix_contrast(t)
+    assert "NOT TESTED yet: by step 100" in paper_shape.claim_prefix_contrast(t)
 
 
 def test_contrast_reads_both_runs_at_their_common_step():
     # ResidualGPT leaves the floor at step 300, but nanoGPT only reached step 100: nothing is decided at 100.
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]),
               run("residualgpt", "AttnOnly", 300, [4.17, 3.38, 3.36, 3.0]))
-    line = analysis.claim_prefix_contrast(t)
+    line = paper_shape.claim_prefix_contrast(t)
     assert "NOT TESTED yet: by step 100" in line and "As the paper" not in line
 
 
@@ -65,31 +65,31 @@ def test_contrast_contradicted_when_nanogpt_is_below_the_papers_best():
     # Table 2's best (3.3534) is a minimum over all 3,000 steps: a prefix at 3.0 already contradicts it.
     t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.20, 3.00]),
               run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
-    assert "CONTRADICTED at the paper's shape" in analysis.claim_prefix_contrast(t)
+    assert "CONTRADICTED at the paper's shape" in paper_shape.claim_prefix_contrast(t)
 
 
 def test_contrast_not_tested_without_both_runs():
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]))
-    assert "NOT TESTED" in analysis.claim_prefix_contrast(t)
+    assert "NOT TESTED" in paper_shape.claim_prefix_contrast(t)
 
 
 def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual():
     full = run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.0, 1.8], grads=[0, 0.1, 0.1, 0.1])
     short = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.4, 3.36], grads=[0, 0.01, 0.0]), full)
-    assert "NOT TESTED yet" in analysis.claim_prefix_starvation(short)
+    assert "NOT TESTED yet" in paper_shape.claim_prefix_starvation(short)
     no_control = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0]))
-    assert "NOT TESTED yet" in analysis.claim_prefix_starvation(no_control)
+    assert "NOT TESTED yet" in paper_shape.claim_prefix_starvation(no_control)
     starved = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0]), full)
-    assert "Starvation HOLDS" in analysis.claim_prefix_starvation(starved)
+    assert "Starvation HOLDS" in paper_shape.claim_prefix_starvation(starved)
     awake = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.02]), full)
-    assert "Starvation CONTRADICTED" in analysis.claim_prefix_starvation(awake)
+    assert "Starvation CONTRADICTED" in paper_shape.claim_prefix_starvation(awake)
 
 
 def test_starvation_without_gradient_data_decides_nothing():
     s, h = run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35])
     h = h.drop(columns=["grad_norm_attn", "grad_norm_ffn_weights"])  # trained with --no-diagnostics
-    t = analysis.prefix_table(pd.DataFrame([s]), h, FLOOR)
-    assert "NOT TESTED" in analysis.claim_prefix_starvation(t)
+    t = paper_shape.prefix_table(pd.DataFrame([s]), h, FLOOR)
+    assert "NOT TESTED" in paper_shape.claim_prefix_starvation(t)
 
 
 def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_implementations():
@@ -99,18 +99,18 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     resid_const = run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35], schedule="constant")
     t = table(nano, resid, nano_cos, resid_const)
     assert set(t.schedule) == {"recipe", "warm-up + cosine", "constant lr"}
-    assert "The schedule decides at the paper's shape" in analysis.claim_prefix_schedule(t)
+    assert "The schedule decides at the paper's shape" in paper_shape.claim_prefix_schedule(t)
     resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    line = analysis.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
+    line = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
     assert "does not decide" in line and "1 of 2 implementations do what the other does" in line
     # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
     nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
     both_leave = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    line = analysis.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave))
+    line = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave))
     assert "nothing to explain" in line and "decides" not in line
-    assert "NOT TESTED yet" in analysis.claim_prefix_schedule(table(nano, resid, nano_cos))
+    assert "NOT TESTED yet" in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos))
     # the contrast reads each implementation's own schedule, never a swapped run
-    assert "As the paper so far: at step 300" in analysis.claim_prefix_contrast(t)
+    assert "As the paper so far: at step 300" in paper_shape.claim_prefix_contrast(t)
 
 
 def test_stand_in_prediction_compares_at_the_prefixs_step():
@@ -118,21 +118,21 @@ def test_stand_in_prediction_compares_at_the_prefixs_step():
     # The stand-in nanogpt leaves the floor only at step 400: by step 100 it agrees (on the floor).
     _, stand_nano = run("nanogpt", "AttnOnly", 1500, [4.17, 3.40, 3.38, 3.36, 2.5], max_steps=1500)
     _, stand_resid = run("residualgpt", "AttnOnly", 1500, [4.17, 3.38], max_steps=1500)
-    line = analysis.claim_stand_in_predicts(t, pd.concat([stand_nano, stand_resid]), FLOOR)
+    line = paper_shape.claim_stand_in_predicts(t, pd.concat([stand_nano, stand_resid]), FLOOR)
     assert "The stand-in predicts 1 of 2" in line
     assert "residualgpt AttnOnly by step 100: stand-in on the floor, paper shape left the floor  <-" in line
     # A prefix without a released stand-in is not counted.
-    line = analysis.claim_stand_in_predicts(t, stand_nano, FLOOR)
+    line = paper_shape.claim_stand_in_predicts(t, stand_nano, FLOOR)
     assert "The stand-in predicts 1 of 1" in line and "no released stand-in run to compare" in line
 
 
 def test_prefix_asymmetry():
     attn = run("residualgpt", "AttnOnly", 200, [4.17, 3.3, 2.9])
     t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36]))
-    assert "As the paper so far" in analysis.claim_prefix_asymmetry(t)
+    assert "As the paper so far" in paper_shape.claim_prefix_asymmetry(t)
     t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.0, 2.8]))
-    assert "CONTRADICTED" in analysis.claim_prefix_asymmetry(t)
-    assert "NOT TESTED" in analysis.claim_prefix_asymmetry(t.iloc[0:0])
+    assert "CONTRADICTED" in paper_shape.claim_prefix_asymmetry(t)
+    assert "NOT TESTED" in paper_shape.claim_prefix_asymmetry(t.iloc[0:0])
 
 
 def test_bench_prints_both_precisions_and_their_ratio():
@@ -148,10 +148,9 @@ def test_bench_prints_both_precisions_and_their_ratio():
 
 def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypatch):
     """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
-    import lib.book as book
     from lib import plots
     from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
-    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(paper_shape, "RUNS_DIR", tmp_path)
     from lib.plans import paper_10m_prefix
     for exp, vals in zip(paper_10m_prefix()[:2], ([4.19, 3.36], [4.18, 3.10])):
         impl = exp.impl
@@ -167,14 +166,14 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
             "max_steps": 3000, "best_val_loss": vals[1], "best_step": 100, "final_val_loss": vals[1],
             "escape_step": 100 if vals[1] < FLOOR - 0.1 else None, "unigram_floor": FLOOR, "wall_s": 1.0,
             "tokens_per_s": 1.0, "budget": 3000})
-    prefix = book.paper_shape_prefix()
-    assert list(prefix.table.trained) == ["first 100 of 3,000 steps"] * 2
-    assert len(prefix.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
-    plots.prefix_curves(prefix, "test")
-    assert "As the paper so far: at step 100" in analysis.claim_prefix_contrast(prefix.table)
-    assert "NOT TESTED" in analysis.claim_prefix_starvation(prefix.table)
+    shape = paper_shape.paper_shape_prefix()
+    assert list(shape.table.trained) == ["first 100 of 3,000 steps"] * 2
+    assert len(shape.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
+    plots.prefix_curves(shape, "test")
+    assert "As the paper so far: at step 100" in paper_shape.claim_prefix_contrast(shape.table)
+    assert "NOT TESTED" in paper_shape.claim_prefix_starvation(shape.table)
     from lib.scorecard import joint_collapse_paper_shape
-    row = joint_collapse_paper_shape(prefix)
+    row = joint_collapse_paper_shape(shape)
     assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence
 
 

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import analysis, results
+from lib import results
+from lib.chapters import asymmetry, gain_confound, joint_collapse, mechanism
 from lib.config import ConfigError, get_preset, replace
 from lib.experiment import ESCAPE_MARGIN, escape_step, run
 from lib.model import GPT
@@ -295,10 +296,10 @@ def test_the_verdicts_read_the_floor_with_the_runs_margin():
     assert list(results.on_floor(s, FLOOR, ESCAPE_MARGIN)) == [False, True]
     assert [escape_step([{"step": 1, "val_loss": v}], FLOOR) is None for v in s.best_val_loss] == [False, True]
     # the claims' default margin is the runs' one: AttnOnly (at the boundary) escaped, FFNOnly did not
-    assert "AttnOnly: 1 of 1 seeds below" in analysis.claim_asymmetry(s, FLOOR)
-    assert "FFNOnly: 1 of 1 seeds on the floor" in analysis.claim_asymmetry(s, FLOOR)
-    for f in (analysis.collapse_verdicts, analysis.claim_joint_collapse, analysis.claim_asymmetry,
-              analysis.claim_mixer, analysis.claim_gain_absorbed, analysis.gain_spreads):
+    assert "AttnOnly: 1 of 1 seeds below" in asymmetry.claim_asymmetry(s, FLOOR)
+    assert "FFNOnly: 1 of 1 seeds on the floor" in asymmetry.claim_asymmetry(s, FLOOR)
+    for f in (joint_collapse.collapse_verdicts, joint_collapse.claim_joint_collapse, asymmetry.claim_asymmetry,
+              mechanism.claim_mixer, gain_confound.claim_gain_absorbed, gain_confound.gain_spreads):
         assert inspect.signature(f).parameters["margin"].default == ESCAPE_MARGIN, f.__name__
 
 
@@ -369,7 +370,7 @@ def test_table6_rows_follow_from_the_per_configuration_tables(row):
     ref, phase = TABLE6_SOURCES[row]
     values = {"FullResidual": best(ref, phase, "FullResidual"),
               **{c: round(best(ref, phase, c), 3) for c in ("AttnOnly", "FFNOnly")}}
-    ours = analysis.asymmetry(summary_rows(values))
+    ours = asymmetry.asymmetry(summary_rows(values))
     scale, impl, t6_phase = row
     t6 = paper_values(ref="Table 6", scale=scale, impl=impl, phase=t6_phase).set_index("metric")
     assert set(t6.index) >= {"attn_gap_pct", "asym_ratio"}
@@ -380,7 +381,7 @@ def test_table6_rows_follow_from_the_per_configuration_tables(row):
 
 def test_table6_124m_nanogpt_ratio_and_the_missing_full_residual():
     t6 = paper_values(ref="Table 6", scale="124M", impl="nanogpt").set_index(["config", "metric"]).value
-    a = analysis.asymmetry(summary_rows({c: t6[(c, "best_val_loss")] for c in ("AttnOnly", "FFNOnly")}))
+    a = asymmetry.asymmetry(summary_rows({c: t6[(c, "best_val_loss")] for c in ("AttnOnly", "FFNOnly")}))
     assert abs(a["asym_ratio"] - t6[("AttnOnly", "asym_ratio")]) <= 0.005
     # Its +113.5% needs a 124M nanoGPT Full Residual value the paper does not report (Fig. 1 only):
     assert a.get("attn_gap_pct") is None and paper_values(scale="124M", impl="nanogpt", config="FullResidual").empty
@@ -405,7 +406,7 @@ def test_table5_gaps_1060_and_1532_and_its_table6_row():
         assert np.mean(seeds[c]) == pytest.approx(mean) and np.std(seeds[c], ddof=1) == pytest.approx(sd)
     summ = pd.concat([summary_rows(seeds), summary_rows({"NoResidual": paper_value(
         ref="Table 5", config="NoResidual", metric="best_val_loss")})], ignore_index=True)
-    a = analysis.asymmetry(summ)
+    a = asymmetry.asymmetry(summ)
     for metric, ref in (("min_gap", "min_gap_to_ffnonly"), ("mean_gap", "mean_gap_to_ffnonly")):
         reported = paper_values(ref="Table 5 text", metric=ref).reported.item()  # 1.060, 1.532
         assert abs(a[metric] - float(reported)) <= half_unit(reported), (metric, a[metric], reported)
@@ -415,11 +416,11 @@ def test_table5_gaps_1060_and_1532_and_its_table6_row():
     # FFNOnly beside the NoResidual anchor: 7.569 vs 7.584, "a difference of 0.015"
     ffn = summ[summ.config == "FFNOnly"]
     gap = paper_values(ref="Table 5 text", metric="gap_to_noresidual").reported.item()
-    assert abs(-analysis._minus_noresidual(summ, ffn) - float(gap)) <= half_unit(gap)
+    assert abs(-joint_collapse._minus_noresidual(summ, ffn) - float(gap)) <= half_unit(gap)
 
 
 def test_phase3_mean_gap_1770():
-    a = analysis.asymmetry(summary_rows({c: paper_value(ref="Fig. 4", config=c) for c in
+    a = asymmetry.asymmetry(summary_rows({c: paper_value(ref="Fig. 4", config=c) for c in
                                          ("FullResidual", "AttnOnly", "FFNOnly")}))
     reported = paper_values(ref="§6.1 §8.1", metric="mean_gap_to_ffnonly").reported.item()
     assert abs(a["mean_gap"] - float(reported)) <= half_unit(reported)

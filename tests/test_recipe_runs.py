@@ -5,7 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from lib import analysis, plans
+from lib import plans
+from lib.chapters import asymmetry, bundle
 
 FLOOR = 3.347
 NAN = math.nan
@@ -22,13 +23,13 @@ def test_the_headline_results_are_read_for_each_set_of_values():
     rows += [("author's", "residualgpt", "AttnOnly", 1, 3.34), ("author's", "residualgpt", "AttnOnly", 2, 2.1),
              ("author's", "residualgpt", "FFNOnly", 1, 3.34), ("author's", "residualgpt", "FullResidual", 1, 1.9),
              ("author's", "nanogpt", "AttnOnly", 1, 3.34), ("author's", "nanogpt", "AttnOnly", 2, 3.34)]
-    text = analysis.claim_author_values(runs(rows), FLOOR)
+    text = asymmetry.claim_author_values(runs(rows), FLOOR)
     stand, author = text.splitlines()
     assert "AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in stand and "the asymmetry holds" in stand
     assert "nanoGPT AttnOnly leaves it in 1 of 1 seeds: the joint collapse does not appear" in stand
     assert "AttnOnly leaves the floor in 1 of 2 seeds" in author and "the asymmetry does not hold" in author
     assert "the joint collapse appears" in author
-    only_ours = analysis.claim_author_values(runs(rows[:6]), FLOOR)
+    only_ours = asymmetry.claim_author_values(runs(rows[:6]), FLOOR)
     assert only_ours.endswith("With the author's values: no run finished yet.")
 
 
@@ -40,19 +41,19 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
     overlap = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
-    fx = analysis.schedule_effects(effects_table(base + early + overlap)).set_index("factor")
+    fx = bundle.schedule_effects(effects_table(base + early + overlap)).set_index("factor")
     assert fx.loc["warm-up + cosine", "decides"] is True and fx.loc["warm-up + cosine", "escaped"] == 3
     assert fx.loc["no biases", "decides"] is False  # step 300 lies inside 200..never
     assert fx.loc["none", "baseline range"] == "step 200 to never"
-    text = analysis.claim_schedule_factors(analysis.schedule_effects(effects_table(base + early + overlap)))
+    text = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap)))
     assert text.endswith("Deciding, by that rule: warm-up + cosine (nanogpt).")
     # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
-    fx = analysis.schedule_effects(effects_table(base[:2] + stuck)).set_index("factor")
+    fx = bundle.schedule_effects(effects_table(base[:2] + stuck)).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is True
-    fx = analysis.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
+    fx = bundle.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
-    assert "No factor can be judged yet" in analysis.claim_schedule_factors(analysis.schedule_effects(
+    assert "No factor can be judged yet" in bundle.claim_schedule_factors(bundle.schedule_effects(
         effects_table(base)))
 
 

@@ -145,7 +145,7 @@ def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_sprea
 
 
 def test_the_papers_routing_test_is_judged_by_the_authors_rule():
-    from lib.analysis import claim_routing_by_author_rule
+    from lib.chapters.mechanism import claim_routing_by_author_rule
     rule = (3.20, 1.75)
 
     def table(*losses):

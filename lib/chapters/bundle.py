@@ -1,0 +1,209 @@
+"""book/mechanism.ipynb: the nanoGPT recipe's bundle of differences from ResidualGPT, one factor at a time, and
+the learning-rate schedule over seeds."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import plans
+from ..results import (
+    Runs,
+    as_released,
+    plan_runs,
+    usable,
+)
+from ..runs import RUNS_DIR
+from .escape_map import _when, escape_label
+
+
+def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = None,
+                   seeds: dict | None = None, paired: tuple[str, ...] = ()) -> dict | None:
+    """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to AttnOnly's
+    escape step, against what changes that are *not* the factor do to it.
+
+    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT.
+    ``control``: a factor that computes the same function and changes only floating-point rounding (the SDPA
+    kernel); ``seeds``: nanoGPT's own escape step at other seeds (NaN: never). Together with nanoGPT itself
+    they span the escape steps one seed of this setting can give without any factor, from ``lo`` to ``hi``
+    (NaN: some never escaped). A factor *decides* if alone it at least halves the earliest of them (or escapes
+    where none did), or at least doubles the latest (or never escapes where all did), beyond the ``interval``
+    each escape step is known to within. A ``paired`` factor changes only the measurement (the same training,
+    evaluated another way), so it is read against nanoGPT's own escape step alone, with no noise to allow
+    for. Returns None while nanoGPT's own run is missing; otherwise ``base``,
+    ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
+    ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them
+    finished, diverged or complete, the control included)."""
+    done = table[table.status.isin(["complete", "diverged"])]
+    base = done[done.factor == "none"]
+    if base.empty:
+        return None
+    b = base.escape_step.iloc[0]
+    noise = {"nanoGPT": b, **{f"seed {k}": v for k, v in (seeds or {}).items()}}
+    ctl = done[(done.factor == control) & (done.status == "complete")]
+    if len(ctl):
+        noise[control] = ctl.escape_step.iloc[0]
+    steps = list(noise.values())
+    escaped = [x for x in steps if pd.notna(x)]
+    lo = min(escaped) if escaped else np.nan
+    hi = np.nan if len(escaped) < len(steps) else max(steps)
+    out = {"base": b, "noise": noise, "lo": lo, "hi": hi, "earlier": [], "later": [], "neither": [],
+           "diverged": [], "planned": len(table) - 1,
+           # halving is measurable only if the earliest escape leaves room for one at the first evaluation
+           "can_be_earlier": bool(pd.isna(lo) or lo >= 4 * interval),
+           "can_be_later": bool(pd.notna(hi))}
+    for r in done[(done.factor != "none") & ~((done.factor == control) & (done.status == "complete"))].itertuples():
+        e = r.escape_step
+        f_lo, f_hi = (b, b) if r.factor in paired else (lo, hi)
+        if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
+            kind = "diverged"
+        elif pd.isna(e):            # never escaped: decides only if every run without a factor escaped
+            kind = "later" if pd.notna(f_hi) else "neither"
+        elif pd.isna(f_lo) or e + interval <= f_lo / 2:  # escapes where none did, or in half the earliest time
+            kind = "earlier"
+        elif pd.notna(f_hi) and e - interval >= 2 * f_hi:
+            kind = "later"
+        else:
+            kind = "neither"
+        out[kind].append(r.factor)
+    out["trained"] = sum(len(out[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in noise)
+    return out
+
+
+def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None, seeds: dict | None = None,
+                 paired: tuple[str, ...] = ()) -> str:
+    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
+    beyond what rounding and the seed do (``bundle_effects``); ``paired`` factors against nanoGPT's own run."""
+    fx = bundle_effects(table, interval, control, seeds, paired)
+    if fx is None:
+        return "nanoGPT's own AttnOnly run is not released yet."
+    b, trained = fx["base"], fx["trained"]
+    if not trained:
+        return (f"nanoGPT AttnOnly escapes at {escape_label(b)}; no factor trained yet ({fx['planned']} planned).")
+    lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}). {trained} of {fx['planned']} "
+             f"factors trained."]
+    others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
+    if others:
+        said = []
+        if control in others:
+            said.append(f"the {control}, which computes the same attention and changes only floating-point "
+                        f"rounding, {_when(others[control])}")
+        said += [f"nanoGPT at {k} {_when(v)}" for k, v in others.items() if k != control]
+        lo, hi = fx["lo"], fx["hi"]
+        span = ("never escapes" if pd.isna(lo) else f"escapes anywhere from step {int(lo)} to never" if pd.isna(hi)
+                else f"escapes at step {int(lo)}" if lo == hi else f"escapes from step {int(lo)} to step {int(hi)}")
+        lines.append("Without any factor of the bundle, " + "; ".join(said) + f". So one seed of this setting, with "
+                     f"no factor switched, {span}, and a factor counts only beyond that range.")
+    labels = (("Alone escaping in at most half the earliest of those steps", "never escaping, or in at least "
+               "twice the latest", "within that range") if others else
+              ("Alone at least halving the escape step", "at least doubling it or preventing the escape", "neither"))
+    early = ", ".join(fx["earlier"]) or ("none" if fx["can_be_earlier"] else
+                                         f"none can be, as the earliest, step {int(fx['lo'])}, leaves no room to "
+                                         f"halve at {interval}-step evaluations")
+    late = ", ".join(fx["later"]) or ("none" if fx["can_be_later"] else "none can be, as a run with no factor "
+                                      "never escaped either")
+    lines.append(f"{labels[0]}: {early}; {labels[1]}: {late}; {labels[2]}: {', '.join(fx['neither']) or 'none'}."
+                 + (f" Read against nanoGPT's own step alone, as they change only the measurement of the same "
+                    f"training: {', '.join(p for p in paired if p in table.factor.values)}." if others and
+                    any(p in table[table.status == 'complete'].factor.values for p in paired) else "")
+                 + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+    alone = table[(table.status == "complete") & ~table.factor.isin(["none", control, *paired])]
+    if len(alone) > 1:  # how the factors' own escape steps spread, beside the range without any factor
+        counts = alone.escape_step.map(escape_label).value_counts()
+        order = sorted(counts.index, key=lambda k: np.inf if k == "never" else int(k.split()[1]))
+        lines.append(f"The {len(alone)} factors that change the training escape at: "
+                     + ", ".join(f"{k} ({counts[k]})" for k in order) + ".")
+    if others and not (fx["earlier"] or fx["later"]) and not (fx["can_be_earlier"] and fx["can_be_later"]):
+        lines.append("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same "
+                     "seeds" + (f", and evaluations every {int(fx['lo'] // 4)} steps or finer, so that a halving of "
+                                f"the earliest escape is measurable" if not fx["can_be_earlier"] else "") + ".")
+    done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
+    if len(done) > 1 and "none" in done.factor.values:
+        low = done.loc[done.best_val_loss.idxmin()]
+        if low.factor != "none":
+            lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
+                         f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}; one seed, its spread not "
+                         f"measured).")
+    return " ".join(lines)
+
+
+def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
+    """Issue 23's rule for naming a deciding factor, per (implementation, factor) of ``bundle.schedule_runs``:
+    the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
+    decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
+    implementation) over the same seeds, "never" counting as later than any step."""
+    rows = []
+    done = table.dropna(subset=["best_val_loss"]) if len(table) else table
+    for (impl, factor), g in done.groupby(["impl", "factor"], sort=False):
+        base = done[(done.impl == impl) & (done.factor == "none") & done.seed.isin(g.seed)]
+        steps = g.set_index("seed").escape_step.astype(float)
+        b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
+        s = steps.fillna(np.inf)
+        decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) else
+                   bool(((s < b.min()) | (s > b.max())).all()))
+        rows.append({"impl": impl, "factor": factor, "seeds": len(g), "escaped": int(steps.notna().sum()),
+                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
+                     "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
+                     "decides": decides})
+    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "escaped", "escape steps", "baseline range",
+                                       "decides"])
+
+
+def claim_schedule_factors(effects: pd.DataFrame) -> str:
+    """The factors ``schedule_effects`` names as deciding, or a plain statement that none can be named."""
+    judged = effects.dropna(subset=["decides"])
+    if judged.empty:
+        return "No factor can be judged yet: its runs and its baseline's over the same seeds are not all trained."
+    named = judged[judged.decides.astype(bool)]
+    lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
+             f"{r['baseline range']}." for _, r in judged.iterrows()]
+    verdict = ("Deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples()) + "."
+               if len(named) else "No factor can be named as deciding: every factor's escape steps overlap its "
+                                  "baseline's range over the same seeds.")
+    return "\n".join([*lines, verdict])
+
+
+def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
+    factors = plans.bundle_factors()
+    name = {e.to_json(): k for k, e in factors.items()}
+    runs = plan_runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
+    table = pd.DataFrame({"factor": list(factors)}).merge(runs.table, on="factor", how="left")
+    table["status"] = table.status.fillna("not trained")
+    runs.table = table
+    return runs
+
+
+def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
+    """nanoGPT AttnOnly's escape step (NaN: never) at the released seeds other than the bundle's
+    (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent: how far the
+    seed alone moves the escape that the bundle's factors are read against."""
+    exps = plans.bundle_baseline_seeds()
+    ok = [(e, rd) for e, rd, _ in usable(as_released(exps, runs_dir), ("complete",))]
+    return {e.seed: rd.summary.get("escape_step", float("nan")) for e, rd in ok}
+
+
+def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
+    """nanoGPT (factor ``"none"``) beside the run with ``factor`` switched, at every evaluation both reached:
+    step, both validation losses, and the absolute difference of their training losses (``gap``). A factor that
+    changes the computation only by rounding starts the two runs a rounding error apart; the gap shows how
+    that difference grows."""
+    cols = ["step", "val_none", "val_factor", "gap"]
+    if hist.empty or "train_loss" not in hist:
+        return pd.DataFrame(columns=cols)
+    a, b = (hist[hist.factor == f].set_index("step") for f in ("none", factor))
+    both = a.index.intersection(b.index)
+    return pd.DataFrame({"step": both, "val_none": a.val_loss[both].to_numpy(),
+                         "val_factor": b.val_loss[both].to_numpy(),
+                         "gap": (a.train_loss[both] - b.train_loss[both]).abs().to_numpy()}).reindex(columns=cols)
+
+
+def train_loss_gap(hist: pd.DataFrame, factor: str) -> tuple[float, int]:
+    """The largest difference in training loss between nanoGPT and the run with ``factor`` switched, over the
+    evaluations both reached, and their number (NaN, 0 while either is missing): a factor that changes only
+    the measurement leaves the training unchanged."""
+    t = twin_gap(hist, factor)
+    return (float(t.gap.max()), len(t)) if len(t) else (float("nan"), 0)
+
+
+def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
+    """``plans.schedule_seeds``: each run's factor (``plans.schedule_factor``) and implementation."""
+    return plan_runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)
