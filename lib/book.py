@@ -40,6 +40,7 @@ from .results import (
 )
 from .runs import ROOT, RUNS_DIR, RunDir, run_path
 from .train import Callback
+from .verdicts import VERDICTS, Claim
 
 PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False}
 RETRAIN_DIR = ROOT / "runs-retrain"  # where chapters train; never the released runs/
@@ -526,24 +527,32 @@ def _pm(mean, std, n) -> str:
 class Verdict:
     """The chapters' computed verdicts, shown as a highlighted block in the built book.
 
-    Each claim is the text of a ``lib.chapters`` claim function; its verdict word ("HOLDS",
-    "DOES NOT HOLD", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED") is set in bold. Rendered as
-    markdown by the book, as plain text in a terminal.
+    Each claim is a ``lib.verdicts.Claim`` from a ``lib.chapters`` claim function: its lines, then its verdict word
+    (``Claim.verdict``, one of the four) in bold with what it rests on. A plain string is a claim still decided
+    inside its own sentence: the first of the four words it contains is set in bold. Rendered as markdown by the
+    book, as plain text in a terminal.
     """
 
-    def __init__(self, *claims: str):
-        self.lines = [line for claim in claims for line in claim.splitlines() if line.strip()]
+    def __init__(self, *claims: Claim | str):
+        self.claims = claims
+        self.lines = [line for claim in claims
+                      for line in (claim.text if isinstance(claim, Claim) else claim).splitlines() if line.strip()]
 
     def __repr__(self) -> str:
         return "\n".join(self.lines)
 
     def _repr_markdown_(self) -> str:
-        def bold(line: str) -> str:
-            for word in ("DOES NOT HOLD", "NOT TESTABLE HERE", "NOT TESTED", "CONTRADICTED", "HOLDS"):
+        def lines(claim):
+            if isinstance(claim, Claim):
+                return [*claim.lines, f"**{claim.verdict}**: {claim.why}"]
+            return [bold(line) for line in claim.splitlines()]
+
+        def bold(line: str) -> str:  # a claim still decided inside its sentence: its first verdict word
+            for word in sorted(VERDICTS, key=len, reverse=True):
                 if word in line:
                     return line.replace(word, f"**{word}**", 1)
             return line
-        body = "\n".join(f"> {bold(line)}  " for line in self.lines)
+        body = "\n".join(f"> {line}  " for claim in self.claims for line in lines(claim) if line.strip())
         return f"> **Verdict, computed from `runs/` when this page was built:**\n>\n{body}\n"
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import gain, plans, results, verdicts
 from .book import Chapter
-from .chapters import asymmetry, bundle, escape_map, gain_confound
+from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound
 from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
 from .chapters import mechanism as routing
 from .chapters.paper_shape import paper_shape_prefix
@@ -57,47 +57,16 @@ def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
             f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seeds {', '.join(map(str, sorted(set(s.seed))))}")
 
 
-def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
-    """Where nanoGPT AttnOnly's escape flips under a rounding-only change: its run (factor ``"none"``) and its
-    rounding twin (``control``, the same computation in another floating-point order) both finished, one leaving
-    the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
-    ``table``: ``bundle.bundle_runs().table``."""
-    done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
-    if not {"none", control} <= set(done.index):
-        return None
-    plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
-    if pd.isna(plain) == pd.isna(twin):
-        return None
-    step = escape_map.escape_label
-    return (f"nanoGPT AttnOnly seed 1337 leaves the floor at {step(plain)} while its rounding-only twin "
-            f"({control}: the same attention, another floating-point order) " +
-            ("never does" if pd.isna(twin) else f"leaves it at {step(twin)}"))
-
-
 def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | None = None) -> Row:
-    """Table 2 at the stand-in. ``edge`` (``rounding_edge``): the outcome flips under a rounding-only change, so
-    the stand-in neither confirms nor contradicts (the verdict rule's knife-edge)."""
-    full, partial = summ[summ.config == "FullResidual"], summ[summ.config != "FullResidual"]
-    shows = len(full) > 0 and not _on(full, floor).any()
-    agrees = bool(_on(partial, floor).all())
-    ours = "; ".join(f"{c} {_range(g)}" for c, g in partial.groupby("config", sort=False)) or "no runs"
-    why = ("the nanogpt stand-in runs are not released: python -m lib sweep --plan joint_collapse (8 runs, about 7 "
-           "minutes each on 2 cores)" if summ.empty else
-           "Full Residual did not leave the floor, so the control shows nothing to collapse from" if not shows else
-           "every partial configuration ended on the floor" if agrees else
-           "at least one partial configuration left the floor: " + ", ".join(
-               f"{c} in {int((~_on(g, floor)).sum())} of {len(g)} seeds" for c, g in partial.groupby("config")
-               if (~_on(g, floor)).any()))
-    if len(full) == 0 and len(partial):
-        why = "Full Residual, the control, is not released yet: python -m lib sweep --plan joint_collapse"
-    if edge and shows:
-        why = (f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns on rounding; "
-               + why)
+    """Table 2 at the stand-in, judged by ``chapters.joint_collapse.claim_joint_collapse`` (``edge``: its
+    knife-edge, ``released_rounding_edge``)."""
+    c = collapse.claim_joint_collapse(summ, floor, edge)
+    partial = results.pooled(summ)
+    partial = partial[partial.config != "FullResidual"]
+    ours = "; ".join(f"{k} {_range(g)}" for k, g in partial.groupby("config", sort=False)) or "no runs"
     return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
-               ", ".join(f"{c} {_paper('Table 2', c, 4)}" for c in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
-               _evidence(jc, summ),
-               verdicts.verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge)),
-               why + f" (floor {floor:.3f}, margin {MARGIN})")
+               ", ".join(f"{k} {_paper('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
+               _evidence(jc, summ), c.verdict, c.why)
 
 
 def joint_collapse_paper_shape(prefix) -> Row:
@@ -140,45 +109,24 @@ def joint_collapse_paper_shape(prefix) -> Row:
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
-    grads = collapse.layer0_grad(hist)
-    seed = results.FIG2_SEED
-    s = summ[summ.seed == seed]
-    collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if len(s[s.config == c])
-                 and _on(s[s.config == c], floor).all()]
-    g = grads.set_index("config")
-    have = set(g.index)
-    starved = {c: not pd.isna(g.starved_from_step[c]) for c in have}
-    shows = bool(collapsed) and "FullResidual" in have and all(c in have for c in collapsed)
-    agrees = shows and all(starved[c] for c in collapsed) and not starved["FullResidual"]
-    ours = "; ".join(f"{c} {g.final[c]:.2g}" + (f" (from step {int(g.starved_from_step[c])})" if starved[c] else "")
-                     for c in g.index) or "no runs"
-    left = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if c not in collapsed and len(s[s.config == c])]
+    """Fig. 2a, judged by ``chapters.joint_collapse.claim_starvation``."""
+    c = collapse.claim_starvation(collapse.layer0_grad(hist), summ, floor)
+    g = collapse.layer0_grad(hist).set_index("config")
+    ours = "; ".join(f"{k} {g.final[k]:.2g}" + (f" (from step {int(g.starved_from_step[k])})"
+                                               if c.facts["starved"][k] else "") for k in g.index) or "no runs"
     return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
                "§4.1, Fig. 2a", "0.000 from step 300; Full Residual ≈0.114", ours,
-               f"{jc.scale} stand-in, nanogpt, seed {seed}", verdicts.verdict(len(grads) > 0, shows, agrees),
-               ("no runs: python -m lib sweep --plan joint_collapse" if grads.empty else
-                "judged on the configurations that collapsed here: " + ", ".join(collapsed) if collapsed else
-                "no partial configuration collapsed here")
-               + (f"; {', '.join(left)} left the floor, so it is not the collapsed model §4.1 measured" if left else "")
-               + "; the quantity is block 0's FFN gradient norm, the paper's (its weights and, in the released "
-                 "stand-in runs, which predate the weights-only record, its biases too)")
+               f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", c.verdict, c.why)
 
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
-    gr = collapse.final_values(hist, "hidden_growth").set_index("config").hidden_growth
-    s = summ[summ.seed == results.FIG2_SEED]
-    both_collapsed = all(len(s[s.config == c]) and _on(s[s.config == c], floor).all() for c in ("AttnOnly", "FFNOnly"))
-    order = ["AttnOnly", "FFNOnly", "FullResidual"]
-    have = all(c in gr for c in order)
-    agrees = have and gr["AttnOnly"] > gr["FFNOnly"] > gr["FullResidual"]
-    ours = ", ".join(f"{c} {gr[c]:.2f}×" for c in order if c in gr) or "no runs"
+    """Fig. 2b, judged by ``chapters.joint_collapse.claim_growth_order``."""
+    c = collapse.claim_growth_order(collapse.final_values(hist, "hidden_growth"), summ, floor)
+    gr = c.facts["growth"]
+    ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
     return Row("Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", "§4.1, Fig. 2b",
                "14.03×, 5.37×, 1.38×", ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
-               verdicts.verdict(have, both_collapsed, agrees),
-               ("no runs: python -m lib sweep --plan joint_collapse" if not have else
-                "the paper orders two collapsed models; here AttnOnly or FFNOnly left the floor" if not both_collapsed
-                else "ours is ‖h_L‖/‖h_0‖ on one fixed batch at the end; the author's `residualscope` divides the "
-                     "final by the initial norm over training"))
+               c.verdict, c.why)
 
 
 def runtime_gain(gc: Chapter) -> list[Row]:
@@ -189,9 +137,9 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     summ = gc.summaries()
     table = gain.gain_table(summ[summ.source == "released"]) if len(summ) else gain.gain_table(summ)
     bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
-    va, ta = gain_confound.claim_gain_fate(table)
+    fate = gain_confound.claim_gain_fate(table)
     sp = gain_confound.gain_spreads(curves, gc.floor())
-    vb, tb = gain_confound.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
+    absorbed = gain_confound.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
     esc = table["escape step (runtime)"].dropna() if "escape step (runtime)" in table else pd.Series(dtype=str)
     esc = esc[esc.index.isin(plans.GAINS_PAPER)]
     left = [f"{g:g}" for g, v in esc.items() if v != "none"]
@@ -201,114 +149,71 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 "the floor",
                 "§5.1", "all gain values functionally equivalent",
                 f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}", ev,
-                va, " ".join(ta.splitlines()[:-1]) if va != "NOT TESTED" else "the gain sweep: 9 `cpu` stand-in runs"),
+                fate.verdict, fate.why),
             Row("(b) The runtime-gain curves coincide (those that leave the floor)", "§5.1",
                 f"spread < {bound} at any step",
                 f"spread from step 200: runtime {sp['runtime']:.4f}" + (
                     f", weight-level {sp['weight']:.4f}" if sp["weight"] is not None else "")
                 if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev,
-                # A spread this small cannot be judged without a null: how far the same run drifts under a
-                # rounding-only change. The book has none for the gain runs, and one seed.
-                verdicts.verdict(vb != "NOT TESTED", vb != "NOT TESTABLE HERE", vb == "HOLDS", knife_edge=True),
-                f"no null to judge a spread below {bound} against (how far one run drifts under a rounding-only "
-                f"change is not measured for these runs; one seed); as measured: " + tb.splitlines()[0])]
+                absorbed.verdict, absorbed.why)]
 
 
 NOISE_BATCHES = 200  # random validation batches per checkpoint, as the chapter (whose results are cached and shared)
 
 
 def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
-    """§5.2's fixed validation batches. Measured here: the noise of a random-batch evaluation against the escape
-    margin and the AttnOnly-FFNOnly gap. The switch of batching alone (``paired``, ``bundle_fixed_val``) cannot
-    change training in this book's design (the validation batches have their own generator), so it is no test of
-    the paper's channel and is reported inside this row, not as a verdict of its own. Untested: evaluation draws
-    moving the training data order, as in the author's notebook."""
+    """§5.2, judged by ``chapters.fixed_val_batches.claim_eval_noise``; ``paired`` (``bundle_fixed_val``): what
+    switching nanoGPT to fixed batches alone did, reported inside this row (by design it cannot change training)."""
     noise = fv.val_noise(n_random=NOISE_BATCHES)
     noise = noise[noise.source == "released"]
-    gap = fv.gap_vs_noise(noise)
-    has = len(gap) > 0
-    z = float(gap.gap_over_noise.iloc[0]) if has else None
-    g = float(gap["gap FFNOnly - AttnOnly"].iloc[0]) if has else None
-    sd = float(gap["random-eval noise of the gap (std)"].iloc[0]) if has else None
-    switched = ("" if paired is None else
-                f"; switching nanoGPT to fixed batches alone ({paired.ours}) is no test: by design it cannot change "
-                f"training here (the runs' training losses agree to rounding)")
+    c = fixed_val_batches.claim_eval_noise(fv.gap_vs_noise(noise), noise,
+                                           switched=None if paired is None else paired.ours)
+    ours = (f"noise std of a 50-batch random evaluation {c.facts['noise_std']:.4f}, against the escape margin "
+            f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
+            if c.facts else "no checkpoints")
     return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
-               "AttnOnly's 3.35 → 1.58 shift)", "§5.2", "not quantified; not isolated causally",
-               f"noise std of a 50-batch random evaluation {sd:.4f}, against the escape margin {MARGIN} and an "
-               f"AttnOnly-FFNOnly gap of {g:.3f} ({z:,.0f} std)" if has else "no checkpoints",
+               "AttnOnly's 3.35 → 1.58 shift)", "§5.2", "not quantified; not isolated causally", ours,
                f"cpu stand-in, seed 1337 checkpoints, noise from {NOISE_BATCHES} random batches each",
-               # By design our evaluation has its own generator, so only the measurement channel is open here; the
-               # claim ("one relevant difference") can work through the other, so this neither confirms nor
-               # contradicts it.
-               verdicts.verdict(has, has and g > MARGIN, has and z < 10, by_design=True),
-               (("measured: the noise is far too small to hide an escape or a gap of this size (a gap over 10 std "
-                 "is one noise cannot make), so the measurement channel alone does not explain the shift"
-                 if z >= 10 else "measured: the noise is large enough beside the gap to matter")
-                + "; the other channel, evaluation batches drawn from the training generator as in the author's "
-                  "notebook (so that evaluating moves the training data order), is closed by our design (our "
-                  "evaluation has its own generator), so the claim is not tested as a whole" + switched)
-               if has else "no checkpoints: python -m lib sweep --plan fixed_val_batches")
+               c.verdict, c.why)
 
 
 def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
-    full, a, f = (summ[summ.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
-    shows = len(full) > 0 and not _on(full, floor).any()
-    agrees = len(a) > 0 and not _on(a, floor).any() and _on(f, floor).all()
+    """Table 3, judged by ``chapters.asymmetry.claim_asymmetry``."""
+    c = asymmetry.claim_asymmetry(summ, floor)
+    a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
                f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, FFNOnly {_paper('Fig. 4', 'FFNOnly')}",
-               f"AttnOnly {_range(a)}; FFNOnly {_range(f)}",
-               _evidence(ch, summ), verdicts.verdict(len(a) > 0 and len(f) > 0, shows, agrees),
-               f"{int((~_on(a, floor)).sum())} of {len(a)} AttnOnly seeds left the floor, "
-               f"{int(_on(f, floor).sum())} of {len(f)} FFNOnly seeds stayed on it")
+               f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", _evidence(ch, summ), c.verdict, c.why)
 
 
 def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
-    parts, ok, has = [], True, False
-    for ch, summ in chapters:
-        f, n = summ[summ.config == "FFNOnly"], summ[summ.config == "NoResidual"]
-        if len(f) and len(n):
-            has = True
-            d = f.best_val_loss.mean() - n.best_val_loss.mean()
-            ok &= abs(d) < MARGIN
-            parts.append(f"{ch.scale}: FFNOnly - NoResidual {d:+.4f}")
+    """Judged by ``chapters.asymmetry.claim_ffn_equals_noresidual``."""
+    c = asymmetry.claim_ffn_equals_noresidual([(ch.scale, summ) for ch, summ in chapters])
     return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text", "124M: 7.569 vs 7.584 (0.015)",
-               "; ".join(parts) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
-               verdicts.verdict(has, has, ok), f"means within {MARGIN} of No Residual at every scale we have")
+               "; ".join(c.lines) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
+               c.verdict, c.why)
 
 
 def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
-    a, f, full = (summ[summ.config == c] for c in ("AttnOnly", "FFNOnly", "FullResidual"))
-    attn_left = len(a) > 0 and (~_on(a, floor)).any()
-    probe = ch.probe().summaries
-    probe_note = (f"; at {int(probe.budget.max()):,} steps (seed 1337) still on the floor"
-                  if len(probe) and probe.escape_step.isna().all() else "")
-    why = (f"the stand-in's AttnOnly never left the floor in {int(a.budget.max()) if len(a) else 0:,} steps"
-           f"{probe_note}, so where it lands between Full Residual and FFNOnly cannot be read; "
-           "the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours") if not attn_left else ""
-    order = (len(full) and len(a) and len(f) and full.best_val_loss.max() < a.best_val_loss.min()
-             and a.best_val_loss.max() < f.best_val_loss.min())
-    gap = asymmetry.asymmetry(summ).get("min_gap")
-    has_all = bool(len(full) and len(a) and len(f))
-    seeds_ok = len(a) >= 2 and len(f) >= 2
-    spread = (a.best_val_loss.std(), f.best_val_loss.std()) if seeds_ok else (None, None)
-    rows = [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
-                " < ".join(_paper("Table 5", c, seeds=False) for c in ("FullResidual", "AttnOnly", "FFNOnly"))
+    """Table 5, judged by ``chapters.asymmetry.claim_separation`` and ``claim_seed_sensitivity``."""
+    s = results.pooled(summ)
+    a, f, full = (s[s.config == k] for k in ("AttnOnly", "FFNOnly", "FullResidual"))
+    sep = asymmetry.claim_separation(summ, floor, "124M", ch.probe())
+    sens = asymmetry.claim_seed_sensitivity(summ, floor)
+    cost = "; the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours"
+    gap = sep.facts.get("min_gap")
+    return [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
+                " < ".join(_paper("Table 5", k, seeds=False) for k in ("FullResidual", "AttnOnly", "FFNOnly"))
                 + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
                 f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
-                _evidence(ch, summ), verdicts.verdict(has_all, attn_left, bool(order)),
-                why or ("read from the seed ranges" if has_all else "a configuration is missing")),
+                _evidence(ch, summ), sep.verdict, sep.why + (cost if not sep.facts.get("attn_left") else "")),
             Row("AttnOnly is seed-sensitive at 124M", "§6.2 (historical seeds 4.899, 7.586, 5.967); Table 5",
                 f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
                 f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
                 f"(range {_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
                 f"{_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
-                _evidence(ch, summ),
-                verdicts.verdict(seeds_ok, attn_left, seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)),
-                why or ("AttnOnly's seed spread against FFNOnly's (more than 5 times it counts as seed-sensitive)"
-                        if seeds_ok else "fewer than 2 seeds of AttnOnly or FFNOnly"))]
-    return rows
+                _evidence(ch, summ), sens.verdict, sens.why + (cost if not sep.facts.get("attn_left") else ""))]
 
 
 def routing_paper() -> Row:
@@ -425,8 +330,7 @@ def scorecard() -> pd.DataFrame:
     jc_s, jc_h, jc_f = jc.summaries(), jc.histories(), jc.floor()
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
-    from .chapters.bundle import bundle_runs
-    edge = rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
+    edge = collapse.released_rounding_edge()
     rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape_prefix()),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),
             fixed_val(fv, _bundle_row()),

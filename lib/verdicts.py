@@ -3,7 +3,30 @@ chapter decides what its evidence shows (runs, the phenomenon, agreement, a knif
 and this rule turns that into the word the reader sees."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim as a chapter decided it: the verdict (one of ``VERDICTS``, chosen by ``verdict``), what it rests on
+    (``why``, one clause the scorecard prints too), the numbers behind it (``facts``, what tests pin) and the lines
+    the chapter prints above the verdict. The chapter and the front page render the same object, so they cannot
+    disagree."""
+    verdict: str
+    why: str
+    facts: dict = field(default_factory=dict)
+    lines: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
+
+    @property
+    def text(self) -> str:
+        """The claim in plain text: its lines, then the verdict and its reason."""
+        return "\n".join([*self.lines, f"{self.verdict}: {self.why}"])
 
 
 def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,

@@ -40,6 +40,17 @@ def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page)
     assert len(cells) >= 11, cells  # one verdict cell per claim row
 
 
+def test_the_book_speaks_only_the_four_verdict_words(pages):
+    # One vocabulary everywhere: every word the pages set in bold capitals as a verdict is one of the four, and
+    # the old chapter word is gone.
+    from lib.verdicts import VERDICTS
+    for p in pages:
+        text = p.read_text()
+        assert "DOES NOT HOLD" not in text, p.name
+        bold = set(re.findall(r"<strong>([A-Z][A-Z ]{3,}[A-Z])</strong>", text))
+        assert bold <= set(VERDICTS), (p.name, bold - set(VERDICTS))
+
+
 def test_no_page_loads_anything_from_the_network(pages):
     found = [(p.relative_to(HTML), m.group(3)) for p in pages for m in EXTERNAL.finditer(p.read_text())
              if not m.group(0).lower().startswith("<link") or "stylesheet" in m.group(0).lower()
@@ -127,26 +138,28 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     assert set(summ.source) <= {"released"}
     if chapter == "joint_collapse":
         cells = beside_paper(seed_table(summ[summ.seed == 1337]), paper_values(ref="Table 2"), "Table 2", True).ours
-        return [joint_collapse.claim_joint_collapse(summ, floor)], list(cells)
+        return [joint_collapse.claim_joint_collapse(summ, floor, joint_collapse.released_rounding_edge()).text], list(
+            cells)
     if chapter == "10m_asymmetry":
         cells = [*beside_paper(seed_table(summ[summ.seed.isin(plans.SEEDS_10M)]), paper_values(ref="Table 3"),
                                "Table 3", True).ours,
                  *beside_paper(seed_table(summ), paper_values(ref="Fig. 4"), "Phase 3", True).ours]
-        return [asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, "10M")], cells
+        return [asymmetry.claim_asymmetry(summ, floor).text, asymmetry.claim_separation(summ, floor, "10M").text], cells
     if chapter == "124m_sweep":
         cells = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
                              True).ours
-        return [asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, "124M")], list(cells)
+        return [asymmetry.claim_separation(summ, floor, "124M", ch.probe()).text,
+                asymmetry.claim_seed_sensitivity(summ, floor).text], list(cells)
     if chapter == "gain_confound":
         curves = ch.gain_curves()
         bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
-        return [gain_confound.claim_gain_fate(gain.gain_table(summ))[1],
-                gain_confound.claim_gain_absorbed(curves[curves.source == "released"], floor, bound)[1]], []
+        return [gain_confound.claim_gain_fate(gain.gain_table(summ)).text,
+                gain_confound.claim_gain_absorbed(curves[curves.source == "released"], floor, bound).text], []
     if chapter == "fixed_val_batches":
         from lib.scorecard import NOISE_BATCHES
         noise = ch.val_noise(n_random=NOISE_BATCHES)
         noise = noise[noise.source == "released"]
-        return [fixed_val_batches.claim_eval_noise(ch.gap_vs_noise(noise), noise)], []
+        return [fixed_val_batches.claim_eval_noise(ch.gap_vs_noise(noise), noise).text], []
     raise ValueError(chapter)
 
 

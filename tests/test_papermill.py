@@ -40,14 +40,16 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert set(summ.source) == {"released"}
     table5 = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
                           ch.stand_in)._repr_html_()
-    verdict = Verdict(asymmetry.claim_asymmetry(summ, floor), asymmetry.claim_separation(summ, ch.spec.paper_scale),
-                      asymmetry.claim_longer_budget(ch.probe(), summ, floor))._repr_markdown_()
+    probe = ch.probe()
+    verdict = Verdict(asymmetry.claim_separation(summ, floor, ch.spec.paper_scale, probe),
+                      asymmetry.claim_seed_sensitivity(summ, floor),
+                      asymmetry.claim_longer_budget(probe, summ, floor))._repr_markdown_()
 
     def output(starts):
         cell = next(c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).startswith(starts))
         return next(o["data"] for o in cell["outputs"] if "data" in o)
     assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
-    shown = output("from lib.book import Verdict\n\nVerdict(asymmetry.claim_asymmetry")["text/markdown"]
+    shown = output("from lib.book import Verdict\n\nVerdict(asymmetry.claim_separation")["text/markdown"]
     assert "".join(shown) == verdict
 
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from lib import results
-from lib.chapters import asymmetry, gain_confound, joint_collapse, mechanism
+from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse, mechanism
 from lib.config import ConfigError, get_preset, replace
 from lib.experiment import ESCAPE_MARGIN, escape_step, run
 from lib.model import GPT
@@ -296,9 +296,11 @@ def test_the_verdicts_read_the_floor_with_the_runs_margin():
     assert list(results.on_floor(s, FLOOR, ESCAPE_MARGIN)) == [False, True]
     assert [escape_step([{"step": 1, "val_loss": v}], FLOOR) is None for v in s.best_val_loss] == [False, True]
     # the claims' default margin is the runs' one: AttnOnly (at the boundary) escaped, FFNOnly did not
-    assert "AttnOnly: 1 of 1 seeds below" in asymmetry.claim_asymmetry(s, FLOOR)
-    assert "FFNOnly: 1 of 1 seeds on the floor" in asymmetry.claim_asymmetry(s, FLOOR)
+    facts = asymmetry.claim_asymmetry(s, FLOOR).facts
+    assert (facts["attn_left"], facts["ffn_on_floor"]) == (1, 1)
     for f in (joint_collapse.collapse_verdicts, joint_collapse.claim_joint_collapse, asymmetry.claim_asymmetry,
+              asymmetry.claim_separation, asymmetry.claim_seed_sensitivity, asymmetry.claim_ffn_equals_noresidual,
+              joint_collapse.claim_starvation, joint_collapse.claim_growth_order, fixed_val_batches.claim_eval_noise,
               mechanism.claim_mixer, gain_confound.claim_gain_absorbed, gain_confound.gain_spreads):
         assert inspect.signature(f).parameters["margin"].default == ESCAPE_MARGIN, f.__name__
 

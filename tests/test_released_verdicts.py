@@ -45,3 +45,45 @@ def test_no_contradiction_rests_on_a_knife_edge_or_a_by_design_outcome():
     contradicted = card[card.verdict == "CONTRADICTED"]
     for why in contradicted.why:
         assert "knife-edge" not in why and "by design" not in why and "closed by our design" not in why
+
+
+def _chapter_claims() -> dict[str, object]:
+    """Each front-page claim as its chapter decides and prints it, called as the chapter notebook calls it (the
+    same chapter data, the same arguments): claim start -> Claim."""
+    from lib import gain
+    from lib.book import Chapter
+    from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse
+    from lib.paper import paper_value
+
+    def open_(name):
+        return Chapter.open(name, {}, announce=False)
+    jc, gc, fv, a10, s124 = (open_(n) for n in ("joint_collapse", "gain_confound", "fixed_val_batches",
+                                                "10m_asymmetry", "124m_sweep"))
+    s, h, f = jc.summaries(), jc.histories(), jc.floor()
+    released = gc.gain_curves()
+    released = released[released.source == "released"]
+    noise = fv.val_noise(n_random=200)
+    noise = noise[noise.source == "released"]
+    s124_s = s124.summaries()
+    return {
+        "Joint collapse: every partial nanoGPT": joint_collapse.claim_joint_collapse(
+            s, f, joint_collapse.released_rounding_edge()),
+        "Layer-0 gradient starved": joint_collapse.claim_starvation(joint_collapse.layer0_grad(h), s, f),
+        "Hidden-state growth": joint_collapse.claim_growth_order(joint_collapse.final_values(h, "hidden_growth"), s, f),
+        "(a) Runtime gains": gain_confound.claim_gain_fate(gain.gain_table(gc.summaries()[
+            gc.summaries().source == "released"])),
+        "(b) The runtime-gain curves": gain_confound.claim_gain_absorbed(
+            released, gc.floor(), paper_value(ref="§5.1", metric="runtime_gain_spread")),
+        "Random validation batches": fixed_val_batches.claim_eval_noise(fv.gap_vs_noise(noise), noise),
+        "10M asymmetry": asymmetry.claim_asymmetry(a10.summaries(), a10.floor()),
+        "124M ordering and separation": asymmetry.claim_separation(s124_s, s124.floor(), "124M", s124.probe()),
+        "AttnOnly is seed-sensitive at 124M": asymmetry.claim_seed_sensitivity(s124_s, s124.floor()),
+    }
+
+
+def test_every_chapter_prints_the_verdict_the_front_page_shows():
+    card = scorecard()
+    for start, claim in _chapter_claims().items():
+        row = card[card.claim.str.startswith(start)].iloc[0]
+        assert claim.verdict == row.verdict, (start, claim.verdict, row.verdict)
+        assert claim.why.split(";")[0] in row.why, (start, claim.why, row.why)  # and for the same first reason

@@ -5,6 +5,7 @@ import pytest
 
 from lib import scorecard as sc
 from lib.book import Chapter
+from lib.chapters import joint_collapse
 from lib.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
@@ -31,14 +32,14 @@ def test_a_knife_edge_or_a_by_design_outcome_neither_confirms_nor_contradicts(ag
 def test_the_joint_collapse_row_is_a_knife_edge_where_the_rounding_twin_flips_the_escape():
     s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 2.6), ("AttnOnly", 42, 2.3), ("FFNOnly", 1337, 3.34)])
     twin = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", None, 3.34)])
-    edge = sc.rounding_edge(twin, "SDPA kernel")
+    edge = joint_collapse.rounding_edge(twin, "SDPA kernel")
     assert edge.startswith("nanoGPT AttnOnly seed 1337 leaves the floor at step 800 while its rounding-only twin")
     row = sc.joint_collapse(chapter("joint_collapse"), s, FLOOR, edge)
     assert row.verdict == "NOT TESTABLE HERE" and "a knife-edge, not a contradiction" in row.why
     assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "CONTRADICTED"  # without the twin
     same = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", 700, 2.5)])
-    assert sc.rounding_edge(same, "SDPA kernel") is None
-    assert sc.rounding_edge(bundle_table([("none", "complete", 800, 2.6)]), "SDPA kernel") is None
+    assert joint_collapse.rounding_edge(same, "SDPA kernel") is None
+    assert joint_collapse.rounding_edge(bundle_table([("none", "complete", 800, 2.6)]), "SDPA kernel") is None
 
 
 def summ(rows, budget=1500):
@@ -69,7 +70,7 @@ def test_joint_collapse_holds_when_every_partial_stays_and_full_leaves():
 
 def test_124m_ordering_not_testable_when_attnonly_never_left_the_floor(monkeypatch):
     ch = chapter("124m_sweep")
-    monkeypatch.setattr(Chapter, "probe", lambda self: type("P", (), {"summaries": pd.DataFrame(
+    monkeypatch.setattr(Chapter, "probe", lambda self: type("P", (), {"applies": True, "summaries": pd.DataFrame(
         columns=["budget", "escape_step"])})())
     floor = 6.475
     s = summ([("FullResidual", 1, 5.13), ("AttnOnly", 1, 6.54), ("AttnOnly", 2, 6.53), ("FFNOnly", 1, 6.53),

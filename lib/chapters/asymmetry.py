@@ -16,6 +16,7 @@ from ..results import (
     unfinished,
 )
 from ..runs import RUNS_DIR
+from ..verdicts import Claim, verdict
 
 
 def asymmetry(summaries: pd.DataFrame) -> dict:
@@ -34,38 +35,94 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
     return {k: None if v is None else float(v) for k, v in out.items()}
 
 
-def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> str:
-    """§6: AttnOnly escapes the floor in every seed while FFNOnly stays on it in every seed."""
+def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
+    """§6.1, Table 3 (Phase 3): AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full Residual, the
+    control, which must have left it for the stand-in to show anything. The 10M claim: at 124M the paper's own
+    AttnOnly seeds reach from 4.9 to 7.6, so there the claim is where AttnOnly lands (``claim_separation``)."""
     summaries = pooled(summaries)
-    a, f = (summaries[summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
-    if a.empty or f.empty:
-        return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
-    a_escaped, f_on = int((~on_floor(a, floor, margin)).sum()), int(on_floor(f, floor, margin).sum())
-    text = (f"AttnOnly: {a_escaped} of {len(a)} seeds below the floor - {margin}; "
-            f"FFNOnly: {f_on} of {len(f)} seeds on the floor (floor {floor:.3f}).")
-    holds = a_escaped == len(a) and f_on == len(f)
-    return text + ("\nHOLDS at this budget." if holds else "\nDOES NOT HOLD at this budget (see the tables).")
+    full, a, f = (summaries[summaries.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
+    a_left, f_on = int((~on_floor(a, floor, margin)).sum()), int(on_floor(f, floor, margin).sum())
+    shows = len(full) > 0 and not on_floor(full, floor, margin).any()
+    lines = ((f"AttnOnly: {a_left} of {len(a)} seeds below the floor - {margin}; FFNOnly: {f_on} of {len(f)} seeds "
+              f"on the floor (floor {floor:.3f}).",) if len(a) and len(f) else ())
+    why = (f"{a_left} of {len(a)} AttnOnly seeds left the floor, {f_on} of {len(f)} FFNOnly seeds stayed on it"
+           if len(a) and len(f) else "AttnOnly or FFNOnly runs are missing")
+    if len(a) and len(f) and not shows:
+        why += "; Full Residual, the control, did not leave the floor" if len(full) else "; Full Residual is missing"
+    return Claim(verdict(len(a) > 0 and len(f) > 0, shows, len(a) > 0 and a_left == len(a) and f_on == len(f)), why,
+                 {"attn_left": a_left, "attn_seeds": len(a), "ffn_on_floor": f_on, "ffn_seeds": len(f)}, lines)
 
 
-def claim_separation(summaries: pd.DataFrame, paper_scale: str) -> str:
-    """Every AttnOnly seed ends below every FFNOnly seed (positive minimum gap), beside the paper's
-    statement at ``paper_scale`` (124M: §6.2.1's 1.060, in the text after Table 5; 10M: the
-    abstract's "at least 1.76")."""
+def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, probe=None,
+                     margin: float = ESCAPE_MARGIN) -> Claim:
+    """Table 5 (§6.2.1) and the 10M abstract: Full Residual below every AttnOnly seed, every AttnOnly seed below every
+    FFNOnly seed (a positive minimum gap: worst AttnOnly against best FFNOnly). Where AttnOnly never left the floor
+    it has not landed anywhere, so where it lands cannot be read (``probe``: the longer-budget runs, said beside).
+    The paper's gap: 124M, §6.2.1's 1.060; 10M, the abstract's "at least 1.76" below the FFNOnly floor."""
     from ..paper import paper_value
-    a = asymmetry(summaries)
-    if "min_gap" not in a:
-        return "AttnOnly or FFNOnly runs are missing: the claim cannot be checked yet."
-    gap_124m = paper_value(ref="Table 5 text", metric="min_gap_to_ffnonly")
-    paper = (f"paper at 124M, §6.2.1: {gap_124m:.3f}"
-             if paper_scale == "124M" else
-             f"paper, 10M: every AttnOnly seed at least {paper_value(metric='min_gap_to_floor'):.2f} below the "
-             f"FFNOnly floor; ours: {a['worst_attn_below_ffn_mean']:.3f} below our FFNOnly mean")
-    return (f"Worst AttnOnly vs best FFNOnly: minimum gap {a['min_gap']:.3f} ({paper}); "
-            + ("HOLDS: the seed ranges do not overlap." if a["min_gap"] > 0 else
-               "DOES NOT HOLD: the seed ranges overlap."))
+    s = pooled(summaries)
+    full, a, f = (s[s.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
+    has_all = bool(len(full) and len(a) and len(f))
+    attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
+    order = (has_all and full.best_val_loss.max() < a.best_val_loss.min()
+             and a.best_val_loss.max() < f.best_val_loss.min())
+    gaps = asymmetry(s) if len(a) and len(f) else {}
+    lines = ()
+    if "min_gap" in gaps:
+        paper = (f"paper at 124M, §6.2.1: {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}"
+                 if paper_scale == "124M" else
+                 f"paper, 10M: every AttnOnly seed at least {paper_value(metric='min_gap_to_floor'):.2f} below the "
+                 f"FFNOnly floor; ours: {gaps['worst_attn_below_ffn_mean']:.3f} below our FFNOnly mean")
+        lines = (f"Worst AttnOnly vs best FFNOnly: minimum gap {gaps['min_gap']:.3f} ({paper}).",)
+    if not has_all:
+        why = "a configuration is missing"
+    elif not attn_left:
+        probed = probe.summaries if probe is not None and probe.applies else pd.DataFrame()
+        longer = (f"; at {int(probed.budget.max()):,} steps (seed {int(probed.seed.iloc[0])}) still on the floor"
+                  if len(probed) and probed[probed.config == "AttnOnly"].escape_step.isna().all() else "")
+        budget = f" in {int(a.budget.max()):,} steps" if "budget" in a else ""
+        why = (f"AttnOnly never left the floor{budget}{longer}, so where it lands between Full Residual and FFNOnly "
+               f"cannot be read")
+    else:
+        why = "read from the seed ranges: " + ("they do not overlap" if order else "they overlap")
+    return Claim(verdict(has_all, attn_left, bool(order)), why,
+                 {"min_gap": gaps.get("min_gap"), "attn_left": attn_left, "ordered": bool(order)}, lines)
 
 
-def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> str:
+def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
+    """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds). Counted as
+    seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly that never left the floor
+    has no landing place to vary, so it cannot show it."""
+    s = pooled(summaries)
+    a, f = (s[s.config == c] for c in ("AttnOnly", "FFNOnly"))
+    seeds_ok = len(a) >= 2 and len(f) >= 2
+    attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
+    spread = (float(a.best_val_loss.std()), float(f.best_val_loss.std())) if seeds_ok else (None, None)
+    agrees = seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)
+    why = ("fewer than 2 seeds of AttnOnly or FFNOnly" if not seeds_ok else
+           "AttnOnly never left the floor, so it has no landing place whose seed spread could show" if not attn_left
+           else f"AttnOnly's seed std {spread[0]:.3f} against FFNOnly's {spread[1]:.3f} (more than 5 times it counts "
+                f"as seed-sensitive)")
+    return Claim(verdict(seeds_ok, attn_left, agrees), why, {"attn_std": spread[0], "ffn_std": spread[1]})
+
+
+def claim_ffn_equals_noresidual(parts: list[tuple[str, pd.DataFrame]], margin: float = ESCAPE_MARGIN) -> Claim:
+    """The abstract and Table 5's text: FFNOnly collapses to the No Residual floor (124M: 7.569 against 7.584).
+    ``parts``: (scale, summaries) pairs; at every scale with both, the means lie within ``margin``."""
+    diffs = {}
+    for scale, summ in parts:
+        s = pooled(summ)
+        f, n = s[s.config == "FFNOnly"], s[s.config == "NoResidual"]
+        if len(f) and len(n):
+            diffs[scale] = float(f.best_val_loss.mean() - n.best_val_loss.mean())
+    has = bool(diffs)
+    return Claim(verdict(has, has, has and all(abs(d) < margin for d in diffs.values())),
+                 f"means within {margin} of No Residual at every scale we have" if has else "no runs",
+                 {"ffn_minus_noresidual": diffs},
+                 tuple(f"{scale}: FFNOnly - NoResidual {d:+.4f}" for scale, d in diffs.items()))
+
+
+def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
     """Does a configuration that stayed on the floor for the stand-in's budget leave it when trained
     longer, and does the asymmetry (AttnOnly leaves, FFNOnly does not) appear then? ``probe`` is
     ``Chapter.probe()``; ``summaries`` the chapter's runs, of which each probe run is set beside the
@@ -73,7 +130,7 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> str:
     floor was a budget effect, never that a collapse is permanent."""
     from ..experiment import ESCAPE_MARGIN
     if not probe.applies:
-        return "No longer-budget probe at this scale: the budget is the paper's own."
+        return Claim("NOT TESTED", "no longer-budget probe at this scale: the budget is the paper's own")
     plain_runs = summaries[summaries.source == "released"] if "source" in summaries else summaries
     lines = []
     for r in probe.summaries.itertuples():
@@ -96,18 +153,21 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> str:
                      f"It left the floor at step {int(r.escape_step):,}: at {int(p.budget):,} steps its floor "
                      f"was a budget effect, not a collapse.")
         lines.append(text)
+    # The asymmetry at the longer budget, one seed: something must leave the floor for it to show; both leaving,
+    # or FFNOnly alone, is the asymmetry absent.
     a, f = (probe.summaries[probe.summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
-    if len(a) and len(f):
-        a_left, f_left = a.escape_step.notna().all(), f.escape_step.notna().any()
-        lines.append(f"Asymmetry at {int(a.budget.iloc[0]):,} steps (seed {int(a.seed.iloc[0])} only): "
-                     + ("HOLDS: AttnOnly left the floor and FFNOnly did not." if a_left and not f_left else
-                        "DOES NOT HOLD: " + ("both left the floor." if a_left else
-                                             "neither left the floor." if not f_left else
-                                             "FFNOnly left the floor and AttnOnly did not.")))
+    has = bool(len(a) and len(f))
+    a_left, f_left = (bool(a.escape_step.notna().all()), bool(f.escape_step.notna().any())) if has else (False, False)
     lines += [f"Not run yet: {cmd}" for cmd in probe.missing]
-    if probe.summaries.empty:
-        lines.append("Whether staying on the floor is a budget effect is not checked yet.")
-    return "\n".join(lines)
+    if not has:
+        why = "the longer-budget runs are not trained yet" if probe.summaries.empty else "AttnOnly or FFNOnly missing"
+    else:
+        why = (f"asymmetry at {int(a.budget.iloc[0]):,} steps (seed {int(a.seed.iloc[0])} only): "
+               + ("AttnOnly left the floor and FFNOnly did not" if a_left and not f_left else
+                  "both left the floor" if a_left else "neither left the floor, so the budget shows no asymmetry to "
+                  "read" if not f_left else "FFNOnly left the floor and AttnOnly did not"))
+    return Claim(verdict(has, a_left or f_left, a_left and not f_left), why,
+                 {"attn_left": a_left, "ffn_left": f_left}, tuple(lines))
 
 
 def claim_author_values(table: pd.DataFrame, floor: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import plans
 from ..config import CONFIGS
 from ..experiment import ESCAPE_MARGIN
 from ..results import (
@@ -14,6 +15,9 @@ from ..results import (
     one_run,
     pooled,
 )
+from ..verdicts import Claim, verdict
+from .bundle import bundle_runs
+from .escape_map import escape_label
 
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
@@ -83,14 +87,38 @@ def _minus_noresidual(summaries: pd.DataFrame, s: pd.DataFrame) -> float | None:
     return round(float(s.best_val_loss.mean() - nores.mean()), 4) if len(nores) else None
 
 
-def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> str:
-    """§4: every partial configuration ends on the floor (within ``margin``) while Full Residual
-    does not. Each line also gives the distance from No Residual, the paper's own reference."""
+def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
+    """Where nanoGPT AttnOnly's escape flips under a rounding-only change: its run (factor ``"none"``) and its
+    rounding twin (``control``, the same computation in another floating-point order) both finished, one leaving
+    the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
+    ``table``: ``bundle.bundle_runs().table``."""
+    done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
+    if not {"none", control} <= set(done.index):
+        return None
+    plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
+    if pd.isna(plain) == pd.isna(twin):
+        return None
+    return (f"nanoGPT AttnOnly seed 1337 leaves the floor at {escape_label(plain)} while its rounding-only twin "
+            f"({control}: the same attention, another floating-point order) " +
+            ("never does" if pd.isna(twin) else f"leaves it at {escape_label(twin)}"))
+
+
+def released_rounding_edge() -> str | None:
+    """``rounding_edge`` of the released bundle runs (book/mechanism.ipynb §5): the knife-edge the joint-collapse
+    verdict reads."""
+    return rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
+
+
+def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None = None,
+                         margin: float = ESCAPE_MARGIN) -> Claim:
+    """§4, Table 2: every partial configuration ends on the floor (within ``margin``) while Full Residual, the
+    control, leaves it. Full Residual on the floor: the stand-in shows nothing to collapse from. ``edge``
+    (``rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms nor
+    contradicts (the verdict rule's knife-edge). Each line gives the distance from No Residual, the paper's own
+    reference."""
     summaries = pooled(summaries)
     partial = summaries[summaries.config != "FullResidual"]
     full = summaries[summaries.config == "FullResidual"]
-    if partial.empty or full.empty:
-        return "Full Residual or the partial-configuration runs are missing: the claim cannot be checked."
     lines = []
     for c, g in partial.groupby("config", sort=False):
         line = (f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
@@ -99,40 +127,61 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, margin: float = 
         if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
             line += f"; {d:+.3f} from No Residual"
         lines.append(line)
-    if on_floor(full, floor, margin).any():
-        return "\n".join([*lines, "Cannot be decided at this budget: Full Residual itself did not leave the floor."])
-    holds = on_floor(partial, floor, margin).all()
-    verdict = ("HOLDS at this budget: every partial run ended on the floor and Full Residual left it." if holds else
-               "DOES NOT HOLD at this budget: at least one partial configuration left the floor.")
-    return "\n".join([*lines, verdict])
+    shows = len(full) > 0 and not on_floor(full, floor, margin).any()
+    agrees = bool(on_floor(partial, floor, margin).all())
+    left = {c: int((~on_floor(g, floor, margin)).sum()) for c, g in partial.groupby("config", sort=False)}
+    if summaries.empty:
+        why = ("the nanogpt stand-in runs are not released: python -m lib sweep --plan joint_collapse (8 runs, about "
+               "7 minutes each on 2 cores)")
+    elif full.empty:
+        why = "Full Residual, the control, is not released yet: python -m lib sweep --plan joint_collapse"
+    elif partial.empty:
+        why = "no partial configuration is released yet: python -m lib sweep --plan joint_collapse"
+    elif not shows:
+        why = "Full Residual did not leave the floor, so the control shows nothing to collapse from"
+    elif agrees:
+        why = "every partial configuration ended on the floor"
+    else:
+        why = "at least one partial configuration left the floor: " + ", ".join(
+            f"{c} in {n} of {int((partial.config == c).sum())} seeds" for c, n in left.items() if n)
+    if edge and shows:
+        why = f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns on rounding; " + why
+    v = verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge))
+    return Claim(v, why + f" (floor {floor:.3f}, margin {margin})",
+                 {"left_floor": left, "full_left": bool(shows), "knife_edge": bool(edge)}, tuple(lines))
 
 
-def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame) -> str:
-    """§4.1 Fig. 2a: layer-0 gradients of every partial configuration are starved (exactly 0.000 from
-    step 300 in the paper) while Full Residual's are not (≈0.114). ``grads`` is a ``layer0_grad``
-    table; ``summaries`` says whether a configuration that did not starve left the floor."""
+def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
+                     margin: float = ESCAPE_MARGIN) -> Claim:
+    """§4.1 Fig. 2a: block 0's FFN gradient is starved (0.000 from step 300 in the paper) in every partial
+    configuration that collapsed, and not in Full Residual (about 0.114). Judged on the configurations that
+    collapsed here, at seed ``FIG2_SEED`` (the paper's Fig. 2 run): a configuration that left the floor is not the
+    collapsed model §4.1 measured. ``grads``: a ``layer0_grad`` table."""
     from ..paper import paper_values
-    if set(CONFIGS) - set(grads.config):
-        return (f"Layer-0 gradient diagnostics are missing for {', '.join(sorted(set(CONFIGS) - set(grads.config)))}: "
-                f"the starvation claim cannot be checked yet.")
     paper = paper_values(ref="§4.1 Fig. 2a").set_index("config").reported
-    starved = {r.config: r.starved_from_step is not None and not pd.isna(r.starved_from_step)
-               for r in grads.itertuples()}
-    parts = [f"{r.config} final {r.final:.3g} ("
-             + (f"starved from step {int(r.starved_from_step)}" if starved[r.config] else "not starved")
-             + f"; paper {paper.get(r.config, '-')})" for r in grads.itertuples()]
-    text = "Layer-0 gradient norm: " + "; ".join(parts) + "."
-    awake = [c for c, s in starved.items() if c != "FullResidual" and not s]
-    full = " Full Residual starved too." if starved["FullResidual"] else ""
-    if not awake:
-        return text + ("\nStarvation HOLDS: every partial configuration starved, Full Residual did not."
-                       if not full else "\nStarvation DOES NOT HOLD as the paper states it:" + full)
-    seed = grads.set_index("config").seed
-    escaped = [c for c in awake
-               if summaries[(summaries.config == c) & (summaries.seed == seed[c])].escape_step.notna().any()]
-    return text + (f"\nStarvation DOES NOT HOLD for {', '.join(awake)}"
-                   + (f"; {', '.join(escaped)} also left the floor here, so it is not the collapsed model "
-                      f"the paper measured." if escaped else ".") + full)
+    s = pooled(summaries)
+    s = s[s.seed == FIG2_SEED]
+    collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual")
+                 if len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()]
+    left = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if c not in collapsed and len(s[s.config == c])]
+    g = grads.set_index("config")
+    starved = {c: not pd.isna(g.starved_from_step[c]) for c in g.index}
+    has = "FullResidual" in starved and all(c in starved for c in collapsed)  # the diagnostics of what it judges
+    agrees = has and bool(collapsed) and all(starved[c] for c in collapsed) and not starved["FullResidual"]
+    lines = ("Layer-0 gradient norm: " + "; ".join(
+        f"{c} final {g.final[c]:.3g} (" + (f"starved from step {int(g.starved_from_step[c])}" if starved[c]
+                                           else "not starved") + f"; paper {paper.get(c, '-')})" for c in g.index)
+        + ".",) if len(g) else ()
+    why = ("no runs: python -m lib sweep --plan joint_collapse" if grads.empty else
+           "layer-0 diagnostics are missing for " + ", ".join(c for c in [*collapsed, "FullResidual"]
+                                                              if c not in starved) if not has else
+           "judged on the configurations that collapsed here: " + ", ".join(collapsed) if collapsed else
+           "no partial configuration collapsed here")
+    why += (f"; {', '.join(left)} left the floor, so it is not the collapsed model §4.1 measured" if left else "")
+    why += ("; the quantity is block 0's FFN gradient norm, the paper's (its weights and, in the released stand-in "
+            "runs, which predate the weights-only record, its biases too)")
+    return Claim(verdict(has, bool(collapsed), agrees), why,
+                 {"collapsed": collapsed, "starved": starved, "final": g.final.to_dict() if len(g) else {}}, lines)
 
 
 def training_growth(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
@@ -172,17 +221,28 @@ def claim_growth_over_training(tg: pd.DataFrame, block: int = 4) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
-def claim_growth_order(growth: pd.DataFrame) -> str:
-    """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full Residual
-    (14.03×, 5.37×, 1.38× in the paper). ``growth`` is ``final_values(hist, 'hidden_growth')``."""
+def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: float,
+                       margin: float = ESCAPE_MARGIN) -> Claim:
+    """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full Residual (14.03×,
+    5.37×, 1.38× in the paper), two collapsed models beside the control: where AttnOnly or FFNOnly left the floor
+    here (seed ``FIG2_SEED``), the stand-in is not the model the paper ordered. ``growth``:
+    ``final_values(hist, 'hidden_growth')``."""
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     paper_order = list(paper.value.sort_values(ascending=False).index)
     ours = growth.set_index("config").hidden_growth.reindex(paper_order).dropna()
-    if len(ours) < len(paper_order):
-        return "Hidden-state growth is missing for some configuration: the ordering cannot be checked yet."
+    have = len(ours) == len(paper_order)
+    s = pooled(summaries)
+    s = s[s.seed == FIG2_SEED]
+    both_collapsed = all(len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()
+                         for c in ("AttnOnly", "FFNOnly"))
     our_order = list(ours.sort_values(ascending=False).index)
-    text = ("Hidden-state growth: paper " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
-            + "; ours " + " > ".join(f"{c} {ours[c]:.2f}" for c in our_order) + ".")
-    return text + ("\nThe ordering HOLDS." if our_order == paper_order else
-                   "\nThe ordering DOES NOT HOLD: the configurations grow in a different order here.")
+    lines = ("Hidden-state growth: paper " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
+             + "; ours " + " > ".join(f"{c} {ours[c]:.2f}" for c in our_order) + ".",) if len(ours) else ()
+    why = ("no runs: python -m lib sweep --plan joint_collapse" if not have else
+           "the paper orders two collapsed models; here AttnOnly or FFNOnly left the floor" if not both_collapsed
+           else ("the paper's order" if our_order == paper_order else "another order") + "; ours is ‖h_L‖/‖h_0‖ on "
+           "one fixed batch at the end; the author's `residualscope` divides the final by the initial norm over "
+           "training")
+    return Claim(verdict(have, both_collapsed, our_order == paper_order), why,
+                 {"growth": ours.to_dict(), "order": our_order}, lines)
