@@ -1,6 +1,7 @@
 """Full-page screenshots of every chapter of the built book at a given width (default 1,400 px), with the
-checks a reader's eye would make, measured: the page does not scroll sideways, and no table or output is wider
-than the box that holds it (clipped or scrolled). Prints one line per page; exits 1 if any page fails.
+checks a reader's eye would make, measured: the page does not scroll sideways, and no table, output or code
+cell on the screen is wider than the box that holds it (clipped or scrolled). Prints one line per page; exits
+1 if any page fails.
 
     python scripts/screenshots.py [--width 1400] [--out /tmp/screens]
 """
@@ -28,6 +29,13 @@ for (const el of document.querySelectorAll('main table, main div.output')) {
   if (el.scrollWidth > el.clientWidth + 1 || (box && el.getBoundingClientRect().width > box.clientWidth + 1))
     out.push(`${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}px in ${el.clientWidth}px: ` +
              [...el.querySelectorAll('th')].slice(0, 6).map(t => t.textContent.trim()).join(' | '));
+}
+// code cells and included source: a line longer than its box is cut off at the edge (the reader scrolls a
+// box sideways, or never sees its end); collapsed (hidden) inputs are measured once opened, here they are not
+for (const el of document.querySelectorAll('main div.highlight pre')) {
+  if (el.offsetParent === null) continue;  // inside a closed toggle or dropdown: not on the screen
+  if (el.scrollWidth > el.clientWidth + 1)
+    out.push(`code ${el.scrollWidth}px in ${el.clientWidth}px: ${el.textContent.trim().split('\\n')[0].slice(0, 60)}`);
 }
 return out;
 """
