@@ -542,3 +542,46 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str):
     ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
     fig.tight_layout()
     return fig
+
+
+def lead_figure(rows: pd.DataFrame, title: str):
+    """The front page's one figure: for each scale, the paper's fraction of the No Residual to Full Residual gap
+    recovered (its mean, with its seed range where it gives one) beside the book's (one dot per seed), AttnOnly
+    and FFNOnly. ``rows``: ``scorecard.lead_rows`` (group, label, source, config, recovered, lo, hi)."""
+    groups = list(dict.fromkeys(rows.group))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.75 * len(dict.fromkeys(zip(rows.group, rows.label)))))
+    y, ticks, labels = 0, [], []
+    for g in groups:
+        ax.text(0.5, y + 0.42, g, ha="center", va="bottom", fontsize=8, fontweight="bold",
+                transform=ax.get_yaxis_transform())  # the scale this pair of rows is about
+        for label in dict.fromkeys(rows[rows.group == g].label):
+            r = rows[(rows.group == g) & (rows.label == label)]
+            for k, config in enumerate(("AttnOnly", "FFNOnly")):
+                c = r[r.config == config]
+                dy = (k - 0.5) * 0.22
+                if c.empty:
+                    continue
+                if c.source.iloc[0] == "paper":
+                    ax.errorbar(c.recovered, [y + dy] * len(c), xerr=[c.recovered - c.lo.fillna(c.recovered),
+                                                                     c.hi.fillna(c.recovered) - c.recovered],
+                                fmt="D", color=COLORS[config], ms=7, capsize=3, label=f"{config}, paper")
+                else:
+                    ax.scatter(c.recovered, [y + dy] * len(c), marker="o", facecolors="none",
+                               edgecolors=COLORS[config], s=40, label=f"{config}, this book (one per seed)")
+            ticks.append(y)
+            labels.append(label)
+            y -= 1
+        y -= 0.6  # a gap between scales, room for the next one's name
+    for x in (0, 1):
+        ax.axvline(x, color="black", linewidth=0.8, linestyle=":" if x == 0 else "--")
+    ax.set_yticks(ticks, labels, fontsize=8)
+    ax.set_xlim(-0.1, 1.1)
+    ax.set_ylim(y + 0.4, 0.9)
+    ax.set_xlabel("fraction of the No Residual → Full Residual gap recovered (0: collapsed; 1: as the full model)")
+    handles, names = ax.get_legend_handles_labels()
+    keep = dict(zip(names, handles))
+    ax.legend(keep.values(), keep.keys(), frameon=False, fontsize=8, loc="upper center",
+              bbox_to_anchor=(0.5, -0.1), ncol=2)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -243,3 +243,18 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
                      "median minutes per run": med, "minutes trained": float(t.wall_s.sum()) / 60,
                      "minutes left (estimate)": (planned - len(t)) * med if len(t) else float("nan")})
     return pd.DataFrame(rows)
+
+
+def gap_recovered(summaries: pd.DataFrame) -> pd.DataFrame:
+    """Per run of a partial configuration with a skip kept (AttnOnly, FFNOnly): the fraction of the No Residual to
+    Full Residual gap its best loss recovers, ``(NoResidual - run) / (NoResidual - FullResidual)`` with the two
+    anchors' means over the same summaries: 0 is collapsed onto No Residual, 1 as good as the full model. Empty
+    where an anchor is missing."""
+    s = pooled(summaries)
+    anchors = s.groupby("config").best_val_loss.mean()
+    cols = ["config", "seed", "best_val_loss", "recovered"]
+    if not {"NoResidual", "FullResidual"} <= set(anchors.index) or anchors.NoResidual <= anchors.FullResidual:
+        return pd.DataFrame(columns=cols)
+    runs = s[s.config.isin(["AttnOnly", "FFNOnly"])]
+    frac = (anchors.NoResidual - runs.best_val_loss) / (anchors.NoResidual - anchors.FullResidual)
+    return runs.assign(recovered=frac.astype(float))[cols].reset_index(drop=True)

@@ -408,3 +408,46 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
         f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
         f"learning-rate schedule than Table 1's."])
+
+
+# The front page's figure: each scale's paper reference beside the stand-in that plays it here.
+LEAD_GROUPS = (("10M, nanoGPT (§4)", "Table 2", None, "joint_collapse"),
+               ("10M, ResidualGPT (§6.1, Phase 3)", "Fig. 4", "phase3", "10m_asymmetry"),
+               ("124M, ResidualGPT (§6.2)", "Table 5", "controlled", "124m_sweep"))
+
+
+def lead_rows() -> pd.DataFrame:
+    """``plots.lead_figure``'s rows: per group of ``LEAD_GROUPS``, the paper's gap recovered by AttnOnly and FFNOnly
+    (from its means; the seed range where the paper gives one) and the book's, one row per released seed of the
+    chapter that stands in for it (``results.gap_recovered``)."""
+    rows = []
+    for group, ref, phase, chapter in LEAD_GROUPS:
+        where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})
+        p = paper_values(**where).set_index("config")
+        nores, full = p.value["NoResidual"], p.value["FullResidual"]
+
+        def frac(loss, nores=nores, full=full):
+            return float((nores - loss) / (nores - full))
+        for config in ("AttnOnly", "FFNOnly"):
+            lo = hi = None
+            if len(paper_values(ref=ref, config=config, metric="best_val_max")):
+                lo = frac(paper_value(ref=ref, config=config, metric="best_val_max"))
+                hi = frac(paper_value(ref=ref, config=config, metric="best_val_min"))
+            n = int(p.n[config]) if pd.notna(p.n[config]) else 1
+            rows.append(dict(group=group, label=f"paper: {ref}", source="paper", seeds=n,
+                             config=config, recovered=frac(p.value[config]), lo=lo, hi=hi))
+        ch = _chapter(chapter)
+        summ = ch.summaries()
+        summ = summ[summ.budget == ch.experiments()[0].train.max_steps]
+        ours = results.gap_recovered(summ)
+        label = f"this book: {ch.scale} stand-in ({summ.seed.nunique()} seeds)"
+        rows += [dict(group=group, label=label, source="book", config=r.config, recovered=r.recovered, lo=None,
+                      hi=None) for r in ours.itertuples()]
+    return pd.DataFrame(rows)
+
+
+def tally(card: pd.DataFrame) -> str:
+    """The scorecard in one line: how many claims carry each verdict, in the order of ``verdicts.VERDICTS``."""
+    counts = card.verdict.value_counts()
+    return (f"**{len(card)} claims**: " + " · ".join(f"{int(counts[v])} {v}" for v in verdicts.VERDICTS
+                                                     if v in counts))

@@ -87,3 +87,17 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
         row = card[card.claim.str.startswith(start)].iloc[0]
         assert claim.verdict == row.verdict, (start, claim.verdict, row.verdict)
         assert claim.why.split(";")[0] in row.why, (start, claim.why, row.why)  # and for the same first reason
+
+
+def test_the_front_page_tally_and_the_lead_figure_numbers():
+    from lib.scorecard import lead_rows, tally
+    assert tally(scorecard()) == "**12 claims**: 3 HOLDS · 1 CONTRADICTED · 7 NOT TESTABLE HERE · 1 NOT TESTED"
+    book = lead_rows()
+    book = book[book.source == "book"].groupby(["group", "config"]).recovered
+    lo, hi = book.min(), book.max()
+    # the stand-ins: 10M ResidualGPT AttnOnly recovers 0.85-0.89 of the gap, every FFNOnly none of it, and the
+    # 124M stand-in's AttnOnly none either (it never left the floor)
+    assert 0.84 < lo["10M, ResidualGPT (§6.1, Phase 3)", "AttnOnly"] < hi["10M, ResidualGPT (§6.1, Phase 3)",
+                                                                          "AttnOnly"] < 0.90
+    assert max(abs(v) for k, v in hi.items() if k[1] == "FFNOnly") < 0.01
+    assert hi["124M, ResidualGPT (§6.2)", "AttnOnly"] < 0.01

@@ -177,3 +177,30 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     assert "and 1 at the paper's own 10M shape" in text
     assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
     assert "1 cannot be tested here" in text and "1 is not run yet" in text and "found 2 discrepancies" in text
+
+
+def test_gap_recovered_is_zero_on_no_residual_and_one_on_the_full_model():
+    from lib.results import gap_recovered
+    s = summ([("FullResidual", 1, 1.5), ("NoResidual", 1, 3.5), ("AttnOnly", 1, 2.0), ("AttnOnly", 2, 3.5),
+              ("FFNOnly", 1, 3.5)]).assign(status="complete")
+    g = gap_recovered(s)
+    assert list(zip(g.config, g.seed, g.recovered)) == [("AttnOnly", 1, 0.75), ("AttnOnly", 2, 0.0),
+                                                        ("FFNOnly", 1, 0.0)]
+    assert gap_recovered(s[s.config != "NoResidual"]).empty  # no anchor, no fraction
+
+
+def test_the_lead_figure_sets_each_paper_reference_beside_its_stand_in():
+    from lib import plots
+    rows = sc.lead_rows()
+    paper = rows[rows.source == "paper"].set_index(["group", "config"]).recovered
+    # Table 5: (7.584 - 6.037) / (7.584 - 4.577) of the gap for AttnOnly, (7.584 - 7.569) / ... for FFNOnly
+    assert paper["124M, ResidualGPT (§6.2)", "AttnOnly"] == pytest.approx(1.547 / 3.007)
+    assert paper["124M, ResidualGPT (§6.2)", "FFNOnly"] == pytest.approx(0.015 / 3.007)
+    book = rows[rows.source == "book"]
+    assert set(book.label.str.extract(r"(cpu(?:-bpe)? stand-in)")[0]) == {"cpu stand-in", "cpu-bpe stand-in"}
+    assert plots.lead_figure(rows, "test").axes[0].get_xlabel().startswith("fraction of the No Residual")
+
+
+def test_the_tally_counts_every_verdict():
+    card = pd.DataFrame({"verdict": ["HOLDS", "NOT TESTED", "HOLDS", "CONTRADICTED"]})
+    assert sc.tally(card) == "**4 claims**: 2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED"
