@@ -251,6 +251,15 @@ class Chapter:
             return f["empirical"]
         return f["batches"] if f["val_mode"] == "fixed" else f["split"]
 
+    def floor_lines(self) -> dict[str, float]:
+        """The floor lines the chapter's figures draw (``plots.floor_lines``): the floor its verdicts use first,
+        named for what it is; where that is the empirical NoResidual run, the unigram floor beside it."""
+        f, used = self.floors(), self.floor()
+        unigram = f["batches"] if f["val_mode"] == "fixed" else f["split"]
+        if used == f["empirical"]:
+            return {"NoResidual seed 1337 (the floor used)": used, "unigram floor": unigram}
+        return {"unigram floor": used}
+
     def floor_note(self) -> str:
         f, used = self.floors(), self.floor()
         text = (f"unigram floor of the {self.scale} data (lib.data): {f['split']:.4f} nats/token on the whole "

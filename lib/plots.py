@@ -34,6 +34,23 @@ def _sharp_inline_figures() -> None:
 
 _sharp_inline_figures()
 FLOOR_STYLE = dict(color="black", linestyle=":", linewidth=1.2)
+OTHER_FLOOR_STYLE = dict(color="grey", linestyle="--", linewidth=0.9)
+
+
+def floor_lines(floor) -> list[tuple[str, float]]:
+    """The floor lines a figure draws: a number is the unigram floor; a dict (``Chapter.floor_lines``) names each
+    line, the first the floor the chapter's verdicts use (on BPE data the NoResidual run, not the unigram
+    floor, so that the two are never confused)."""
+    return list(floor.items()) if isinstance(floor, dict) else [("unigram floor", float(floor))]
+
+
+def _floor(floor) -> float:
+    return floor_lines(floor)[0][1]
+
+
+def _draw_floors(ax, floor) -> None:
+    for k, (name, value) in enumerate(floor_lines(floor)):
+        ax.axhline(value, **(FLOOR_STYLE if k == 0 else OTHER_FLOOR_STYLE), label=f"{name} {value:.3f}")
 
 
 def _legend(ax) -> None:
@@ -60,7 +77,7 @@ def off_the_top(hist: pd.DataFrame, top: float) -> list[str]:
             for r in h.sort_values(["config", "seed", "step"]).itertuples()]
 
 
-def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
+def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
     """Validation loss against step, one colour per configuration, one thin line per seed (in numeric
     order, AttnOnly drawn over FFNOnly). The axis stops just above the step-0 loss; evaluations above it
     are named under the plot."""
@@ -78,12 +95,12 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
             if diverged and len(h):  # dotted, and a cross where it diverged: never mistaken for a result
                 ax.plot([end], [h.val_loss.iloc[-1]], marker="x", ms=8, color=COLORS[config],
                         label=f"{config} seed {key[0] if isinstance(key, tuple) else key} diverged at step {end}")
-    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    _draw_floors(ax, floor)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     top = y_top(hist)
     if top is not None:
         low = float(hist.val_loss.dropna().min())
-        ax.set_ylim(min(low, floor) - 0.15, top)
+        ax.set_ylim(min(low, *(v for _, v in floor_lines(floor))) - 0.15, top)
         if cut := off_the_top(hist, top):
             ax.text(0.0, -0.2, "off the top: " + "; ".join(cut), transform=ax.transAxes, fontsize=7, va="top",
                     wrap=True)
@@ -92,7 +109,7 @@ def val_curves(hist: pd.DataFrame, floor: float, title: str, ax=None):
     return ax
 
 
-def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float, title: str,
+def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float | dict, title: str,
                          seed: int, ax=None):
     """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of the
     same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn even
@@ -106,9 +123,10 @@ def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: fl
         p = p.dropna(subset=["val_loss"])
         ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
                 label=f"{config} seed {seed}, {budget:,} steps")
-    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
-    lowest = min([floor, *(min(ln.get_ydata()) for ln in ax.lines[:-1])])
-    ax.set_ylim(lowest - 0.1, floor + 0.5)  # the untrained model at step 0 lies far above: the floor matters here
+    n_runs = len(ax.lines)
+    _draw_floors(ax, floor)
+    lowest = min([*(v for _, v in floor_lines(floor)), *(min(ln.get_ydata()) for ln in ax.lines[:n_runs])])
+    ax.set_ylim(lowest - 0.1, _floor(floor) + 0.5)  # step 0 lies far above: the floor is what matters here
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     _legend(ax)
     return ax
@@ -169,9 +187,10 @@ def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, so
     return fig
 
 
-def gain_figure(curves: pd.DataFrame, title: str):
-    """Validation curves per gain, runtime (left) and weight-level (right)."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = None):
+    """Validation curves per gain, runtime (left) and weight-level (right), against the floor; the legend sits
+    beside the panels, off the curves."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
     cmap = plt.get_cmap("viridis")
     gains = sorted(curves.gain.unique())
     source = curves["source"] if "source" in curves else pd.Series("released", index=curves.index)
@@ -184,9 +203,12 @@ def gain_figure(curves: pd.DataFrame, title: str):
                     ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=":" if diverged else ls,
                             label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else "")
                             + (f" (diverged after step {int(c.step.max())})" if diverged else ""))
+        if floor is not None:
+            _draw_floors(ax, floor)
         ax.set(xlabel="step", title=f"{mode} gain")
-    axes[0].set_ylabel("validation loss")
-    _legend(axes[1])
+    axes[0].set_ylabel("validation loss (nats/token)")
+    if axes[1].get_legend_handles_labels()[0]:
+        axes[1].legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -207,7 +229,7 @@ class PlotlyHTML:
 
 
 def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title: str,
-                   label: str = "label", floor: float | None = None) -> PlotlyHTML:
+                   label: str = "label", floor: float | dict | None = None) -> PlotlyHTML:
     """Validation curves, one trace per ``label``; a dropdown shows one value of ``select`` (or all).
 
     ``color`` names the column that picks each trace's colour (configurations get their fixed colours).
@@ -226,11 +248,15 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
                                  hovertemplate=f"{lab}<br>step %{{x}}<br>val loss %{{y:.4f}}<extra></extra>"))
         keys.append(h[select].iloc[0])
     if floor is not None:
-        fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1),
-                      annotation_text=f"unigram floor {floor:.3f}", annotation_position="top right")
+        for k, (name, value) in enumerate(floor_lines(floor)):
+            fig.add_hline(y=value, line=dict(color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash",
+                                             width=1),
+                          annotation_text=f"{name} {value:.3f}",
+                          annotation_position="top right" if k == 0 else "bottom right")
         top = y_top(df)
         if top is not None:  # a late spike must not squash the curves; zooming out shows it
-            fig.update_yaxes(range=[min(float(df.val_loss.dropna().min()), floor) - 0.15, top])
+            low = min(float(df.val_loss.dropna().min()), *(v for _, v in floor_lines(floor)))
+            fig.update_yaxes(range=[low - 0.15, top])
     choices = sorted(set(keys), key=lambda v: (isinstance(v, str), v))  # seeds and gains in numeric order
     buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
     buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [bool(k == v) for k in keys]}])
@@ -242,7 +268,7 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
     return PlotlyHTML(fig, div_id)
 
 
-def seed_explorer(hist: pd.DataFrame, floor: float, div_id: str, title: str) -> PlotlyHTML:
+def seed_explorer(hist: pd.DataFrame, floor: float | dict, div_id: str, title: str) -> PlotlyHTML:
     """Validation curves, one trace per (configuration, seed); the dropdown picks a seed."""
     order = {c: i for i, c in enumerate(CONFIGS)}
     h = hist.assign(_o=hist.config.map(order)).sort_values(["_o", "seed", "step"])
@@ -277,15 +303,16 @@ def noise_figure(noise: pd.DataFrame, title: str):
     return fig
 
 
-def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: float, div_id: str,
+def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: float | dict, div_id: str,
                    title: str, paper_label: str = "paper") -> PlotlyHTML:
     """Best validation loss of every seed (hover: seed, escape step) beside the paper's mean ± std.
 
-    Two panels with their own y-axes: ours (with our unigram floor) and the paper's, which is at
-    another scale, on other data, so the two must not be read against one axis."""
+    Two panels on one y-axis, ours (with our floors) and the paper's: the paper is at another scale (on other
+    data at 124M), so the panels are apart, but the same loss reads at the same height in both, and a stand-in
+    that sits on the floor where the paper's model left it shows as the gap it is."""
     from plotly.subplots import make_subplots
     has_paper = paper is not None and len(paper) > 0
-    fig = make_subplots(rows=1, cols=2 if has_paper else 1, horizontal_spacing=0.12,
+    fig = make_subplots(rows=1, cols=2 if has_paper else 1, horizontal_spacing=0.12, shared_yaxes=True,
                         subplot_titles=["ours", paper_label] if has_paper else ["ours"])
     configs = _configs(summaries) or list(CONFIGS)
     for i, config in enumerate(configs):
@@ -297,8 +324,10 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
             customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
             hovertemplate="seed %{customdata[0]}<br>best val %{y:.4f}<br>"
                           "escape step %{customdata[1]} (-1: none)<extra>ours</extra>"), row=1, col=1)
-    fig.add_hline(y=floor, line=dict(color="black", dash="dot", width=1), row=1, col=1,
-                  annotation_text=f"our unigram floor {floor:.3f}")
+    for k, (name, value) in enumerate(floor_lines(floor)):
+        fig.add_hline(y=value, line=dict(color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash",
+                                         width=1), row=1, col=1, annotation_text=f"our {name} {value:.3f}",
+                      annotation_position="top right" if k == 0 else "bottom right")
     if has_paper:
         fig.add_trace(go.Scatter(
             x=paper.config, y=paper.value, mode="markers", name=paper_label,

@@ -188,6 +188,9 @@ def test_static_figures_draw_what_they_are_given():
     curves = pd.DataFrame({"mode": ["runtime"] * 4 + ["weight"] * 4, "gain": [1.0, 1.0, 2.0, 2.0] * 2,
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
+    with_floor = plots.gain_figure(curves, "t", floor=3.35)
+    assert [ln.get_label() for ln in with_floor.axes[0].lines][-1] == "unigram floor 3.350"
+    assert with_floor.axes[0].get_ylabel() == "validation loss (nats/token)"
     both = pd.concat([curves.assign(source="released"), curves.assign(source="retrained")])
     lines = plots.gain_figure(both, "t").axes[0].lines
     assert [ln.get_label() for ln in lines] == ["g = 1", "g = 1 (retrained)", "g = 2", "g = 2 (retrained)"]
@@ -429,12 +432,13 @@ def test_eval_noise_claim_sets_the_gap_against_the_noise():
     assert reading(random_eval_std=[0.0, 0.0]).endswith("cannot be compared.")
 
 
-def test_best_val_strip_keeps_the_paper_on_its_own_axis():
+def test_best_val_strip_sets_the_paper_beside_ours_on_one_loss_axis():
     s = summaries().assign(escape_step=[300, 400, None, None, 100])
     paper = paper_values(ref="Table 5", metric="best_val_loss")
     p = plots.best_val_strip(s, paper, floor=3.35, div_id="strip", title="t", paper_label="paper, Table 5")
     ours, theirs = [t for t in p.fig.data if t.name.startswith("ours")], [t for t in p.fig.data if "paper" in t.name]
     assert {t.yaxis for t in ours} == {"y"} and [t.yaxis for t in theirs] == ["y2"]
+    assert p.fig.layout.yaxis2.matches == "y"  # one loss scale: the same loss at the same height
     assert list(theirs[0].customdata) == list(paper.reported)  # hover shows the paper's own digits
     floor_lines = [sh for sh in p.fig.layout.shapes if sh.y0 == 3.35]
     assert len(floor_lines) == 1 and floor_lines[0].yref == "y"  # our floor on our panel only
@@ -705,3 +709,13 @@ def test_per_batch_losses_are_cached_by_the_weights_and_the_batches_asked_for(tm
     for f in (tmp_path / "cache").iterdir():                       # a damaged file is recomputed, not trusted
         f.write_bytes(b"not an array")
     assert results.cached_losses(rd, compute, exp, 2, "fixed").tolist() == [1.0, 2.0] and len(calls) == 4
+
+
+def test_the_ffnonly_path_names_the_spikes_beside_where_every_seed_ends():
+    h = pd.concat([history("FFNOnly", [0.0] * 3).assign(seed=s, val_loss=v, step=[0, 300, 600])
+                   for s, v in ((1, [4.2, 9.65, 3.34]), (2, [4.2, 3.36, 3.35]))])
+    text = asymmetry.ffn_path(h, floor=3.347)
+    assert text.startswith("FFNOnly: 2 of 2 seeds never got below the floor - 0.1 (best 3.340-3.350")
+    assert "1 of 2 seeds spiked more than 1 nats above it on the way (seed 1 9.65 at step 300)" in text
+    calm = asymmetry.ffn_path(h[h.seed == 2], floor=3.347)
+    assert calm.endswith("no seed rose more than 1 nats above the floor after step 0.")

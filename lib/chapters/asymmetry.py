@@ -206,3 +206,25 @@ def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
     runs = plan_runs(released + ours, {"values": lambda e: "stand-in" if e in released else "author's"}, runs_dir)
     runs.planned, runs.missing = len(ours), unfinished(as_released(ours, runs_dir))
     return runs
+
+
+def ffn_path(hist: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN, above: float = 1.0) -> str:
+    """What "deterministic collapse" means for FFNOnly here, read from its curves: where every seed ends and the
+    best it reached (on the floor or not), and every excursion more than ``above`` nats over the floor after step
+    0 on the way (a seed can leave the floor upward, spike, and return to it)."""
+    f = hist[(hist.config == "FFNOnly") & (hist.step > 0)].dropna(subset=["val_loss"])
+    if f.empty:
+        return "FFNOnly: no curves released."
+    seeds = sorted(f.seed.unique())
+    best = f.groupby("seed").val_loss.min()
+    on = int((best > floor - margin).sum())
+    spikes = f[f.val_loss > floor + above].sort_values(["seed", "step"])
+    text = (f"FFNOnly: {on} of {len(seeds)} seeds never got below the floor - {margin} (best "
+            f"{best.min():.3f}-{best.max():.3f}; floor {floor:.3f}), so its collapse is deterministic in where it "
+            f"ends")
+    if spikes.empty:
+        return text + f", and no seed rose more than {above:g} nats above the floor after step 0."
+    parts = "; ".join(f"seed {int(s)} {g.val_loss.max():.2f} at step {int(g.loc[g.val_loss.idxmax(), 'step'])}"
+                      for s, g in spikes.groupby("seed"))
+    return (text + f", not in its path: {spikes.seed.nunique()} of {len(seeds)} seeds spiked more than {above:g} "
+            f"nats above it on the way ({parts}) before falling back onto it.")
