@@ -345,13 +345,13 @@ def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
 
 
 def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, fake_run):
-    import lib.book
+    import lib.book.chapter
     from lib.config import get_preset
-    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
                                ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
         fake_run(get_preset("cpu", "residualgpt", config, seed), tmp_path, best)
-    t = lib.book.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
+    t = lib.book.chapter.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
     original, phase3 = t.loc[("10M", "residualgpt", "original")], t.loc[("10M", "residualgpt", "phase3")]
     assert original["our seeds"] == "1337" and original["our AttnOnly"] == 1.8   # Table 3's seeds only
     assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9     # every seed
@@ -453,11 +453,11 @@ def test_noise_figure_gives_each_checkpoint_its_own_panel():
 
 
 def test_fixed_val_batches_shows_only_the_checkpoints_it_loads(tmp_path, monkeypatch):
-    import lib.book
+    import lib.book.chapter
     ch = Chapter.open("fixed_val_batches", params(), announce=False)
     assert [(e.config_name, e.seed) for e in ch.experiments()] == [("AttnOnly", 1337), ("FFNOnly", 1337)]
     assert pd.get_option("display.max_colwidth") is None  # verdicts and notes are shown in full
-    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     assert Chapter.open("10m_asymmetry", params(), announce=False).paper_scale_summaries() is None
 
 
@@ -485,7 +485,7 @@ def _summary_row(config, best, escape, budget, seed=1337, source="released"):
 
 
 def _probe(*rows, missing=(), applies=True):
-    from lib.book import Probe
+    from lib.book.chapter import Probe
     from lib.results import histories_of, summaries_of
     summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
     return Probe(summaries, histories_of([]), list(missing), 1337, applies)
@@ -533,7 +533,7 @@ def _fake_run(exp, runs_dir, best, escape, n_evals):
 
 
 def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch, capsys):
-    import lib.book
+    import lib.book.chapter
     from lib import plans
     from lib.book import variant_label
     from lib.config import get_preset
@@ -542,7 +542,7 @@ def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch
     assert (attn.config_name, ffn.config_name) == ("AttnOnly", "FFNOnly")
     assert attn.train.max_steps == plans.LONGER_BUDGET * get_preset("cpu-bpe").train.max_steps
     assert run_path(attn).name == "seed1337_steps2400" and variant_label(attn) == "2,400 steps"
-    monkeypatch.setattr(lib.book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     _fake_run(attn, tmp_path, 6.54, None, 25)
     _fake_run(get_preset("cpu-bpe", "residualgpt", "AttnOnly", 1337), tmp_path, 6.55, None, 9)
     ch = Chapter.open("124m_sweep", params(), announce=False)
@@ -601,7 +601,7 @@ def test_a_retrain_trains_only_what_the_tables_need_deterministic_where_the_pape
 def test_a_retrain_prints_each_evaluation(capsys):
     from types import SimpleNamespace
 
-    from lib.book import EvalPrinter
+    from lib.book.chapter import EvalPrinter
     trainer = SimpleNamespace(history=[{"step": 100, "val_loss": 3.14159}], cfg=SimpleNamespace(max_steps=1500))
     EvalPrinter("AttnOnly seed 7").on_history(trainer, 100)
     trainer.history.append({"step": 101, "val_loss": None, "diverged": True})

@@ -49,7 +49,7 @@ def test_a_nan_validation_loss_makes_the_run_diverged_with_its_step_and_reason(t
 
 def test_a_diverged_run_is_drawn_and_named_but_never_pooled(tmp_path, fake_run, monkeypatch, capsys):
     from lib.config import get_preset
-    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(book.chapter, "RUNS_DIR", tmp_path)
     for seed, best in [(1337, 1.95), (42, 1.96)]:
         fake_run(get_preset("cpu", "residualgpt", "AttnOnly", seed), tmp_path, best, escape=100)
     fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 123), tmp_path, 3.35, status="diverged", steps=20)
@@ -242,7 +242,7 @@ def test_a_retrained_seed_of_the_same_budget_replaces_the_released_one_never_cou
                                                                                          monkeypatch):
     from lib.config import get_preset
     released, retrained = tmp_path / "runs", tmp_path / "mine"
-    monkeypatch.setattr(book, "RUNS_DIR", released)
+    monkeypatch.setattr(book.chapter, "RUNS_DIR", released)
     for seed, best in [(1337, 1.95), (42, 1.96), (123, 1.97)]:
         fake_run(get_preset("cpu", "residualgpt", "AttnOnly", seed), released, best, escape=100)
     fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 42), retrained, 1.90, escape=100)  # same budget
@@ -339,7 +339,7 @@ def test_torchs_own_full_disk_error_is_named_too(tmp_path, monkeypatch):
 def test_an_unreadable_summary_is_named_never_trained_over(tmp_path, fake_run, monkeypatch, capsys):
     from lib.config import get_preset
     from lib.experiment import run
-    monkeypatch.setattr(book, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(book.chapter, "RUNS_DIR", tmp_path)
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 42)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     (d / "summary.json").write_text("{")

@@ -1,0 +1,174 @@
+"""The tables the chapters show: the presets beside Table 1, a configuration's seeds, ours beside the paper's,
+and the release report and the run data the reproducibility chapter offers for download."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..config import (
+    CONFIGS,
+    Experiment,
+    get_preset,
+    off_preset_fields,
+    off_preset_precision,
+    off_preset_steps,
+)
+from ..results import FINISHED, pooled
+from ..runs import ROOT, RUNS_DIR, RunDir, run_path
+
+
+def presets_table() -> pd.DataFrame:
+    """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
+    from ..model import GPT
+    rows = {}
+    for scale in ("10M", "124M", "cpu", "cpu-bpe"):
+        e = get_preset(scale)
+        m, t = e.model, e.train
+        rows[scale] = {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head, "block_size": m.block_size,
+                       "batch size x accum": f"{t.batch_size} x {t.grad_accum}", "train steps": t.max_steps,
+                       "lr (peak -> floor, warm-up)": f"{t.lr:g} -> {t.min_lr:g}, {t.warmup_steps}",
+                       "dropout": m.dropout, "eval interval": t.eval_interval, "val batches": t.eval_batches,
+                       "dataset": e.dataset, "parameters": f"{GPT(m).num_params():,}",
+                       "paper scale?": "yes (Table 1)" if not e.is_stand_in else "no: CPU stand-in"}
+    return pd.DataFrame(rows)
+
+
+def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
+    """Mean, sample std, n, range and escape steps of best val loss, per configuration, over the ``pooled``
+    rows; a column ``left out`` (only when there are any) names the seeds that are not, and why."""
+    rest = summaries.drop(pooled(summaries).index) if len(summaries) else summaries
+    summaries = pooled(summaries)
+    if summaries.empty and rest.empty:
+        return pd.DataFrame(columns=[*by, "mean", "std", "n", "min", "max", "seeds", "escape_steps"])
+    g = summaries.groupby(list(by), sort=False)
+    out = g.best_val_loss.agg(["mean", "std", "count", "min", "max"]).rename(columns={"count": "n"})
+    out["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
+    out["escape_steps"] = g.escape_step.agg(
+        lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
+    order = [c for c in CONFIGS if c in out.index] if list(by) == ["config"] else list(out.index)
+    if len(rest):
+        why = rest.groupby(list(by), sort=False).apply(lambda r: ", ".join(
+            f"seed {x.seed} ({x.status if x.status != 'complete' else 'no finite loss'})" for x in r.itertuples()),
+            include_groups=False)
+        for key in why.index.difference(out.index):  # every seed of it left out: a row with n = 0 says so
+            out.loc[key, "n"] = 0
+            order.append(key)
+        out["left out"] = [why.get(i, "") for i in out.index]
+    return out.loc[order].reset_index()
+
+
+def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str, stand_in: bool = False) -> pd.DataFrame:
+    """Paper value (with the paper's own digits) beside ours, per configuration, and the difference.
+
+    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. With ``stand_in``
+    there is no difference column: a stand-in loss minus a paper-scale loss (other data, other
+    model) is not a measurement of anything; the chapters compare orderings and floors instead.
+    """
+    rows = []
+    for _, p in paper.iterrows():
+        o = ours[ours.config == p.config]
+        mean = float(o["mean"].iloc[0]) if len(o) else float("nan")
+        row = {"config": p.config,
+               f"paper ({ref})": p.reported + ("" if pd.isna(p.n) else f" (n={int(p.n)})"),
+               "ours": _pm(mean, o["std"].iloc[0] if len(o) else None, o["n"].iloc[0] if len(o) else 0)}
+        if not stand_in:
+            row["ours - paper"] = round(mean - p.value, 4) if len(o) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pm(mean, std, n) -> str:
+    if pd.isna(mean):
+        return "missing"
+    s = f"{mean:.4f}"
+    if std is not None and not pd.isna(std):
+        s += f" ± {std:.4f}"
+    return s + (f" (n={int(n)})" if n is not None and not pd.isna(n) else "")
+
+
+def variant_label(exp: Experiment) -> str:
+    """How a run differs from its preset, with the same facts as its directory name (``run_path``): a gain,
+    another budget or precision, the mixer, every other off-preset field; or "plain"."""
+    parts = [f"{exp.gain_mode} gain {exp.gain:g}"] if exp.gain_mode else []
+    if off_preset_steps(exp):
+        parts.append(f"{exp.train.max_steps:,} steps")
+    if off_preset_precision(exp):
+        parts.append(exp.train.precision)
+    if exp.model.mixer != "attention":
+        parts.append(f"{exp.model.mixer} mixer")
+    parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in sorted(off_preset_fields(exp).items())]
+    return ", ".join(parts) or "plain"
+
+
+def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
+    """Best validation loss per (scale, impl, variant, config) over the finished runs of ``exps``:
+    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged, unfinished and
+    invalid runs). A run whose files are unreadable or do not match its experiment (``RunDir.problems``) is
+    listed under ``invalid`` and left out; the report goes on. ``python -m lib report`` prints it."""
+    rows, unfinished, invalid = [], [], []
+    for e in exps:
+        rd = RunDir(run_path(e, runs_dir))
+        if rd.status not in ("complete", "diverged", "unreadable"):  # status and problems never raise
+            unfinished.append(str(rd.path))
+            continue
+        if problems := rd.problems(e):
+            invalid.extend(problems)
+            continue
+        s = rd.summary
+        rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
+                     "variant": variant_label(e),
+                     "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
+                     "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"],
+                     "diverged_step": s.get("diverged_step")})
+    df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",
+                                     "escape_step", "floor", "wall_s", "status", "diverged_step"])
+    totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished, "invalid": invalid,
+              "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
+                           + (f" (at step {int(r.diverged_step)})" if pd.notna(r.diverged_step) else "")
+                           for r in df[df.status == "diverged"].itertuples()],
+              "wall_s": float(pd.to_numeric(df.wall_s, errors="coerce").sum()),
+              "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
+    table = seed_table(df, by=("scale", "impl", "variant", "config"))
+    table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n"])]
+    table = table.rename(columns={"escape_steps": "escape steps"})[
+        ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]
+        + (["left out"] if "left out" in table else [])]
+    return table.round({"min": 4, "max": 4}), totals
+
+
+DOWNLOADS = ROOT / "book" / "downloads"   # copied to the built site's root (_config.yml html_extra_path)
+
+
+HISTORY_COLUMNS = ["step", "val_loss", "train_loss", "lr", "tokens", "train_time_s", "hidden_growth"]
+
+
+def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
+    """Every released run's summary as one CSV (one row per run, with the fields of its config.json that
+    name the experiment) and every evaluation of every run as another (scalar columns), for readers who
+    want the numbers behind the book. Written at each build; returns the row counts."""
+    import json
+    summaries, histories = [], []
+    for path in sorted(Path(runs_dir).rglob("summary.json")):
+        rd = RunDir(path.parent)
+        if ".replaced-" in str(path) or rd.status not in (*FINISHED, "partial", "unreadable"):
+            continue  # a run still training is not released
+        rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
+        problems = rd.placement_problems(runs_dir)
+        if problems:  # never exported as a result; the build prints why
+            print(f"export_run_data: left out: {'; '.join(problems)}")
+            continue
+        cfg = json.loads((rd.path / "config.json").read_text())
+        model, train = cfg.get("model", {}), cfg.get("train", {})
+        summaries.append({"path": rel, **{k: v for k, v in rd.summary.items() if not isinstance(v, (list, dict))},
+                          "dataset": cfg.get("dataset"), "n_layer": model.get("n_layer"),
+                          "n_embd": model.get("n_embd"), "mixer": model.get("mixer", "attention"),
+                          "lr": train.get("lr"), "batch_size": train.get("batch_size"),
+                          "precision": train.get("precision", "fp32")})
+        for r in rd.history():
+            histories.append({"path": rel, **{k: r.get(k) for k in HISTORY_COLUMNS}})
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(summaries).to_csv(out / "runs_summaries.csv", index=False)
+    pd.DataFrame(histories, columns=["path", *HISTORY_COLUMNS]).to_csv(out / "runs_histories.csv", index=False)
+    return {"runs": len(summaries), "evaluations": len(histories)}
