@@ -1,0 +1,230 @@
+"""Static figures of training curves: validation loss per configuration and seed against its floors, the
+longer budget, the paper-shape prefixes, the diagnostics, the gains, the evaluation noise, the author's Phase-2
+curves, and the front page's gap-recovered figure."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from ..results import FIG2_SEED, layer0_ffn, one_run
+from .style import COLORS, FLOOR_STYLE, _configs, _draw_floors, _floor, _legend, floor_lines, off_the_top, y_top
+
+
+def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
+    """Validation loss against step, one colour per configuration, one thin line per seed (in numeric
+    order, AttnOnly drawn over FFNOnly). The axis stops just above the step-0 loss; evaluations above it
+    are named under the plot."""
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    for config in sorted(_configs(hist), key=lambda c: c == "AttnOnly"):  # AttnOnly last: never hidden
+        runs = hist[hist.config == config]
+        keys = ["seed", "source"] if "source" in runs else ["seed"]
+        for i, (key, h) in enumerate(runs.groupby(keys)):
+            diverged = "status" in h and (h.status == "diverged").any()
+            end = int(h.step.max())
+            h = h.dropna(subset=["val_loss"])
+            retrained = "source" in h and (h.source == "retrained").any()  # dashed: a reader's own retrain
+            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.4, alpha=0.8,
+                    ls=":" if diverged else "--" if retrained else "-", label=config if i == 0 else None)
+            if diverged and len(h):  # dotted, and a cross where it diverged: never mistaken for a result
+                ax.plot([end], [h.val_loss.iloc[-1]], marker="x", ms=8, color=COLORS[config],
+                        label=f"{config} seed {key[0] if isinstance(key, tuple) else key} diverged at step {end}")
+    _draw_floors(ax, floor)
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
+    top = y_top(hist)
+    if top is not None:
+        low = float(hist.val_loss.dropna().min())
+        ax.set_ylim(min(low, *(v for _, v in floor_lines(floor))) - 0.15, top)
+        if cut := off_the_top(hist, top):
+            ax.text(0.0, -0.2, "off the top: " + "; ".join(cut), transform=ax.transAxes, fontsize=7, va="top",
+                    wrap=True)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # off the data
+    return ax
+
+
+def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: float | dict, title: str,
+                         seed: int, ax=None):
+    """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of the
+    same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn even
+    before the probe has run."""
+    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    for c in _configs(hist):
+        h = one_run(hist, c, seed, "released").dropna(subset=["val_loss"])
+        if len(h):
+            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.4, label=f"{c} seed {seed}, {h.budget.iloc[0]:,} steps")
+    for (config, budget), p in probe_hist[probe_hist.seed == seed].groupby(["config", "budget"], sort=False):
+        p = p.dropna(subset=["val_loss"])
+        ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
+                label=f"{config} seed {seed}, {budget:,} steps")
+    n_runs = len(ax.lines)
+    _draw_floors(ax, floor)
+    lowest = min([*(v for _, v in floor_lines(floor)), *(min(ln.get_ydata()) for ln in ax.lines[:n_runs])])
+    ax.set_ylim(lowest - 0.1, _floor(floor) + 0.5)  # step 0 lies far above: the floor is what matters here
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
+    _legend(ax)
+    return ax
+
+
+def prefix_curves(prefix, title: str):
+    """The paper-shape 10M runs as far as they are trained (solid, ``paper_shape.paper_shape_prefix``) beside the
+    `cpu` stand-in's seed-1337 run of the same implementation and configuration over the same steps
+    (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
+    3,000 steps as a short tick at the right edge (its curves are not published as numbers)."""
+    impls = ("nanogpt", "residualgpt")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    last = int(prefix.table.steps.max()) if len(prefix.table) else 300
+    for ax, impl in zip(axes, impls):
+        own = "constant" if impl == "nanogpt" else "cosine"  # each implementation's own schedule
+        for c in _configs(prefix.histories[prefix.histories.impl == impl]):
+            runs = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
+                subset=["val_loss"])
+            for schedule, h in runs.groupby("schedule", sort=False):
+                swapped = schedule != own
+                ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="s" if swapped else "o", ms=4,
+                        ls="-." if swapped else "-", label=f"{c}, 10M (paper shape)"
+                        + (f", {'warm-up + cosine' if schedule == 'cosine' else 'constant lr'}" if swapped else ""))
+        for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
+            h = prefix.stand_in_histories
+            h = h[(h.impl == impl) & (h.config == c) & (h.step <= max(last, 100))].dropna(subset=["val_loss"])
+            ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.2, ls="--", label=f"{c}, cpu stand-in")
+        for r in prefix.table[(prefix.table.impl == impl) & (prefix.table.schedule == "recipe")].itertuples():
+            if r.paper_best_value is not None and not pd.isna(r.paper_best_value):
+                ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
+                        ls="none", label=f"{r.config}: paper best after 3,000 steps")
+        ax.axhline(prefix.floor, **FLOOR_STYLE, label=f"unigram floor {prefix.floor:.3f}")
+        ax.set(xlabel="step", title=f"{impl}")
+        ax.legend(frameon=False, fontsize=7, loc="upper right")
+    axes[0].set_ylabel("validation loss (nats/token)")
+    axes[0].set_ylim(1.0, 4.6)  # step 0 (ln 65 = 4.17) to below the paper's best values
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
+    """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
+    which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
+    one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
+    for config in _configs(hist) if {"grad_norm_mlp", "hidden_growth"} <= set(hist.columns) else []:
+        h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
+        g = h.dropna(subset=["grad_norm_mlp"]) if "grad_norm_mlp" in h else h.iloc[0:0]
+        layer0 = [layer0_ffn(r) for r in g.to_dict("records")]
+        a.plot(g.step, layer0, color=COLORS[config], label=config)
+        b.plot(h.step, h.hidden_growth, color=COLORS[config], label=config)
+    a.set(yscale="log", xlabel="step", ylabel="block-0 FFN gradient norm", title="(a) layer-0 FFN gradient norm")
+    b.set(xlabel="step", ylabel="$\\|h_L\\| / \\|h_0\\|$", title="(b) hidden-state norm growth")
+    _legend(a)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = None):
+    """Validation curves per gain, runtime (left) and weight-level (right), against the floor; the legend sits
+    beside the panels, off the curves."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    cmap = plt.get_cmap("viridis")
+    gains = sorted(curves.gain.unique())
+    source = curves["source"] if "source" in curves else pd.Series("released", index=curves.index)
+    for ax, mode in zip(axes, ("runtime", "weight")):
+        for i, g in enumerate(gains):
+            for src, ls in (("released", "-"), ("retrained", "--")):  # a retrained seed: its own lines
+                c = curves[(curves["mode"] == mode) & (curves.gain == g) & (source == src)].sort_values("step")
+                if len(c):
+                    diverged = "status" in c and (c.status == "diverged").any()  # dotted, and said in the legend
+                    ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=":" if diverged else ls,
+                            label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else "")
+                            + (f" (diverged after step {int(c.step.max())})" if diverged else ""))
+        if floor is not None:
+            _draw_floors(ax, floor)
+        ax.set(xlabel="step", title=f"{mode} gain")
+    axes[0].set_ylabel("validation loss (nats/token)")
+    if axes[1].get_legend_handles_labels()[0]:
+        axes[1].legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def noise_figure(noise: pd.DataFrame, title: str):
+    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
+    per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
+    fig, axes = plt.subplots(1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False)
+    for ax, (_, r) in zip(axes[0], noise.iterrows()):
+        ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6,
+                label=f"random {r.eval_batches}-batch evals")
+        ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label="fixed batches")
+        ax.set(xlabel="validation loss", ylabel="count", title=f"{r.config}, seed {r.seed}")
+        ax.ticklabel_format(axis="x", useOffset=False)
+        _legend(ax)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, title: str):
+    """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
+    one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
+    paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    styles = {1337: "-", 42: "--", 123: ":"}
+    for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
+        ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
+                label=f"author, Phase 2, {config} seed {seed}")
+    h = prefix.histories
+    h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
+    for schedule, g in (h.groupby("schedule") if len(h) else []):
+        name = "warm-up + cosine" if schedule == "cosine" else "constant"
+        ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
+                label=f"this book, 10M paper shape, AttnOnly, {name}")
+    ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
+            label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title, ylim=(1.3, 4.3))
+    ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def lead_figure(rows: pd.DataFrame, title: str):
+    """The front page's one figure: for each scale, the paper's fraction of the No Residual to Full Residual gap
+    recovered (its mean, with its seed range where it gives one) beside the book's (one dot per seed), AttnOnly
+    and FFNOnly. ``rows``: ``scorecard.lead_rows`` (group, label, source, config, recovered, lo, hi)."""
+    groups = list(dict.fromkeys(rows.group))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.75 * len(dict.fromkeys(zip(rows.group, rows.label)))))
+    y, ticks, labels = 0, [], []
+    for g in groups:
+        ax.text(0.5, y + 0.42, g, ha="center", va="bottom", fontsize=8, fontweight="bold",
+                transform=ax.get_yaxis_transform())  # the scale this pair of rows is about
+        for label in dict.fromkeys(rows[rows.group == g].label):
+            r = rows[(rows.group == g) & (rows.label == label)]
+            for k, config in enumerate(("AttnOnly", "FFNOnly")):
+                c = r[r.config == config]
+                dy = (k - 0.5) * 0.22
+                if c.empty:
+                    continue
+                if c.source.iloc[0] == "paper":
+                    ax.errorbar(c.recovered, [y + dy] * len(c), xerr=[c.recovered - c.lo.fillna(c.recovered),
+                                                                     c.hi.fillna(c.recovered) - c.recovered],
+                                fmt="D", color=COLORS[config], ms=7, capsize=3, label=f"{config}, paper")
+                else:
+                    ax.scatter(c.recovered, [y + dy] * len(c), marker="o", facecolors="none",
+                               edgecolors=COLORS[config], s=40, label=f"{config}, this book (one per seed)")
+            ticks.append(y)
+            labels.append(label)
+            y -= 1
+        y -= 0.6  # a gap between scales, room for the next one's name
+    for x in (0, 1):
+        ax.axvline(x, color="black", linewidth=0.8, linestyle=":" if x == 0 else "--")
+    ax.set_yticks(ticks, labels, fontsize=8)
+    ax.set_xlim(-0.1, 1.1)
+    ax.set_ylim(y + 0.4, 0.9)
+    ax.set_xlabel("fraction of the No Residual → Full Residual gap recovered (0: collapsed; 1: as the full model)")
+    handles, names = ax.get_legend_handles_labels()
+    keep = dict(zip(names, handles))
+    ax.legend(keep.values(), keep.keys(), frameon=False, fontsize=8, loc="upper center",
+              bbox_to_anchor=(0.5, -0.1), ncol=2)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
