@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, SCALES, ConfigError, Experiment, get_preset, replace
+from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, PAPER_SEED, SCALES, ConfigError, Experiment, get_preset, replace
 from .data import DataError
 from .runs import RUNS_DIR, RunError
 
@@ -60,7 +60,7 @@ def parser() -> argparse.ArgumentParser:
     t = add("train", help="train one run (resumes an unfinished one)")
     _common(t)
     t.add_argument("--config", required=True, choices=tuple(CONFIGS))
-    t.add_argument("--seed", type=int, default=1337)
+    t.add_argument("--seed", type=int, default=PAPER_SEED)
     t.add_argument("--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)")
     s = add("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
     s.add_argument("--plan", choices=PLAN_NAMES)
@@ -69,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS),
                    help="without --plan: the configurations to train (default all four); with --plan: narrow it")
     s.add_argument("--seeds", nargs="+", type=int,
-                   help="without --plan: the seeds to train (default 1337); with --plan: narrow it")
+                   help=f"without --plan: the seeds to train (default {PAPER_SEED}); with --plan: narrow it")
     s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
     s.add_argument("--gpus", help="GPU indices, e.g. 0,1,2,3: one worker process per GPU (CUDA_VISIBLE_DEVICES), "
                                   "sharing the plan through run locks")
@@ -202,7 +202,7 @@ def _sweep_experiments(args) -> list[Experiment]:
     else:
         if args.scale is None:
             raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
-        exps = [_experiment(args, c, s) for s in args.seeds or [1337] for c in args.configs or list(CONFIGS)]
+        exps = [_experiment(args, c, s) for s in args.seeds or [PAPER_SEED] for c in args.configs or list(CONFIGS)]
     return exps
 
 

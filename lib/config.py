@@ -28,6 +28,9 @@ PAPER_SCALES = ("10M", "124M")
 # Stand-in -> the paper scale it stands in for.
 STAND_IN_FOR = {"cpu": "10M", "cpu-bpe": "124M", "10M": "10M", "124M": "124M"}
 DATASETS = ("shakespeare_char", "shakespeare_gpt2", "openwebtext")
+# The paper's anchor seed: every table's single-seed rows, Fig. 2's diagnostics and the book's probes are seed
+# 1337, and so is a run that names no seed. The one place the number is written.
+PAPER_SEED = 1337
 GAIN_MODES = ("runtime", "weight")
 GAIN_TARGETS = ("attn", "mlp")
 
@@ -180,7 +183,7 @@ class Experiment:
     """One run: a scale preset, an implementation, a configuration, a seed."""
     scale: str = "10M"
     dataset: str = "shakespeare_char"
-    seed: int = 1337
+    seed: int = PAPER_SEED
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     gain_mode: str | None = None  # runtime | weight (§5.1); None: no gain
@@ -271,7 +274,7 @@ _NANOGPT_TRAIN = dict(lr=3e-4, min_lr=3e-4, warmup_steps=0, schedule="constant",
 
 
 def get_preset(scale: str, impl: str = "residualgpt", config: str = "FullResidual",
-               seed: int = 1337) -> Experiment:
+               seed: int = PAPER_SEED) -> Experiment:
     """The resolved experiment for a scale preset, implementation and configuration."""
     check_choice("scale", scale, SCALES)
     check_choice("implementation", impl, IMPLS)

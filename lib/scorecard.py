@@ -13,6 +13,7 @@ from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_con
 from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
 from .chapters import mechanism as routing
 from .chapters.paper_shape import paper_shape_prefix
+from .config import PAPER_SEED
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 
@@ -173,7 +174,7 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
             if c.facts else "no checkpoints")
     return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
                "AttnOnly's 3.35 → 1.58 shift)", "§5.2", "not quantified; not isolated causally", ours,
-               f"cpu stand-in, seed 1337 checkpoints, noise from {NOISE_BATCHES} random batches each",
+               f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
                c.verdict, c.why)
 
 
@@ -292,7 +293,7 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
         return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
     b, e = fx["base"], done.loc[fixed, "escape_step"]
     step = escape_map.escape_label
-    evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed 1337, one factor switched, {interval}-step evaluations"
+    evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed {PAPER_SEED}, one factor switched, {interval}-step evaluations"
     others = [f for f in fx_all["earlier"] + fx_all["later"] if f != fixed]
     context = (f" ({fx_all['trained']} of {fx['planned']} factors trained; those that alone move the escape by a "
                f"factor of two beyond what rounding and the seed do: {', '.join(others) or 'none'})")

@@ -227,3 +227,17 @@ def test_a_released_run_resolves_to_the_recipe_it_trained_with():
     # ... and is its own experiment: another directory, in no plan, never read as the new recipe's run
     assert run_path(old).name == "seed1337_scaled_init-True" and not planned(old)
     assert run_path(get_preset("10M", "residualgpt", "AttnOnly")).name == "seed1337"
+
+
+def test_the_anchor_seed_is_written_once_in_lib():
+    # One seed constant (config.PAPER_SEED): no other lib module writes the number itself (prose may name it).
+    import io
+    import tokenize
+    from pathlib import Path
+
+    from lib.config import PAPER_SEED
+    lib = Path(__file__).resolve().parents[1] / "lib"
+    found = [f"{p.relative_to(lib)}:{tok.start[0]}" for p in sorted(lib.rglob("*.py"))
+             for tok in tokenize.generate_tokens(io.StringIO(p.read_text()).readline)
+             if tok.type == tokenize.NUMBER and tok.string == str(PAPER_SEED)]
+    assert found == ["config.py:" + found[0].split(":")[1]] and len(found) == 1, found

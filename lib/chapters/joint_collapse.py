@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .. import plans
-from ..config import CONFIGS
+from ..config import CONFIGS, PAPER_SEED
 from ..experiment import ESCAPE_MARGIN
 from ..results import (
     FIG2_SEED,
@@ -98,7 +98,8 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
     plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
     if pd.isna(plain) == pd.isna(twin):
         return None
-    return (f"nanoGPT AttnOnly seed 1337 leaves the floor at {escape_label(plain)} while its rounding-only twin "
+    return (f"nanoGPT AttnOnly seed {PAPER_SEED} leaves the floor at {escape_label(plain)} while its rounding-only "
+            f"twin "
             f"({control}: the same attention, another floating-point order) " +
             ("never does" if pd.isna(twin) else f"leaves it at {escape_label(twin)}"))
 

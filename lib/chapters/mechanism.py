@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import plans
-from ..config import CONFIGS, Experiment, get_preset, replace
+from ..config import CONFIGS, PAPER_SEED, Experiment, get_preset, replace
 from ..data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
 from ..experiment import build_model
 from ..probes import PROBE_SEQUENCES, probe
@@ -91,7 +91,7 @@ def claim_probes(table: pd.DataFrame) -> str:
     """What the probes say, per model: the state after block 1 at initialisation and after the last block
     trained. ``table``: ``mechanism.probe_table`` rows (model, state, depth and the three measures)."""
     if table.empty:
-        return "No probed model yet: the weights of the `cpu` seed-1337 runs are not released."
+        return f"No probed model yet: the weights of the `cpu` seed-{PAPER_SEED} runs are not released."
     lines, lost, kept = [], [], []
     for model, t in table.groupby("model", sort=False):
         init1 = t[(t.state == "init") & (t.depth == 1)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ..config import PAPER_SEED
 from ..results import FIG2_SEED, layer0_ffn, one_run
 from .style import COLORS, FLOOR_STYLE, _configs, _draw_floors, _floor, _legend, floor_lines, off_the_top, y_top
 
@@ -168,7 +169,7 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
     paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
-    styles = {1337: "-", 42: "--", 123: ":"}
+    styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
     for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
         ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
                 label=f"author, Phase 2, {config} seed {seed}")

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..config import PAPER_SEED
 from ..results import pooled
 from .style import COLORS, FLOOR_STYLE, _configs, _legend
 
@@ -71,7 +72,7 @@ def probe_figure(table: pd.DataFrame, title: str):
     return fig
 
 
-def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int = 1337, ax=None):
+def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int = PAPER_SEED, ax=None):
     """Validation loss of seed ``seed``: each configuration with attention (solid) and with the local
     mixer (dashed), against the ladder of floors."""
     ax = ax or plt.subplots(figsize=(9, 4.5))[1]
