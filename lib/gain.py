@@ -21,7 +21,8 @@ import torch.nn as nn
 
 from .config import Experiment
 
-GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)
+GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)  # the sweep: the paper's four gains and the plain run
+GAINS_PAPER = tuple(g for g in GAINS if g != 1.0)  # §5.1's g in {0.25, 0.5, 2, 4}: the one gain tuple
 
 
 class RuntimeGain(nn.Module):

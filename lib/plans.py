@@ -19,12 +19,11 @@ from .config import (
     off_preset_steps,
     replace,
 )
-from .gain import gain_experiments
+from .gain import GAINS, gain_experiments
 
 SEEDS_10M = (PAPER_SEED, 42, 123)        # Table 3
 SEEDS_10M_EXTRA = (0, 7, 1, 2, 3)        # AttnOnly/FFNOnly only; Phase 3 had 8 AttnOnly seeds
 SEEDS_124M = (PAPER_SEED, 42, 123, 0, 7) # Table 5
-GAINS_PAPER = (0.25, 0.5, 2.0, 4.0)      # §5.1 (g = 1 is the plain run)
 
 
 def joint_collapse(scale: str = "cpu", seeds=(PAPER_SEED,)) -> list[Experiment]:
@@ -33,7 +32,7 @@ def joint_collapse(scale: str = "cpu", seeds=(PAPER_SEED,)) -> list[Experiment]:
 
 def gain_confound(scale: str = "cpu", seed: int = PAPER_SEED) -> list[Experiment]:
     base = get_preset(scale, "residualgpt", "AttnOnly", seed)
-    return gain_experiments(base, gains=(0.25, 0.5, 1.0, 2.0, 4.0))
+    return gain_experiments(base, gains=GAINS)
 
 
 NOISE_PAIR = ("AttnOnly", "FFNOnly")     # the two configurations whose gap fixed_val_batches weighs
@@ -138,7 +137,7 @@ def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
 
 
 ESCAPE_DEPTHS = (2, 4, 6, 8, 12)
-ESCAPE_GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)   # weight-level gain on the FFN output projection (lib.gain)
+ESCAPE_GAINS = GAINS   # weight-level gain on the FFN output projection (lib.gain)
 # A shortened budget (the cosine over 400 steps, the same warm-up), evaluated every 25 steps on 20
 # fixed batches: the `cpu` AttnOnly leaves the floor by its first evaluation at step 100, so the escape
 # step must be placed more finely than the preset's 100-step interval.

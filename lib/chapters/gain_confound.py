@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ..experiment import ESCAPE_MARGIN
+from ..gain import GAINS_PAPER
 from ..verdicts import Claim, verdict
 
 
-def claim_gain_fate(table: pd.DataFrame, gains=(0.25, 0.5, 2.0, 4.0)) -> Claim:
+def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER) -> Claim:
     """§5.1's "all gain values functionally equivalent", read on where each run ends:
     runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
     ``table``: a ``gain.gain_table``. Valid only where some run of the table left the floor."""
@@ -33,7 +34,7 @@ def claim_gain_fate(table: pd.DataFrame, gains=(0.25, 0.5, 2.0, 4.0)) -> Claim:
 
 
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = 200,
-                        gains=(0.25, 0.5, 2.0, 4.0), margin: float = ESCAPE_MARGIN,
+                        gains=GAINS_PAPER, margin: float = ESCAPE_MARGIN,
                         spreads: dict | None = None) -> Claim:
     """§5.1's "curves overlapped completely (spread < ``bound`` at any step)", read only on the paper's runtime
     gains whose run left the floor (curves that sit on the floor coincide trivially); the weight-level gains that
@@ -65,7 +66,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
                  {"spread": float(r), "weight_spread": s["weight"]}, (text,))
 
 
-def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=(0.25, 0.5, 2.0, 4.0),
+def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=GAINS_PAPER,
                  margin: float = ESCAPE_MARGIN) -> dict:
     """Per mode, the largest spread from ``step`` on of the validation curves of the gains in ``gains`` whose
     run left the floor (None with fewer than two), and those gains."""
