@@ -13,7 +13,7 @@ import torch
 from . import plans
 from .config import PAPER_SEED, Experiment
 from .data import Batches, load_corpus
-from .experiment import build_model
+from .experiment import ESCAPE_MARGIN, build_model, escape_step  # the margin runs record escapes by
 from .runs import ROOT, RUNS_DIR, RunDir, RunError, load_torch_file, run_path
 
 FIG2_SEED = PAPER_SEED  # Fig. 2 (§4.1) diagnoses Table 2's runs at the anchor seed: the run the book reads
@@ -146,19 +146,28 @@ def usable(located, statuses):
             yield exp, rd, source
 
 
-def summaries_of(located, statuses=FINISHED) -> pd.DataFrame:
+def summaries_of(located, statuses=FINISHED, floor: float | None = None,
+                 margin: float = ESCAPE_MARGIN) -> pd.DataFrame:
     """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
     (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
     against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
-    no best loss; ``pooled`` keeps only the rows a mean may use."""
+    no best loss; ``pooled`` keeps only the rows a mean may use.
+
+    ``floor``: the floor the reader's verdicts use. A run recorded its ``escape_step`` against its whole
+    validation split's unigram floor; a chapter judges on its own floor (the fixed batches', or the empirical
+    NoResidual one on BPE data), so with ``floor`` given the escape step is recomputed from the run's history by
+    the same rule (``experiment.escape_step``) against it, and the recorded one is kept as
+    ``escape_step_recorded``: one definition for the step a table shows and the floor a verdict reads."""
     rows = []
     for exp, rd, source in usable(located, statuses):
-        s = rd.summary
+        s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}
+        if floor is not None:
+            s["escape_step"] = escape_step(rd.history(), floor, margin)
         rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
                      "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
     cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "unigram_floor", "status", "steps", "max_steps", "budget", "schedule", "wall_s",
-            "tokens_per_s", "source", "path"]
+            "escape_step", "escape_step_recorded", "unigram_floor", "status", "steps", "max_steps", "budget",
+            "schedule", "wall_s", "tokens_per_s", "source", "path"]
     df = pd.DataFrame(rows)
     return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
 

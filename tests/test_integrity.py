@@ -375,3 +375,19 @@ def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
                       "best_val_loss": [2.6, None, 2.0], "status": ["complete", "diverged", "complete"]})
     text = bundle.claim_bundle(t, 100)
     assert "preventing the escape: none" in text and "Diverged (no outcome): a." in text
+
+
+def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_use(tmp_path):
+    # A run records its escape against the whole split's floor; a chapter reads it against its own: the step
+    # in its tables and the floor of its verdicts follow one definition (the recorded step is kept beside it).
+    from conftest import write_fake_run
+
+    from lib.config import get_preset
+    from lib.runs import RunDir
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    located = [(exp, RunDir(write_fake_run(exp, tmp_path, best=3.2, escape=100, n_evals=4)), "released")]
+    recorded = results.summaries_of(located).iloc[0]  # history: 4.2 at steps 0, 500, 1000; 3.2 at 1500
+    assert recorded.escape_step == recorded.escape_step_recorded == 100
+    reread = results.summaries_of(located, floor=3.35).iloc[0]   # escapes at a loss <= 3.25: step 1500
+    assert (reread.escape_step, reread.escape_step_recorded) == (1500, 100)
+    assert pd.isna(results.summaries_of(located, floor=3.25).iloc[0].escape_step)  # 3.2 > 3.15: never

@@ -289,7 +289,7 @@ class Chapter:
     def summaries(self) -> pd.DataFrame:
         """One row per run the chapter's tables and verdicts use (``_table_runs``): complete, checked against
         its own files, with a finite best loss (``pooled``); ``report_missing`` names every run left out."""
-        return pooled(summaries_of(self._table_runs()))
+        return pooled(summaries_of(self._table_runs(), floor=self.floor()))
 
     def histories(self) -> pd.DataFrame:
         """Every evaluation of the runs the chapter shows (long format): the table runs, and a smoke retrain
@@ -302,7 +302,7 @@ class Chapter:
 
     def smoke_summaries(self) -> pd.DataFrame:
         """The finished retrained runs shorter (or longer) than the preset's budget: shown apart, never pooled."""
-        return summaries_of(self._smoke_runs())
+        return summaries_of(self._smoke_runs(), floor=self.floor())
 
     def probe(self) -> Probe:
         """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
@@ -318,7 +318,8 @@ class Chapter:
             print(f"not run yet: {cmd}")
         for line in left_out(located):
             print(line)
-        return Probe(pooled(summaries_of(located)), histories_of(located), missing, plans.PROBE_SEED, applies=True)
+        return Probe(pooled(summaries_of(located, floor=self.floor())), histories_of(located), missing,
+                     plans.PROBE_SEED, applies=True)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""
