@@ -9,10 +9,9 @@ import pandas as pd
 
 from . import gain, plans, results, verdicts
 from .book import Chapter
-from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound
+from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, paper_shape
 from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
 from .chapters import mechanism as routing
-from .chapters.paper_shape import paper_shape_prefix
 from .config import PAPER_SEED
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
@@ -71,42 +70,20 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
 
 
 def joint_collapse_paper_shape(prefix) -> Row:
-    """nanoGPT AttnOnly at the paper's exact 10M shape, on its own recipe. A prefix already below Table 2's best (a
-    minimum over the whole run) contradicts it. A prefix still on the floor is judged as the early-training claim
-    it can carry, "on the floor for the first N of 3,000 steps" beside its Full Residual control (which must have
-    left the floor), never as where the run ends. A complete run is judged against its own Full Residual."""
-    t = prefix.table[(prefix.table.impl == "nanogpt") & (prefix.table.schedule == "recipe")].set_index("config")
-    paper = "nanoGPT AttnOnly best 3.3534 over 3,000 steps"
+    """nanoGPT AttnOnly at the paper's exact 10M shape, judged by
+    ``chapters.paper_shape.claim_paper_shape_collapse``."""
+    c = paper_shape.claim_paper_shape_collapse(prefix.table)
     claim = "Joint collapse at the paper's own 10M shape"
-    cost = ("python -m lib sweep --plan 10m_prefix --until 300 --micro-batch 8: on a 2-core CPU about 70 min per "
-            "300-step run (evaluations included); minutes on a GPU for all 3,000")
-    if "AttnOnly" not in t.index:
-        return Row(claim, "§4, Table 2", paper, "no run", "-", "NOT TESTED", cost)
-    r = t.loc["AttnOnly"]
-    below = r.best_val < r.paper_best_value - MARGIN
-    left = not pd.isna(r.left_floor_at)
-    complete = r.steps >= r.max_steps
-    has_full = "FullResidual" in t.index
-    full = t.loc["FullResidual"] if has_full else None
-    full_left = has_full and not pd.isna(full.left_floor_at)
-    ours = f"AttnOnly best {r.best_val:.3f}, " + (f"left the floor at step {int(r.left_floor_at)}" if left
-                                                   else f"on the floor for the {r.trained}")
-    control = ("" if not has_full else f"; Full Residual ({full.trained}) " + (
-        f"left the floor at step {int(full.left_floor_at)}" if full_left else "on the floor"))
-    if below:
-        v, why = "CONTRADICTED", "already below the paper's best over its whole run" + control
-    elif not has_full:
-        v, why = "NOT TESTED", f"its control, Full Residual, is not trained yet; {cost}"
-    elif not complete:
-        claim += f" ({r.trained})"
-        v = verdicts.verdict(True, full_left, not left)
-        why = ((f"on the floor for the {r.trained}, as Table 2's run; where the run ends is not tested here"
-                if not left else f"left the floor at step {int(r.left_floor_at)}, which Table 2's run never does")
-               + control)
-    else:
-        v = verdicts.verdict(True, full_left, not left)
-        why = "the full run beside its Full Residual" + control
-    return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {r.trained}, seed {int(r.seed)}", v, why)
+    paper = "nanoGPT AttnOnly best 3.3534 over 3,000 steps"
+    if "trained" not in c.facts:
+        return Row(claim, "§4, Table 2", paper, "no run", "-", c.verdict, c.why)
+    f = c.facts
+    ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
+                                                 else f"on the floor for the {f['trained']}")
+    if f["prefix"] and c.verdict != "NOT TESTED":
+        claim += f" ({f['trained']})"
+    return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {f['trained']}, seed {f['seed']}", c.verdict,
+               c.why)
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
@@ -333,7 +310,7 @@ def scorecard() -> pd.DataFrame:
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
     edge = collapse.released_rounding_edge()
-    rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape_prefix()),
+    rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape.paper_shape_prefix()),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),
             fixed_val(fv, _bundle_row()),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),

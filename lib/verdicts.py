@@ -3,6 +3,8 @@ chapter decides what its evidence shows (runs, the phenomenon, agreement, a knif
 and this rule turns that into the word the reader sees."""
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass, field
 
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
@@ -18,15 +20,33 @@ class Claim:
     why: str
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
+    name: str = ""  # what is claimed, in a few words (set by ``claim``)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
 
     @property
+    def head(self) -> str:
+        """The verdict line's opening: the claim's name, if it has one."""
+        return f"{self.name} — " if self.name else ""
+
+    @property
     def text(self) -> str:
-        """The claim in plain text: its lines, then the verdict and its reason."""
-        return "\n".join([*self.lines, f"{self.verdict}: {self.why}"])
+        """The claim in plain text: its lines, then its name, the verdict and its reason."""
+        return "\n".join([*self.lines, f"{self.head}{self.verdict}: {self.why}"])
+
+
+def claim(name: str):
+    """Names the Claim a claim function returns (``Claim.name``), so that a verdict block with several claims says
+    which verdict is which."""
+    def wrap(f):
+        @functools.wraps(f)
+        def named(*args, **kwargs):
+            c = f(*args, **kwargs)
+            return dataclasses.replace(c, name=name) if isinstance(c, Claim) and not c.name else c
+        return named
+    return wrap
 
 
 def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,

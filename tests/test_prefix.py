@@ -43,53 +43,57 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
 def test_contrast_as_the_paper_so_far():
     t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36]),
               run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
-    line = paper_shape.claim_prefix_contrast(t)
-    assert "As the paper so far: at step 200" in line and "CONTRADICTED" not in line
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "HOLDS" and c.facts == {"step": 200, "nanogpt_left": False, "residualgpt_left": True}
+    assert c.why.startswith("by step 200 (of 3,000) nanoGPT AttnOnly is on the floor")
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():
     # NOT contradicted: a prefix on the floor says nothing about where the run ends.
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]), run("residualgpt", "AttnOnly", 100, [4.17, 3.38]))
-    assert "NOT TESTED yet: by step 100" in paper_shape.claim_prefix_contrast(t)
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "NOT TESTABLE HERE" and c.why.startswith("by step 100 ResidualGPT AttnOnly has not left")
 
 
 def test_contrast_reads_both_runs_at_their_common_step():
     # ResidualGPT leaves the floor at step 300, but nanoGPT only reached step 100: nothing is decided at 100.
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]),
               run("residualgpt", "AttnOnly", 300, [4.17, 3.38, 3.36, 3.0]))
-    line = paper_shape.claim_prefix_contrast(t)
-    assert "NOT TESTED yet: by step 100" in line and "As the paper" not in line
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "NOT TESTABLE HERE" and c.facts["step"] == 100 and not c.facts["residualgpt_left"]
 
 
 def test_contrast_contradicted_when_nanogpt_is_below_the_papers_best():
     # Table 2's best (3.3534) is a minimum over all 3,000 steps: a prefix at 3.0 already contradicts it.
     t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.20, 3.00]),
               run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
-    assert "CONTRADICTED at the paper's shape" in paper_shape.claim_prefix_contrast(t)
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "CONTRADICTED" and c.why.startswith("nanoGPT AttnOnly is already 0.353 below")
 
 
 def test_contrast_not_tested_without_both_runs():
     t = table(run("nanogpt", "AttnOnly", 100, [4.17, 3.40]))
-    assert "NOT TESTED" in paper_shape.claim_prefix_contrast(t)
+    assert paper_shape.claim_prefix_contrast(t).verdict == "NOT TESTED"
 
 
 def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual():
     full = run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.0, 1.8], grads=[0, 0.1, 0.1, 0.1])
     short = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.4, 3.36], grads=[0, 0.01, 0.0]), full)
-    assert "NOT TESTED yet" in paper_shape.claim_prefix_starvation(short)
+    assert paper_shape.claim_prefix_starvation(short).verdict == "NOT TESTED"
     no_control = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0]))
-    assert "NOT TESTED yet" in paper_shape.claim_prefix_starvation(no_control)
+    assert paper_shape.claim_prefix_starvation(no_control).verdict == "NOT TESTED"
     starved = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0]), full)
-    assert "Starvation HOLDS" in paper_shape.claim_prefix_starvation(starved)
+    c = paper_shape.claim_prefix_starvation(starved)
+    assert c.verdict == "HOLDS" and c.facts["collapsed"] == ["AttnOnly"]
     awake = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.02]), full)
-    assert "Starvation CONTRADICTED" in paper_shape.claim_prefix_starvation(awake)
+    assert paper_shape.claim_prefix_starvation(awake).verdict == "CONTRADICTED"
 
 
 def test_starvation_without_gradient_data_decides_nothing():
     s, h = run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35])
     h = h.drop(columns=["grad_norm_attn", "grad_norm_ffn_weights"])  # trained with --no-diagnostics
     t = paper_shape.prefix_table(pd.DataFrame([s]), h, FLOOR)
-    assert "NOT TESTED" in paper_shape.claim_prefix_starvation(t)
+    assert paper_shape.claim_prefix_starvation(t).verdict == "NOT TESTED"
 
 
 def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_implementations():
@@ -110,7 +114,7 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     assert "nothing to explain" in line and "decides" not in line
     assert "NOT TESTED yet" in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos))
     # the contrast reads each implementation's own schedule, never a swapped run
-    assert "As the paper so far: at step 300" in paper_shape.claim_prefix_contrast(t)
+    assert paper_shape.claim_prefix_contrast(t).facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
 
 
 def test_stand_in_prediction_compares_at_the_prefixs_step():
@@ -129,10 +133,13 @@ def test_stand_in_prediction_compares_at_the_prefixs_step():
 def test_prefix_asymmetry():
     attn = run("residualgpt", "AttnOnly", 200, [4.17, 3.3, 2.9])
     t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36]))
-    assert "As the paper so far" in paper_shape.claim_prefix_asymmetry(t)
+    assert paper_shape.claim_prefix_asymmetry(t).verdict == "HOLDS"
     t = table(attn, run("residualgpt", "FFNOnly", 200, [4.17, 3.0, 2.8]))
-    assert "CONTRADICTED" in paper_shape.claim_prefix_asymmetry(t)
-    assert "NOT TESTED" in paper_shape.claim_prefix_asymmetry(t.iloc[0:0])
+    assert paper_shape.claim_prefix_asymmetry(t).verdict == "CONTRADICTED"
+    assert paper_shape.claim_prefix_asymmetry(t.iloc[0:0]).verdict == "NOT TESTED"
+    c = paper_shape.claim_prefix_asymmetry(table(run("residualgpt", "AttnOnly", 200, [4.17, 3.4, 3.36]),
+                                                 run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36])))
+    assert c.verdict == "NOT TESTABLE HERE" and not c.facts["attn_left"]  # AttnOnly not off the floor yet
 
 
 def test_bench_prints_both_precisions_and_their_ratio():
@@ -170,8 +177,8 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     assert list(shape.table.trained) == ["first 100 of 3,000 steps"] * 2
     assert len(shape.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
     plots.prefix_curves(shape, "test")
-    assert "As the paper so far: at step 100" in paper_shape.claim_prefix_contrast(shape.table)
-    assert "NOT TESTED" in paper_shape.claim_prefix_starvation(shape.table)
+    assert paper_shape.claim_prefix_contrast(shape.table).verdict == "HOLDS"
+    assert paper_shape.claim_prefix_starvation(shape.table).verdict == "NOT TESTED"
     from lib.scorecard import joint_collapse_paper_shape
     row = joint_collapse_paper_shape(shape)
     assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence

@@ -25,7 +25,7 @@ class Verdict:
     def _repr_markdown_(self) -> str:
         def lines(claim):
             if isinstance(claim, Claim):
-                return [*claim.lines, f"**{claim.verdict}**: {claim.why}"]
+                return [*claim.lines, f"{claim.head}**{claim.verdict}**: {claim.why}"]
             return [bold(line) for line in claim.splitlines()]
 
         def bold(line: str) -> str:  # a claim still decided inside its sentence: its first verdict word

@@ -16,7 +16,7 @@ from ..results import (
     unfinished,
 )
 from ..runs import RUNS_DIR
-from ..verdicts import Claim, verdict
+from ..verdicts import Claim, claim, verdict
 
 
 def asymmetry(summaries: pd.DataFrame) -> dict:
@@ -35,6 +35,7 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
     return {k: None if v is None else float(v) for k, v in out.items()}
 
 
+@claim("10M asymmetry")
 def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
     """§6.1, Table 3 (Phase 3): AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full Residual, the
     control, which must have left it for the stand-in to show anything. The 10M claim: at 124M the paper's own
@@ -53,6 +54,7 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAP
                  {"attn_left": a_left, "attn_seeds": len(a), "ffn_on_floor": f_on, "ffn_seeds": len(f)}, lines)
 
 
+@claim("Ordering and separation")
 def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, probe=None,
                      margin: float = ESCAPE_MARGIN) -> Claim:
     """Table 5 (§6.2.1) and the 10M abstract: Full Residual below every AttnOnly seed, every AttnOnly seed below every
@@ -89,6 +91,7 @@ def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, pr
                  {"min_gap": gaps.get("min_gap"), "attn_left": attn_left, "ordered": bool(order)}, lines)
 
 
+@claim("AttnOnly seed-sensitive")
 def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
     """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds). Counted as
     seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly that never left the floor
@@ -106,6 +109,7 @@ def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float 
     return Claim(verdict(seeds_ok, attn_left, agrees), why, {"attn_std": spread[0], "ffn_std": spread[1]})
 
 
+@claim("FFNOnly = No Residual")
 def claim_ffn_equals_noresidual(parts: list[tuple[str, pd.DataFrame]], margin: float = ESCAPE_MARGIN) -> Claim:
     """The abstract and Table 5's text: FFNOnly collapses to the No Residual floor (124M: 7.569 against 7.584).
     ``parts``: (scale, summaries) pairs; at every scale with both, the means lie within ``margin``."""
@@ -122,6 +126,7 @@ def claim_ffn_equals_noresidual(parts: list[tuple[str, pd.DataFrame]], margin: f
                  tuple(f"{scale}: FFNOnly - NoResidual {d:+.4f}" for scale, d in diffs.items()))
 
 
+@claim("Asymmetry at the longer budget")
 def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
     """Does a configuration that stayed on the floor for the stand-in's budget leave it when trained
     longer, and does the asymmetry (AttnOnly leaves, FFNOnly does not) appear then? ``probe`` is

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from ..experiment import ESCAPE_MARGIN
-from ..verdicts import Claim, verdict
+from ..verdicts import Claim, claim, verdict
 
 
 def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000, seed: int = 0) -> float:
@@ -15,6 +15,7 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
     return float(means.std(ddof=1))
 
 
+@claim("Random validation batches")
 def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.0, margin: float = ESCAPE_MARGIN,
                      switched: str | None = None) -> Claim:
     """§5.2: random validation batches add evaluation noise that can hide slow progress (one relevant difference in

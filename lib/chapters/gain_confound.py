@@ -6,9 +6,10 @@ import pandas as pd
 
 from ..experiment import ESCAPE_MARGIN
 from ..gain import GAINS_PAPER
-from ..verdicts import Claim, verdict
+from ..verdicts import Claim, claim, verdict
 
 
+@claim("(a) Runtime gains equivalent in where AttnOnly ends")
 def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER) -> Claim:
     """§5.1's "all gain values functionally equivalent", read on where each run ends:
     runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
@@ -33,6 +34,7 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER) -> Claim:
                  {"left": [float(g) for g in left], "stayed": [float(g) for g in stayed]}, lines)
 
 
+@claim("(b) Runtime gains absorbed to the paper's precision")
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = 200,
                         gains=GAINS_PAPER, margin: float = ESCAPE_MARGIN,
                         spreads: dict | None = None) -> Claim:

@@ -15,7 +15,7 @@ from ..results import (
     one_run,
     pooled,
 )
-from ..verdicts import Claim, verdict
+from ..verdicts import Claim, claim, verdict
 from .bundle import bundle_runs
 from .escape_map import escape_label
 
@@ -110,6 +110,7 @@ def released_rounding_edge() -> str | None:
     return rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
 
 
+@claim("Joint collapse")
 def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None = None,
                          margin: float = ESCAPE_MARGIN) -> Claim:
     """§4, Table 2: every partial configuration ends on the floor (within ``margin``) while Full Residual, the
@@ -152,6 +153,7 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
                  {"left_floor": left, "full_left": bool(shows), "knife_edge": bool(edge)}, tuple(lines))
 
 
+@claim("Layer-0 starvation")
 def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
                      margin: float = ESCAPE_MARGIN) -> Claim:
     """§4.1 Fig. 2a: block 0's FFN gradient is starved (0.000 from step 300 in the paper) in every partial
@@ -222,6 +224,7 @@ def claim_growth_over_training(tg: pd.DataFrame, block: int = 4) -> str:
     return "\n".join(dict.fromkeys(lines))
 
 
+@claim("Hidden-state growth order")
 def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: float,
                        margin: float = ESCAPE_MARGIN) -> Claim:
     """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full Residual (14.03×,
