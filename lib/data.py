@@ -5,6 +5,10 @@ TinyShakespeare is read from an explicit path, ``$TINYSHAKESPEARE_PATH``,
 and always checked against its sha256. OpenWebText (``$OPENWEBTEXT_DIR`` or ``data/openwebtext``)
 is streamed with Hugging Face ``datasets`` from the Hub's Parquet conversion, pinned to its branch, and
 encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
+
+Longer than the house's ~350 lines because the three corpora, their download and checksum code, the
+batches and the n-gram floors share one cache and one validation split; the floors are this module's
+second half.
 """
 from __future__ import annotations
 

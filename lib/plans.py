@@ -2,6 +2,10 @@
 
 A chapter lists its plan's runs, loads those present, and for each missing one
 prints the command that produces it.
+
+Longer than the house's ~350 lines because it is the one list of every run the book trains (the release, the
+mechanism, the recipes, the paper-shape prefixes) and of the plan names the CLI and the chapters resolve:
+split, the same experiments would be defined in two places.
 """
 from __future__ import annotations
 

@@ -5,6 +5,10 @@ holds
 ``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json``
 and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
 overwritten unless forced (and then the old directory is kept aside).
+
+Longer than the house's ~350 lines because every rule about a run directory (its path from the
+experiment, its atomic files, the lock, the checks that a run is what its config says, the checkpoint) lives
+here and nowhere else.
 """
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """The claims scorecard: every claim of the paper, the paper's number beside ours, the evidence it rests on,
 and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
-each time the book is built; the front page and the closing chapter show it."""
+each time the book is built; the front page and the closing chapter show it.
+
+Longer than the house's ~350 lines: it has no rule of its own (each row renders a ``lib.chapters``
+Claim), but one row per claim of the paper, the front page's figure rows and its tally are the rendering
+of twelve claims.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

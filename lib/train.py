@@ -3,6 +3,9 @@
 The Trainer needs only ``model(x, y) -> (logits, loss)`` and a batch source
 with ``train_batch()``, ``val_batches(mode)`` and ``train_eval_batches()``.
 Diagnostics, run directories and checkpoints attach through callbacks.
+
+Slightly longer than the house's ~350 lines: the loop, its schedule, accumulation, DDP and resume are
+one object, as nanoGPT's train.py keeps them.
 """
 from __future__ import annotations
 

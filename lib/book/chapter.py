@@ -4,6 +4,10 @@ A chapter's first code cell holds its papermill parameters; its second calls
 ``Chapter.open(name, globals())``, which refuses unknown parameter names and
 bad values with a message naming the valid ones, prints the scale banner, and
 retrains a seed when one is asked for.
+
+Longer than the house's ~350 lines while it still holds three one-chapter computations
+(``gain_curves``, ``val_noise``, ``budget``) that belong in ``lib.chapters``; moving them changes the chapters'
+code cells, so it is its own commit.
 """
 from __future__ import annotations
 
