@@ -130,8 +130,8 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
                     escape_map.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
                     mechanism.claim_ladder(ends.table, floors, mechanism.floor_names(ladder)),
                     bundle.claim_bundle(bundled.table, plans.bundle_factors()["none"].train.eval_interval,
-                                          plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
-                                          paired=(plans.FIXED_VALIDATION,))]
+                                        plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
+                                        paired=(plans.FIXED_VALIDATION,)).text]
         return verdicts, []
     ch = _released(chapter)
     summ, floor = ch.summaries(), ch.floor()

@@ -373,8 +373,8 @@ def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
     assert "0 of 1 did not leave the floor" in text and "Diverged: AttnOnly depth 12 gain 4." in text
     t = pd.DataFrame({"factor": ["none", "a", "b"], "escape_step": [800, None, 100],
                       "best_val_loss": [2.6, None, 2.0], "status": ["complete", "diverged", "complete"]})
-    text = bundle.claim_bundle(t, 100)
-    assert "preventing the escape: none" in text and "Diverged (no outcome): a." in text
+    c = bundle.claim_bundle(t, 100)
+    assert c.facts["diverged"] == ["a"] and c.facts["later"] == [] and "diverged (no outcome): a" in c.text
 
 
 def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_use(tmp_path):

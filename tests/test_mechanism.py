@@ -199,15 +199,16 @@ def bundle_table(rows):
 
 def test_the_bundle_line_names_the_factors_that_halve_or_double_the_escape():
     t = bundle_table([("none", "complete", 800, 2.6), ("AdamW beta2", "complete", 300, 2.0),
-                ("gradient clipping", "complete", 700, 2.5), ("GPT-2 init", "complete", None, 3.3),
-                ("SDPA kernel", "not trained", None, None)])
-    text = bundle.claim_bundle(t, interval=100)
-    assert "3 of 4 factors trained" in text
-    assert "Alone at least halving the escape step: AdamW beta2;" in text
-    assert "at least doubling it or preventing the escape: GPT-2 init; neither: gradient clipping." in text
+                      ("gradient clipping", "complete", 700, 2.5), ("GPT-2 init", "complete", None, 3.3),
+                      ("SDPA kernel", "not trained", None, None)])
+    c = bundle.claim_bundle(t, interval=100)
+    assert c.verdict == "HOLDS" and (c.facts["trained"], c.facts["planned"]) == (3, 4)
+    assert (c.facts["earlier"], c.facts["later"], c.facts["neither"]) == (["AdamW beta2"], ["GPT-2 init"],
+                                                                          ["gradient clipping"])
+    assert c.why.startswith("alone, AdamW beta2 at least halve the escape step and GPT-2 init at least double it")
     never = bundle_table([("none", "complete", None, 3.3), ("AdamW beta2", "complete", 300, 2.0)])
-    assert "halving the escape step: AdamW beta2" in bundle.claim_bundle(never, 100)
-    assert bundle.claim_bundle(t[t.factor != "none"], 100).startswith("nanoGPT's own AttnOnly run is not")
+    assert bundle.claim_bundle(never, 100).facts["earlier"] == ["AdamW beta2"]
+    assert bundle.claim_bundle(t[t.factor != "none"], 100).verdict == "NOT TESTED"
 
 
 @pytest.mark.parametrize("empty", [True, False])
@@ -293,8 +294,7 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     rows = [("none", "complete", 800, 2.6), ("warm-up + cosine", "complete", 100, 1.9),
             ("weight decay", "complete", None, 3.34), ("AdamW beta2", "complete", 400, 2.3)]
     # without a control: a factor that prevents the escape decides
-    text = bundle.claim_bundle(bundle_table(rows), 100)
-    assert "at least doubling it or preventing the escape: weight decay;" in text
+    assert bundle.claim_bundle(bundle_table(rows), 100).facts["later"] == ["weight decay"]
     # the rounding control never escapes: a never-escaping factor is within what rounding alone does
     t = bundle_table(rows + [("SDPA kernel", "complete", None, 3.34)])
     fx = bundle.bundle_effects(t, 100, control="SDPA kernel")
@@ -303,36 +303,31 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     assert (fx["trained"], fx["planned"]) == (4, 4)  # the control counts as trained, nanoGPT itself does not
     alone = bundle_table(rows[:1] + [("SDPA kernel", "complete", None, 3.34)])
     assert bundle.bundle_effects(alone, 100)["trained"] == 1
-    text = bundle.claim_bundle(t, 100, control="SDPA kernel")
-    assert ("Without any factor of the bundle, the SDPA kernel, which computes the same attention and changes only "
-            "floating-point rounding, stays on the floor for its whole budget. So one seed of this setting, with no "
-            "factor switched, escapes anywhere from step 800 to never, and a factor counts only beyond that "
-            "range.") in text
-    assert "4 of 4 factors trained" in text  # the control is one of the bundle's factors
-    assert ("Alone escaping in at most half the earliest of those steps: warm-up + cosine; never escaping, or in at "
-            "least twice the latest: none can be, as a run with no factor never escaped either; within that range: "
-            "weight decay, AdamW beta2.") in text
-    # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations: said, not "none"
-    text = bundle.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
-    assert ("at most half the earliest of those steps: none can be, as the earliest, step 200, leaves no room to "
-            "halve at 100-step evaluations;") in text
-    # nothing can be named either way: the line says what would let it name one, and reads the best losses
-    assert ("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same seeds, "
-            "and evaluations every 50 steps or finer, so that a halving of the earliest escape is measurable.") in text
-    assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600; one seed, its spread not measured)." in text
+    c = bundle.claim_bundle(t, 100, control="SDPA kernel")
+    assert c.verdict == "HOLDS" and c.facts["earlier"] == ["warm-up + cosine"] and c.facts["later"] == []
+    assert ("Without any factor: its rounding-only twin (SDPA kernel) stays on the floor for its whole budget. So "
+            "one seed of this setting escapes anywhere from step 800 to never with no factor switched.") in c.lines
+    # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations, nor (a run without
+    # any factor never escaping) for a doubling: nothing can be named either way
+    c = bundle.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
+    assert c.verdict == "NOT TESTABLE HERE" and c.facts["lo"] == 200 and pd.isna(c.facts["hi"])
+    assert c.why.startswith("no factor can be named: without any factor one seed escapes anywhere from step 200 "
+                            "to never")
+    assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600; one seed, its spread not measured)." in c.lines
     # the factors' own escape steps, counted (the control and nanoGPT itself apart)
-    assert "The 3 factors that change the training escape at: step 100 (1), step 400 (1), never (1)." in text
+    assert "Alone, the 3 factors that change the training escape at step 100 (1), step 400 (1), never (1)." in c.lines
     best_is_none = t.assign(best_val_loss=[1.5, 1.9, 3.34, 2.3, 3.34])
-    assert "Lowest best loss" not in bundle.claim_bundle(best_is_none, 100, control="SDPA kernel")
-    assert ("nanoGPT at seed 42 leaves the floor at step 200. So one seed of this setting, with no factor switched, "
-            "escapes anywhere from step 200 to never") in text
+    assert "Lowest best loss" not in bundle.claim_bundle(best_is_none, 100, control="SDPA kernel").text
     # another seed escaping at 300 moves the earliest step: halving must now beat 300
     fx = bundle.bundle_effects(t, 100, control="SDPA kernel", seeds={42: 300})
     assert fx["lo"] == 300 and fx["earlier"] == []
     fx = bundle.bundle_effects(bundle_table(rows), 100, seeds={42: 700})
     assert (fx["lo"], fx["hi"]) == (700, 800) and fx["later"] == ["weight decay"]
-    text = bundle.claim_bundle(bundle_table(rows), 100, seeds={42: 700})
-    assert "nanoGPT at seed 42 leaves the floor at step 700" in text
+    c = bundle.claim_bundle(bundle_table(rows), 100, seeds={42: 700})
+    assert "nanoGPT at seed 42 leaves the floor at step 700" in c.text and c.verdict == "HOLDS"
+    # room to decide, and no factor outside the range: the claim that one factor decides is contradicted
+    within = bundle_table([("none", "complete", 800, 2.6), ("AdamW beta2", "complete", 700, 2.3)])
+    assert bundle.claim_bundle(within, 100, seeds={42: 600}).verdict == "CONTRADICTED"
 
 
 def test_the_twin_figure_draws_the_gap_between_nanogpt_and_one_factor():
@@ -351,10 +346,9 @@ def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
     fx = bundle.bundle_effects(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
     assert fx["earlier"] == ["fixed validation"]  # 300 halves 800; the seed-42 step 200 does not enter
     assert bundle.bundle_effects(t, 100, "SDPA kernel", {42: 200})["earlier"] == []
-    text = bundle.claim_bundle(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
-    assert ("Read against nanoGPT's own step alone, as they change only the measurement of the same training: "
-            "fixed validation. Lowest best loss:") in text
-    assert "Naming a factor needs" not in text  # a factor was named
+    c = bundle.claim_bundle(t, 100, "SDPA kernel", {42: 200}, paired=("fixed validation",))
+    assert c.verdict == "HOLDS" and c.facts["earlier"] == ["fixed validation"]
+    assert "fixed validation read against nanoGPT's own step, as it changes only the measurement" in c.why
 
 
 def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs():

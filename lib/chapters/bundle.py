@@ -13,6 +13,7 @@ from ..results import (
     usable,
 )
 from ..runs import RUNS_DIR
+from ..verdicts import Claim, claim, verdict
 from .escape_map import _when, escape_label
 
 
@@ -69,53 +70,39 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     return out
 
 
+@claim("One factor of the bundle decides AttnOnly's escape")
 def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None, seeds: dict | None = None,
-                 paired: tuple[str, ...] = ()) -> str:
+                 paired: tuple[str, ...] = ()) -> Claim:
     """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
-    beyond what rounding and the seed do (``bundle_effects``); ``paired`` factors against nanoGPT's own run."""
+    beyond what rounding (``control``) and the seed (``seeds``) do without any factor (``bundle_effects``);
+    ``paired`` factors against nanoGPT's own run. HOLDS naming the factors that do; CONTRADICTED when the range
+    left room for a factor to decide and none did; NOT TESTABLE HERE when that range leaves no room (its earliest
+    escape too early to halve at ``interval``-step evaluations, and a run without any factor never escaping)."""
     fx = bundle_effects(table, interval, control, seeds, paired)
     if fx is None:
-        return "nanoGPT's own AttnOnly run is not released yet."
-    b, trained = fx["base"], fx["trained"]
-    if not trained:
-        return (f"nanoGPT AttnOnly escapes at {escape_label(b)}; no factor trained yet ({fx['planned']} planned).")
-    lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}). {trained} of {fx['planned']} "
-             f"factors trained."]
+        return Claim("NOT TESTED", "nanoGPT's own AttnOnly run is not released yet")
+    b = fx["base"]
+    facts = {k: fx[k] for k in ("base", "lo", "hi", "earlier", "later", "neither", "diverged", "trained", "planned")}
+    if not fx["trained"]:
+        return Claim("NOT TESTED", f"no factor trained yet ({fx['planned']} planned); nanoGPT AttnOnly escapes at "
+                                   f"{escape_label(b)}", facts)
+    lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}); {fx['trained']} of "
+             f"{fx['planned']} factors trained."]
     others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
+    lo, hi = fx["lo"], fx["hi"]
+    span = ("never" if pd.isna(lo) else f"anywhere from step {int(lo)} to never" if pd.isna(hi)
+            else f"at step {int(lo)}" if lo == hi else f"from step {int(lo)} to step {int(hi)}")
     if others:
-        said = []
-        if control in others:
-            said.append(f"the {control}, which computes the same attention and changes only floating-point "
-                        f"rounding, {_when(others[control])}")
-        said += [f"nanoGPT at {k} {_when(v)}" for k, v in others.items() if k != control]
-        lo, hi = fx["lo"], fx["hi"]
-        span = ("never escapes" if pd.isna(lo) else f"escapes anywhere from step {int(lo)} to never" if pd.isna(hi)
-                else f"escapes at step {int(lo)}" if lo == hi else f"escapes from step {int(lo)} to step {int(hi)}")
-        lines.append("Without any factor of the bundle, " + "; ".join(said) + f". So one seed of this setting, with "
-                     f"no factor switched, {span}, and a factor counts only beyond that range.")
-    labels = (("Alone escaping in at most half the earliest of those steps", "never escaping, or in at least "
-               "twice the latest", "within that range") if others else
-              ("Alone at least halving the escape step", "at least doubling it or preventing the escape", "neither"))
-    early = ", ".join(fx["earlier"]) or ("none" if fx["can_be_earlier"] else
-                                         f"none can be, as the earliest, step {int(fx['lo'])}, leaves no room to "
-                                         f"halve at {interval}-step evaluations")
-    late = ", ".join(fx["later"]) or ("none" if fx["can_be_later"] else "none can be, as a run with no factor "
-                                      "never escaped either")
-    lines.append(f"{labels[0]}: {early}; {labels[1]}: {late}; {labels[2]}: {', '.join(fx['neither']) or 'none'}."
-                 + (f" Read against nanoGPT's own step alone, as they change only the measurement of the same "
-                    f"training: {', '.join(p for p in paired if p in table.factor.values)}." if others and
-                    any(p in table[table.status == 'complete'].factor.values for p in paired) else "")
-                 + (f" Diverged (no outcome): {', '.join(fx['diverged'])}." if fx["diverged"] else ""))
+        lines.append("Without any factor: " + "; ".join(
+            (f"its rounding-only twin ({k}) " if k == control else f"nanoGPT at {k} ") + _when(v)
+            for k, v in others.items()) + f". So one seed of this setting escapes {span} with no factor switched.")
     alone = table[(table.status == "complete") & ~table.factor.isin(["none", control, *paired])]
-    if len(alone) > 1:  # how the factors' own escape steps spread, beside the range without any factor
+    if len(alone):  # how the factors' own escape steps spread, beside the range without any factor
         counts = alone.escape_step.map(escape_label).value_counts()
         order = sorted(counts.index, key=lambda k: np.inf if k == "never" else int(k.split()[1]))
-        lines.append(f"The {len(alone)} factors that change the training escape at: "
-                     + ", ".join(f"{k} ({counts[k]})" for k in order) + ".")
-    if others and not (fx["earlier"] or fx["later"]) and not (fx["can_be_earlier"] and fx["can_be_later"]):
-        lines.append("Naming a factor needs several seeds per factor, set against nanoGPT's own spread over the same "
-                     "seeds" + (f", and evaluations every {int(fx['lo'] // 4)} steps or finer, so that a halving of "
-                                f"the earliest escape is measurable" if not fx["can_be_earlier"] else "") + ".")
+        lines.append(f"Alone, the {len(alone)} factors that change the training escape at "
+                     + ", ".join(f"{k} ({counts[k]})" for k in order)
+                     + (f"; diverged (no outcome): {', '.join(fx['diverged'])}" if fx["diverged"] else "") + ".")
     done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
     if len(done) > 1 and "none" in done.factor.values:
         low = done.loc[done.best_val_loss.idxmin()]
@@ -123,7 +110,23 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
             lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
                          f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}; one seed, its spread not "
                          f"measured).")
-    return " ".join(lines)
+    testable = fx["can_be_earlier"] or fx["can_be_later"]
+    named = [*fx["earlier"], *fx["later"]]
+    if named:
+        why = ("alone, " + " and ".join(part for part in (
+            f"{', '.join(fx['earlier'])} at least halve the escape step" if fx["earlier"] else "",
+            f"{', '.join(fx['later'])} at least double it or prevent the escape" if fx["later"] else "") if part)
+            + ", beyond what " + ("rounding and the seed do without any factor" if others else
+                                  "nanoGPT's own run shows (one seed, no rounding control)")
+            + (f"; {', '.join(p for p in paired if p in named)} read against nanoGPT's own step, as it changes "
+               f"only the measurement" if any(p in named for p in paired) else ""))
+    elif testable:
+        why = "no factor alone moves the escape beyond what rounding and the seed do without any factor"
+    else:
+        why = (f"no factor can be named: without any factor one seed escapes {span}, which leaves no room to halve "
+               f"the earliest step at {interval}-step evaluations or to double the latest; naming one needs several "
+               f"seeds per factor set against nanoGPT's own spread over the same seeds")
+    return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
 def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
