@@ -28,7 +28,9 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device, compile"),
+    ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device, compile, eval_batches"),
+    ({"eval_batches": 2}, "eval_batches applies to retraining; give a seed too"),
+    ({"seed": 7, "eval_batches": 0}, "eval_batches must be None or a positive integer, got 0"),
     ({"scale": "bogus"}, "valid: auto, cpu-bpe, 124M"),
     ({"seed": 7.5}, "seed must be a non-negative integer"),
     ({"seed": -1}, "seed must be a non-negative integer"),
@@ -719,3 +721,14 @@ def test_the_ffnonly_path_names_the_spikes_beside_where_every_seed_ends():
     assert "1 of 2 seeds spiked more than 1 nats above it on the way (seed 1 9.65 at step 300)" in text
     calm = asymmetry.ffn_path(h[h.seed == 2], floor=3.347)
     assert calm.endswith("no seed rose more than 1 nats above the floor after step 0.")
+
+
+def test_a_retrain_with_fewer_evaluation_batches_is_a_run_of_its_own():
+    ch = Chapter.open("124m_sweep", params(seed=7, steps=2, eval_batches=2), announce=False)
+    exps = ch.retrain_experiments()
+    assert exps and all((e.train.max_steps, e.train.eval_batches, e.train.train_eval_batches) == (2, 2, 2)
+                        for e in exps)
+    from lib.runs import run_path
+    plain = Chapter.open("124m_sweep", params(seed=7, steps=2), announce=False).retrain_experiments()
+    assert {run_path(e, ch.runs_dir) for e in exps}.isdisjoint(run_path(e, ch.runs_dir) for e in plain)
+    assert "2 batches an evaluation" in ch.banner()

@@ -28,6 +28,7 @@ from ..config import (
     check_seed,
     get_preset,
     off_preset_steps,
+    replace,
 )
 from ..data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
 from ..paper import paper_values
@@ -45,7 +46,8 @@ from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 from ..train import Callback
 from .tables import variant_label
 
-PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False}
+PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False,
+              "eval_batches": None}
 RETRAIN_DIR = ROOT / "runs-retrain"  # where chapters train; never the released runs/
 _IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
 
@@ -130,6 +132,7 @@ class Chapter:
     runs_dir: Path
     device: str
     compile: bool = False
+    eval_batches: int | None = None  # a retrain's evaluation batches (validation and train estimate); None: preset's
 
     @classmethod
     def open(cls, name: str, namespace: dict, announce: bool = True) -> "Chapter":
@@ -155,6 +158,12 @@ class Chapter:
             raise ParameterError(f"steps must be None or a positive integer, got {p['steps']!r}")
         if p["steps"] is not None and p["seed"] is None:
             raise ParameterError("steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)")
+        n = p["eval_batches"]
+        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+            raise ParameterError(f"eval_batches must be None or a positive integer, got {n!r}")
+        if n is not None and p["seed"] is None:
+            raise ParameterError("eval_batches applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20 "
+                                 "-p eval_batches 2)")
         if p["device"] not in ("auto", "cpu", "cuda"):
             raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
         if not isinstance(p["compile"], bool):
@@ -168,7 +177,7 @@ class Chapter:
         if runs_dir.resolve().is_relative_to(RUNS_DIR.resolve()):
             raise ParameterError(f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
-        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"])
+        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"], p["eval_batches"])
         pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
         pd.set_option("display.precision", 4)        # losses to 4 decimals in every table a chapter shows
         if announce:
@@ -192,6 +201,7 @@ class Chapter:
             text = f"Scale: {self.scale!r}, the paper's scale ({shape})."
         if self.seed is not None:
             text += (f"\nRetraining seed {self.seed}" + (f" for {self.steps} steps" if self.steps else "")
+                     + (f", {self.eval_batches} batches an evaluation" if self.eval_batches else "")
                      + f" into {self.runs_dir} (released runs are never overwritten).")
         return text
 
@@ -207,7 +217,16 @@ class Chapter:
         else:
             exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs
                     if c not in self.spec.anchor_configs or self.seed == plans.PROBE_SEED]
-        return plans.with_steps(exps, self.steps)
+        return self._as_retrained(exps)
+
+    def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
+        """The chapter's retraining options applied: its steps and its evaluation batches (each a field of the
+        run's configuration, so a shortened run never takes a released run's place)."""
+        exps = plans.with_steps(exps, self.steps)
+        if self.eval_batches is None:
+            return exps
+        return plans.unique([replace(e, eval_batches=self.eval_batches, train_eval_batches=self.eval_batches)
+                             for e in exps])
 
     def retrain(self, progress: bool = True) -> list[dict]:
         """Train (or resume) the requested seed for every configuration the chapter's tables need, with a
@@ -334,7 +353,7 @@ class Chapter:
         base = get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED)
         curves = gain_curves(base, RUNS_DIR).assign(source="released")
         if self.seed is not None:
-            base = plans.with_steps([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)], self.steps)[0]
+            base = self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0]
             curves = pd.concat([curves, gain_curves(base, self.runs_dir).assign(source="retrained")])
         return curves
 
