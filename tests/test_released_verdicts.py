@@ -101,3 +101,17 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
                                                                           "AttnOnly"] < 0.90
     assert max(abs(v) for k, v in hi.items() if k[1] == "FFNOnly") < 0.01
     assert hi["124M, ResidualGPT (§6.2)", "AttnOnly"] < 0.01
+
+
+def test_the_paper_shape_prefixes_released_so_far():
+    # 10M, the paper's own shape, seed 1337, first 300 of 3,000 steps: nanoGPT AttnOnly on the floor (best
+    # 3.351), ResidualGPT AttnOnly off it from step 50 (best 2.354): the central contrast holds so far.
+    from lib.chapters import paper_shape
+    t = paper_shape.paper_shape_prefix().table
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "HOLDS" and c.facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
+    r = t.set_index(["impl", "config", "schedule"])
+    assert round(r.loc[("nanogpt", "AttnOnly", "recipe"), "best_val"], 3) == 3.351
+    assert round(r.loc[("residualgpt", "AttnOnly", "recipe"), "best_val"], 3) == 2.354
+    assert r.loc[("residualgpt", "AttnOnly", "recipe"), "left_floor_at"] == 50
+    assert paper_shape.claim_prefix_asymmetry(t).verdict == "NOT TESTED"  # FFNOnly not trained yet
