@@ -47,10 +47,6 @@ def _chapter(name: str) -> Chapter:
     return Chapter.open(name, {}, announce=False)
 
 
-def _on(s: pd.DataFrame, floor: float) -> pd.Series:
-    return s.best_val_loss > floor - MARGIN
-
-
 def _range(s: pd.DataFrame) -> str:
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
@@ -93,8 +89,9 @@ def joint_collapse_paper_shape(prefix) -> Row:
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     """Fig. 2a, judged by ``chapters.joint_collapse.claim_starvation``."""
-    c = collapse.claim_starvation(collapse.layer0_grad(hist), summ, floor)
-    g = collapse.layer0_grad(hist).set_index("config")
+    grads = collapse.layer0_grad(hist)
+    c = collapse.claim_starvation(grads, summ, floor)
+    g = grads.set_index("config")
     ours = "; ".join(f"{k} {g.final[k]:.2g}" + (f" (from step {int(g.starved_from_step[k])})"
                                                if c.facts["starved"][k] else "") for k in g.index) or "no runs"
     return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",

@@ -133,7 +133,6 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
     ``Chapter.probe()``; ``summaries`` the chapter's runs, of which each probe run is set beside the
     released run of its configuration and seed at the preset's budget. One seed: it can show that a
     floor was a budget effect, never that a collapse is permanent."""
-    from ..experiment import ESCAPE_MARGIN
     if not probe.applies:
         return Claim("NOT TESTED", "no longer-budget probe at this scale: the budget is the paper's own")
     plain_runs = summaries[summaries.source == "released"] if "source" in summaries else summaries
@@ -180,7 +179,6 @@ def claim_author_values(table: pd.DataFrame, floor: float) -> str:
     asymmetry: ResidualGPT AttnOnly leaves the floor in every seed and FFNOnly in none, beside Full Residual, the
     control. The joint collapse: nanoGPT AttnOnly leaves the floor in no seed. Each is read for the stand-in's own
     values and for the author's, from the runs' best losses (``ESCAPE_MARGIN`` below the unigram floor)."""
-    from ..experiment import ESCAPE_MARGIN
     lines = []
     for values in ("stand-in", "author's"):
         t = table[table["values"] == values]
