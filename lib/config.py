@@ -57,7 +57,7 @@ def check_seed(seed: Any) -> None:
 # (``_NANOGPT_TRAIN``). nanoGPT's values are those of the author's `Notebooks/10M/NanoGPT_10M.ipynb`
 # (Karpathy's lecture `gpt.py` with the two switches), read point by point; book/reproducibility.md
 # lists each one and where it departs from the paper's Table 1. Keeping every difference a field
-# lets the bundle be taken apart one factor at a time (book/mechanism.ipynb).
+# lets the bundle be taken apart one factor at a time (book/escape_and_bundle.ipynb).
 MODEL_RECIPES: dict[str, dict[str, Any]] = {
     "residualgpt": dict(tie_weights=True, qkv_bias=False, bias=False, head_bias=False,
                         attn_kernel="sdpa", scaled_init=True, emb_dropout=True),

@@ -125,7 +125,7 @@ def bf16_agreement() -> list[Experiment]:
     return [replace(get_preset("cpu", "residualgpt", c, PROBE_SEED), precision="bf16") for c in NOISE_PAIR]
 
 
-# --- book/mechanism.ipynb -------------------------------------------------------
+# --- book/mechanism.ipynb and book/escape_and_bundle.ipynb -----------------------
 # Three questions the paper leaves open (§7.2, §8.3), each a set of `cpu` stand-in runs; all
 # `residualgpt` unless said, all on this CPU. Their cost is measured in the chapter's budget table.
 # AttnOnly and FullResidual are the issue's test; FFNOnly with the mixer is the control the probes
@@ -281,9 +281,9 @@ def recipes() -> list[Experiment]:
 
 
 def mechanism() -> list[Experiment]:
-    """Everything book/mechanism.ipynb trains, cheapest answer first: the mixer test at seed 1337, the four
-    short runs probed during training, the mixer's other seeds, the bundle one factor at a time, the escape map
-    and its boundary cells at the full budget."""
+    """Everything book/mechanism.ipynb and book/escape_and_bundle.ipynb train, cheapest answer first: the
+    mixer test at seed 1337, the four short runs probed during training, the mixer's other seeds, the bundle
+    one factor at a time, the escape map and its boundary cells at the full budget."""
     return unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map(),
                     *escape_long_budget()])
 

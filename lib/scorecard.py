@@ -253,7 +253,7 @@ def mechanism() -> Row:
 def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = None,
                      seeds: dict | None = None) -> Row:
     """§5.2's "one relevant implementation difference", tested directly: nanoGPT AttnOnly at the `cpu` stand-in
-    with only its validation batching switched to ResidualGPT's fixed batches (book/mechanism.ipynb §5). Our
+    with only its validation batching switched to ResidualGPT's fixed batches (book/escape_and_bundle.ipynb §2). Our
     validation batches have their own generator, so the switch changes the measurement only, which is the
     paper's mechanism: noisy evaluation makes an improving model look stuck. Both runs train the same model
     states, so the comparison is paired: it holds if the switch alone at least halves nanoGPT's own escape step

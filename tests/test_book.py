@@ -54,6 +54,20 @@ def test_unknown_chapter_is_refused():
         Chapter.open("nope", params(), announce=False)
 
 
+def test_a_reading_chapter_checks_its_one_parameter(tmp_path, capsys):
+    from lib.book import open_runs
+    from lib.runs import RUNS_DIR
+    assert open_runs("mechanism", {"runs_dir": None}) == RUNS_DIR
+    assert "python -m lib sweep --plan mixer_test" in capsys.readouterr().out  # says what trains its runs
+    assert open_runs("escape_and_bundle", {"runs_dir": str(tmp_path)}, announce=False) == tmp_path
+    with pytest.raises(ParameterError, match="valid: runs_dir"):
+        open_runs("mechanism", {"seed": 7}, announce=False)  # nothing is retrained here
+    with pytest.raises(ParameterError, match="is not a directory"):
+        open_runs("mechanism", {"runs_dir": str(tmp_path / "nope")}, announce=False)
+    with pytest.raises(ParameterError, match="valid: mechanism, escape_and_bundle"):
+        open_runs("joint_collapse", {}, announce=False)
+
+
 def test_retraining_never_targets_the_released_runs(tmp_path):
     ch = Chapter.open("124m_sweep", params(seed=7, steps=20), announce=False)
     assert ch.runs_dir.name == "runs-retrain"

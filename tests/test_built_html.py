@@ -24,7 +24,7 @@ def pages():
 def test_every_chapter_was_built(pages):
     names = {p.stem for p in pages}
     assert {"intro", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-            "mechanism", "reproducibility", "what_holds"} <= names
+            "mechanism", "escape_and_bundle", "reproducibility", "what_holds"} <= names
 
 
 @pytest.mark.parametrize("page", ["intro", "what_holds"])
@@ -49,6 +49,25 @@ def test_the_book_speaks_only_the_four_verdict_words(pages):
         assert "DOES NOT HOLD" not in text, p.name
         bold = set(re.findall(r"<strong>([A-Z][A-Z ]{3,}[A-Z])</strong>", text))
         assert bold <= set(VERDICTS), (p.name, bold - set(VERDICTS))
+
+
+def test_no_table_shows_a_row_count_column(pages):
+    # A 0, 1, 2, ... first column tells a reader nothing; an index that names something (a preset's fields) stays.
+    for p in pages:
+        for body in re.findall(r"<tbody>(.*?)</tbody>", p.read_text(), re.S):
+            heads = [re.sub(r"<[^>]+>", "", h).strip()
+                     for h in re.findall(r"<tr[^>]*>\s*<th[^>]*>(.*?)</th>", body, re.S)]
+            assert heads[:2] != ["0", "1"] and heads != ["0"], (p.name, heads[:3])
+
+
+def test_the_book_tables_hide_only_a_row_count_index():
+    import pandas as pd
+
+    from lib.book import frame_html
+    df = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "loss": [1.234567, 2.0]})
+    shown = frame_html(df)
+    assert "<th>0</th>" not in shown and "1.2346" in shown and "AttnOnly" in shown
+    assert "<th>AttnOnly</th>" in frame_html(df.set_index("config"))  # a named index is shown
 
 
 def test_no_page_loads_anything_from_the_network(pages):
@@ -122,17 +141,17 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     if chapter == "mechanism":
         ladder = mechanism.floors()
         floors = mechanism.like_for_like(ladder)
-        mixer, escape, bundled = mechanism.mixer_runs(), escape_map.escape_runs(), bundle.bundle_runs()
-        long, ends = escape_map.escape_long_runs(), mechanism.ladder_ends()
-        verdicts = [mechanism.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
-                                         author_rule=mixer_rule())[1],
-                    escape_map.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
-                    escape_map.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
-                    mechanism.claim_ladder(ends.table, floors, mechanism.floor_names(ladder)),
-                    bundle.claim_bundle(bundled.table, plans.bundle_factors()["none"].train.eval_interval,
-                                        plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
-                                        paired=(plans.FIXED_VALIDATION,)).text]
-        return verdicts, []
+        mixer, ends = mechanism.mixer_runs(), mechanism.ladder_ends()
+        return [mechanism.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
+                                      author_rule=mixer_rule())[1],
+                mechanism.claim_ladder(ends.table, floors, mechanism.floor_names(ladder))], []
+    if chapter == "escape_and_bundle":
+        escape, long, bundled = escape_map.escape_runs(), escape_map.escape_long_runs(), bundle.bundle_runs()
+        return [escape_map.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
+                escape_map.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
+                bundle.claim_bundle(bundled.table, plans.bundle_factors()["none"].train.eval_interval,
+                                    plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
+                                    paired=(plans.FIXED_VALIDATION,)).text], []
     ch = _released(chapter)
     summ, floor = ch.summaries(), ch.floor()
     assert set(summ.source) <= {"released"}
@@ -164,7 +183,7 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize("chapter", ["joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry",
-                                     "124m_sweep", "mechanism"])
+                                     "124m_sweep", "mechanism", "escape_and_bundle"])
 def test_each_chapter_shows_the_verdicts_and_numbers_of_its_released_runs(pages, chapter):
     # What a reader sees is what lib computes from the released runs alone: every verdict line and every
     # "ours" cell of the paper tables, recomputed here, must be on the built page word for word.

@@ -35,13 +35,13 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert "left out of every table and verdict below" in text  # the 2-step runs are shown apart
 
     # ... and never pooled: Table 5 and the verdicts are exactly what the released runs alone give.
-    from lib.book import Chapter, Verdict, beside_paper, seed_table
+    from lib.book import Chapter, Verdict, beside_paper, frame_html, seed_table
     from lib.paper import paper_values
     ch = Chapter.open("124m_sweep", {"device": "cpu"}, announce=False)
     summ, floor = ch.summaries(), ch.floor()
     assert set(summ.source) == {"released"}
-    table5 = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
-                          ch.stand_in)._repr_html_()
+    table5 = frame_html(beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"),
+                                     "Table 5", ch.stand_in))
     probe = ch.probe()
     verdict = Verdict(asymmetry.claim_separation(summ, floor, ch.spec.paper_scale, probe),
                       asymmetry.claim_seed_sensitivity(summ, floor),

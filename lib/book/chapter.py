@@ -44,7 +44,7 @@ from ..results import (
 )
 from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 from ..train import Callback
-from .tables import variant_label
+from .tables import show_tables_as_the_book_does, variant_label
 
 PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False,
               "eval_batches": None}
@@ -178,8 +178,7 @@ class Chapter:
             raise ParameterError(f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
         ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"], p["eval_batches"])
-        pd.set_option("display.max_colwidth", None)  # verdicts and the paper's notes are read in full
-        pd.set_option("display.precision", 4)        # losses to 4 decimals in every table a chapter shows
+        show_tables_as_the_book_does()
         if announce:
             print(ch.banner())
         return ch

@@ -18,6 +18,23 @@ from ..results import FINISHED, pooled
 from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 
 
+def frame_html(df: pd.DataFrame) -> str:
+    """A table as the book shows it: floats to 4 decimals, every cell in full (verdicts and the paper's notes
+    are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that names
+    something (a preset's fields, a scale) is shown."""
+    counts_rows = isinstance(df.index, pd.RangeIndex) and df.index.name is None
+    with pd.option_context("display.precision", 4, "display.max_colwidth", None):
+        return df.to_html(index=not counts_rows, na_rep="NaN", border=0)
+
+
+def show_tables_as_the_book_does() -> None:
+    """Make ``frame_html`` how the running notebook kernel shows every DataFrame (a chapter's last expression,
+    ``display``). Only the kernel's display changes: pandas' own options are left as they are."""
+    from IPython import get_ipython
+    if (shell := get_ipython()) is not None:
+        shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
+
+
 def presets_table() -> pd.DataFrame:
     """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
     from ..model import GPT

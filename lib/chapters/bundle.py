@@ -1,4 +1,5 @@
-"""book/mechanism.ipynb: the nanoGPT recipe's bundle of differences from ResidualGPT, one factor at a time, and
+"""book/escape_and_bundle.ipynb §2:
+the nanoGPT recipe's bundle of differences from ResidualGPT, one factor at a time, and
 the learning-rate schedule over seeds."""
 from __future__ import annotations
 

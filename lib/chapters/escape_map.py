@@ -1,4 +1,5 @@
-"""book/mechanism.ipynb: the escape map (depth x gain, when AttnOnly leaves the floor) and its longer budget."""
+"""book/escape_and_bundle.ipynb §1:
+the escape map (depth x gain, when AttnOnly leaves the floor) and its longer budget."""
 from __future__ import annotations
 
 import numpy as np

@@ -25,7 +25,7 @@ def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.
     evaluation draws its batches from the training generator, so evaluating moves the training data order, and
     our evaluation has its own generator. The test's outcome is fixed by that design (``by_design``), so the claim
     as a whole is NOT TESTABLE HERE whatever the noise. ``switched``: what switching nanoGPT to fixed batches alone
-    did (book/mechanism.ipynb §5), which by the same design cannot change training either."""
+    did (book/escape_and_bundle.ipynb §2), which by the same design cannot change training either."""
     if gap.empty:
         return Claim("NOT TESTED", "no checkpoints: python -m lib sweep --plan fixed_val_batches")
     lines = [f"{r.config} seed {r.seed} ({r.source}): a random {r.eval_batches}-batch evaluation scatters with "

@@ -105,8 +105,8 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
 
 
 def released_rounding_edge() -> str | None:
-    """``rounding_edge`` of the released bundle runs (book/mechanism.ipynb §5): the knife-edge the joint-collapse
-    verdict reads."""
+    """``rounding_edge`` of the released bundle runs (book/escape_and_bundle.ipynb §2): the knife-edge the
+    joint-collapse verdict reads."""
     return rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
 
 

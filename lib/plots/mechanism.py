@@ -1,5 +1,6 @@
-"""book/mechanism.ipynb's figures: the ladder of floors, the probes, the local mixer, the escape map, the bundle
-and the schedule over seeds."""
+"""The figures of book/mechanism.ipynb (the ladder of floors, the probes, the local mixer) and of
+book/escape_and_bundle.ipynb (the escape map, the bundle
+and the schedule over seeds)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt

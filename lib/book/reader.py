@@ -1,0 +1,41 @@
+"""The parameters of a chapter that only reads runs (book/mechanism.ipynb, book/escape_and_bundle.ipynb): those
+chapters train nothing themselves, because their runs are hours of CPU time; ``python -m lib sweep --plan P``
+trains them, and the chapter reads them from ``runs_dir``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..runs import RUNS_DIR
+from .chapter import ParameterError, user_names
+from .tables import show_tables_as_the_book_does
+
+READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheapest answer first
+    "mechanism": ("mixer_test", "probe_during"),
+    "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
+}
+READER_PARAMETERS = {"runs_dir": None}
+
+
+def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
+    """Check a reading chapter's parameters cell (``runs_dir``: None for the released ``runs/``, or the
+    directory a sweep trained into) and return the directory its runs are read from. Unknown names and a
+    directory that does not exist are refused with the valid choices."""
+    if name not in READERS:
+        raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(READERS)}")
+    given = user_names(namespace)
+    if unknown := sorted(set(given) - set(READER_PARAMETERS)):
+        raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(READER_PARAMETERS)}")
+    runs_dir = Path(given.get("runs_dir") or RUNS_DIR)
+    if not runs_dir.is_dir():
+        raise ParameterError(f"runs_dir {str(runs_dir)!r} is not a directory; valid: None (the released runs/) or "
+                             f"a directory `python -m lib sweep --plan P --runs-dir DIR` trained into")
+    show_tables_as_the_book_does()
+    if announce:
+        where = "runs/ (the released runs)" if runs_dir.resolve() == RUNS_DIR.resolve() else str(runs_dir)
+        trains = "; ".join(f"python -m lib sweep --plan {p}" for p in READERS[name])
+        print(f"Reading this chapter's runs from {where}. It trains nothing itself: {trains} "
+              f"(each with --runs-dir DIR to train elsewhere). A run not trained yet is listed with its command.")
+    return runs_dir if runs_dir.resolve() != RUNS_DIR.resolve() else RUNS_DIR
+
+
+__all__ = ["READERS", "open_runs"]
