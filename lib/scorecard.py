@@ -204,22 +204,16 @@ def routing_paper() -> Row:
     claim = "Cross-position routing (§7.1): with attention replaced by a position-blind mixer, AttnOnly collapses"
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
-    rule = mixer_rule()
     runs = mixer_runs()
-    bigram = like_for_like(floors(orders=(1, 2)))[2]
-    v, reading, am = routing.claim_routing_by_author_rule(runs.table, rule, bigram)
-    if reading is None:
-        return Row(claim, "§7.1-7.2", paper, "no runs", "-", v, "`python -m lib sweep --plan mixer_test`")
+    c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2])
+    if c.facts["reading"] is None:
+        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict, c.why)
+    am = c.facts["attn_mixer"]
     steps = plans.mixer_test()[0].train.max_steps
     seeds = sorted(set(runs.table[(runs.table.mixer == "local") & (runs.table.config == "AttnOnly")].seed))
-    return Row(claim, "§7.1-7.2", paper, f"AttnOnly + mixer {am.min():.3f}-{am.max():.3f} (n={len(am)}): "
-               f"\"{reading}\" by the author's rule", f"`cpu` stand-in, {steps:,} steps, seeds "
-               f"{', '.join(map(str, seeds))}", v,
-               f"the author's rule (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb): above {rule[0]:.2f} \"consistent with "
-               f"routing\", below {rule[1]:.2f} \"routing not supported\", between \"partial recovery\", which is "
-               f"neither" + (f"; the bigram floor ({bigram:.3f}) lies above the lower threshold, so no position-blind "
-                             f"model can reach it on this data and the test cannot refute routing here"
-                             if bigram > rule[1] else ""))
+    return Row(claim, "§7.1-7.2", paper, f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
+               f"\"{c.facts['reading']}\" by the author's rule", f"`cpu` stand-in, {steps:,} steps, seeds "
+               f"{', '.join(map(str, seeds))}", c.verdict, c.why)
 
 
 def mechanism() -> Row:
@@ -231,13 +225,12 @@ def mechanism() -> Row:
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
-    ladder = floors()
-    verdict, text = routing.claim_mixer(runs.table, like_for_like(ladder), paper_mixer, author_rule=mixer_rule())
-    if verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
-        return Row(claim, "§7.1-7.2", paper, text.splitlines()[0], "`cpu` stand-in", verdict,
-                   " ".join(text.splitlines()[1:3]) + " (`python -m lib sweep --plan mixer_test`)")
-    if verdict == "NOT TESTED":
-        return Row(claim, "§7.1-7.2", paper, "no runs", "-", verdict,
+    c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
+    if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
+        return Row(claim, "§7.1-7.2", paper, c.lines[0], "`cpu` stand-in", c.verdict,
+                   c.why + " (`python -m lib sweep --plan mixer_test`)")
+    if c.verdict == "NOT TESTED":
+        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,
                    f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
                    f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
     summ = mixer_summary(runs.table)
@@ -247,7 +240,7 @@ def mechanism() -> Row:
     seeds = sorted(set(runs.table[runs.table.mixer == "local"].seed))
     steps = plans.mixer_test()[0].train.max_steps
     return Row(claim, "§7.1-7.2", paper, ours, f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
-               verdict, " ".join(text.splitlines()[1:3]))
+               c.verdict, c.why)
 
 
 def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = None,

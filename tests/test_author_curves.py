@@ -60,12 +60,12 @@ def test_the_committed_file_holds_the_phase2_runs_the_paper_reports():
 def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file():
     from lib.paper import author_phase2_curves
     curves = author_phase2_curves()
-    line = paper_shape.claim_phase2_curves(curves, floor=3.3473)
+    line = paper_shape.phase2_curves_reading(curves, floor=3.3473)
     for fact in ("seed 1337 leaves the floor by step 200 (best 1.9683)", "seed 42 never leaves the floor (best 3.3543)",
                  "seed 123 leaves the floor by step 300 (best 2.1313)", "FFNOnly stays on the floor in 3 of 3 seeds",
                  "1.580 ± 0.003"):
         assert fact in line
-    empty = paper_shape.claim_phase2_curves(curves.iloc[0:0], floor=3.3473)
+    empty = paper_shape.phase2_curves_reading(curves.iloc[0:0], floor=3.3473)
     assert empty.endswith("none in data/author_phase2_curves.csv.")
 
 

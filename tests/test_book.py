@@ -349,13 +349,18 @@ def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
     from lib.book import Verdict
     from lib.verdicts import Claim
     claim = Claim("NOT TESTABLE HERE", "the control did not leave the floor", {}, ("AttnOnly: 3 of 3 seeds HOLDS",))
-    v = Verdict(claim, "a line of context", "a sentence that decides: NOT TESTED yet")
+    v = Verdict(claim, "a line of context\na second line")
     md = v._repr_markdown_()
     assert "> AttnOnly: 3 of 3 seeds HOLDS  " in md  # a verdict word inside a Claim's line is not its verdict
-    assert "> **NOT TESTABLE HERE**: the control did not leave the floor  " in md
-    assert "> a sentence that decides: **NOT TESTED** yet  " in md and md.count("**") == 6
+    assert "> **NOT TESTABLE HERE**: the control did not leave the floor  " in md and md.count("**") == 4
     assert repr(v).splitlines() == ["AttnOnly: 3 of 3 seeds HOLDS", "NOT TESTABLE HERE: the control did not leave "
-                                    "the floor", "a line of context", "a sentence that decides: NOT TESTED yet"]
+                                    "the floor", "a line of context", "a second line"]
+    # a chapter's summary: each claim's verdict line alone, each reading's first line
+    assert repr(Verdict(claim, "a line of context\na second line", short=True)).splitlines() == [
+        "NOT TESTABLE HERE: the control did not leave the floor", "a line of context"]
+    # a verdict is decided in a claim function, never inside a sentence
+    with pytest.raises(ValueError, match="decide it in a claim function"):
+        Verdict(claim, "a sentence that decides: NOT TESTED yet")
     with pytest.raises(ValueError, match="HOLDS, CONTRADICTED, NOT TESTABLE HERE, NOT TESTED"):
         Claim("DOES NOT HOLD", "an old word")
 
@@ -472,7 +477,7 @@ def test_fixed_val_batches_shows_only_the_checkpoints_it_loads(tmp_path, monkeyp
     import lib.book.chapter
     ch = Chapter.open("fixed_val_batches", params(), announce=False)
     assert [(e.config_name, e.seed) for e in ch.experiments()] == [("AttnOnly", 1337), ("FFNOnly", 1337)]
-    assert pd.get_option("display.max_colwidth") is None  # verdicts and notes are shown in full
+    assert pd.get_option("display.max_colwidth") == 50  # opening a chapter leaves pandas' own options alone
     monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     assert Chapter.open("10m_asymmetry", params(), announce=False).paper_scale_summaries() is None
 

@@ -68,6 +68,7 @@ def test_the_book_tables_hide_only_a_row_count_index():
     shown = frame_html(df)
     assert "<th>0</th>" not in shown and "1.2346" in shown and "AttnOnly" in shown
     assert "<th>AttnOnly</th>" in frame_html(df.set_index("config"))  # a named index is shown
+    assert "x" * 200 in frame_html(pd.DataFrame({"note": ["x" * 200]}))  # a cell is shown in full
 
 
 def test_no_page_loads_anything_from_the_network(pages):
@@ -143,12 +144,12 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
         floors = mechanism.like_for_like(ladder)
         mixer, ends = mechanism.mixer_runs(), mechanism.ladder_ends()
         return [mechanism.claim_mixer(mixer.table, floors, paper_value(ref="§7.2", metric="mixer_best_val_loss"),
-                                      author_rule=mixer_rule())[1],
-                mechanism.claim_ladder(ends.table, floors, mechanism.floor_names(ladder))], []
+                                      author_rule=mixer_rule()).text,
+                mechanism.ladder_reading(ends.table, floors, mechanism.floor_names(ladder))], []
     if chapter == "escape_and_bundle":
         escape, long, bundled = escape_map.escape_runs(), escape_map.escape_long_runs(), bundle.bundle_runs()
-        return [escape_map.claim_escape_map(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
-                escape_map.claim_escape_long(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
+        return [escape_map.escape_map_reading(escape.table, escape.planned, plans.ESCAPE_BUDGET["eval_interval"]),
+                escape_map.escape_long_reading(long.table, long.planned, plans.ESCAPE_BUDGET["max_steps"]),
                 bundle.claim_bundle(bundled.table, plans.bundle_factors()["none"].train.eval_interval,
                                     plans.ROUNDING_CONTROL, bundle.baseline_seeds(),
                                     paired=(plans.FIXED_VALIDATION,)).text], []

@@ -369,7 +369,7 @@ def test_a_mechanism_table_keeps_each_runs_own_label_when_one_run_is_bad(tmp_pat
 def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
     grid = pd.DataFrame({"config": ["AttnOnly", "AttnOnly"], "depth": [6, 12], "gain": [1.0, 4.0],
                          "escape_step": [50, None], "best_val_loss": [2.3, None], "status": ["complete", "diverged"]})
-    text = escape_map.claim_escape_map(grid, 30, 25)
+    text = escape_map.escape_map_reading(grid, 30, 25)
     assert "0 of 1 did not leave the floor" in text and "Diverged: AttnOnly depth 12 gain 4." in text
     t = pd.DataFrame({"factor": ["none", "a", "b"], "escape_step": [800, None, 100],
                       "best_val_loss": [2.6, None, 2.0], "status": ["complete", "diverged", "complete"]})

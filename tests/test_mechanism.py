@@ -16,11 +16,16 @@ def runs(rows):
     return pd.DataFrame(rows, columns=["config", "mixer", "seed", "best_val_loss"])
 
 
+def mixer(*args, **kwargs) -> tuple[str, str]:
+    c = mechanism.claim_mixer(*args, **kwargs)
+    return c.verdict, c.text
+
+
 ATTENTION = [("AttnOnly", "attention", s, 1.95) for s in (1337, 42)] + [("FFNOnly", "attention", 1337, 3.34)]
 
 
 def test_the_mixer_test_holds_when_the_mixer_stops_at_the_bigram_floor_and_ffnonly_leaves_the_floor():
-    v, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
+    v, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
                                                      ("AttnOnly", "local", 42, 2.50),
                                                      ("FFNOnly", "local", 1337, 2.52)]), FLOORS, author_rule=RULE)
     assert v == "HOLDS"
@@ -30,43 +35,45 @@ def test_the_mixer_test_holds_when_the_mixer_stops_at_the_bigram_floor_and_ffnon
     assert ("Its lower threshold cannot be reached by any position-blind model on this data, as the bigram floor, "
             "2.480, is above it: by that rule the test can confirm routing or be partial, never refute it.") in text
     assert "By that rule this result is partial recovery." in text
-    _, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)
+    _, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)
     assert "decision rule" not in text
-    _, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS, paper_mixer=2.487,
+    _, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS, paper_mixer=2.487,
                                    author_rule=RULE)
     assert "The paper's Phase-2 mixer value, 2.487 (10M, the same characters), is +0.007 from that floor." in text
 
 
 def test_the_mixer_test_is_contradicted_when_ffnonly_with_the_mixer_stays_on_the_floor():
-    v, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
+    v, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49),
                                                      ("FFNOnly", "local", 1337, 3.34)]), FLOORS)
     assert v == "CONTRADICTED" and "the prediction fails" in text
 
 
 def test_the_mixer_test_waits_for_ffnonly_with_the_mixer_unless_part_one_already_fails():
-    v, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)
-    assert v == "NOT TESTED" and "(ii) FFNOnly with the mixer: no run yet; the verdict waits for it." in text
+    v, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.49)]), FLOORS)
+    assert v == "NOT TESTED" and "(ii) FFNOnly with the mixer: no run yet." in text
+    assert "(i) alone cannot confirm the reading" in text
 
 
 def test_the_mixer_test_is_contradicted_when_the_mixer_collapses_or_misses_the_bigram_floor():
-    v, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS, author_rule=RULE)
+    v, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 3.33)]), FLOORS, author_rule=RULE)
     assert v == "CONTRADICTED" and "this result is consistent with routing" in text  # the rule reads it the other way
     low = {1: 3.35, 2: 1.6}  # a floor below the rule's lower threshold: a position-blind model could refute routing
-    _, text = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 1.6)]), low, author_rule=RULE)
+    _, text = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 1.6)]), low, author_rule=RULE)
     assert "this result is routing not supported." in text and "never refute" not in text
-    v, _ = mechanism.claim_mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.8), ("FFNOnly", "local", 1337, 2.5)]),
+    v, _ = mixer(runs(ATTENTION + [("AttnOnly", "local", 1337, 2.8), ("FFNOnly", "local", 1337, 2.5)]),
                                 FLOORS)
     assert v == "CONTRADICTED"  # between the floors: not what a position-blind model that trains well reaches
     no_control = [r for r in ATTENTION if r[0] != "FFNOnly"] + [("AttnOnly", "local", 1337, 2.49),
                                                                   ("FFNOnly", "local", 1337, 2.52)]
-    assert mechanism.claim_mixer(runs(no_control), FLOORS)[0] == "NOT TESTED"  # (ii) needs FFNOnly's control
+    assert mixer(runs(no_control), FLOORS)[0] == "NOT TESTED"  # (ii) needs FFNOnly's control
 
 
 def test_the_mixer_test_needs_an_attnonly_that_escapes_and_a_mixer_run():
-    assert mechanism.claim_mixer(runs(ATTENTION), FLOORS)[0] == "NOT TESTED"
+    assert mixer(runs(ATTENTION), FLOORS)[0] == "NOT TESTED"
     stuck = [("AttnOnly", "attention", 1337, 3.34), ("AttnOnly", "local", 1337, 2.49)]
-    v, text = mechanism.claim_mixer(runs(stuck), FLOORS)
+    v, text = mixer(runs(stuck), FLOORS)
     assert v == "NOT TESTABLE HERE" and "the test is not valid" in text
+    assert mechanism.claim_mixer(runs(stuck), FLOORS).facts["escaped"] is False  # the precondition, as a fact
 
 
 def probe_rows(model, init1, trained_last, depth=2):
@@ -80,14 +87,14 @@ def probe_rows(model, init1, trained_last, depth=2):
 
 def test_the_probe_line_names_the_models_that_lost_the_token():
     table = pd.concat([probe_rows("AttnOnly", 0.99, 0.7), probe_rows("FFNOnly", 0.04, 0.01)])
-    text = mechanism.claim_probes(table)
+    text = mechanism.probe_reading(table)
     assert text.splitlines()[0] == ("Lost the input token (read-back at most 0.05 above chance after the last "
                                     "block): FFNOnly. Kept it: AttnOnly.")
     # the effective rank is set beside the trained model's own embedding, not the initial one
     table.loc[(table.model == "AttnOnly") & (table.state == "trained") & (table.depth == 0), "effective_rank"] = 42.0
-    assert "effective rank 100.0 of 42.0 at its embedding." in mechanism.claim_probes(table)
+    assert "effective rank 100.0 of 42.0 at its embedding." in mechanism.probe_reading(table)
     assert "**FFNOnly**: after block 1 at initialisation the token is read back at 0.04 (chance 0.15)" in text
-    assert mechanism.claim_probes(table.iloc[0:0]).startswith("No probed model yet")
+    assert mechanism.probe_reading(table.iloc[0:0]).startswith("No probed model yet")
 
 
 def grid(rows):
@@ -97,7 +104,7 @@ def grid(rows):
 def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
     g = grid([("AttnOnly", 2, 1.0, 50, 2.0), ("AttnOnly", 12, 1.0, 175, 2.1), ("AttnOnly", 12, 4.0, None, 3.3),
               ("FFNOnly", 6, 1.0, None, 3.34)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert text.startswith("4 of 30 runs of the map trained.")
     assert "escape steps 50-175 (to within 25 steps); 1 of 3 did not leave the floor" in text
     # gain 4 (more than the 2.4 that undoes depth 12's smaller start) never escaped: no support for the scale
@@ -107,72 +114,72 @@ def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
     assert "Does the escape depend on depth? Yes: at gain 1 the escape steps over depth differ by more than 25" in text
     assert "Does the escape depend on gain? Yes: at depth 12" in text  # 175 against never
     assert "FFNOnly (depth 6): 0 of 1 gains left the floor." in text
-    assert escape_map.claim_escape_map(grid([]), 30, 25) == "0 of 30 runs of the map trained. Nothing to read yet."
+    assert escape_map.escape_map_reading(grid([]), 30, 25) == "0 of 30 runs of the map trained. Nothing to read yet."
 
 
 def test_the_escape_map_answers_its_three_questions_only_beyond_the_resolution():
     # depth 2 and 12 one evaluation apart at gain 1: within the resolution, so no dependence is read
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, 75, 2.2), ("AttnOnly", 2, 4.0, 50, 2.3)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert ("Does the escape depend on depth? Not measurably: at each gain with two or more depths trained (1 gain), "
             "the escape steps lie within 25 steps of each other.") in text
     assert "Does the escape depend on gain? Not measurably" in text
     assert "AttnOnly: escape steps 50-75 (to within 25 steps); 0 of 3 did not" in text
     assert "Best loss at gain 1 by depth: 2: 2.300, 12: 2.200." in text
-    assert "AttnOnly: escape step 50 (to within" in escape_map.claim_escape_map(g.iloc[[0, 2]], 30, 25)
+    assert "AttnOnly: escape step 50 (to within" in escape_map.escape_map_reading(g.iloc[[0, 2]], 30, 25)
     assert ("depth 12 leaves the floor at step 75, depth 2 leaves the floor at step 50: no, not in when it leaves "
             "the floor (within 25 steps).") in text
     # depth 12 later, and the larger gain brings it back: consistent with the scale as the cause
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, 200, 2.2), ("AttnOnly", 12, 4.0, 75, 2.1),
               ("AttnOnly", 12, 2.0, 200, 2.1)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert ("depth 2 leaves the floor at step 50: later, and consistent with the FFN output's scale being the cause: "
             "a larger FFN output at depth 12 brings the escape to step 75 (gain 4).") in text
     # later, with only a gain too small to undo the smaller start: open, and said why
-    text = escape_map.claim_escape_map(g[g.gain != 4.0], planned=30, interval=25)
+    text = escape_map.escape_map_reading(g[g.gain != 4.0], planned=30, interval=25)
     assert ("later; whether the scale is the cause is open until depth 12 is trained with a gain of at least 2.4, "
             "which undoes the smaller start (gains up to 2 do not bring it earlier).") in text
     # later, with no larger gain trained yet at that depth: open, said so
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 8, 1.0, None, 3.3)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert ("depth 8 stays on the floor for its whole budget, depth 2 leaves the floor at step 50: later; whether "
             "the scale is the cause is open until depth 8 is trained with a gain of at least 2.0, which undoes the "
             "smaller start.") in text
     assert "Does the escape depend on depth? Yes: at gain 1" in text
     # the deeper model earlier: a plain no
     g = grid([("AttnOnly", 2, 1.0, 150, 2.3), ("AttnOnly", 8, 1.0, 50, 2.2)])
-    assert "no, the deeper model leaves the floor earlier." in escape_map.claim_escape_map(g, 30, 25)
+    assert "no, the deeper model leaves the floor earlier." in escape_map.escape_map_reading(g, 30, 25)
 
 
 def test_the_escape_map_reads_nothing_into_runs_that_never_left_the_floor():
     g = grid([("AttnOnly", 2, 1.0, None, 3.3), ("AttnOnly", 12, 1.0, None, 3.3), ("AttnOnly", 12, 4.0, None, 3.3)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert "Does the escape depend" not in text  # no escape step to compare
     assert ("depth 12 stays on the floor for its whole budget, depth 2 stays on the floor for its whole budget: open, "
             "neither leaves the floor") in text
     # a run that escapes at the last evaluation is within one interval of one that never does
     g = grid([("AttnOnly", 2, 1.0, 400, 2.3), ("AttnOnly", 12, 1.0, None, 3.3)]).assign(budget=400)
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert "Does the escape depend on depth? Not measurably" in text
     assert "no, not in when it leaves the floor (within 25 steps)." in text
-    text = escape_map.claim_escape_map(g.assign(escape_step=[375, None]), planned=30, interval=25)
+    text = escape_map.escape_map_reading(g.assign(escape_step=[375, None]), planned=30, interval=25)
     assert "Does the escape depend on depth? Yes" in text
 
 
 def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_twin():
     g = grid([("AttnOnly", 2, 1.0, 50, 2.3), ("AttnOnly", 12, 1.0, None, 3.34), ("AttnOnly", 12, 2.0, 50, 2.4),
               ("AttnOnly", 12, 1.0, 50, 2.5)]).assign(budget=400, scaled_init=[True, True, True, False])
-    text = escape_map.claim_escape_map(g, planned=31, interval=25)
+    text = escape_map.escape_map_reading(g, planned=31, interval=25)
     assert "3 of 4 did not" not in text and "1 of 3 did not leave the floor within 400 steps." in text  # apart
     assert ("Without the scaling (attention's and the FFN's output projections both at std 0.02, 4.9× larger), "
             "AttnOnly at depth 12, gain 1, leaves the floor at step 50 (best 2.500); with it, stays on the floor for "
             "its whole budget: at depth 12 the scaling is what keeps AttnOnly on the floor (one seed).") in text
     assert text.startswith("4 of 31 runs of the map trained.")  # the control counts among the map's runs
     delayed = g.assign(escape_step=[50, 200, 50, 50])  # the scaled twin leaves too, later: a delay, not a plateau
-    assert "at depth 12 the scaling delays the escape (one seed)." in escape_map.claim_escape_map(delayed, 31, 25)
+    assert "at depth 12 the scaling delays the escape (one seed)." in escape_map.escape_map_reading(delayed, 31, 25)
     # without the scaled_init column the control would merge into its twin's cell: refused, naming the cell
     with pytest.raises(ValueError, match="more than one run per cell .*AttnOnly 12 1; mark a run without"):
-        escape_map.claim_escape_map(g.drop(columns="scaled_init"), 31, 25)
+        escape_map.escape_map_reading(g.drop(columns="scaled_init"), 31, 25)
     # the map is binary when every escape is at one step and some never escape: said, with the graded outcome
     assert ("Every run that left the floor did so by step 50, so at this resolution the map is binary (left by step "
             "50, or not within 400 steps); the best loss is the graded outcome.") in text
@@ -180,17 +187,17 @@ def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_tw
     assert ("the scaling is not what keeps depth 12 on the floor, while a larger FFN output alone, attention's "
             "projection still scaled, brings the escape to step 50 (gain 2): at depth 12 this is consistent with the "
             "FFN output's scale relative to attention's, not the scaling of both, deciding whether AttnOnly leaves the "
-            "floor (one seed, 400 steps).") in escape_map.claim_escape_map(both_stay, 31, 25)
+            "floor (one seed, 400 steps).") in escape_map.escape_map_reading(both_stay, 31, 25)
     all_stay = g.assign(escape_step=[50, None, None, None])
-    assert "the scaling is not what keeps depth 12 on the floor." in escape_map.claim_escape_map(all_stay, 31, 25)
+    assert "the scaling is not what keeps depth 12 on the floor." in escape_map.escape_map_reading(all_stay, 31, 25)
     same = g.assign(escape_step=[50, 50, 50, 75])
-    text = escape_map.claim_escape_map(same, 31, 25)
+    text = escape_map.escape_map_reading(same, 31, 25)
     assert "the scaling does not move the escape at depth 12 (within 25 steps)." in text
     assert "binary" not in text  # every run left the floor: nothing binary to say
     late = g.assign(escape_step=[50, 50, 50, 200])
-    assert "removing the scaling delays the escape" in escape_map.claim_escape_map(late, 31, 25)
+    assert "removing the scaling delays the escape" in escape_map.escape_map_reading(late, 31, 25)
     alone = g.iloc[[0, 3]]
-    assert "its scaled twin is not trained yet." in escape_map.claim_escape_map(alone, 31, 25)
+    assert "its scaled twin is not trained yet." in escape_map.escape_map_reading(alone, 31, 25)
 
 
 def bundle_table(rows):
@@ -262,7 +269,7 @@ def test_probes_over_training_read_the_last_block_and_say_since_when_the_token_i
                          "probe_chance": 0.15, "probe_rank": [[100, 2.0]] * 6})
     t = mechanism.probes_over_training(hist)
     assert list(t.token_accuracy) == [0.3, 0.1, 0.05, 0.9, 0.1, 0.8] and set(t.position_cosine) == {0.8, 0.2}
-    text = mechanism.claim_probes_over_training(t)
+    text = mechanism.probes_over_training_reading(t)
     assert "**FFNOnly**, after the last block: token read back 0.30 at step 0, 0.05 at step 50" in text
     assert "at chance from step 25 on." in text and "not at chance for good." in text
     assert mechanism.probes_over_training(hist.drop(columns=["probe_token"])).empty
@@ -354,14 +361,14 @@ def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
 def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs():
     # depth 6: gain 0.5 (std 0.02*0.5/sqrt(12) = 0.0029) stays, gain 1 (0.0058) leaves; depth 2 gain 0.5 (0.005) leaves
     g = grid([("AttnOnly", 6, 0.5, None, 3.3), ("AttnOnly", 6, 1.0, 50, 2.3), ("AttnOnly", 2, 0.5, 50, 2.3)])
-    text = escape_map.claim_escape_map(g, planned=30, interval=25)
+    text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert ("the runs that left the floor started at 0.0050 or more, those that never did at 0.0029 or less, so "
             "across depths 2, 6 that scale alone separates them, at a threshold between the two.") in text
     g = grid([("AttnOnly", 6, 0.5, 50, 2.3), ("AttnOnly", 2, 1.0, None, 3.3)])  # a larger scale that stayed
     assert ("the scale alone does not separate them, as some runs stayed on the floor from a larger start than others "
-            "that left it; something beyond the FFN output's initial scale matters") in escape_map.claim_escape_map(
+            "that left it; something beyond the FFN output's initial scale matters") in escape_map.escape_map_reading(
                 g, planned=30, interval=25)
-    assert "Is it the initial scale" not in escape_map.claim_escape_map(g.iloc[[0]], planned=30, interval=25)
+    assert "Is it the initial scale" not in escape_map.escape_map_reading(g.iloc[[0]], planned=30, interval=25)
 
 
 def test_an_escape_step_reads_the_same_whether_never_is_nan_or_inf():
@@ -380,10 +387,10 @@ def test_the_ladder_places_each_model_at_a_floor_or_between_two():
     ends = pd.DataFrame({"model": ["AttnOnly", "AttnOnly", "FFNOnly", "FFNOnly"],
                          "best_val_loss": [1.95, 1.97, 3.34, 9.0],
                          "status": ["complete", "complete", "complete", "diverged"]})
-    text = mechanism.claim_ladder(ends, floors, names)
+    text = mechanism.ladder_reading(ends, floors, names)
     assert ("AttnOnly: 1.950-1.970 (2 seeds), between the trigram and 4-gram floors; FFNOnly: 3.340, at the unigram "
             "floor (+0.000).") in text  # the diverged seed is no result
-    assert mechanism.claim_ladder(ends.iloc[0:0], floors, names) == "No run finished yet."
+    assert mechanism.ladder_reading(ends.iloc[0:0], floors, names) == "No run finished yet."
     ladder = pd.DataFrame({"order": [1, 2], "floor": ["unigram", "bigram"], "nats": [3.35, 2.48],
                            "on_fixed_batches": [3.34, None]})
     fig = plots.ladder_figure(ends, ladder, "t")
@@ -397,22 +404,22 @@ def test_the_ladder_places_each_model_at_a_floor_or_between_two():
 def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau():
     rows = pd.DataFrame({"config": "AttnOnly", "depth": [6, 12], "gain": [0.5, 1.0], "escape_step": [None, None],
                          "best_val_loss": [3.338, 3.337], "status": "complete", "budget": 1500})
-    text = escape_map.claim_escape_long(rows, 2, 400)
+    text = escape_map.escape_long_reading(rows, 2, 400)
     assert text == ("At 1,500 steps, one seed: depth 6 gain 0.5 stays on the floor for its whole budget (best 3.338): "
                     "its 400-step 'never' is a plateau for the whole budget, not a slow start; depth 12 gain 1 stays "
                     "on the floor for its whole budget (best 3.337): its 400-step 'never' is a plateau for the whole "
                     "budget, not a slow start.")
     mixed = rows.assign(escape_step=[900, 300], best_val_loss=[2.3, 2.4])
-    text = escape_map.claim_escape_long(mixed, 2, 400)
+    text = escape_map.escape_long_reading(mixed, 2, 400)
     assert "depth 6 gain 0.5 leaves the floor at step 900 (best 2.300): its 400-step 'never' is a slow escape;" in text
     assert ("depth 12 gain 1 leaves the floor at step 300 (best 2.400): its 400-step 'never' is not a plateau: the "
             "long run leaves the floor within 400 steps, so the short run's schedule, not the start, held it "
             "there.") in text
-    assert escape_map.claim_escape_long(rows.iloc[[0]], 2, 400).startswith("1 of 2 boundary cells trained. ")
-    assert escape_map.claim_escape_long(rows.iloc[0:0], 2, 400) == (
+    assert escape_map.escape_long_reading(rows.iloc[[0]], 2, 400).startswith("1 of 2 boundary cells trained. ")
+    assert escape_map.escape_long_reading(rows.iloc[0:0], 2, 400) == (
         "The boundary cells at the full budget: not trained yet (2 planned).")
     lost = rows.assign(status=["diverged", "complete"])
-    text = escape_map.claim_escape_long(lost, 2, 400)
+    text = escape_map.escape_long_reading(lost, 2, 400)
     assert text.endswith("Diverged (no outcome): depth 6 gain 0.5.") and "depth 6 gain 0.5 stays" not in text
     # the plan: each cell at the preset's budget and the map's cadence, gain 1 the plain run at that depth
     exps = plans.escape_long_budget()

@@ -103,16 +103,17 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     resid_const = run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35], schedule="constant")
     t = table(nano, resid, nano_cos, resid_const)
     assert set(t.schedule) == {"recipe", "warm-up + cosine", "constant lr"}
-    assert "The schedule decides at the paper's shape" in paper_shape.claim_prefix_schedule(t)
+    c = paper_shape.claim_prefix_schedule(t)
+    assert c.verdict == "HOLDS" and c.facts["follow"] == 2
     resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    line = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
-    assert "does not decide" in line and "1 of 2 implementations do what the other does" in line
+    c = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left))
+    assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1
     # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
     nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
     both_leave = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    line = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave))
-    assert "nothing to explain" in line and "decides" not in line
-    assert "NOT TESTED yet" in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos))
+    c = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave))
+    assert c.verdict == "NOT TESTABLE HERE" and "nothing to explain" in c.why
+    assert paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos)).verdict == "NOT TESTED"
     # the contrast reads each implementation's own schedule, never a swapped run
     assert paper_shape.claim_prefix_contrast(t).facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
 
@@ -122,11 +123,11 @@ def test_stand_in_prediction_compares_at_the_prefixs_step():
     # The stand-in nanogpt leaves the floor only at step 400: by step 100 it agrees (on the floor).
     _, stand_nano = run("nanogpt", "AttnOnly", 1500, [4.17, 3.40, 3.38, 3.36, 2.5], max_steps=1500)
     _, stand_resid = run("residualgpt", "AttnOnly", 1500, [4.17, 3.38], max_steps=1500)
-    line = paper_shape.claim_stand_in_predicts(t, pd.concat([stand_nano, stand_resid]), FLOOR)
+    line = paper_shape.stand_in_agreement(t, pd.concat([stand_nano, stand_resid]), FLOOR)
     assert "The stand-in predicts 1 of 2" in line
     assert "residualgpt AttnOnly by step 100: stand-in on the floor, paper shape left the floor  <-" in line
     # A prefix without a released stand-in is not counted.
-    line = paper_shape.claim_stand_in_predicts(t, stand_nano, FLOOR)
+    line = paper_shape.stand_in_agreement(t, stand_nano, FLOOR)
     assert "The stand-in predicts 1 of 1" in line and "no released stand-in run to compare" in line
 
 

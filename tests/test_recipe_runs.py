@@ -45,16 +45,17 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     assert fx.loc["warm-up + cosine", "decides"] is True and fx.loc["warm-up + cosine", "escaped"] == 3
     assert fx.loc["no biases", "decides"] is False  # step 300 lies inside 200..never
     assert fx.loc["none", "baseline range"] == "step 200 to never"
-    text = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap)))
-    assert text.endswith("Deciding, by that rule: warm-up + cosine (nanogpt).")
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap)))
+    assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + overlap)))
+    assert c.verdict == "CONTRADICTED" and c.facts["named"] == []  # overlapping the baseline over the same seeds
     # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
     fx = bundle.schedule_effects(effects_table(base[:2] + stuck)).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is True
     fx = bundle.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
-    assert "No factor can be judged yet" in bundle.claim_schedule_factors(bundle.schedule_effects(
-        effects_table(base)))
+    assert bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base))).verdict == "NOT TESTED"
 
 
 def test_every_schedule_run_is_named_by_its_factor():

@@ -152,17 +152,20 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
     def table(*losses):
         return pd.DataFrame({"config": "AttnOnly", "mixer": "local", "seed": range(len(losses)),
                              "best_val_loss": losses})
-    v, reading, _ = claim_routing_by_author_rule(table(2.4817, 2.4838, 2.4835), rule, bigram_floor=2.4823)
-    assert (v, reading) == ("NOT TESTABLE HERE", "partial recovery")  # the rule's own "neither"
+    def judged(*args, **kwargs):
+        c = claim_routing_by_author_rule(*args, **kwargs)
+        return c.verdict, c.facts["reading"]
+    # the rule's own "neither"
+    assert judged(table(2.4817, 2.4838, 2.4835), rule, bigram_floor=2.4823) == ("NOT TESTABLE HERE",
+                                                                                "partial recovery")
     # where no position-blind model can reach the lower threshold, the test cannot refute, so it cannot confirm
-    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 2.48)[:2] == ("NOT TESTABLE HERE",
-                                                                               "consistent with routing")
-    assert claim_routing_by_author_rule(table(3.33, 3.34), rule, 1.5)[:2] == ("HOLDS", "consistent with routing")
+    assert judged(table(3.33, 3.34), rule, 2.48) == ("NOT TESTABLE HERE", "consistent with routing")
+    assert judged(table(3.33, 3.34), rule, 1.5) == ("HOLDS", "consistent with routing")
     # below the lower threshold the rule says "not supported": a contradiction only where a position-blind model
     # can get there at all (the bigram floor below the threshold)
-    assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 1.5)[:2] == ("CONTRADICTED", "routing not supported")
-    assert claim_routing_by_author_rule(table(1.6, 1.7), rule, 2.48)[0] == "NOT TESTABLE HERE"
-    assert claim_routing_by_author_rule(table(), rule, 2.48)[0] == "NOT TESTED"
+    assert judged(table(1.6, 1.7), rule, 1.5) == ("CONTRADICTED", "routing not supported")
+    assert judged(table(1.6, 1.7), rule, 2.48)[0] == "NOT TESTABLE HERE"
+    assert judged(table(), rule, 2.48)[0] == "NOT TESTED"
 
 
 def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():

@@ -34,7 +34,8 @@ def _row(chapter: str, scale: str, config: str, g: pd.DataFrame) -> dict:
     return {"chapter": chapter, "scale": scale, "config": config, "runs": len(g),
             "steps per run": "/".join(f"{int(b):,}" for b in sorted(set(g.steps))),
             "median minutes": float(minutes.median()), "fastest minutes": float(minutes.min()),
-            "median tokens/s": round(float(g.tokens_per_s.astype(float).median())), "total hours": float(minutes.sum() / 60)}
+            "median tokens/s": round(float(g.tokens_per_s.astype(float).median())),
+            "total hours": float(minutes.sum() / 60)}
 
 
 def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:

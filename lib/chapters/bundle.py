@@ -152,18 +152,23 @@ def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
                                        "decides"])
 
 
-def claim_schedule_factors(effects: pd.DataFrame) -> str:
-    """The factors ``schedule_effects`` names as deciding, or a plain statement that none can be named."""
+@claim("The schedule, clipping or biases decide AttnOnly's escape, over seeds")
+def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
+    """The factors ``schedule_effects`` names as deciding (HOLDS), or none over the same seeds (CONTRADICTED:
+    every factor's escape steps overlap its baseline's range); NOT TESTED until a factor and its baseline are
+    trained over the same seeds."""
     judged = effects.dropna(subset=["decides"])
     if judged.empty:
-        return "No factor can be judged yet: its runs and its baseline's over the same seeds are not all trained."
+        return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over the same seeds are "
+                     "not all trained")
     named = judged[judged.decides.astype(bool)]
     lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
              f"{r['baseline range']}." for _, r in judged.iterrows()]
-    verdict = ("Deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples()) + "."
-               if len(named) else "No factor can be named as deciding: every factor's escape steps overlap its "
-                                  "baseline's range over the same seeds.")
-    return "\n".join([*lines, verdict])
+    why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples())
+           if len(named) else "no factor can be named as deciding: every factor's escape steps overlap its "
+                              "baseline's range over the same seeds")
+    return Claim(verdict(True, True, bool(len(named))), why,
+                 {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()], "judged": len(judged)}, tuple(lines))
 
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:

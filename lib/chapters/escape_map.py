@@ -15,7 +15,7 @@ from ..results import (
 from ..runs import RUNS_DIR
 
 
-def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
+def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
     """What the escape map says. ``grid``: one row per finished run (config, depth, gain, escape_step,
     best_val_loss). Escape steps are known to within ``interval`` steps."""
     lost = grid[grid.status == "diverged"] if "status" in grid else grid.iloc[:0]
@@ -63,10 +63,10 @@ def claim_escape_map(grid: pd.DataFrame, planned: int, interval: int) -> str:
     if len(lost):
         lines.append("Diverged: " + ", ".join(f"{r.config} depth {int(r.depth)} gain {float(r.gain):g}"
                                               for r in lost.itertuples()) + ".")
-    return " ".join(lines)
+    return "\n".join(lines)
 
 
-def claim_escape_long(table: pd.DataFrame, planned: int, short_budget: int) -> str:
+def escape_long_reading(table: pd.DataFrame, planned: int, short_budget: int) -> str:
     """Whether the map's boundary cells, on the floor for ``short_budget`` steps, leave it within the preset's
     full budget (``table``: depth, gain, escape_step, best_val_loss, status, budget; one row per finished run of
     ``plans.escape_long_budget``): a slow escape, a plateau for the whole budget, or, where the long run leaves

@@ -19,7 +19,7 @@ from ..results import (
     unfinished,
 )
 from ..runs import RUNS_DIR, RunDir, run_path
-from ..verdicts import verdict
+from ..verdicts import Claim, claim, verdict
 
 LADDER_MARGIN = 0.03  # "at" a floor: within this; the floors of this ladder lie 0.18 nats apart or more
 
@@ -52,22 +52,28 @@ def author_rule_reading(mixer_best: pd.Series, rule: tuple[float, float]) -> str
             if mixer_best.max() < not_routing else "partial recovery")
 
 
-def claim_routing_by_author_rule(table: pd.DataFrame, rule: tuple[float, float], bigram_floor: float):
-    """§7.2's test as the paper poses it, judged by the author's own rule: (verdict, reading, AttnOnly + mixer best
-    losses). "consistent with routing" HOLDS, "routing not supported" CONTRADICTS; "partial recovery" is the
-    rule's own "neither", so NOT TESTABLE HERE, and so is any result where the rule's lower threshold lies below
-    the bigram floor (no position-blind model can reach it on this data, so by design the test cannot refute)."""
+@claim("§7.2's local-mixer test, by the author's rule")
+def claim_routing_by_author_rule(table: pd.DataFrame, rule: tuple[float, float], bigram_floor: float) -> Claim:
+    """§7.2's test as the paper poses it, judged by the author's own rule. "consistent with routing" HOLDS,
+    "routing not supported" CONTRADICTS; "partial recovery" is the rule's own "neither", so NOT TESTABLE HERE,
+    and so is any result where the rule's lower threshold lies below the bigram floor (no position-blind model
+    can reach it on this data, so by design the test cannot refute). ``facts``: the reading and AttnOnly +
+    mixer's best losses."""
     am = table[(table.config == "AttnOnly") & (table.mixer == "local")].best_val_loss.dropna()
     if am.empty:
-        return verdict(False, False, False), None, am
+        return Claim(verdict(False, False, False), "`python -m lib sweep --plan mixer_test`", {"reading": None})
     reading = author_rule_reading(am, rule)
+    unreachable = bigram_floor > rule[1]
     # a test that cannot come out "not supported" on this data cannot confirm by coming out the other way either
-    v = verdict(True, reading != "partial recovery", reading == "consistent with routing",
-                by_design=bigram_floor > rule[1])
-    return v, reading, am
+    v = verdict(True, reading != "partial recovery", reading == "consistent with routing", by_design=unreachable)
+    why = (f"the author's rule (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb): above {rule[0]:.2f} \"consistent with "
+           f"routing\", below {rule[1]:.2f} \"routing not supported\", between \"partial recovery\", which is neither"
+           + (f"; the bigram floor ({bigram_floor:.3f}) lies above the lower threshold, so no position-blind model "
+              f"can reach it on this data and the test cannot refute routing here" if unreachable else ""))
+    return Claim(v, why, {"reading": reading, "attn_mixer": [float(x) for x in am], "unreachable": unreachable})
 
 
-def claim_ladder(ends: pd.DataFrame, floors: dict[int, float], names: dict[int, str],
+def ladder_reading(ends: pd.DataFrame, floors: dict[int, float], names: dict[int, str],
                  margin: float = LADDER_MARGIN) -> str:
     """Where each model ends on the ladder (``ends``: model, best_val_loss, one row per seed; ``floors`` and
     ``names`` as in ``ladder_position``), from the mean over its seeds."""
@@ -87,7 +93,7 @@ def lost_token(row, margin: float = 0.05) -> bool:
     return row.token_accuracy <= row.token_chance + margin
 
 
-def claim_probes(table: pd.DataFrame) -> str:
+def probe_reading(table: pd.DataFrame) -> str:
     """What the probes say, per model: the state after block 1 at initialisation and after the last block
     trained. ``table``: ``mechanism.probe_table`` rows (model, state, depth and the three measures)."""
     if table.empty:
@@ -115,9 +121,10 @@ def _seed_range(s: pd.Series) -> str:
     return f"{s.min():.3f}" if len(s) == 1 else f"{s.min():.3f}-{s.max():.3f} ({len(s)} seeds)"
 
 
+@claim("The sublayer that replaces the stream decides (the book's reading of routing)")
 def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: float | None = None,
-                margin: float = 0.1, author_rule: tuple[float, float] | None = None) -> tuple[str, str]:
-    """(verdict, text) of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed, best_val_loss)
+                margin: float = 0.1, author_rule: tuple[float, float] | None = None) -> Claim:
+    """The book's reading of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed, best_val_loss)
     against the n-gram floors ``{1: unigram, 2: bigram, ...}`` of the data.
 
     The paper states its cross-position routing hypothesis through its §7.1 equation only; what is tested
@@ -138,7 +145,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
     am, aa = best("AttnOnly", "local"), best("AttnOnly", "attention")
     fm, fa = best("FFNOnly", "local"), best("FFNOnly", "attention")
     if am.empty:
-        return verdict(False, False, False), "No AttnOnly run with the local mixer yet."
+        return Claim(verdict(False, False, False), "no AttnOnly run with the local mixer yet")
     # The precondition the paper's Phase 2 lacked: AttnOnly with attention left the floor, and below the
     # bigram floor, which only information from other positions can reach.
     escaped = bool(len(aa)) and aa.max() <= uni - margin and aa.mean() < bi - margin
@@ -152,17 +159,18 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
         f"(i) Without any path between positions AttnOnly {where}"
         + (f"; attention takes it {bi - aa.mean():.3f} below the bigram floor, which only information from other "
            f"positions can do." if len(aa) and aa.mean() < bi - margin else "."))
-    agrees = at_bigram
+    agrees, failed = at_bigram, [] if at_bigram else ["(i)"]
     if len(fm) and len(fa):
         ffn_ok = fm.max() <= uni - margin and fa.min() > uni - margin
         agrees = agrees and ffn_ok
+        failed += [] if ffn_ok else ["(ii)"]
         lines.append(f"(ii) FFNOnly with the mixer in attention's place: {rng(fm)}; with attention: "
                      f"{rng(fa) if len(fa) else 'no run'}: "
                      + ("the same skip pattern leaves the floor once the sublayer that replaces the stream cannot "
                         "average positions." if ffn_ok else "the prediction fails."))
     else:
         lines.append(f"(ii) FFNOnly with the mixer{'' if fm.empty else ' (but not FFNOnly with attention)'}: no run "
-                     f"yet; the verdict waits for it.")
+                     f"yet.")
         fm = fm.iloc[0:0]
     if author_rule is not None:
         routing, not_routing = author_rule
@@ -175,14 +183,18 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
                         f"partial, never refute it." if bi > not_routing else "")
                      + (f" The paper's Phase-2 mixer value, {paper_mixer:.3f} (10M, the same characters), is "
                         f"{paper_mixer - bi:+.3f} from that floor." if paper_mixer is not None else ""))
-    if not escaped:
-        lines.append("AttnOnly with attention has not left the floor here, so the test is not valid (§7.2's problem).")
+    facts = {"escaped": bool(escaped), "at_bigram": at_bigram, "attn_mixer": [float(x) for x in am],
+             "ffn_mixer": [float(x) for x in fm]}
     if fm.empty and agrees and escaped:  # (i) alone cannot confirm the reading; only contradict it
-        return verdict(False, False, False), "\n".join(lines)
-    return verdict(True, escaped, agrees), "\n".join(lines)
+        return Claim(verdict(False, False, False), "(i) agrees; (ii), FFNOnly with the mixer, is not trained yet "
+                     "and (i) alone cannot confirm the reading", facts, tuple(lines))
+    why = ("AttnOnly with attention has not left the floor here, so the test is not valid (§7.2's problem)"
+           if not escaped else "(i) AttnOnly with the mixer stops at the bigram floor and (ii) FFNOnly with it "
+           "leaves the unigram floor, both as predicted" if agrees else f"{' and '.join(failed)} fails")
+    return Claim(verdict(True, escaped, agrees), why, facts, tuple(lines))
 
 
-def claim_probes_over_training(table: pd.DataFrame) -> str:
+def probes_over_training_reading(table: pd.DataFrame) -> str:
     """Per configuration, the state after the last block at the first and the last evaluation
     (``mechanism.probes_over_training`` rows)."""
     if table.empty:

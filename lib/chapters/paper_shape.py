@@ -63,19 +63,21 @@ def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
     return None if r.empty else r.iloc[0]
 
 
-def claim_prefix_schedule(table: pd.DataFrame) -> str:
+@claim("The learning-rate schedule decides AttnOnly's escape at the paper's shape")
+def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     """Does the learning-rate schedule decide AttnOnly's escape at the paper's shape? Each implementation's
     AttnOnly on its own schedule beside the same run on the other's (nanoGPT with ResidualGPT's warm-up and
     cosine, ResidualGPT at a constant rate), read at the step both reached. The schedule decides here only if
     swapping it flips whether the run has left the floor, in both implementations and in the direction that
-    makes each behave like the other."""
+    makes each behave like the other; where both implementations on their own schedules are alike by that
+    step there is nothing for the schedule to explain (NOT TESTABLE HERE)."""
     pairs = [(impl, _row(table, impl, "AttnOnly"), _row(table, impl, "AttnOnly", other))
              for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
     runs = [r for _, own, swapped in pairs for r in (own, swapped)]
     lines = [f"{impl} AttnOnly: " + ("its own schedule" if own is None else "the swapped schedule")
              + " is not trained yet." for impl, own, swapped in pairs if own is None or swapped is None]
     if lines:
-        return "\n".join([*lines, "The schedule at the paper's shape: NOT TESTED yet (both pairs are needed)."])
+        return Claim("NOT TESTED", "both pairs are needed", {}, tuple(lines))
     step = int(min(r.steps for r in runs))  # every run read at the step all four reached
     left = {(impl, kind): not pd.isna(r.left_floor_at) and r.left_floor_at <= step
             for impl, own, swapped in pairs for kind, r in (("own", own), ("swapped", swapped))}
@@ -84,17 +86,16 @@ def claim_prefix_schedule(table: pd.DataFrame) -> str:
                      f"{'left the floor' if left[impl, 'own'] else 'on the floor'} (best {own.best_val:.3f}), "
                      f"{swapped.schedule} {'left the floor' if left[impl, 'swapped'] else 'on the floor'} "
                      f"(best {swapped.best_val:.3f}).")
+    facts = {"step": step, **{f"{impl} {kind} left": v for (impl, kind), v in left.items()}}
     if left["nanogpt", "own"] == left["residualgpt", "own"]:
-        return "\n".join([*lines, "The schedule at the paper's shape: nothing to explain, as both implementations on "
-                                  "their own schedules are alike by this step (one seed, a prefix)."])
+        return Claim(verdict(True, False, False), "nothing to explain: both implementations on their own schedules "
+                     "are alike by this step (one seed, a prefix)", facts, tuple(lines))
     # the schedule decides only if each implementation, given the other's schedule, does what the other does
     follows = [left[impl, "swapped"] == left[other, "own"]
                for impl, other in (("nanogpt", "residualgpt"), ("residualgpt", "nanogpt"))]
-    verdict = ("The schedule decides at the paper's shape (one seed, a prefix): with the other's schedule, each "
-               "implementation does what the other does." if all(follows) else
-               "The schedule alone does not decide at the paper's shape (one seed, a prefix): with the other's "
-               f"schedule, {sum(follows)} of 2 implementations do what the other does.")
-    return "\n".join([*lines, verdict])
+    why = (f"with the other's schedule, {sum(follows)} of 2 implementations do what the other does (one seed, a "
+           f"prefix)")
+    return Claim(verdict(True, True, all(follows)), why, {**facts, "follow": sum(follows)}, tuple(lines))
 
 
 def _where(r) -> str:
@@ -194,12 +195,12 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     return Claim(verdict(True, full_left, not left), why + control, facts)
 
 
-def claim_stand_in_predicts(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float) -> str:
+def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float) -> str:
     """Does the `cpu` stand-in (same seed, same implementation and configuration) say the same thing about
     leaving the floor by the step the paper-shape prefix reached? The stand-in's schedule and width differ,
     so agreement is evidence that the stand-in is a fair proxy for this question, not proof."""
     if table.empty:
-        return "Stand-in against paper shape: NOT TESTED yet (no paper-shape run is released)."
+        return "Stand-in against paper shape: no paper-shape run is released yet."
     lines, agree, compared = [], 0, 0
     for r in table[table.schedule == "recipe"].itertuples():  # the stand-in trains each recipe as it is
         h = stand_in_hist[(stand_in_hist.impl == r.impl) & (stand_in_hist.config == r.config)
@@ -240,7 +241,7 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     return Claim(verdict(True, attn_left, attn_left), why, {"attn_left": attn_left}, lines)
 
 
-def claim_phase2_curves(curves: pd.DataFrame, floor: float, margin: float | None = None) -> str:
+def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | None = None) -> str:
     """What the author's Phase-2 curves show, and nothing more: for each AttnOnly seed of the constant-rate
     notebook, the first printed step at least ``margin`` below the unigram floor (or that it never gets
     there) and its best loss, beside the paper's Phase-3 mean. The printed steps are every 100, so an escape is
