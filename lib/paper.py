@@ -27,6 +27,8 @@ def _table() -> pd.DataFrame:
             except (TypeError, ValueError):
                 raise ValueError(f"{PAPER_CSV.name} line {line}: value/std {text!r} is not a number") from None
     df["reported"] = [v if pd.isna(sd) else f"{v} ± {sd}" for v, sd in zip(df.value, df["std"])]
+    # which standard deviation the paper's ± is, where its source says (the author's notebooks use np.std)
+    df["population_std"] = df.note.str.contains("population std (ddof=0", regex=False)
     return df.astype({"value": float, "std": float})
 
 

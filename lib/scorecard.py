@@ -147,7 +147,7 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
     switching nanoGPT to fixed batches alone did, reported inside this row (by design it cannot change training)."""
     noise = fv.val_noise(n_random=NOISE_BATCHES)
     noise = noise[noise.source == "released"]
-    c = fixed_val_batches.claim_eval_noise(fv.gap_vs_noise(noise), noise,
+    c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise,
                                            switched=None if paired is None else paired.ours)
     ours = (f"noise std of a 50-batch random evaluation {c.facts['noise_std']:.4f}, against the escape margin "
             f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"

@@ -11,6 +11,7 @@ import pytest
 
 from lib import plots, results
 from lib.book import Chapter, ParameterError, beside_paper, seed_table
+from lib.book.tables import OURS
 from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse
 from lib.paper import paper_value, paper_values
 
@@ -108,7 +109,13 @@ def test_beside_paper_shows_the_difference_and_missing_rows():
     t = beside_paper(seed_table(summaries()), paper, "Phase 3").set_index("config")
     assert t.loc["AttnOnly", "ours - paper"] == pytest.approx(0.02)
     assert t.loc["AttnOnly", "paper (Phase 3)"] == "1.580 ± 0.003 (n=8)"  # the paper's digits
-    assert t.loc["NoResidual", "ours"] == "missing" and math.isnan(t.loc["NoResidual", "ours - paper"])
+    assert t.loc["NoResidual", OURS] == "missing" and math.isnan(t.loc["NoResidual", "ours - paper"])
+    assert "population" not in t.loc["AttnOnly", OURS]
+    # where the paper's ± is a population std (ddof = 0), both columns say so and ours is given that way too
+    t = beside_paper(seed_table(summaries()), paper.assign(population_std=[True, False]), "Phase 3").set_index(
+        "config")
+    assert t.loc["AttnOnly", "paper (Phase 3)"] == "1.580 ± 0.003 (n=8), ± population std"
+    assert t.loc["AttnOnly", OURS].endswith(f"; population std {np.std([1.5, 1.7]):.4f}, as the paper")
     # a stand-in loss minus a paper-scale loss measures nothing: no difference column then
     assert "ours - paper" not in beside_paper(seed_table(summaries()), paper, "Phase 3", stand_in=True)
 
@@ -293,18 +300,18 @@ def test_presets_table_shows_table_1_and_labels_the_stand_ins():
     assert t.loc["paper scale?", "cpu"] == "no: CPU stand-in" and t.loc["paper scale?", "10M"] == "yes (Table 1)"
 
 
-def test_budget_counts_tokens_from_the_preset_and_costs_from_the_summaries():
-    ch = Chapter.open("10m_asymmetry", params(), announce=False)  # cpu: batch 32 x block 128, 1,500 steps
+def test_budget_counts_tokens_from_the_preset_and_runs_from_the_summaries():
+    from lib.book import budget_table
     summ = pd.DataFrame([{"config": "FullResidual", "best_val_loss": 1.7, "wall_s": 420.0},
                          {"config": "FullResidual", "best_val_loss": 1.8, "wall_s": 480.0},
                          {"config": "FFNOnly", "best_val_loss": 3.34, "wall_s": 600.0}])
-    b = ch.budget(summ, floor=3.35)["cpu"]
+    b = budget_table("cpu", "residualgpt", summ, floor=3.35)["cpu"]  # cpu: batch 32 x block 128, 1,500 steps
     assert b["tokens per step (batch x accum x block)"] == "4,096"
     assert b["tokens seen per run (epochs of the train split)"].startswith("6,144,000 (")
-    assert b["wall minutes per run, mean (min-max)"] == "8.3 (7.0-10.0)"
     assert b["FullResidual: best val below the unigram floor by"].startswith("1.550 nats, worst seed")
-    empty = ch.budget(summ.iloc[:0], floor=3.35)["cpu"]
-    assert empty["finished runs"] == "0" and empty["wall minutes per run, mean (min-max)"] == "no runs"
+    assert "wall minutes per run, mean (min-max)" not in b  # costs are the reproducibility chapter's
+    empty = budget_table("cpu", "residualgpt", summ.iloc[:0], floor=3.35)["cpu"]
+    assert empty["finished runs"] == "0" and empty["FullResidual: best val below the unigram floor by"] == "no run"
 
 
 def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
@@ -366,13 +373,13 @@ def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
 
 
 def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, fake_run):
-    import lib.book.chapter
+    import lib.book.tables
     from lib.config import get_preset
-    monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
+    monkeypatch.setattr(lib.book.tables, "RUNS_DIR", tmp_path)
     for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
                                ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
         fake_run(get_preset("cpu", "residualgpt", config, seed), tmp_path, best)
-    t = lib.book.chapter.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
+    t = lib.book.tables.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
     original, phase3 = t.loc[("10M", "residualgpt", "original")], t.loc[("10M", "residualgpt", "phase3")]
     assert original["our seeds"] == "1337" and original["our AttnOnly"] == 1.8   # Table 3's seeds only
     assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9     # every seed
@@ -434,7 +441,7 @@ def test_mechanism_claims_compare_with_section_4_1():
 def test_eval_noise_claim_sets_the_gap_against_the_noise():
     noise = pd.DataFrame({"config": ["AttnOnly", "FFNOnly"], "seed": 1337, "source": "released", "eval_batches": 50,
                           "fixed_val": [1.9, 3.3], "random_mean": [1.91, 3.31], "random_eval_std": [0.003, 0.004]})
-    c = fixed_val_batches.claim_eval_noise(Chapter.gap_vs_noise(noise), noise)
+    c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise)
     assert ("AttnOnly seed 1337 (released): a random 50-batch evaluation scatters with std 0.0030 around 1.9100"
             in c.text)
     assert c.lines[-1] == ("Seed 1337 (released): the FFNOnly - AttnOnly gap is 1.400, 280 standard deviations of "
@@ -442,11 +449,11 @@ def test_eval_noise_claim_sets_the_gap_against_the_noise():
     # by design (our evaluation has its own generator) the claim is no test, whatever the noise
     assert c.verdict == "NOT TESTABLE HERE" and round(c.facts["gap_over_noise"]) == 280
     empty = noise.iloc[0:0]
-    assert fixed_val_batches.claim_eval_noise(Chapter.gap_vs_noise(empty), empty).verdict == "NOT TESTED"
+    assert fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(empty), empty).verdict == "NOT TESTED"
 
     def reading(**kw):
         n = noise.assign(**kw)
-        return fixed_val_batches.claim_eval_noise(Chapter.gap_vs_noise(n), n).lines[-1]
+        return fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(n), n).lines[-1]
     assert reading(random_eval_std=[0.2, 0.2]).endswith("only 4.9 standard deviations of that noise: evaluation "
                                                         "noise is large enough to matter here.")
     assert reading(fixed_val=[3.3, 1.9]).endswith("no separation to explain.")

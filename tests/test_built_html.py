@@ -138,6 +138,7 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
     from lib import gain, plans
     from lib.book import beside_paper, seed_table
+    from lib.book.tables import OURS
     from lib.paper import mixer_rule, paper_value, paper_values
     if chapter == "mechanism":
         ladder = mechanism.floors()
@@ -157,17 +158,17 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
     summ, floor = ch.summaries(), ch.floor()
     assert set(summ.source) <= {"released"}
     if chapter == "joint_collapse":
-        cells = beside_paper(seed_table(summ[summ.seed == 1337]), paper_values(ref="Table 2"), "Table 2", True).ours
+        cells = beside_paper(seed_table(summ[summ.seed == 1337]), paper_values(ref="Table 2"), "Table 2", True)[OURS]
         return [joint_collapse.claim_joint_collapse(summ, floor, joint_collapse.released_rounding_edge()).text], list(
             cells)
     if chapter == "10m_asymmetry":
         cells = [*beside_paper(seed_table(summ[summ.seed.isin(plans.SEEDS_10M)]), paper_values(ref="Table 3"),
-                               "Table 3", True).ours,
-                 *beside_paper(seed_table(summ), paper_values(ref="Fig. 4"), "Phase 3", True).ours]
+                               "Table 3", True)[OURS],
+                 *beside_paper(seed_table(summ), paper_values(ref="Fig. 4"), "Phase 3", True)[OURS]]
         return [asymmetry.claim_asymmetry(summ, floor).text, asymmetry.claim_separation(summ, floor, "10M").text], cells
     if chapter == "124m_sweep":
         cells = beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5",
-                             True).ours
+                             True)[OURS]
         return [asymmetry.claim_separation(summ, floor, "124M", ch.probe()).text,
                 asymmetry.claim_seed_sensitivity(summ, floor).text], list(cells)
     if chapter == "gain_confound":
@@ -179,7 +180,7 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
         from lib.scorecard import NOISE_BATCHES
         noise = ch.val_noise(n_random=NOISE_BATCHES)
         noise = noise[noise.source == "released"]
-        return [fixed_val_batches.claim_eval_noise(ch.gap_vs_noise(noise), noise).text], []
+        return [fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise).text], []
     raise ValueError(chapter)
 
 

@@ -177,7 +177,9 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     shape = paper_shape.paper_shape_prefix()
     assert list(shape.table.trained) == ["first 100 of 3,000 steps"] * 2
     assert len(shape.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
-    plots.prefix_curves(shape, "test")
+    assert plots.prefix_curves(shape, "test") is not None
+    from dataclasses import replace
+    assert plots.prefix_curves(replace(shape, histories=shape.histories.iloc[0:0]), "test") is None  # no figure
     assert paper_shape.claim_prefix_contrast(shape.table).verdict == "HOLDS"
     assert paper_shape.claim_prefix_starvation(shape.table).verdict == "NOT TESTED"
     from lib.scorecard import joint_collapse_paper_shape

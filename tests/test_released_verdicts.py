@@ -74,7 +74,7 @@ def _chapter_claims() -> dict[str, object]:
             gc.summaries().source == "released"])),
         "(b) The runtime-gain curves": gain_confound.claim_gain_absorbed(
             released, gc.floor(), paper_value(ref="§5.1", metric="runtime_gain_spread")),
-        "Random validation batches": fixed_val_batches.claim_eval_noise(fv.gap_vs_noise(noise), noise),
+        "Random validation batches": fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise),
         "10M asymmetry": asymmetry.claim_asymmetry(a10.summaries(), a10.floor()),
         "124M ordering and separation": asymmetry.claim_separation(s124_s, s124.floor(), "124M", s124.probe()),
         "AttnOnly is seed-sensitive at 124M": asymmetry.claim_seed_sensitivity(s124_s, s124.floor()),

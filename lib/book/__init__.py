@@ -3,10 +3,12 @@ the runs it reads), ``reader`` (the parameters of the two chapters that only rea
 ``tables`` (the tables it shows), ``verdict`` (its verdict block), ``costs`` (what the released runs cost, for
 the reproducibility chapter). The names a notebook imports are re-exported here, so that a chapter reads
 ``from lib.book import Chapter, Verdict``."""
-from .chapter import CHAPTERS, PARAMETERS, Chapter, ParameterError, cross_scale_table
+from .chapter import CHAPTERS, PARAMETERS, Chapter, ParameterError
 from .reader import READERS, open_runs
 from .tables import (
     beside_paper,
+    budget_table,
+    cross_scale_table,
     export_run_data,
     frame_html,
     presets_table,
@@ -18,5 +20,5 @@ from .tables import (
 from .verdict import Verdict
 
 __all__ = ["CHAPTERS", "PARAMETERS", "READERS", "Chapter", "ParameterError", "Verdict", "beside_paper",
-           "cross_scale_table", "export_run_data", "frame_html", "open_runs", "presets_table", "release_report",
-           "seed_table", "show_tables_as_the_book_does", "variant_label"]
+           "budget_table", "cross_scale_table", "export_run_data", "frame_html", "open_runs", "presets_table",
+           "release_report", "seed_table", "show_tables_as_the_book_does", "variant_label"]

@@ -2,19 +2,19 @@
 
 A chapter's first code cell holds its papermill parameters; its second calls
 ``Chapter.open(name, globals())``, which refuses unknown parameter names and
-bad values with a message naming the valid ones, prints the scale banner, and
-retrains a seed when one is asked for.
+bad values with a message naming the valid ones and prints the scale banner; it trains nothing. The next
+cell calls ``Chapter.retrain`` when a seed is given.
 
-Longer than the house's ~350 lines while it still holds three one-chapter computations
-(``gain_curves``, ``val_noise``, ``budget``) that belong in ``lib.chapters``; moving them changes the chapters'
-code cells, so it is its own commit.
+Longer than the house's ~350 lines because a chapter's parameters are many and each is checked with a
+message naming the valid values (``open``), and retraining a seed must resolve the same experiments the
+released runs were trained from (``retrain_experiments``); the one-chapter computations live in
+``lib.chapters`` and the tables in ``lib.book.tables``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
@@ -31,10 +31,8 @@ from ..config import (
     replace,
 )
 from ..data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
-from ..paper import paper_values
 from ..results import (
     FINISHED,
-    cached_losses,
     histories_of,
     left_out,
     pooled,
@@ -348,75 +346,17 @@ class Chapter:
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
     def gain_curves(self) -> pd.DataFrame:
-        from ..gain import gain_curves
-        base = get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED)
-        curves = gain_curves(base, RUNS_DIR).assign(source="released")
-        if self.seed is not None:
-            base = self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0]
-            curves = pd.concat([curves, gain_curves(base, self.runs_dir).assign(source="retrained")])
-        return curves
+        """``chapters.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
+        from ..chapters.gain_confound import gain_curves
+        retrained = (None if self.seed is None else
+                     self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0])
+        return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir)
 
     def val_noise(self, n_random: int = 200) -> pd.DataFrame:
-        """Fixed-batch loss and the spread of nanoGPT-style random evaluations, for every checkpoint
-        this chapter shows (its plan's released runs and a retrained seed)."""
-
-        from ..chapters.fixed_val_batches import eval_noise
-        from ..results import load_model, per_batch_val_losses
-        rows = []
-        for exp, rd, source in usable(self._located(), ("complete",)):
-            if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
-                source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"
-            if not (rd.path / "weights.pt").exists():
-                print(f"no weights.pt in {rd.path}; skipped")
-                continue
-            model, exp = load_model(rd)
-            n = exp.train.eval_batches
-            fixed = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed")
-            rand = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n_random, "random"), exp, n_random,
-                                  "random")
-            rng = np.random.default_rng(0)
-            samples = rng.choice(rand, size=(500, n), replace=True).mean(axis=1)
-            rows.append({"config": exp.config_name, "seed": exp.seed, "source": source, "eval_batches": n,
-                         "fixed_val": float(fixed.mean()), "random_mean": float(rand.mean()),
-                         "per_batch_std": float(rand.std(ddof=1)),
-                         "random_eval_std": eval_noise(rand, n), "random_eval_samples": samples})
-        return pd.DataFrame(rows, columns=["config", "seed", "source", "eval_batches", "fixed_val", "random_mean",
-                                           "per_batch_std",
-                                           "random_eval_std", "random_eval_samples"])
-
-    @staticmethod
-    def gap_vs_noise(noise: pd.DataFrame) -> pd.DataFrame:
-        rows = []
-        for (seed, source), g in noise.groupby(["seed", "source"]):
-            g = g.set_index("config")
-            if not {"AttnOnly", "FFNOnly"} <= set(g.index):
-                continue
-            gap = g.fixed_val["FFNOnly"] - g.fixed_val["AttnOnly"]
-            noise_sd = (g.random_eval_std["FFNOnly"] ** 2 + g.random_eval_std["AttnOnly"] ** 2) ** 0.5
-            rows.append({"seed": seed, "source": source, "gap FFNOnly - AttnOnly": gap,
-                         "random-eval noise of the gap (std)": noise_sd,
-                         "gap_over_noise": gap / noise_sd if noise_sd > 0 else float("nan")})
-        return pd.DataFrame(rows, columns=["seed", "source", "gap FFNOnly - AttnOnly",
-                                           "random-eval noise of the gap (std)", "gap_over_noise"])
-
-    def budget(self, summaries: pd.DataFrame, floor: float) -> pd.DataFrame:
-        """What one run of this chapter's scale trains on and what the released runs cost."""
-        e = get_preset(self.scale, self.spec.impl)
-        corpus = load_corpus(e.dataset)
-        per_step = e.train.batch_size * e.train.grad_accum * e.model.block_size
-        full = summaries[summaries.config == "FullResidual"].best_val_loss
-        wall = summaries.wall_s / 60
-        rows = {"train / val tokens in the data": f"{len(corpus.train):,} / {len(corpus.val):,}",
-                "tokens per step (batch x accum x block)": f"{per_step:,}",
-                "steps": f"{e.train.max_steps:,}",
-                "tokens seen per run (epochs of the train split)":
-                    f"{per_step * e.train.max_steps:,} ({per_step * e.train.max_steps / len(corpus.train):.1f})",
-                "finished runs": str(len(summaries)),
-                "wall minutes per run, mean (min-max)":
-                    f"{wall.mean():.1f} ({wall.min():.1f}-{wall.max():.1f})" if len(wall) else "no runs",
-                "FullResidual: best val below the unigram floor by":
-                    f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run"}
-        return pd.DataFrame({self.scale: rows})
+        """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
+        runs and a retrained seed)."""
+        from ..chapters.fixed_val_batches import val_noise
+        return val_noise(self._located(), n_random)
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line
@@ -426,10 +366,6 @@ class Chapter:
             print(f"No {self.spec.paper_scale} runs are released yet in runs/{self.spec.paper_scale}/.")
             return None
         return df
-
-    @staticmethod
-    def cross_scale_table() -> pd.DataFrame:
-        return cross_scale_table()
 
     def report_missing(self) -> None:
         """Which of the chapter's runs are missing (with the commands that train them), and which finished
@@ -450,39 +386,3 @@ class Chapter:
 
 def released(exps) -> pd.DataFrame:
     return summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
-
-
-def cross_scale_table() -> pd.DataFrame:
-    """Table 6: the paper's rows beside the same quantities from our released runs."""
-    from ..chapters.asymmetry import asymmetry
-    # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
-    # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
-    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.
-    ours_for = {("10M", "nanogpt", ""): ("cpu", plans.joint_collapse("cpu", seeds=(PAPER_SEED,))),
-                ("10M", "residualgpt", "original"): ("cpu", plans.asymmetry_10m("cpu", extra_seeds=())),
-                ("10M", "residualgpt", "phase3"): ("cpu", plans.asymmetry_10m("cpu")),
-                ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(PAPER_SEED,))),
-                ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
-    t6 = paper_values(ref="Table 6")
-    rows = []
-    for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):  # the file's (= paper's) order
-        paper = dict(zip(g.metric, g.value))
-        row = {"paper scale": scale, "impl": impl, "paper row": phase or "-",
-               "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}
-        if (scale, impl, phase) in ours_for:
-            our_scale, exps = ours_for[(scale, impl, phase)]
-            summ = released(exps)
-            a = asymmetry(summ)
-            seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
-            attn = summ[summ.config == "AttnOnly"]
-            row.update({"our scale": our_scale, "our seeds": ", ".join(map(str, seeds)) or "none yet",
-                        "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
-                        # a gap % means "AttnOnly recovered" only where AttnOnly left the floor
-                        "our AttnOnly left the floor": f"{attn.escape_step.notna().sum()} of {len(attn)}",
-                        "our gap %": a.get("attn_gap_pct"), "our ratio": a.get("asym_ratio")})
-        else:
-            row["our scale"] = "not run"
-        rows.append(row)
-    return pd.DataFrame(rows).round(3)
-
-

@@ -6,15 +6,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import plans
 from ..config import (
     CONFIGS,
+    PAPER_SEED,
     Experiment,
     get_preset,
     off_preset_fields,
     off_preset_precision,
     off_preset_steps,
 )
-from ..results import FINISHED, pooled
+from ..results import FINISHED, pooled, summaries_of
 from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 
 
@@ -75,20 +77,31 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     return out.loc[order].reset_index()
 
 
+OURS = "ours (± sample std)"  # the column beside_paper shows our numbers in
+
+
 def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str, stand_in: bool = False) -> pd.DataFrame:
     """Paper value (with the paper's own digits) beside ours, per configuration, and the difference.
 
-    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. With ``stand_in``
-    there is no difference column: a stand-in loss minus a paper-scale loss (other data, other
-    model) is not a measurement of anything; the chapters compare orderings and floors instead.
+    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. Our ± is the sample standard
+    deviation (ddof = 1, as §3.5 says); where the paper's ± is a population one (ddof = 0, as the author's
+    notebooks compute it: ``population_std`` in the paper file), our cell gives ours in that convention too, so
+    that the two can be read side by side. With ``stand_in`` there is no difference column: a stand-in loss
+    minus a paper-scale loss (other data, other model) is not a measurement of anything; the chapters compare
+    orderings and floors instead.
     """
     rows = []
     for _, p in paper.iterrows():
         o = ours[ours.config == p.config]
         mean = float(o["mean"].iloc[0]) if len(o) else float("nan")
-        row = {"config": p.config,
-               f"paper ({ref})": p.reported + ("" if pd.isna(p.n) else f" (n={int(p.n)})"),
-               "ours": _pm(mean, o["std"].iloc[0] if len(o) else None, o["n"].iloc[0] if len(o) else 0)}
+        std, n = (o["std"].iloc[0], o["n"].iloc[0]) if len(o) else (None, 0)
+        cell = _pm(mean, std, n)
+        if p.get("population_std", False) and std is not None and not pd.isna(std) and n > 1:
+            cell += f"; population std {std * ((n - 1) / n) ** 0.5:.4f}, as the paper"
+        paper_cell = p.reported + ("" if pd.isna(p.n) else f" (n={int(p.n)})")
+        if p.get("population_std", False):
+            paper_cell += ", ± population std"
+        row = {"config": p.config, f"paper ({ref})": paper_cell, OURS: cell}
         if not stand_in:
             row["ours - paper"] = round(mean - p.value, 4) if len(o) else float("nan")
         rows.append(row)
@@ -152,6 +165,61 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
         ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]
         + (["left out"] if "left out" in table else [])]
     return table.round({"min": 4, "max": 4}), totals
+
+
+def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -> pd.DataFrame:
+    """What one run of a chapter's scale trains on (tokens per step and per run, epochs of the train split), how
+    many runs are finished, and how far its Full Residual runs end below the floor. What they cost is in the
+    reproducibility chapter (``lib.book.costs``)."""
+    from ..data import load_corpus
+    e = get_preset(scale, impl)
+    corpus = load_corpus(e.dataset)
+    per_step = e.train.batch_size * e.train.grad_accum * e.model.block_size
+    full = summaries[summaries.config == "FullResidual"].best_val_loss
+    rows = {"train / val tokens in the data": f"{len(corpus.train):,} / {len(corpus.val):,}",
+            "tokens per step (batch x accum x block)": f"{per_step:,}",
+            "steps": f"{e.train.max_steps:,}",
+            "tokens seen per run (epochs of the train split)":
+                f"{per_step * e.train.max_steps:,} ({per_step * e.train.max_steps / len(corpus.train):.1f})",
+            "finished runs": str(len(summaries)),
+            "FullResidual: best val below the unigram floor by":
+                f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run"}
+    return pd.DataFrame({scale: rows})
+
+
+def cross_scale_table() -> pd.DataFrame:
+    """Table 6: the paper's rows beside the same quantities from our released runs."""
+    from ..chapters.asymmetry import asymmetry
+    from ..paper import paper_values
+    # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
+    # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
+    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.
+    ours_for = {("10M", "nanogpt", ""): ("cpu", plans.joint_collapse("cpu", seeds=(PAPER_SEED,))),
+                ("10M", "residualgpt", "original"): ("cpu", plans.asymmetry_10m("cpu", extra_seeds=())),
+                ("10M", "residualgpt", "phase3"): ("cpu", plans.asymmetry_10m("cpu")),
+                ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(PAPER_SEED,))),
+                ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
+    t6 = paper_values(ref="Table 6")
+    rows = []
+    for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):  # the file's (= paper's) order
+        paper = dict(zip(g.metric, g.value))
+        row = {"paper scale": scale, "impl": impl, "paper row": phase or "-",
+               "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}
+        if (scale, impl, phase) in ours_for:
+            our_scale, exps = ours_for[(scale, impl, phase)]
+            summ = summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
+            a = asymmetry(summ)
+            seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
+            attn = summ[summ.config == "AttnOnly"]
+            row.update({"our scale": our_scale, "our seeds": ", ".join(map(str, seeds)) or "none yet",
+                        "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
+                        # a gap % means "AttnOnly recovered" only where AttnOnly left the floor
+                        "our AttnOnly left the floor": f"{attn.escape_step.notna().sum()} of {len(attn)}",
+                        "our gap %": a.get("attn_gap_pct"), "our ratio": a.get("asym_ratio")})
+        else:
+            row["our scale"] = "not run"
+        rows.append(row)
+    return pd.DataFrame(rows).round(3)
 
 
 DOWNLOADS = ROOT / "book" / "downloads"   # copied to the built site's root (_config.yml html_extra_path)

@@ -15,11 +15,57 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
     return float(means.std(ddof=1))
 
 
+def val_noise(located, n_random: int = 200) -> pd.DataFrame:
+    """Per checkpoint of ``located`` ((experiment, run directory, source) triples; only complete runs with
+    released ``weights.pt``): the loss on its fixed validation batches, and the spread of nanoGPT-style random
+    evaluations of the same size, from ``n_random`` random batches resampled (``eval_noise``). A retrained run
+    off its preset's budget is a smoke run and labelled so. Per-batch losses are cached (``results.cached_losses``)."""
+    from ..config import off_preset_steps
+    from ..results import cached_losses, load_model, per_batch_val_losses, usable
+    rows = []
+    for exp, rd, source in usable(located, ("complete",)):
+        if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
+            source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"
+        if not (rd.path / "weights.pt").exists():
+            print(f"no weights.pt in {rd.path}; skipped")
+            continue
+        model, exp = load_model(rd)
+        n = exp.train.eval_batches
+        fixed = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed")
+        rand = cached_losses(rd, lambda: per_batch_val_losses(model, exp, n_random, "random"), exp, n_random,
+                              "random")
+        # 500 draws of one n-batch random evaluation, for the chapter's histogram
+        samples = np.random.default_rng(0).choice(rand, size=(500, n), replace=True).mean(axis=1)
+        rows.append({"config": exp.config_name, "seed": exp.seed, "source": source, "eval_batches": n,
+                     "fixed_val": float(fixed.mean()), "random_mean": float(rand.mean()),
+                     "per_batch_std": float(rand.std(ddof=1)),
+                     "random_eval_std": eval_noise(rand, n), "random_eval_samples": samples})
+    return pd.DataFrame(rows, columns=["config", "seed", "source", "eval_batches", "fixed_val", "random_mean",
+                                       "per_batch_std", "random_eval_std", "random_eval_samples"])
+
+
+def gap_vs_noise(noise: pd.DataFrame) -> pd.DataFrame:
+    """Per seed and source of ``val_noise``: the FFNOnly - AttnOnly gap on the fixed batches, the noise a random
+    evaluation adds to that gap (the two configurations' evaluation stds added in quadrature), and their ratio."""
+    rows = []
+    for (seed, source), g in noise.groupby(["seed", "source"]):
+        g = g.set_index("config")
+        if not {"AttnOnly", "FFNOnly"} <= set(g.index):
+            continue
+        gap = g.fixed_val["FFNOnly"] - g.fixed_val["AttnOnly"]
+        noise_sd = (g.random_eval_std["FFNOnly"] ** 2 + g.random_eval_std["AttnOnly"] ** 2) ** 0.5
+        rows.append({"seed": seed, "source": source, "gap FFNOnly - AttnOnly": gap,
+                     "random-eval noise of the gap (std)": noise_sd,
+                     "gap_over_noise": gap / noise_sd if noise_sd > 0 else float("nan")})
+    return pd.DataFrame(rows, columns=["seed", "source", "gap FFNOnly - AttnOnly",
+                                       "random-eval noise of the gap (std)", "gap_over_noise"])
+
+
 @claim("Random validation batches")
 def claim_eval_noise(gap: pd.DataFrame, noise: pd.DataFrame, sigmas: float = 10.0, margin: float = ESCAPE_MARGIN,
                      switched: str | None = None) -> Claim:
     """§5.2: random validation batches add evaluation noise that can hide slow progress (one relevant difference in
-    AttnOnly's 3.35 -> 1.58 shift). Reads ``Chapter.val_noise`` and ``Chapter.gap_vs_noise``: how large that noise
+    AttnOnly's 3.35 -> 1.58 shift). Reads ``val_noise`` and ``gap_vs_noise``: how large that noise
     is beside the escape margin and the AttnOnly-FFNOnly gap; a gap of more than ``sigmas`` noise standard
     deviations is one that noise cannot produce. Only this measurement channel is open here: the author's
     evaluation draws its batches from the training generator, so evaluating moves the training data order, and

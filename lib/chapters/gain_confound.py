@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..config import Experiment
 from ..experiment import ESCAPE_MARGIN
 from ..gain import GAINS_PAPER
+from ..runs import RUNS_DIR
 from ..verdicts import Claim, claim, verdict
+
+
+def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=None) -> pd.DataFrame:
+    """``gain.gain_curves`` of the released sweep around ``base`` (source "released") and, where a seed was
+    retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
+    from ..gain import gain_curves as curves_of
+    out = curves_of(base, RUNS_DIR).assign(source="released")
+    if retrained is not None:
+        out = pd.concat([out, curves_of(retrained, runs_dir).assign(source="retrained")])
+    return out
 
 
 @claim("(a) Runtime gains equivalent in where AttnOnly ends")

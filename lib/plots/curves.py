@@ -70,7 +70,12 @@ def prefix_curves(prefix, title: str):
     """The paper-shape 10M runs as far as they are trained (solid, ``paper_shape.paper_shape_prefix``) beside the
     `cpu` stand-in's seed-1337 run of the same implementation and configuration over the same steps
     (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
-    3,000 steps as a short tick at the right edge (its curves are not published as numbers)."""
+    3,000 steps as a short tick at the right edge (its curves are not published as numbers). With no paper-shape
+    run released there is nothing solid to draw: one sentence says so and names the commands, and no figure."""
+    if prefix.histories.empty:
+        print(f"No paper-shape run is released yet ({len(prefix.missing)} planned, about 70-120 minutes each on a "
+              f"2-core CPU); the first: {prefix.missing[0] if prefix.missing else '-'}")
+        return None
     impls = ("nanogpt", "residualgpt")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     last = int(prefix.table.steps.max()) if len(prefix.table) else 300
