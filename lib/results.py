@@ -63,7 +63,7 @@ def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed
                 val_seed=exp.train.val_seed)
     batches = b.val_batches(mode)
     device = next(model.parameters()).device.type
-    with autocast(device, exp.train.precision):
+    with torch.no_grad(), autocast(device, exp.train.precision):  # an evaluation: no graph to keep
         return np.array([model(x, y)[1].float().item() for x, y in batches])
 
 

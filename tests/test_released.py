@@ -47,12 +47,12 @@ def _one_per_kind(ok):
 def test_the_step_0_loss_reproduces_from_the_seed(released):
     # The untrained model of the run's seed, on the run's own validation batches (fixed, or nanoGPT's random
     # ones from the run's seed), gives the loss the run recorded at step 0: the run is what its config says.
-    # At the paper's shapes a full evaluation costs minutes here, so there the fingerprint is the residual
-    # stream's norm after every block on the first fixed batch, which the run recorded at step 0 too: the same
-    # seeded initialisation and data, at a twentieth of the cost.
+    # That full evaluation is checked once, on nanoGPT's stand-in run (its random batches drawn from the run's
+    # seed). Elsewhere it costs from a quarter of a minute to minutes here, so there the fingerprint is the
+    # residual stream's norm after every block on the first fixed batch, which the run recorded at step 0 too:
+    # the same seeded initialisation and data, at a twentieth of the cost.
     import torch
 
-    from lib.config import PAPER_SCALES
     from lib.data import Batches, load_corpus
     from lib.diagnostics import hidden_norms
     from lib.experiment import build_model
@@ -64,7 +64,7 @@ def test_the_step_0_loss_reproduces_from_the_seed(released):
         rd = RunDir(path)
         exp = rd.experiment()
         first = rd.history()[0]
-        if exp.scale in PAPER_SCALES and "hidden_norm" in first:
+        if not (exp.scale == "cpu" and exp.impl == "nanogpt") and "hidden_norm" in first:
             b = Batches(load_corpus(exp.dataset), exp.model.block_size, exp.train.batch_size, exp.seed,
                         eval_batches=1, train_eval_batches=0, val_seed=exp.train.val_seed)
             with torch.no_grad():
