@@ -368,18 +368,24 @@ class Batches:
             if len(data) <= block_size:
                 raise DataError(f"{corpus.name} {split} split has {len(data)} tokens, fewer than "
                                 f"block_size + 1 = {block_size + 1}")
+        # Three generators of the run seed, one per use, offset by large primes so that seed s's evaluation
+        # stream is never seed s + 1's training stream. The paper's code draws evaluation batches from the
+        # training generator (§5.2), so evaluating there also moves the training data order; here it cannot.
         self.train_gen = torch.Generator().manual_seed(seed)
         self.train_eval_gen = torch.Generator().manual_seed(seed + 1_000_003)
         self.random_val_gen = torch.Generator().manual_seed(seed + 2_000_003)
         self.n_train_eval = train_eval_batches
+        # drawn once, from a seed shared by every run: all configurations are compared on the same tokens
         val_gen = torch.Generator().manual_seed(val_seed)
         self.fixed_val = [self._sample(corpus.val, val_gen) for _ in range(eval_batches)]
 
     def _starts(self, data: np.ndarray, gen: torch.Generator) -> list[int]:
+        # uniform window starts with replacement, as nanoGPT's get_batch: no epochs, no shuffling state
         return torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
 
     def _sample(self, data: np.ndarray, gen: torch.Generator):
         ix = self._starts(data, gen)
+        # y is x shifted by one token: every position predicts its successor
         x = torch.from_numpy(np.stack([np.asarray(data[i:i + self.T], dtype=np.int64) for i in ix]))
         y = torch.from_numpy(np.stack([np.asarray(data[i + 1:i + 1 + self.T], dtype=np.int64) for i in ix]))
         return x.to(self.device), y.to(self.device)
@@ -389,17 +395,19 @@ class Batches:
 
     def skip_train_batch(self) -> None:
         """Advance the training stream past one batch without building it (another rank trains on it)."""
-        self._starts(self.corpus.train, self.train_gen)
+        self._starts(self.corpus.train, self.train_gen)  # the same draw as train_batch, so the streams stay aligned
 
     def val_batches(self, mode: str = "fixed"):
         if mode == "fixed":
             return self.fixed_val
+        # as many random batches as fixed ones, so the two modes differ in which tokens, not how many
         return [self._sample(self.corpus.val, self.random_val_gen) for _ in range(len(self.fixed_val))]
 
     def train_eval_batches(self):
         return [self._sample(self.corpus.train, self.train_eval_gen) for _ in range(self.n_train_eval)]
 
     def state_dict(self) -> dict:
+        # the generators' states are the whole data state: a resumed run draws exactly the batches it would have
         return {k: getattr(self, k).get_state() for k in ("train_gen", "train_eval_gen", "random_val_gen")}
 
     def load_state_dict(self, state: dict) -> None:

@@ -52,9 +52,12 @@ def check_until(exp: Experiment, until: int | None) -> None:
 
 def build_model(exp: Experiment) -> GPT:
     """The seeded, initialised model, with the experiment's gain applied (before any optimiser)."""
+    # Seeded right before construction: the four configurations of one seed have the same parameters in the
+    # same order (a skip is a switch, not a module), so they start from identical weights, the matched-seed
+    # comparison the paper's sweeps rely on.
     torch.manual_seed(exp.seed)
     model = GPT(exp.model)
-    if exp.gain_mode is not None:
+    if exp.gain_mode is not None:  # a gain run: the plain run's initial weights, with the gain applied
         apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
     return model
 
@@ -108,8 +111,10 @@ class _Recorder(Callback):
                            device=self.device, wall_s=round(self.wall(), 2))
 
     def on_history(self, trainer, step):
+        # after every evaluation, each file written whole or not at all (atomic rename): a run killed at any
+        # moment leaves a consistent directory that resumes from its last evaluation
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
-        if trainer.status != "diverged":
+        if trainer.status != "diverged":  # a diverged run is finished; its weights are of no use to resume
             save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
                                              "trainer": trainer.state_dict()})
         write_json_atomic(self.rd.path / "summary.json", self.summary(trainer))
@@ -269,7 +274,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     done = dist.broadcast(_prepare(rd, exp, until, force) if dist.is_main else None)
     if done is not None:
         return done
-    set_deterministic(deterministic)
+    set_deterministic(deterministic)  # before the first matmul: cuBLAS reads its workspace setting when it starts
     corpus = load_corpus(exp.dataset)
     if corpus.vocab_size != exp.model.vocab_size:
         raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects "
@@ -281,6 +286,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
                       compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
                       micro_batch=micro_batch, callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
+    # how it was run (not what was trained: that is config.json), so that a reader can tell two machines apart
     env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
            "world_size": dist.world, "micro_batch": trainer.micro_batch}
     wall_before = 0.0
@@ -300,14 +306,14 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         trainer.load_state_dict(state["trainer"])
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())
-        wall_before = state["wall_s"]
+        wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
         env = {**(rd.read_json("env.json") or {}), "resumed": [
             *((rd.read_json("env.json") or {}).get("resumed", [])), {"step": trainer.step, **env}]}
     else:
         write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
-    trainer.callbacks.append(recorder)
+    trainer.callbacks.append(recorder)  # last: it records what the diagnostics callbacks added to each row
     dist.barrier()
     trainer.fit(until)
     if trainer.status == "running":

@@ -33,9 +33,12 @@ class CausalSelfAttention(nn.Module):
         self.n_head, self.n_embd, self.dropout, self.flash = cfg.n_head, cfg.n_embd, cfg.dropout, cfg.flash
         self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.qkv_bias)  # q, k, v in one matmul
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
+        # Two dropouts, as in nanoGPT: on the attention weights (inside SDPA on the flash path) and on the
+        # sublayer's output, before it meets the stream (or, with the skip removed, becomes it).
         self.attn_dropout = nn.Dropout(cfg.dropout)
         self.resid_dropout = nn.Dropout(cfg.dropout)
         if not self.flash:  # the manual path needs the causal mask as a buffer
+            # not persistent: the mask follows from block_size, so a checkpoint need not carry it
             mask = torch.tril(torch.ones(cfg.block_size, cfg.block_size, dtype=torch.bool))
             self.register_buffer("mask", mask.view(1, 1, cfg.block_size, cfg.block_size), persistent=False)
 
@@ -44,26 +47,31 @@ class CausalSelfAttention(nn.Module):
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
         if self.flash:
+            # ResidualGPT's kernel. The same function as the manual path below up to rounding, and the
+            # rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this kernel and no
+            # other change) stays on the floor where the manual kernel leaves it.
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
                                                dropout_p=self.dropout if self.training else 0.0)
-        else:
+        else:  # nanoGPT's notebook: masked softmax written out, dropout on the weights
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
             att = att.masked_fill(~self.mask[:, :, :T, :T], float("-inf"))
             att = self.attn_dropout(F.softmax(att, dim=-1))
             y = att @ v  # (B, nh, T, hs)
-        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # the heads side by side again
         return self.resid_dropout(self.c_proj(y))
 
 
 class MLP(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)
-        self.gelu = nn.GELU()
+        self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)  # the usual 4x expansion
+        self.gelu = nn.GELU()  # exact GELU, not the tanh approximation, as both codebases (nn.GELU, F.gelu)
         self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x):
+        # token-wise: each position is transformed alone, so without the attention skip (FFNOnly keeps only
+        # this one) nothing but attention's average reaches the next block
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
@@ -89,11 +97,15 @@ class Block(nn.Module):
         super().__init__()
         self.attn_res, self.ffn_res = cfg.attn_res, cfg.ffn_res
         self.ln_1 = nn.LayerNorm(cfg.n_embd)  # LayerNorm keeps its bias in both implementations
+        # the mixer is a field, not a subclass: §7.2's test swaps what mixes positions and keeps the rest
         self.attn = CausalSelfAttention(cfg) if cfg.mixer == "attention" else LocalMixer(cfg)
         self.ln_2 = nn.LayerNorm(cfg.n_embd)
         self.mlp = MLP(cfg)
 
     def forward(self, x):
+        # Pre-LN: each sublayer reads a normalised copy of the stream, and its output is added back to the
+        # un-normalised stream. A removed skip is no addition: the sublayer's output *replaces* the stream,
+        # so after AttnOnly's FFN (or FFNOnly's attention) the block passes on only what that sublayer made.
         a = self.attn(self.ln_1(x))
         x = x + a if self.attn_res else a
         m = self.mlp(self.ln_2(x))
@@ -104,20 +116,23 @@ class GPT(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.config = cfg
+        # nanoGPT's module names, so that a state dict reads like theirs
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
             wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
-            drop=nn.Dropout(cfg.dropout if cfg.emb_dropout else 0.0),
+            drop=nn.Dropout(cfg.dropout if cfg.emb_dropout else 0.0),  # ResidualGPT only (emb_dropout)
             h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
-            ln_f=nn.LayerNorm(cfg.n_embd),
+            ln_f=nn.LayerNorm(cfg.n_embd),  # the final LayerNorm sees the stream whatever the blocks removed
         ))
         # nanoGPT (§3.1): untied head with bias; ResidualGPT: tied, no bias.
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=cfg.head_bias)
-        if cfg.tie_weights:
+        if cfg.tie_weights:  # one matrix, so the embedding also learns from the head's gradient
             self.transformer.wte.weight = self.lm_head.weight
-        self.apply(self._init_weights)
+        self.apply(self._init_weights)  # after tying: the shared matrix gets N(0, 0.02) either way
         if cfg.scaled_init:
-            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer).
+            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer), so that the stream's variance
+            # stays near 1 after 2L additions. Where a skip is removed there is no sum at that sublayer, and the
+            # scaling only shrinks what replaces the stream: the escape map measures what that does to AttnOnly.
             for name, p in self.named_parameters():
                 if name.endswith("c_proj.weight"):
                     nn.init.normal_(p, mean=0.0, std=INIT_STD / math.sqrt(2 * cfg.n_layer))
@@ -139,11 +154,13 @@ class GPT(nn.Module):
         if T > self.config.block_size:
             raise ValueError(f"sequence length {T} exceeds block_size {self.config.block_size}")
         pos = torch.arange(T, device=idx.device)
+        # learned absolute positions: the only way the token-wise local mixer (§7.2) knows where it is
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
         for block in self.transformer.h:
             x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))  # (B, T, vocab)
         loss = None
         if targets is not None:
+            # mean over every position of every sequence, in nats: the unit of every loss and floor in the book
             loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
         return logits, loss

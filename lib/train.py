@@ -84,10 +84,11 @@ def set_deterministic(on: bool) -> None:
 
 def lr_at(cfg: TrainConfig, step: int) -> float:
     """Linear warm-up to ``lr``, then cosine to ``min_lr`` at ``max_steps`` (or constant)."""
-    if cfg.schedule == "constant":
+    if cfg.schedule == "constant":  # nanoGPT's notebook and the author's Phase 2: no warm-up, no decay
         return cfg.lr
-    if step < cfg.warmup_steps:
+    if step < cfg.warmup_steps:  # step + 1: the first step already moves, at lr / warmup_steps
         return cfg.lr * (step + 1) / cfg.warmup_steps
+    # the cosine spans the full run's max_steps even for a prefix (--until), so a prefix is the full run's start
     progress = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps))
     return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (cfg.lr - cfg.min_lr)
 
@@ -141,10 +142,10 @@ def init_distributed(device: str) -> Dist:
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, fused: bool = False) -> torch.optim.AdamW:
     """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW). ``fused``: the
     single-kernel CUDA implementation (the same update)."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    if cfg.decay_all:
+    params = [p for p in model.parameters() if p.requires_grad]  # a tied matrix appears once
+    if cfg.decay_all:  # torch.optim.AdamW(model.parameters(), ...) as nanoGPT's notebook calls it
         groups = [{"params": params, "weight_decay": cfg.weight_decay}]
-    else:
+    else:  # matrices and embeddings decay; biases and LayerNorm gains do not (nanoGPT's configure_optimizers)
         groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {}))
@@ -209,6 +210,7 @@ class Trainer:
     # -- evaluation -----------------------------------------------------------
     @torch.no_grad()
     def batch_losses(self, batches) -> torch.Tensor:
+        # kept on the device and stacked: a .item() per batch would synchronise the GPU once per batch
         losses = []
         for x, y in batches:
             with self.autocast:
@@ -220,7 +222,9 @@ class Trainer:
         return self.batch_losses(batches).mean().item()  # one synchronisation per evaluation set
 
     def evaluate(self) -> dict:
-        self.model.eval()
+        self.model.eval()  # dropout off: an evaluation is a function of the weights and the batches alone
+        # fixed: the same batches every time (ResidualGPT); random: fresh ones from their own generator (nanoGPT
+        # style), which never touches the training stream, so evaluating cannot change what is trained
         val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
         # the standard error of the mean over the batches: how far another draw of batches could move it
         se = (val.std() / len(val) ** 0.5).item() if len(val) > 1 else math.nan
@@ -228,7 +232,7 @@ class Trainer:
                "val_loss": val.mean().item(),
                "val_loss_se": se if math.isfinite(se) else None,
                "train_loss": self.mean_loss(self.batches.train_eval_batches()),
-               "lr": lr_at(self.cfg, max(self.step - 1, 0)),
+               "lr": lr_at(self.cfg, max(self.step - 1, 0)),  # the rate of the step just taken
                "tokens": self.step * self.tokens_per_step,
                "train_time_s": round(self.train_time, 3)}
         for cb in self.callbacks:
@@ -246,7 +250,7 @@ class Trainer:
         """One optimisation step; returns this rank's share of the step's mean training loss, as a tensor
         on the device (no synchronisation)."""
         cfg, step = self.cfg, self.step
-        for group in self.optimizer.param_groups:
+        for group in self.optimizer.param_groups:  # the schedule is a function of the step, set every step
             group["lr"] = lr_at(cfg, step)
         total = torch.zeros((), device=self.device)
         own = range(self.dist.rank, cfg.grad_accum, self.dist.world)  # this rank's micro-batches
@@ -266,13 +270,13 @@ class Trainer:
                     share = len(xs) / len(x)  # this slice's part of the batch's mean loss
                     (loss * (share / len(own))).backward()
                 total += loss.detach().float() * (share / cfg.grad_accum)
-        if self._eval_due(step + 1):
+        if self._eval_due(step + 1):  # Fig. 2a's gradient norms: the raw gradients of the step before an eval
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)
-        if cfg.grad_clip > 0:
+        if cfg.grad_clip > 0:  # ResidualGPT clips at 1.0; nanoGPT's notebook does not clip (grad_clip 0)
             torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), cfg.grad_clip)
         self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)
+        self.optimizer.zero_grad(set_to_none=True)  # None, not zeros: the next backward writes, not adds
         return total
 
     def fit(self, until: int | None = None) -> str:
@@ -288,6 +292,8 @@ class Trainer:
                    dynamic_ncols=True, leave=False)
         window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
         while True:
+            # evaluate before training at step 0 and after every eval_interval-th step; a resumed run whose
+            # checkpoint was taken right after an evaluation does not evaluate that step twice
             if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
                 self.history.append(self.evaluate())
                 if not math.isfinite(self.history[-1]["val_loss"]):  # a diverged model, caught at evaluation
@@ -318,6 +324,7 @@ class Trainer:
             self.train_time += dt
             first = self.step - len(window) + 1
             window = []
+            # a non-finite training loss stops the run at the first such step, named; it is never resumed
             bad = next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
             if bad is not None:
                 self.step = first + bad
