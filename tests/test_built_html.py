@@ -71,6 +71,14 @@ def test_the_book_tables_hide_only_a_row_count_index():
     assert "x" * 200 in frame_html(pd.DataFrame({"note": ["x" * 200]}))  # a cell is shown in full
 
 
+def test_no_cell_prints_a_raw_dict(pages):
+    # A reader gets a table or a sentence, never a Python dict's repr.
+    for p in pages:
+        outputs = re.findall(r'<div class="output[^"]*"><div class="highlight"><pre>(?:<span></span>)?(.*?)</pre>',
+                             p.read_text(), re.S)
+        assert not [o[:80] for o in outputs if re.search(r"\{'\w+': ", o)], p.name
+
+
 def test_no_page_loads_anything_from_the_network(pages):
     found = [(p.relative_to(HTML), m.group(3)) for p in pages for m in EXTERNAL.finditer(p.read_text())
              if not m.group(0).lower().startswith("<link") or "stylesheet" in m.group(0).lower()

@@ -12,6 +12,7 @@ from .tables import (
     export_run_data,
     frame_html,
     presets_table,
+    quantities,
     release_report,
     seed_table,
     show_tables_as_the_book_does,
@@ -21,4 +22,4 @@ from .verdict import Verdict
 
 __all__ = ["CHAPTERS", "PARAMETERS", "READERS", "Chapter", "ParameterError", "Verdict", "beside_paper",
            "budget_table", "cross_scale_table", "export_run_data", "frame_html", "open_runs", "presets_table",
-           "release_report", "seed_table", "show_tables_as_the_book_does", "variant_label"]
+           "quantities", "release_report", "seed_table", "show_tables_as_the_book_does", "variant_label"]

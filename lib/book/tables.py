@@ -77,6 +77,12 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     return out.loc[order].reset_index()
 
 
+def quantities(values: dict, digits: int = 4) -> pd.DataFrame:
+    """A chapter's named quantities (``asymmetry.asymmetry``'s means, gaps and ratio) as a one-row table, in
+    their order, rounded; a quantity that cannot be computed (None) is left out, never shown as 0."""
+    return pd.DataFrame([{k: round(v, digits) for k, v in values.items() if v is not None}])
+
+
 OURS = "ours (± sample std)"  # the column beside_paper shows our numbers in
 
 
