@@ -362,6 +362,10 @@ def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
     assert "> **NOT TESTABLE HERE**: the control did not leave the floor  " in md and md.count("**") == 4
     assert repr(v).splitlines() == ["AttnOnly: 3 of 3 seeds HOLDS", "NOT TESTABLE HERE: the control did not leave "
                                     "the floor", "a line of context", "a second line"]
+    # in the book the verdict sentence comes first and what it rests on folds beneath it
+    page = v._repr_html_()
+    assert page.index("<strong>NOT TESTABLE HERE</strong>") < page.index("<details") < page.index("3 of 3 seeds")
+    assert "a second line" in page and page.count("<strong>") == 2  # the heading and the one verdict word
     # a chapter's summary: each claim's verdict line alone, each reading's first line
     assert repr(Verdict(claim, "a line of context\na second line", short=True)).splitlines() == [
         "NOT TESTABLE HERE: the control did not leave the floor", "a line of context"]
