@@ -42,8 +42,9 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAP
     AttnOnly seeds reach from 4.9 to 7.6, so there the claim is where AttnOnly lands (``claim_separation``)."""
     summaries = pooled(summaries)
     full, a, f = (summaries[summaries.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
+    # counted per seed: the claim is that *every* AttnOnly seed leaves and *no* FFNOnly seed does
     a_left, f_on = int((~on_floor(a, floor, margin)).sum()), int(on_floor(f, floor, margin).sum())
-    shows = len(full) > 0 and not on_floor(full, floor, margin).any()
+    shows = len(full) > 0 and not on_floor(full, floor, margin).any()  # the control left the floor
     lines = ((f"AttnOnly: {a_left} of {len(a)} seeds below the floor - {margin}; FFNOnly: {f_on} of {len(f)} seeds "
               f"on the floor (floor {floor:.3f}).",) if len(a) and len(f) else ())
     why = (f"{a_left} of {len(a)} AttnOnly seeds left the floor, {f_on} of {len(f)} FFNOnly seeds stayed on it"
@@ -65,7 +66,9 @@ def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, pr
     s = pooled(summaries)
     full, a, f = (s[s.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
     has_all = bool(len(full) and len(a) and len(f))
+    # the precondition: an AttnOnly still on the floor has not landed anywhere, so its rank says nothing
     attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
+    # the ordering over seeds, not over means: the worst of one configuration against the best of the next
     order = (has_all and full.best_val_loss.max() < a.best_val_loss.min()
              and a.best_val_loss.max() < f.best_val_loss.min())
     gaps = asymmetry(s) if len(a) and len(f) else {}
@@ -101,6 +104,8 @@ def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float 
     seeds_ok = len(a) >= 2 and len(f) >= 2
     attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
     spread = (float(a.best_val_loss.std()), float(f.best_val_loss.std())) if seeds_ok else (None, None)
+    # FFNOnly is the yardstick: it sits on the floor in every seed, so its spread is the seeds' noise alone
+    # (floored at 1e-4, where that noise would be below the losses' printed precision)
     agrees = seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)
     why = ("fewer than 2 seeds of AttnOnly or FFNOnly" if not seeds_ok else
            "AttnOnly never left the floor, so it has no landing place whose seed spread could show" if not attn_left

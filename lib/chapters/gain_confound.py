@@ -31,17 +31,19 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER) -> Claim:
     if col not in table.columns:
         return Claim("NOT TESTED", "no runtime-gain run is finished: the gain sweep, 9 `cpu` stand-in runs")
     esc = table[col].dropna()
-    esc = esc[esc.index.isin([float(g) for g in gains])]
+    esc = esc[esc.index.isin([float(g) for g in gains])]  # the paper's four gains; the plain run (g = 1) is not one
     if len(esc) < 2:
         return Claim("NOT TESTED", "fewer than two of the paper's runtime gains are finished: the gain sweep, 9 "
                                    "`cpu` stand-in runs")
     left, stayed = [g for g, v in esc.items() if v != "none"], [g for g, v in esc.items() if v == "none"]
+    # the precondition: some run of the sweep (either mode) left the floor, so "where a gain ends" can differ
     any_left = any(v != "none" for c in table.columns if c.startswith("escape step") for v in table[c].dropna())
     lines = tuple(floor_outcomes(table).splitlines())
     why = ("no run of the sweep left the floor, so where a gain ends shows nothing" if not any_left else
            f"AttnOnly left the floor at g = {', '.join(f'{g:g}' for g in left)} and stayed on it at g = "
            f"{', '.join(f'{g:g}' for g in stayed)}: the gain decides" if left and stayed else
            "every runtime gain ended on the same side of the floor")
+    # equivalent means the gain does not decide: all on one side of the floor
     return Claim(verdict(True, any_left, not (left and stayed)), why,
                  {"left": [float(g) for g in left], "stayed": [float(g) for g in stayed]}, lines)
 
@@ -76,6 +78,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     why = (f"no null to judge a spread below {bound} against (how far one run drifts under a rounding-only change is "
            f"not measured for these runs; one seed); as measured, the spread {r:.4f} is "
            + ("below" if r < bound else "above") + " the paper's bound")
+    # knife_edge: without a rounding null a spread this close to zero cannot be told from the drift of one run
     return Claim(verdict(True, True, r < bound, knife_edge=True), why,
                  {"spread": float(r), "weight_spread": s["weight"]}, (text,))
 
@@ -89,6 +92,7 @@ def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=GAIN
     out = {}
     for mode in ("runtime", "weight"):
         m = c[c["mode"] == mode]
+        # curves still on the floor coincide trivially; only those that left it can show a spread that matters
         left = sorted(g for g, r in m.groupby("gain") if (r.val_loss <= floor - margin).any())
         out[f"{mode}_gains"] = left
         out[mode] = (spread_after(m[m.gain.isin(left)], step=step)[f"max_spread_from_step_{step}"].iloc[0]

@@ -36,6 +36,7 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
             continue
         g = np.array([layer0_ffn(r) for r in h.to_dict("records")])
         steps = h.step.to_numpy()
+        # starved from the evaluation after the last one at or above the threshold; never, if that is the last
         above = np.nonzero(g >= STARVED)[0]
         starved_from = None if len(above) and above[-1] == len(g) - 1 else (
             int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
@@ -93,10 +94,10 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
     the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
     ``table``: ``bundle.bundle_runs().table``."""
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
-    if not {"none", control} <= set(done.index):
+    if not {"none", control} <= set(done.index):  # both runs are needed to see a flip
         return None
     plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
-    if pd.isna(plain) == pd.isna(twin):
+    if pd.isna(plain) == pd.isna(twin):  # both left the floor, or neither: rounding did not decide here
         return None
     return (f"nanoGPT AttnOnly seed {PAPER_SEED} leaves the floor at {escape_label(plain)} while its rounding-only "
             f"twin "
@@ -118,18 +119,20 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     (``rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms nor
     contradicts (the verdict rule's knife-edge). Each line gives the distance from No Residual, the paper's own
     reference."""
-    summaries = pooled(summaries)
+    summaries = pooled(summaries)  # complete runs with a finite best loss: a diverged seed is no outcome
     partial = summaries[summaries.config != "FullResidual"]
     full = summaries[summaries.config == "FullResidual"]
     lines = []
-    for c, g in partial.groupby("config", sort=False):
+    for c, g in partial.groupby("config", sort=False):  # one line per configuration: its seeds' range
         line = (f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
                 f"{'ON the floor' if on_floor(g, floor, margin).all() else 'BELOW the floor'} "
                 f"({floor:.3f}, margin {margin})")
         if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
             line += f"; {d:+.3f} from No Residual"
         lines.append(line)
+    # the control: if the full model never left the floor, the stand-in has nothing to collapse from
     shows = len(full) > 0 and not on_floor(full, floor, margin).any()
+    # the paper's claim is universal: every partial configuration, every seed, on the floor
     agrees = bool(on_floor(partial, floor, margin).all())
     left = {c: int((~on_floor(g, floor, margin)).sum()) for c, g in partial.groupby("config", sort=False)}
     if summaries.empty:
@@ -146,7 +149,7 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     else:
         why = "at least one partial configuration left the floor: " + ", ".join(
             f"{c} in {n} of {int((partial.config == c).sum())} seeds" for c, n in left.items() if n)
-    if edge and shows:
+    if edge and shows:  # the reason comes first: it is what decides the word, whatever the runs say
         why = f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns on rounding; " + why
     v = verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge))
     return Claim(v, why + f" (floor {floor:.3f}, margin {margin})",
@@ -163,13 +166,16 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2a").set_index("config").reported
     s = pooled(summaries)
-    s = s[s.seed == FIG2_SEED]
+    s = s[s.seed == FIG2_SEED]  # the gradients are read for this one seed (Fig. 2's), so the floor test is too
+    # §4.1 measured collapsed models: a configuration that escaped here is a different model, not a counterexample
     collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual")
                  if len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()]
     left = [c for c in ("AttnOnly", "FFNOnly", "NoResidual") if c not in collapsed and len(s[s.config == c])]
     g = grads.set_index("config")
+    # starved: below STARVED from some evaluation to the end (a dip that recovers is not starvation)
     starved = {c: not pd.isna(g.starved_from_step[c]) for c in g.index}
     has = "FullResidual" in starved and all(c in starved for c in collapsed)  # the diagnostics of what it judges
+    # the contrast is the claim: starved where the model collapsed, not starved in the control
     agrees = has and bool(collapsed) and all(starved[c] for c in collapsed) and not starved["FullResidual"]
     lines = ("Layer-0 gradient norm: " + "; ".join(
         f"{c} final {g.final[c]:.3g} (" + (f"starved from step {int(g.starved_from_step[c])}" if starved[c]
@@ -238,6 +244,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     have = len(ours) == len(paper_order)
     s = pooled(summaries)
     s = s[s.seed == FIG2_SEED]
+    # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is ours that model
     both_collapsed = all(len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()
                          for c in ("AttnOnly", "FFNOnly"))
     our_order = list(ours.sort_values(ascending=False).index)
