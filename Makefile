@@ -41,7 +41,7 @@ lint: install
 	ruff check lib tests scripts book
 
 unit: install
-	pytest -q --durations=8 tests
+	pytest -q --durations=20 tests
 
 notebooks: install  ## nbval executes every chapter; cells tagged nbval-check-output are compared
 	pytest -q --nbval-lax book/

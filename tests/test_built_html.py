@@ -69,6 +69,8 @@ def test_the_book_tables_hide_only_a_row_count_index():
     assert "<th>0</th>" not in shown and "1.2346" in shown and "AttnOnly" in shown
     assert "<th>AttnOnly</th>" in frame_html(df.set_index("config"))  # a named index is shown
     assert "x" * 200 in frame_html(pd.DataFrame({"note": ["x" * 200]}))  # a cell is shown in full
+    cells = frame_html(pd.DataFrame({"v": [2.1689e-05, 1500.0, float("inf")]}))
+    assert "2.17e-05" in cells and "1,500" in cells and "inf" in cells  # a starved gradient, a step
 
 
 def test_no_cell_prints_a_raw_dict(pages):

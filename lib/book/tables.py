@@ -2,6 +2,7 @@
 and the release report and the run data the reproducibility chapter offers for download."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -21,12 +22,22 @@ from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 
 
 def frame_html(df: pd.DataFrame) -> str:
-    """A table as the book shows it: floats to 4 decimals, every cell in full (verdicts and the paper's notes
-    are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that names
-    something (a preset's fields, a scale) is shown."""
+    """A table as the book shows it: floats to 4 decimals (``_number``), every cell in full (verdicts and the
+    paper's notes are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that
+    names something (a preset's fields, a scale) is shown."""
     counts_rows = isinstance(df.index, pd.RangeIndex) and df.index.name is None
-    with pd.option_context("display.precision", 4, "display.max_colwidth", None):
-        return df.to_html(index=not counts_rows, na_rep="NaN", border=0)
+    with pd.option_context("display.max_colwidth", None):
+        return df.to_html(index=not counts_rows, na_rep="NaN", border=0, float_format=_number)
+
+
+def _number(x: float) -> str:
+    """One float as a table cell: a whole number as one (a step, a count that NaN made a float), a loss to 4
+    decimals, a value too small for that (a starved gradient norm) in 3 significant digits."""
+    if not math.isfinite(x):
+        return str(x)
+    if x == int(x) and abs(x) >= 1:
+        return f"{x:,.0f}"
+    return f"{x:.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
 
 
 def show_tables_as_the_book_does() -> None:
