@@ -1,4 +1,9 @@
-"""Build, train and record one experiment in its run directory."""
+"""Build, train and record one experiment in its run directory.
+
+Longer than the house's ~350 lines because one run's whole life is here and nowhere else: building the seeded
+model, refusing bad input before anything is written, resuming, recording after each evaluation, rebuilding a
+lost summary, and recovering a finished run's weights by retraining it and checking it reproduces.
+"""
 from __future__ import annotations
 
 import datetime as dt
@@ -274,7 +279,9 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     done = dist.broadcast(_prepare(rd, exp, until, force) if dist.is_main else None)
     if done is not None:
         return done
-    set_deterministic(deterministic)  # before the first matmul: cuBLAS reads its workspace setting when it starts
+    # cuBLAS reads its workspace setting once per process, at its first call, so a process trains with one
+    # determinism setting (a sweep passes its --deterministic to every run)
+    set_deterministic(deterministic)
     corpus = load_corpus(exp.dataset)
     if corpus.vocab_size != exp.model.vocab_size:
         raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects "

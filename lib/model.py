@@ -130,8 +130,9 @@ class GPT(nn.Module):
             self.transformer.wte.weight = self.lm_head.weight
         self.apply(self._init_weights)  # after tying: the shared matrix gets N(0, 0.02) either way
         if cfg.scaled_init:
-            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer), so that the stream's variance
-            # stays near 1 after 2L additions. Where a skip is removed there is no sum at that sublayer, and the
+            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer), so that the variance the 2L
+            # additions bring to the stream does not grow with depth. Where a skip is removed there is no sum at
+            # that sublayer, and the
             # scaling only shrinks what replaces the stream: the escape map measures what that does to AttnOnly.
             for name, p in self.named_parameters():
                 if name.endswith("c_proj.weight"):

@@ -227,7 +227,8 @@ def mechanism() -> Row:
     runs = mixer_runs()
     c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
     if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
-        return Row(claim, "§7.1-7.2", paper, c.lines[0], "`cpu` stand-in", c.verdict,
+        return Row(claim, "§7.1-7.2", paper, c.lines[0] if c.lines else "no AttnOnly run with the mixer",
+                   "`cpu` stand-in", c.verdict,
                    c.why + " (`python -m lib sweep --plan mixer_test`)")
     if c.verdict == "NOT TESTED":
         return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,

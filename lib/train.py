@@ -232,7 +232,7 @@ class Trainer:
                "val_loss": val.mean().item(),
                "val_loss_se": se if math.isfinite(se) else None,
                "train_loss": self.mean_loss(self.batches.train_eval_batches()),
-               "lr": lr_at(self.cfg, max(self.step - 1, 0)),  # the rate of the step just taken
+               "lr": lr_at(self.cfg, max(self.step - 1, 0)),  # the step just taken's rate (at step 0: the first's)
                "tokens": self.step * self.tokens_per_step,
                "train_time_s": round(self.train_time, 3)}
         for cb in self.callbacks:
@@ -292,8 +292,8 @@ class Trainer:
                    dynamic_ncols=True, leave=False)
         window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
         while True:
-            # evaluate before training at step 0 and after every eval_interval-th step; a resumed run whose
-            # checkpoint was taken right after an evaluation does not evaluate that step twice
+            # evaluate before training (step 0), after every eval_interval-th step and after the last; a resumed
+            # run whose checkpoint was taken right after an evaluation does not evaluate that step twice
             if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
                 self.history.append(self.evaluate())
                 if not math.isfinite(self.history[-1]["val_loss"]):  # a diverged model, caught at evaluation

@@ -694,7 +694,7 @@ def test_growth_over_training_is_residualscopes_final_over_initial_per_block():
                  for s, h in ((0, first), (100, last))]
     tg = joint_collapse.training_growth(pd.DataFrame(rows))
     assert tg.set_index("config").loc["AttnOnly"].tolist() == [14.0, 3.0]
-    text = joint_collapse.claim_growth_over_training(tg, block=1)
+    text = joint_collapse.growth_over_training_reading(tg, block=1)
     assert text.splitlines() == [
         "Growth over training (residualscope's final ÷ initial), after block 1: AttnOnly 14.00 > FFNOnly 5.00 > "
         "FullResidual 2.00 — the paper's order.",

@@ -69,8 +69,11 @@ def test_the_book_tables_hide_only_a_row_count_index():
     assert "<th>0</th>" not in shown and "1.2346" in shown and "AttnOnly" in shown
     assert "<th>AttnOnly</th>" in frame_html(df.set_index("config"))  # a named index is shown
     assert "x" * 200 in frame_html(pd.DataFrame({"note": ["x" * 200]}))  # a cell is shown in full
-    cells = frame_html(pd.DataFrame({"v": [2.1689e-05, 1500.0, float("inf")]}))
-    assert "2.17e-05" in cells and "1,500" in cells and "inf" in cells  # a starved gradient, a step
+    cells = frame_html(pd.DataFrame({"grad": [2.1689e-05, 0.8788, float("inf")], "step": [1500.0, None, 300.0],
+                                     "loss": [2.0, 1.95724, 3.3]}))
+    assert "2.17e-05" in cells and "0.8788" in cells and "inf" in cells  # a starved gradient beside a live one
+    assert "1,500" in cells and "2.0000" in cells  # a step column reads as whole numbers, a loss column never
+    assert "<th>3</th>" not in frame_html(df.assign(x=1).iloc[[0]].set_axis([3]))  # a filtered row number
 
 
 def test_no_cell_prints_a_raw_dict(pages):

@@ -23,14 +23,21 @@ def test_the_headline_results_are_read_for_each_set_of_values():
     rows += [("author's", "residualgpt", "AttnOnly", 1, 3.34), ("author's", "residualgpt", "AttnOnly", 2, 2.1),
              ("author's", "residualgpt", "FFNOnly", 1, 3.34), ("author's", "residualgpt", "FullResidual", 1, 1.9),
              ("author's", "nanogpt", "AttnOnly", 1, 3.34), ("author's", "nanogpt", "AttnOnly", 2, 3.34)]
-    text = asymmetry.claim_author_values(runs(rows), FLOOR)
-    stand, author = text.splitlines()
-    assert "AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in stand and "the asymmetry holds" in stand
-    assert "nanoGPT AttnOnly leaves it in 1 of 1 seeds: the joint collapse does not appear" in stand
-    assert "AttnOnly leaves the floor in 1 of 2 seeds" in author and "the asymmetry does not hold" in author
-    assert "the joint collapse appears" in author
-    only_ours = asymmetry.claim_author_values(runs(rows[:6]), FLOOR)
-    assert only_ours.endswith("With the author's values: no run finished yet.")
+    asym = asymmetry.claim_author_values_asymmetry(runs(rows), FLOOR)
+    assert asym.verdict == "CONTRADICTED" and (asym.facts["attn_left"], asym.facts["attn_seeds"]) == (1, 2)
+    assert "ResidualGPT AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in asym.lines[0]  # stand-in
+    collapse = asymmetry.claim_author_values_collapse(runs(rows), FLOOR)
+    # every seed on the floor, but no nanoGPT Full Residual with that dropout: the control is missing
+    assert collapse.verdict == "NOT TESTABLE HERE" and collapse.facts == {"left": 0, "seeds": 2}
+    left = runs(rows[:-1] + [("author's", "nanogpt", "AttnOnly", 2, 2.4)])
+    assert asymmetry.claim_author_values_collapse(left, FLOOR).verdict == "CONTRADICTED"
+    holds = runs(rows[:6] + [("author's", "residualgpt", c, s, v) for c, s, v in
+                             [("AttnOnly", 1, 2.0), ("AttnOnly", 2, 2.1), ("FFNOnly", 1, 3.34),
+                              ("FullResidual", 1, 1.9)]])
+    assert asymmetry.claim_author_values_asymmetry(holds, FLOOR).verdict == "HOLDS"
+    only_ours = runs(rows[:6])
+    assert asymmetry.claim_author_values_asymmetry(only_ours, FLOOR).verdict == "NOT TESTED"
+    assert asymmetry.claim_author_values_collapse(only_ours, FLOOR).verdict == "NOT TESTED"
 
 
 def effects_table(rows):
@@ -56,6 +63,11 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     fx = bundle.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
     assert bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base))).verdict == "NOT TESTED"
+    # a baseline that escapes at the first evaluation in one seed and never in another leaves no room at all
+    edge = [("nanogpt", "none", 1, 25, 2.5), ("nanogpt", "none", 2, NAN, 3.34)]
+    some = [("nanogpt", "no biases", 1, 50, 2.2), ("nanogpt", "no biases", 2, NAN, 3.34)]
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(edge + some), first_eval=25))
+    assert c.verdict == "NOT TESTABLE HERE" and c.facts["named"] == []
 
 
 def test_every_schedule_run_is_named_by_its_factor():

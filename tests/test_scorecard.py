@@ -207,3 +207,14 @@ def test_the_lead_figure_sets_each_paper_reference_beside_its_stand_in():
 def test_the_tally_counts_every_verdict():
     card = pd.DataFrame({"verdict": ["HOLDS", "NOT TESTED", "HOLDS", "CONTRADICTED"]})
     assert sc.tally(card) == "**4 claims**: 2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED"
+
+
+def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch):
+    # local-mixer runs exist but none of AttnOnly (not trained, or diverged): the row says so, it does not crash
+    import lib.chapters.mechanism as mech
+    from lib.results import Runs
+    table = pd.DataFrame({"config": ["FFNOnly", "AttnOnly"], "mixer": ["local", "attention"], "seed": [1337, 1337],
+                          "best_val_loss": [2.48, 1.95], "status": ["complete", "complete"]})
+    monkeypatch.setattr(mech, "mixer_runs", lambda runs_dir=None: Runs(table, pd.DataFrame(), [], 9))
+    row = sc.mechanism()
+    assert row.verdict == "NOT TESTED" and row.ours == "no AttnOnly run with the mixer"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .. import plans
@@ -25,19 +26,30 @@ def frame_html(df: pd.DataFrame) -> str:
     """A table as the book shows it: floats to 4 decimals (``_number``), every cell in full (verdicts and the
     paper's notes are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that
     names something (a preset's fields, a scale) is shown."""
-    counts_rows = isinstance(df.index, pd.RangeIndex) and df.index.name is None
+    # an unnamed integer index is row numbers (a RangeIndex, or what is left of one after a filter)
+    counts_rows = (df.index.name is None and not isinstance(df.index, pd.MultiIndex)
+                   and pd.api.types.is_integer_dtype(df.index))
+    formatters = {c: _column_format(df[c]) for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     with pd.option_context("display.max_colwidth", None):
-        return df.to_html(index=not counts_rows, na_rep="NaN", border=0, float_format=_number)
+        return df.to_html(index=not counts_rows, na_rep="NaN", border=0, formatters=formatters or None)
 
 
-def _number(x: float) -> str:
-    """One float as a table cell: a whole number as one (a step, a count that NaN made a float), a loss to 4
-    decimals, a value too small for that (a starved gradient norm) in 3 significant digits."""
-    if not math.isfinite(x):
-        return str(x)
-    if x == int(x) and abs(x) >= 1:
-        return f"{x:,.0f}"
-    return f"{x:.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+def _column_format(col: pd.Series):
+    """How a float column's cells read: as whole numbers where every finite value is one (steps, counts that a
+    NaN made floats), else each to 4 decimals, or in 3 significant digits where it is too small for that (a
+    starved gradient norm)."""
+    finite = col[np.isfinite(col)]
+    whole = len(finite) > 0 and bool((finite == finite.round()).all())
+
+    def cell(x: float) -> str:
+        if pd.isna(x):
+            return "NaN"
+        if not math.isfinite(x):
+            return str(x)
+        if whole:
+            return f"{x:,.0f}"
+        return f"{x:.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+    return cell
 
 
 def show_tables_as_the_book_does() -> None:

@@ -6,7 +6,7 @@ import html
 
 from ..verdicts import VERDICTS, Claim
 
-HEADING = "Verdict, computed from `runs/` when this page was built:"
+HEADING = "Verdict, computed from the runs above when this page was built:"
 SHOWN_READING_LINES = 4  # a reading longer than this shows its first lines and folds the rest
 
 

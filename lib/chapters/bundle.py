@@ -130,11 +130,15 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
-def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
+def schedule_effects(table: pd.DataFrame, first_eval: int | None = None) -> pd.DataFrame:
     """Issue 23's rule for naming a deciding factor, per (implementation, factor) of ``bundle.schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
     decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
-    implementation) over the same seeds, "never" counting as later than any step."""
+    implementation) over the same seeds, "never" counting as later than any step. ``room``: whether that range
+    leaves any outcome outside it at all (a baseline that escapes at the first evaluation, ``first_eval``, and also
+    never leaves none: no factor could decide)."""
+    if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
+        first_eval = plans.schedule_seeds()[0].train.eval_interval
     rows = []
     done = table.dropna(subset=["best_val_loss"]) if len(table) else table
     for (impl, factor), g in done.groupby(["impl", "factor"], sort=False):
@@ -147,15 +151,17 @@ def schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"impl": impl, "factor": factor, "seeds": len(g), "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
                      "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
-                     "decides": decides})
+                     "decides": decides,
+                     "room": None if b.empty else bool(b.min() > first_eval or np.isfinite(b.max()))})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "escaped", "escape steps", "baseline range",
-                                       "decides"])
+                                       "decides", "room"])
 
 
 @claim("The schedule, clipping or biases decide AttnOnly's escape, over seeds")
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     """The factors ``schedule_effects`` names as deciding (HOLDS), or none over the same seeds (CONTRADICTED:
-    every factor's escape steps overlap its baseline's range); NOT TESTED until a factor and its baseline are
+    every factor's escape steps overlap its baseline's range, where that range left room for them not to; NOT
+    TESTABLE HERE where it left none, as with one seed in the bundle); NOT TESTED until a factor and its baseline are
     trained over the same seeds."""
     judged = effects.dropna(subset=["decides"])
     if judged.empty:
@@ -167,7 +173,11 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples())
            if len(named) else "no factor can be named as deciding: every factor's escape steps overlap its "
                               "baseline's range over the same seeds")
-    return Claim(verdict(True, True, bool(len(named))), why,
+    room = bool(judged.room.astype(bool).any())
+    if not len(named) and not room:
+        why = ("no factor can be named: every baseline range reaches from the first evaluation to never, which "
+               "leaves no outcome outside it")
+    return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
                  {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()], "judged": len(judged)}, tuple(lines))
 
 

@@ -15,6 +15,8 @@ def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=
     """``gain.gain_curves`` of the released sweep around ``base`` (source "released") and, where a seed was
     retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
     from ..gain import gain_curves as curves_of
+    if retrained is not None and runs_dir is None:
+        raise ValueError("a retrained sweep needs the runs_dir it was trained into")
     out = curves_of(base, RUNS_DIR).assign(source="released")
     if retrained is not None:
         out = pd.concat([out, curves_of(retrained, runs_dir).assign(source="retrained")])
@@ -78,7 +80,8 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     why = (f"no null to judge a spread below {bound} against (how far one run drifts under a rounding-only change is "
            f"not measured for these runs; one seed); as measured, the spread {r:.4f} is "
            + ("below" if r < bound else "above") + " the paper's bound")
-    # knife_edge: without a rounding null a spread this close to zero cannot be told from the drift of one run
+    # knife_edge whatever the spread: without a rounding null no spread of one seed's curves can be told from
+    # the drift a rounding-only change brings
     return Claim(verdict(True, True, r < bound, knife_edge=True), why,
                  {"spread": float(r), "weight_spread": s["weight"]}, (text,))
 

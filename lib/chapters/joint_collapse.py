@@ -119,7 +119,7 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     (``rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms nor
     contradicts (the verdict rule's knife-edge). Each line gives the distance from No Residual, the paper's own
     reference."""
-    summaries = pooled(summaries)  # complete runs with a finite best loss: a diverged seed is no outcome
+    summaries = pooled(summaries)  # runs with a finite best loss (complete, or a prefix): a diverged seed is no outcome
     partial = summaries[summaries.config != "FullResidual"]
     full = summaries[summaries.config == "FullResidual"]
     lines = []
@@ -211,7 +211,7 @@ def training_growth(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "re
     return pd.DataFrame(rows)
 
 
-def claim_growth_over_training(tg: pd.DataFrame, block: int = 4) -> str:
+def growth_over_training_reading(tg: pd.DataFrame, block: int = 4) -> str:
     """The order of the configurations by ``training_growth`` after the last block and after ``block`` (the
     residual stream that block 3, 0-based, of the author's example layer ``blocks.3`` writes), beside the
     paper's order."""
