@@ -115,3 +115,8 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert round(r.loc[("residualgpt", "AttnOnly", "recipe"), "best_val"], 3) == 2.354
     assert r.loc[("residualgpt", "AttnOnly", "recipe"), "left_floor_at"] == 50
     assert paper_shape.claim_prefix_asymmetry(t).verdict == "NOT TESTED"  # FFNOnly not trained yet
+    # nanoGPT AttnOnly on ResidualGPT's warm-up + cosine leaves the floor by step 100 (best 2.461 at step 300) where
+    # its own constant rate keeps it on the floor; the schedule question waits for ResidualGPT at a constant rate
+    swapped = r.loc[("nanogpt", "AttnOnly", "warm-up + cosine")]
+    assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
+    assert paper_shape.claim_prefix_schedule(t).verdict == "NOT TESTED"
