@@ -11,7 +11,26 @@ CONFIGS = ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]
 
 
 def cli(*args, tmp_path=None):
+    """``python -m lib ARGS`` in this process (``lib.cli.main``, what ``__main__`` calls): its exit code and what
+    it printed. In-process because a fresh interpreter spends seconds importing torch for each refusal; one test
+    below runs the real entry point."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from lib.cli import main
     # --runs-dir points into tmp: even a wrongly accepted command could not touch runs/.
+    extra = ["--runs-dir", str(tmp_path)] if tmp_path is not None else []
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([*args, *extra])
+        except SystemExit as e:  # argparse's refusals
+            code = e.code if isinstance(e.code, int) else 1
+    return SimpleNamespace(returncode=code or 0, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def cli_process(*args, tmp_path=None):
     extra = ["--runs-dir", str(tmp_path)] if tmp_path is not None else []
     return subprocess.run([sys.executable, "-m", "lib", *args, *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
@@ -53,7 +72,7 @@ def test_gain_without_mode_exits_2(tmp_path):
 # ("usage: python -m lib [-h] {train,sweep,describe,prepare} ..."), not the options that
 # `train` accepts. Fix: parse_known_args and report leftovers with the subparser's .error().
 def test_unknown_option_exits_2_with_usage_listing_the_options(tmp_path):
-    r = cli(*TRAIN, "--bogus", tmp_path=tmp_path)
+    r = cli_process(*TRAIN, "--bogus", tmp_path=tmp_path)  # through the real entry point, its exit code
     assert r.returncode == 2 and "--bogus" in r.stderr and "usage:" in r.stderr
     assert all(opt in r.stderr for opt in ("--scale", "--config", "--seed", "--gain-mode"))
 
