@@ -35,7 +35,7 @@ def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
         trains = "; ".join(f"python -m lib sweep --plan {p}" for p in READERS[name])
         print(f"Reading this chapter's runs from {where}. It trains nothing itself: {trains} "
               f"(each with --runs-dir DIR to train elsewhere). A run not trained yet is listed with its command.")
-    return runs_dir if runs_dir.resolve() != RUNS_DIR.resolve() else RUNS_DIR
+    return runs_dir
 
 
 __all__ = ["READERS", "open_runs"]
