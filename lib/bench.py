@@ -27,17 +27,24 @@ def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_ba
     """Tokens/s of ``steps`` Trainer optimisation steps (no evaluation, no diagnostics)."""
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
+    # One validation batch: the fixed set is drawn when Batches is built, and nothing here evaluates.
     batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
                       device=device)
+    # No callbacks: what is timed is the optimisation step alone, as in a run between evaluations (the
+    # diagnostics read gradients only on the step before an evaluation).
     trainer = Trainer(model, exp.train, batches, device=device, progress=False,
                       tokens_per_sample=exp.model.block_size, micro_batch=micro_batch)
     for i in range(warmup + steps):
+        # The first steps pay for allocation and the first call of each kernel; they are run but not timed.
         if i == warmup:
             t0 = time.perf_counter()
         trainer.train_step()
+        # train_step does not advance the step (fit does); advanced by hand so the warm-up schedule moves as in a run.
         trainer.step += 1
     if device.startswith("cuda"):
         torch.cuda.synchronize()
+    # Kernels are queued, so the clock stops only after the GPU has finished (above). The warm-up's queued
+    # work is not waited for before t0, so on CUDA its tail may be counted: a slight overestimate of the time.
     return steps * trainer.tokens_per_step / (time.perf_counter() - t0)
 
 
@@ -49,12 +56,19 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
     device = resolve_device(device)
     rows = []
     for scale in scales:
+        # One configuration stands for all four: they differ by one addition per sublayer, nothing beside the
+        # matrix multiplies.
         base = get_preset(scale, impl, config)
         if batch_size is not None:
             base = replace(base, batch_size=batch_size)
+        # Both loops on the same preset, model and batch, so their ratio is the trainer's own overhead.
         for loop, measure in (("trainer", trainer_tokens_per_s),
                               ("bare loop", lambda e, n, d: bare_loop_tokens_per_s(e, n, d))):
+            # fp32 and bf16 side by side: on this project's 2-core AVX2 CPU bf16 autocast is about 18 times slower
+            # (README), which is why no released run trains in bf16 on a CPU.
             tps = {p: measure(replace(base, precision=p), steps, device) for p in ("fp32", "bf16")}
+            # s/step is seconds per batch_size sequences. At the default shapes grad_accum is 1, so that is one
+            # step; at 124M (grad_accum 8) it is one micro-batch, since the bare loop does not accumulate.
             rows.append({"shape": scale, "loop": loop, "impl": impl, "config": config,
                          "tokens/step": base.train.batch_size * base.train.grad_accum * base.model.block_size,
                          "steps timed": steps, "fp32 tok/s": round(tps["fp32"]), "bf16 tok/s": round(tps["bf16"]),
@@ -64,6 +78,8 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
     df = pd.DataFrame(rows)
     trainer = df[df.loop == "trainer"].set_index("shape")
     bare = df[df.loop == "bare loop"].set_index("shape")
+    # Below 1 is what the trainer's bookkeeping costs; the README's measurement at `cpu` was 1.11 in fp32 and
+    # 0.97 in bf16: within about 10% of the bare loop either way at that shape.
     for scale in scales:  # the trainer's overhead against the bare loop, per precision
         for p in ("fp32", "bf16"):
             df.loc[(df["shape"] == scale) & (df.loop == "trainer"), f"trainer / bare ({p})"] = round(
@@ -79,10 +95,14 @@ def step_flops(exp) -> float:
     matmul, so they are left out of the parameters."""
     m = exp.model
     model = build_model(exp)
+    # Counted from a built model, so that a tied or untied head and the biases count as they are trained.
     n_params = model.num_params(non_embedding=True)
     if not m.tie_weights:  # an untied token embedding is a lookup too; the head's own matrix is the matmul
         n_params -= model.transformer.wte.weight.numel()
+    # The attention term counts the full context per token, as estimate_mfu does, though a causal mask leaves
+    # about half of those scores unused: the utilisation is on nanoGPT's footing, not a count of useful work.
     per_token = 6 * n_params + 12 * m.n_layer * m.n_embd * m.block_size
+    # Per optimisation step: every token of every micro-batch.
     return per_token * m.block_size * exp.train.batch_size * exp.train.grad_accum
 
 
@@ -90,6 +110,8 @@ def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
     """The (M, K, N) of the forward matrix multiplies of one block stack and head on ``rows`` tokens:
     q/k/v, attention output, the FFN's two layers and the lm_head. The backward pass multiplies the same
     operands transposed, so the rate at these shapes stands for the step's."""
+    # The attention scores (q k^T and the weighted sum) are left out: their shapes depend on the head split,
+    # so the rate is that of the weight matrices, which hold most of a step's FLOPs at these shapes.
     d, v = exp.model.n_embd, exp.model.vocab_size
     return [(rows, d, 3 * d), (rows, d, d), (rows, d, 4 * d), (rows, 4 * d, d), (rows, d, v)]
 
@@ -97,6 +119,7 @@ def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
 def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
     """This machine's fp32 FLOP/s over ``shapes`` (one of each per round, ``repeats`` rounds after one
     untimed): the yardstick of the model FLOP utilisation."""
+    # fp32, the training precision of every released run; the operands are made once, outside the clock.
     mats = [(torch.randn(m, k, device=device), torch.randn(k, n, device=device)) for m, k, n in shapes]
     flops = sum(2 * m * k * n for m, k, n in shapes)
     for i in range(repeats + 1):
@@ -104,6 +127,7 @@ def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
             if device.startswith("cuda"):
                 torch.cuda.synchronize()  # the untimed round is done before the clock starts
             t0 = time.perf_counter()
+        # On a CPU each product is done when @ returns; on CUDA the synchronize below waits for the queue.
         for a, b in mats:
             a @ b
     if device.startswith("cuda"):
@@ -118,14 +142,18 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
     with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes and the
     utilisation (achieved ÷ that rate). Nothing else should run meanwhile."""
     device = resolve_device(device)
+    # The full preset batch, no --batch-size: the point is what one step of the paper's own 10M run costs.
     exp = get_preset(scale, impl, config)
     flops, tokens = step_flops(exp), exp.train.batch_size * exp.train.grad_accum * exp.model.block_size
+    # Lambdas, so each loop builds its model only in its turn.
     loops = [("plain full-batch loop", None, lambda: bare_loop_tokens_per_s(exp, steps, device)),
              ("trainer, whole batch", None, lambda: trainer_tokens_per_s(exp, steps, device, warmup=1))]
     loops += [(f"trainer, micro-batches of {b}", b,
                lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b)) for b in micro_batches]
     rows = []
     for name, micro, measure in loops:
+        # The yardstick matches each loop: with micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a
+        # smaller GEMM may run at another rate on the same machine.
         rows_per_gemm = (micro or exp.train.batch_size) * exp.model.block_size
         rate = matmul_rate(gemm_shapes(exp, rows_per_gemm), device)
         s_step = tokens / measure()
@@ -133,5 +161,6 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
                      "achieved GFLOP/s": round(flops / s_step / 1e9, 1), "matmul GFLOP/s": round(rate / 1e9, 1),
                      "utilisation": round(flops / s_step / rate, 2)})
     df = pd.DataFrame(rows)
+    # Against the first row, the plain full-batch loop: above 1, that loop's step is the shorter.
     df["speed-up vs plain"] = (df["s/step"].iloc[0] / df["s/step"]).round(2)
     return df

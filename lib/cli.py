@@ -12,47 +12,67 @@ from .data import DataError
 from .runs import RUNS_DIR, RunError
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
+# Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "10m_prefix", "bf16_agreement", "mechanism", "mixer_test", "probe_during",
               "escape_map", "escape_long", "bundle", "recipes", "author_values", "schedule_seeds")
 
 
+# The options train and sweep share, so a sweep without --plan builds each run exactly as `train` would.
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scale", required=True, choices=SCALES)
-    p.add_argument("--impl", default="residualgpt", choices=IMPLS)
+    p.add_argument("--impl", default="residualgpt", choices=IMPLS)  # the paper's primary implementation (§3.1)
+    # Another budget is another experiment, in its own directory (seed1337_steps300).
     p.add_argument("--steps", type=int, help="override the preset's training steps")
+    # Part of the run's path like any off-preset field: the trained model is the same (tests/test_runs.py),
+    # but the history, and so every curve drawn from it, is not.
     p.add_argument("--eval-every", type=int, help="override the preset's evaluation interval")
-    p.add_argument("--runs-dir", default=str(RUNS_DIR))
+    p.add_argument("--runs-dir", default=str(RUNS_DIR))  # the released runs/, guarded by _guard_released
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
+    # No default value: None means the preset's precision, so the same command on a GPU and on a CPU writes
+    # the same experiment into the same directory (see _precision).
     p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
                    help="default: the preset's (fp32 at 10M and the stand-ins, bf16 autocast at 124M); "
                         "auto: bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast")
+    # A checkpoint is written only at an evaluation, so a prefix must stop at one (lib.experiment.check_until).
     p.add_argument("--until", type=int, metavar="N",
                    help="stop after step N (a multiple of the evaluation interval) with status partial, on "
                         "the full run's schedule; run again to continue")
+    # How to run, not what: env.json records it, and the run's directory does not change.
     p.add_argument("--compile", action="store_true", help="torch.compile the model")
+    # Off by default: deterministic kernels cost speed on a GPU, and a CPU run repeats exactly without them
+    # (tests/test_runs.py trains one seed twice and compares the histories).
     p.add_argument("--deterministic", action="store_true",
                    help="CUBLAS_WORKSPACE_CONFIG=:4096:8 and torch.use_deterministic_algorithms(True)")
+    # §5.1: runtime multiplies the sublayer's output at every pass (the confound AdamW absorbs); weight
+    # scales its output projection once, before the optimiser exists.
     p.add_argument("--gain-mode", choices=GAIN_MODES)
+    # 1.0 is no gain; any other value without --gain-mode is refused in _experiment, never ignored.
     p.add_argument("--gain", type=float, default=1.0)
     p.add_argument("--mixer", choices=MIXERS, default="attention",
                    help="what mixes positions in each block: attention, or the position-blind local MLP (§7.2)")
+    # Repeatable; parse_sets reads the values and lib.config.replace checks the keys and types.
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override any model or training field (e.g. --set n_layer=2 --set beta2=0.95); "
                         "an unknown key is refused with the valid ones; the run directory names it")
+    # Not part of the experiment, so not part of the run's path: a run may be resumed with or without it.
     p.add_argument("--micro-batch", type=int, metavar="B",
                    help="execution option: feed each batch through forward/backward in slices of B sequences "
                         "(the same batch and update; faster on a CPU at the 10M shape, see `bench`); "
                         "must divide the batch size; recorded in env.json, not in the run's directory")
-    p.add_argument("--no-diagnostics", action="store_true")
+    p.add_argument("--no-diagnostics", action="store_true")  # §4.1's callbacks off; a resume must match
+    # Moved aside to a .replaced-* sibling, never deleted: a finished run may be the only copy of hours of work.
     p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
+    # Two steps, not one flag: --force alone never touches the released runs (see _guard_released).
     p.add_argument("--into-released", action="store_true",
                    help="allow --force, or a run that is in no plan, in the released runs/ (refused without it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def parser() -> argparse.ArgumentParser:
+    # prog names the entry point the README uses, so usage and error lines show a command a reader can run.
     ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__, allow_abbrev=False)
+    # required: `python -m lib` alone prints the usage and exits 2 instead of doing nothing.
     sub = ap.add_subparsers(dest="command", required=True)
 
     def add(name, **kw):  # no abbreviations: `--gpu` must not pass for `--gpus` (a worker would spawn workers)
@@ -60,22 +80,31 @@ def parser() -> argparse.ArgumentParser:
     t = add("train", help="train one run (resumes an unfinished one)")
     _common(t)
     t.add_argument("--config", required=True, choices=tuple(CONFIGS))
-    t.add_argument("--seed", type=int, default=PAPER_SEED)
+    t.add_argument("--seed", type=int, default=PAPER_SEED)  # the anchor seed of every single-seed table
+    # A finished run's checkpoint is deleted; the weights the chapters probe are kept only when asked for.
     t.add_argument("--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)")
     s = add("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
     s.add_argument("--plan", choices=PLAN_NAMES)
     _common(s)
+    # A plan names its own scales, so --scale is optional for sweep alone; _sweep_experiments refuses a sweep
+    # with neither. This sets a private argparse attribute: _common adds --scale as required for both.
     s._option_string_actions["--scale"].required = False
     s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS),
                    help="without --plan: the configurations to train (default all four); with --plan: narrow it")
     s.add_argument("--seeds", nargs="+", type=int,
                    help=f"without --plan: the seeds to train (default {PAPER_SEED}); with --plan: narrow it")
+    # Reads only: not subject to _guard_released, so it also lists the released runs' status.
     s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
+    # Worker processes, not torchrun: each GPU trains whole runs of the plan, which keeps every run a
+    # single-process run (torchrun is for one run spread over several GPUs).
     s.add_argument("--gpus", help="GPU indices, e.g. 0,1,2,3: one worker process per GPU (CUDA_VISIBLE_DEVICES), "
                                   "sharing the plan through run locks")
     s.add_argument("--shard", metavar="K/N", help="train only every N-th run of the plan from the K-th (0-based): "
                                                  "one job of a cluster array")
+    # Hidden: how often held runs are looked at again (lib.sweep.train_queue); the tests shorten it.
     s.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
+    # The parameter counts are those of a built model, not typed in: tests/test_cli.py checks that describe
+    # prints Table 1's 10M count (10,750,080 for each configuration: a removed skip removes no parameter).
     d = add("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default="residualgpt", choices=IMPLS)
@@ -85,18 +114,24 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("run_dirs", nargs="+")
     w.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
     r = add("report", help="best val loss per configuration over a plan's finished runs (markdown)")
+    # release by default: the runs the first six chapters read.
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
     r.add_argument("--scale", choices=SCALES, help="the plan at this scale (e.g. --plan 124m_sweep --scale 124M)")
     b = add("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
+    # The paper's 10M shape and its CPU stand-in: the two the CPU budget decisions in the README rest on.
     b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
+    # Few: one fp32 step of the 10M batch takes 13-16 s on this project's 2-core CPU (README).
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
+    # 8: the size the 10M prefixes train with (README: 14.2 s a step against 15.7 s for nanoGPT, no gain for
+    # ResidualGPT).
     b.add_argument("--micro-batches", nargs="+", type=int, default=[8], metavar="B",
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
+    # A local copy for a machine without network, or for the tests; the Hub's conversion otherwise.
     pr.add_argument("--source", help="openwebtext: a local .parquet file, folder of them, or .jsonl file "
                                      "instead of the Hub's Parquet conversion")
     pr.add_argument("--n-docs", type=int, default=None, help="openwebtext: documents to take (default 100,000, §3.3)")
@@ -113,6 +148,7 @@ def _precision(args, exp: Experiment) -> str:
     from .train import resolve_device, resolve_precision
     if args.precision is None:
         return exp.train.precision
+    # auto depends on the machine, so it is resolved here, once, and the run records the value it resolved to.
     return resolve_precision(args.precision, resolve_device(args.device))
 
 
@@ -122,13 +158,17 @@ def parse_sets(items: list[str]) -> dict:
     ``lib.config.replace`` checks keys and types."""
     out = {}
     for item in items:
+        # partition, not split: a value may itself contain "=".
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
+        # Python's spelling too, since --set tie_weights=False is what a reader of lib.config would type.
         if text in ("True", "False"):
             out[key] = text == "True"
             continue
         try:
+            # JSON reads 2 as an int and 3e-4 as a float (replace() turns an int into a float for a float field);
+            # what is not JSON (manual, cosine) stays a string, which lib.config's checks accept or refuse.
             out[key] = json.loads(text)
         except json.JSONDecodeError:
             out[key] = text
@@ -143,15 +183,20 @@ OWN_FLAG = {"scale": "--scale", "dataset": "--scale (each scale has its dataset)
 
 
 def _experiment(args, config: str, seed: int) -> Experiment:
+    # Checked before the preset is built, so the message names the flag to use instead.
     sets = parse_sets(args.set)
     for key in sets:
         if key in OWN_FLAG:
             raise ConfigError(f"--set {key}=...: {key} is given by {OWN_FLAG[key]}, not by --set "
                               f"(fields with their own flag: {', '.join(OWN_FLAG)})")
+    # Two spellings of one field: refused rather than letting one silently win.
     if args.eval_every is not None and "eval_interval" in sets:
         raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
+    # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.runs.run_path).
     exp = get_preset(args.scale, args.impl, config, seed)
     exp = replace(exp, mixer=args.mixer, **sets)
+    # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check above), so the
+    # order hides nothing.
     overrides = {"precision": _precision(args, exp)}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
@@ -168,23 +213,28 @@ def _guard_released(args, exps) -> None:
     """The released ``runs/`` takes the plans' runs only, and is never retrained into by accident: ``--force``
     there, or a run in no plan (a smoke run, another learning rate), needs ``--into-released``."""
     from .plans import command_for, planned
+    # Resolved, so runs/../runs or a symlink to it is the released runs/ too; any folder inside it counts.
     if args.into_released or not Path(args.runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
         return
     if args.force:
         raise ConfigError(f"--force in the released {RUNS_DIR}: it would move released runs aside and retrain "
                           f"them; retrain into --runs-dir DIR, or pass --into-released to replace them on purpose")
+    # A run in no plan would sit among the released runs where no chapter reads it and releasable() skips it.
     stray = [e for e in exps if not planned(e)]
     if stray:
         raise ConfigError(f"`{command_for(stray[0])}` is in no plan, so it does not belong in the released "
                           f"{RUNS_DIR}; train it with --runs-dir DIR (or pass --into-released)")
 
 
+# How to run, as opposed to what to run (the Experiment): the same for every run of a sweep.
 def _run_kwargs(args) -> dict:
     return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
                 deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
                 force=args.force, progress=not args.quiet, until=args.until, micro_batch=args.micro_batch)
 
 
+# One JSON line per finished run: a sweep's log can be read back by a program, and the line is the
+# summary.json fields a reader checks first.
 def _print_summary(s: dict) -> None:
     print(json.dumps({k: s[k] for k in ("scale", "impl", "config", "seed", "status", "steps",
                                         "best_val_loss", "best_step", "unigram_floor", "escape_step",
@@ -194,14 +244,19 @@ def _print_summary(s: dict) -> None:
 def _sweep_experiments(args) -> list[Experiment]:
     from .plans import resolve, with_steps
     if args.plan:
+        # A plan refuses a --configs or --seeds that selects none of its runs (lib.plans.resolve).
         exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds), args.steps)
+        # Refused rather than applied: a plan with a --set would train runs that no plan, and so no chapter, has.
         if args.set or args.mixer != "attention":
             raise ConfigError("--set and --mixer are for one run or a sweep without --plan; "
                               "a plan names its own experiments")
+        # --precision applies to a plan too: each run's preset precision unless the flag says otherwise.
         exps = [replace(e, precision=_precision(args, e)) for e in exps]
     else:
         if args.scale is None:
             raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
+        # Seed by seed, the four configurations of one seed together: a sweep cut short still leaves complete
+        # matched-seed comparisons (§3.4: one seed, four configurations, everything else equal).
         exps = [_experiment(args, c, s) for s in args.seeds or [PAPER_SEED] for c in args.configs or list(CONFIGS)]
     return exps
 
@@ -212,8 +267,10 @@ def main(argv=None) -> int:
     if extra:  # let the subcommand's parser complain, so its usage (all valid options) is shown
         sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
         sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    # Set by torchrun: only `train` knows how to share one run among ranks.
     world = int(os.environ.get("WORLD_SIZE", 1))
     try:
+        # Every rank runs this same command: any other command would be run once per rank, side by side.
         if world > 1 and args.command != "train":
             raise ConfigError(f"`{args.command}` under torchrun: torchrun trains one run over several processes "
                               f"(`torchrun --nproc_per_node N -m lib train ...`); a plan over several GPUs is "
@@ -221,12 +278,14 @@ def main(argv=None) -> int:
         if args.command == "describe":
             from .model import GPT
             out = {}
+            # Built on the CPU only to count: describe trains nothing.
             for c in CONFIGS:
                 exp = get_preset(args.scale, args.impl, c)
                 out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
             from .bench import bench, step_cost
+            # step_cost times the paper's 10M batch only, so it runs only when that shape is asked for.
             if "10M" in args.scales:  # what one step of the paper's 10M model costs here, and why
                 print(step_cost(micro_batches=args.micro_batches, steps=args.steps, device=args.device)
                       .to_markdown(index=False), end="\n\n")
@@ -247,16 +306,20 @@ def main(argv=None) -> int:
         elif args.command == "prepare":
             from . import data
             if args.dataset == "tinyshakespeare":
+                # Downloads if need be, checks the sha256 and prints where the file is.
                 print(data.shakespeare_path())
             else:
                 kw = {"source": args.source, "out_dir": args.out_dir, "threads": args.threads, "force": args.force}
+                # Left out when not given, so prepare_openwebtext's own default (the paper's 100,000) applies.
                 kw |= {"n_docs": args.n_docs} if args.n_docs is not None else {}
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "report":
             from .book import release_report
             from .plans import resolve
+            # A mistyped folder would otherwise report "no finished runs", as if nothing had been trained.
             if not Path(args.runs_dir).is_dir():
                 raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
+            # Each run that is left out is listed with its reason below: the table never drops a run in silence.
             table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
             print(table.to_markdown(index=False) if len(table) else "no finished runs")
             print(f"\n{totals['finished']} of {totals['planned']} runs finished; "
@@ -269,14 +332,17 @@ def main(argv=None) -> int:
         elif args.command == "train":
             from .experiment import run
             exp = _experiment(args, args.config, args.seed)
+            # Before anything is built or written: a refused command leaves no directory behind.
             _guard_released(args, [exp])
             summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
+            # Under torchrun every rank returns the summary; one line is printed, not one per rank.
             if int(os.environ.get("RANK", 0)) == 0:
                 _print_summary(summary)
         elif args.command == "sweep":
             from .plans import keeps_weights
             from .runs import RunDir, run_path
             from .sweep import shard, spawn_workers, train_queue, without_option
+            # Sharded before anything else, so a job of an array sees, lists and guards only its own runs.
             exps = shard(_sweep_experiments(args), args.shard)
             if not args.dry_run:
                 _guard_released(args, exps)
@@ -290,6 +356,8 @@ def main(argv=None) -> int:
                 if args.force:
                     raise ConfigError("--force with --gpus: every worker would retrain every finished run; "
                                       "retrain them with one process (without --gpus) instead")
+                # Each worker reruns this very command minus --gpus, so it resolves the same plan in the same order; the
+                # run locks keep them off each other's runs.
                 return spawn_workers(without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
                                      args.gpus)
             else:
@@ -298,12 +366,17 @@ def main(argv=None) -> int:
                     from .plans import PREFIX_CONTROL_STEPS
                     kwargs["until"] = lambda e: (min(args.until, PREFIX_CONTROL_STEPS)
                                                  if e.config_name == "FullResidual" else args.until)
+                # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
                 train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
+    # Anything else (a bug, a CUDA error) keeps its traceback: only the errors lib raises on purpose, and the
+    # operating system's, are the user's to fix from a one-line message.
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:  # bad input or an unreadable or
         # unwritable file (OSError names it): one line, exit 2, no traceback
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
+    # Destroyed on every way out, a refused command included: NCCL warns when a process group outlives the
+    # program.
     finally:
         if world > 1:
             import torch.distributed

@@ -22,20 +22,25 @@ from pathlib import Path
 import numpy as np
 import torch
 
+# Relative to the package, as lib.runs: a notebook run from book/ finds the same data/.
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "data"
 
+# The file nanoGPT's data/shakespeare_char/prepare.py downloads. The checksum pins its bytes: a changed
+# upstream file would change every count below and every floor, so it is refused rather than used.
 SHAKESPEARE_URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 SHAKESPEARE_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 # nanoGPT's prepare.py ends by stating these; so do we (see tests/test_data.py).
 SHAKESPEARE_CHARS = 1_115_394
 SHAKESPEARE_VOCAB = 65
 SHAKESPEARE_TRAIN, SHAKESPEARE_VAL = 1_003_854, 111_540
-GPT2_VOCAB = 50257
+GPT2_VOCAB = 50257  # tiktoken gpt2's n_vocab; the largest id, 50,256, fits uint16
 OPENWEBTEXT_DOCS = 100_000   # §3.3: ~113M tokens from 100,000 documents
 OPENWEBTEXT_VAL_EVERY = 100  # every 100th document goes to validation (1%)
 
 
+# Both downloads here (TinyShakespeare, tiktoken's files) are about a megabyte: a minute is ample on a
+# working network, and a dead one fails with a message instead of hanging a test or a notebook.
 DOWNLOAD_TIMEOUT_S = 60
 
 
@@ -49,6 +54,8 @@ def _sha256(path: Path) -> str:
 
 def shakespeare_path(path: str | os.PathLike | None = None, download: bool = True) -> Path:
     """Locate (or download) TinyShakespeare and verify its checksum."""
+    # The order: the argument, then the environment variable, then data/. A path the caller named is never
+    # replaced by a download: a missing file there is a mistake to report, not to paper over.
     default = DATA_DIR / "tinyshakespeare" / "input.txt"
     env = os.environ.get("TINYSHAKESPEARE_PATH")
     candidate = Path(path) if path is not None else Path(env) if env else default
@@ -59,8 +66,11 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
         if not download:
             raise DataError(f"TinyShakespeare not found at {default}; put input.txt there "
                             f"or set TINYSHAKESPEARE_PATH.")
+        # Only the default location is ever downloaded into.
         candidate.parent.mkdir(parents=True, exist_ok=True)
         try:
+            # Downloaded beside the target and renamed: a cut-off download never sits at input.txt, where every
+            # later call would find it, fail the checksum and not download again.
             tmp = candidate.with_suffix(".part")
             # A stalled network fails after DOWNLOAD_TIMEOUT_S instead of hanging forever.
             with urllib.request.urlopen(SHAKESPEARE_URL, timeout=DOWNLOAD_TIMEOUT_S) as r:
@@ -69,6 +79,7 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
         except OSError as e:
             raise DataError(f"could not download TinyShakespeare from {SHAKESPEARE_URL} ({e}). "
                             f"Put the file at {default} or set TINYSHAKESPEARE_PATH to it.") from e
+    # Checked on every call, for a downloaded file and for one found locally alike (1.1 MB: milliseconds).
     digest = _sha256(candidate)
     if digest != SHAKESPEARE_SHA256:
         raise DataError(f"{candidate} has sha256 {digest}, expected {SHAKESPEARE_SHA256}. "
@@ -76,6 +87,7 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
     return candidate
 
 
+# The one shape every loader returns, so Batches and the floors never ask which dataset they have.
 @dataclass
 class Corpus:
     """Token ids of one dataset, split, with what is needed to decode them."""
@@ -83,18 +95,22 @@ class Corpus:
     train: np.ndarray
     val: np.ndarray
     vocab_size: int
-    meta: dict
+    meta: dict  # what decodes it (chars, encoding) and, for OpenWebText, its counts
 
 
 def _split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # A contiguous split, not a shuffled one: validation is the last 10% of the text, as in nanoGPT.
     n = int(len(ids) * 0.9)  # nanoGPT's 90/10 split
     return ids[:n], ids[n:]
 
 
 def shakespeare_char(path=None) -> Corpus:
     text = shakespeare_path(path).read_text(encoding="utf-8")
+    # Sorted characters, as nanoGPT's prepare.py builds its vocabulary: the ids are nanoGPT's (and so the
+    # author's), 65 of them on this file.
     chars = sorted(set(text))
     stoi = {c: i for i, c in enumerate(chars)}
+    # uint16 as nanoGPT's train.bin: a quarter of int64's memory; Batches widens each window to int64.
     ids = np.array([stoi[c] for c in text], dtype=np.uint16)
     train, val = _split(ids)
     return Corpus("shakespeare_char", train, val, len(chars), {"chars": "".join(chars)})
@@ -104,6 +120,7 @@ def gpt2_encoding(timeout_s: float | None = None):
     """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise tiktoken downloads
     them (about 1.5 MB), with no timeout of its own: here a download not finished after ``timeout_s`` (default
     ``DOWNLOAD_TIMEOUT_S``) fails, and any failure is a ``DataError`` that says where the files go."""
+    # tiktoken.get_encoding has no timeout, so it runs in a thread that is waited for at most timeout_s.
     import threading
 
     import tiktoken
@@ -115,9 +132,11 @@ def gpt2_encoding(timeout_s: float | None = None):
             out["enc"] = tiktoken.get_encoding("gpt2")
         except Exception as e:  # requests' and tiktoken's own errors alike
             out["error"] = e
+    # daemon: a download that never finishes must not keep the interpreter alive at exit.
     t = threading.Thread(target=load, daemon=True)
     t.start()
     t.join(timeout_s)
+    # The message names the folder the files must go in, which is what an offline machine needs to know.
     where = os.environ.get("TIKTOKEN_CACHE_DIR", "tiktoken's cache (set $TIKTOKEN_CACHE_DIR)")
     if t.is_alive():
         raise DataError(f"tiktoken's gpt2 files did not download within {timeout_s:.0f} s; put them in {where}")
@@ -130,8 +149,11 @@ def gpt2_encoding(timeout_s: float | None = None):
 def shakespeare_gpt2(path=None) -> Corpus:
     """TinyShakespeare as GPT-2 BPE tokens (the 124M stand-in's data)."""
     text = shakespeare_path(path).read_text(encoding="utf-8")
+    # Split as text first, at the character-level split's point, then each half encoded on its own (nanoGPT's
+    # data/shakespeare/prepare.py): no BPE token straddles the boundary, and both corpora hold out the same text.
     train_text, val_text = text[: int(len(text) * 0.9)], text[int(len(text) * 0.9):]
     enc = gpt2_encoding()
+    # encode_ordinary: a literal "<|endoftext|>" in the text is read as text, never as the special token.
     train = np.array(enc.encode_ordinary(train_text), dtype=np.uint16)
     val = np.array(enc.encode_ordinary(val_text), dtype=np.uint16)
     return Corpus("shakespeare_gpt2", train, val, GPT2_VOCAB, {"encoding": "gpt2"})
@@ -147,12 +169,15 @@ OPENWEBTEXT_TOLERANCE = 0.2        # a prepared 100,000-document set further tha
 
 def openwebtext_dir() -> Path:
     """Where OpenWebText is prepared and read: ``$OPENWEBTEXT_DIR``, else ``data/openwebtext``."""
+    # `or`, not a default argument: an empty $OPENWEBTEXT_DIR means unset, not the current directory.
     return Path(os.environ.get("OPENWEBTEXT_DIR") or DATA_DIR / "openwebtext")
 
 
 def _documents(source: str | None):
     """The documents' texts, streamed: the Hub's Parquet (``source`` None), or a local Parquet file, folder
     of Parquet files or JSON-lines file (one ``{"text": ...}`` per line), through the same builders."""
+    # Streamed: only as much of the conversion is read as the first n_docs documents need, never all ~5 GB.
+    # A local source goes through the same builders, so the tests exercise the path the Hub's data takes.
     from datasets import load_dataset  # heavy; only preparing needs it
     if source is None:
         kind, files = "parquet", OPENWEBTEXT_HUB
@@ -162,6 +187,7 @@ def _documents(source: str | None):
             raise DataError(f"OpenWebText source {source} does not exist; valid: a .parquet file, a folder of "
                             f".parquet files, or a .jsonl file")
         files = str(path / "*.parquet") if path.is_dir() else str(path)
+        # .jsonl.gz has the suffix .gz, hence the name test; anything else is taken to be Parquet.
         kind = "json" if path.suffix in (".jsonl", ".json") or path.name.endswith(".jsonl.gz") else "parquet"
     return (doc["text"] for doc in load_dataset(kind, data_files=files, split="train", streaming=True))
 
@@ -178,53 +204,70 @@ def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = 
     the paper's ~113M are errors. The paper does not say how it split its documents; the author's notebooks
     split differently from run to run (book/124m_sweep.ipynb), this split is ours.
     """
+    # Refused before anything is downloaded or written: fewer than val_every documents give no validation
+    # document, and the empty split would only be found after streaming them all.
     if not isinstance(n_docs, int) or n_docs < val_every:
         raise DataError(f"n_docs={n_docs!r}: at least val_every={val_every} documents are needed for one "
                         f"validation document (the paper used {OPENWEBTEXT_DOCS:,})")
     out = Path(out_dir) if out_dir is not None else openwebtext_dir()
+    # A prepared set is what the 124M runs train on: a second prepare must not swap it silently.
     if (out / "meta.json").exists() and not force:
         old = json.loads((out / "meta.json").read_text())
         raise DataError(f"{out} already holds a prepared OpenWebText ({old.get('n_docs')} documents, "
                         f"{old.get('train_tokens')} train tokens); use --force to replace it")
     enc = gpt2_encoding()
+    # Encoding is the slow part, shared over the threads of tiktoken's batch encoder; cpu_count() can be None.
     threads = threads or os.cpu_count() or 1
     parts: dict[str, list[np.ndarray]] = {"train": [], "val": []}
-    n, texts = 0, []
+    n, texts = 0, []  # n: documents taken so far; texts: the chunk waiting to be encoded
 
     def flush():
+        # i is each document's 1-based number in the stream, so the split depends on the document alone, never
+        # on the chunk size or the thread count (tests/test_data.py checks both).
         for i, ids in enumerate(enc.encode_ordinary_batch(texts, num_threads=threads), start=n - len(texts) + 1):
+            # Documents 100, 200, ... go to val. The EOT (50256) after each document is nanoGPT's
+            # openwebtext/prepare.py: it marks where one document ends, since random windows cross the boundaries.
             parts["val" if i % val_every == 0 else "train"].append(np.array(ids + [enc.eot_token], dtype=np.uint16))
         texts.clear()
 
     for text in _documents(source):
         texts.append(text)
         n += 1
+        # Chunks bound the memory to ``chunk`` texts at a time while keeping the batch encoder's threads busy.
         if len(texts) == chunk:
             flush()
         if n >= n_docs:
             break
     flush()
+    # A source that ran out is an error, not a smaller set: the meta.json would otherwise claim a set that
+    # is not the one asked for.
     if n < n_docs:
         raise DataError(f"the source has {n} documents; {n_docs} were asked for")
     meta = {"encoding": "gpt2", "vocab_size": GPT2_VOCAB, "n_docs": n, "val_every": val_every,
             "source": str(source) if source else OPENWEBTEXT_HUB}
+    # One flat array per split, documents in stream order, as nanoGPT's train.bin and val.bin.
     arrays = {split: np.concatenate(a) if a else np.zeros(0, dtype=np.uint16) for split, a in parts.items()}
     for split, ids in arrays.items():
         meta[f"{split}_tokens"] = int(len(ids))
         if not len(ids):
             raise DataError(f"the {split} split would be empty ({n} documents, every {val_every}th to val)")
     total = meta["train_tokens"] + meta["val_tokens"]
+    # Only the paper's own count of documents can be held to the paper's token count; a smaller set (a test,
+    # a smoke run) has nothing to compare with.
     if n == OPENWEBTEXT_DOCS:
         meta["paper_tokens"] = OPENWEBTEXT_TOKENS
         if abs(total / OPENWEBTEXT_TOKENS - 1) > OPENWEBTEXT_TOLERANCE:
             raise DataError(f"{n:,} documents gave {total:,} tokens, more than {OPENWEBTEXT_TOLERANCE:.0%} from "
                             f"the paper's ~{OPENWEBTEXT_TOKENS:,}: not the paper's data; check the source")
+    # Nothing is written until every check has passed: a refused set leaves no folder behind.
     out.mkdir(parents=True, exist_ok=True)
     (out / "meta.json").unlink(missing_ok=True)  # the folder is prepared again only once meta.json is back
     for split, ids in arrays.items():
+        # Written beside and renamed, so a memmap reader never maps half a file.
         tmp = out / f"{split}.bin.part"
         ids.tofile(tmp)
         tmp.replace(out / f"{split}.bin")
+    # meta.json last and atomic: its presence is what marks the folder as prepared (openwebtext() checks it).
     from .runs import write_json_atomic
     write_json_atomic(out / "meta.json", meta)
     print(f"OpenWebText: {n:,} documents -> {meta['train_tokens']:,} train + {meta['val_tokens']:,} val tokens "
@@ -238,10 +281,14 @@ def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
         raise DataError(f"OpenWebText is not prepared in {d}; run `python -m lib prepare openwebtext` "
                         f"(needs network) or point data_dir at a prepared folder.")
     meta = json.loads((d / "meta.json").read_text())
+    # A folder prepared from a handful of documents can have an empty split; refused here rather than as
+    # an index error deep inside Batches.
     for split in ("train", "val"):
         if meta.get(f"{split}_tokens", 0) == 0:
             raise DataError(f"the {split} split in {d} is empty ({meta.get('n_docs')} documents, every "
                             f"{meta.get('val_every')}th to val); prepare more documents")
+    # Memory-mapped, as nanoGPT reads its .bin files: each batch reads only its windows' pages, and the
+    # ~226 MB of the paper's ~113M tokens are never loaded whole. Read-only, so no run can alter the data.
     train = np.memmap(d / "train.bin", dtype=np.uint16, mode="r")
     val = np.memmap(d / "val.bin", dtype=np.uint16, mode="r")
     return Corpus("openwebtext", train, val, meta["vocab_size"], meta)
@@ -249,6 +296,8 @@ def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
 
 _LOADERS = {"shakespeare_char": shakespeare_char, "shakespeare_gpt2": shakespeare_gpt2,
             "openwebtext": lambda path=None: openwebtext(path)}
+# A sweep trains many runs in one process; each would otherwise hash, read and re-encode its corpus.
+# Sharing is safe because nothing writes into a Corpus's arrays.
 _CACHE: dict[str, Corpus] = {}
 
 
@@ -276,6 +325,8 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
 
 
 def _unigram_logp(corpus: Corpus, alpha: float = 0.5) -> np.ndarray:
+    # minlength: a token id that never occurs in train still gets its alpha, so the distribution covers the
+    # whole vocabulary the model predicts over; float64 before the fractional alpha is added.
     counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
     return np.log(counts / counts.sum())
 
@@ -285,6 +336,7 @@ def unigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
     the floor on exactly the tokens an evaluation averages over. The fixed validation batches are a sample
     of the split (overlapping windows, drawn once), slightly easier or harder than the whole of it; on
     them a collapsed run's loss is compared like for like."""
+    # The targets only: the floor predicts y without looking at x. .cpu(), as the batches may be on a GPU.
     ys = np.concatenate([np.asarray(y.cpu()).reshape(-1) for _, y in batches])
     return float(-_unigram_logp(corpus, alpha)[ys].mean())
 
@@ -296,10 +348,14 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     context; n = 2 sees only the token before; n = 3 the two before. Scored on every val token that has
     n-1 predecessors in the val split (the first n-1 are skipped), so it is the floor of a model that reads
     only that much context, not a bound on a model that reads more."""
+    # Order 0 would be the uniform distribution, which needs no estimate; refused rather than guessed.
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     V = corpus.vocab_size
 
+    # Base-V digits, so a window is one int64 and counting is np.unique. It must fit: V^n < 2^63 holds for
+    # n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; nothing checks it, and the book uses n <= 4 on
+    # the character data.
     def codes(ids: np.ndarray, width: int) -> np.ndarray:  # each window of ``width`` tokens as one integer
         ids = np.asarray(ids, dtype=np.int64)
         out = np.zeros(len(ids) - width + 1, dtype=np.int64)
@@ -309,18 +365,24 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
 
     def lookup(keys: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         uniq, counts = table
+        # np.unique sorts, so a binary search finds each key; a key past the last entry is clipped and then
+        # fails the equality test, counting 0.
         i = np.clip(np.searchsorted(uniq, keys), 0, max(len(uniq) - 1, 0))
         return np.where(uniq[i] == keys, counts[i], 0) if len(uniq) else np.zeros(len(keys), dtype=np.int64)
 
     train, val = np.asarray(corpus.train), np.asarray(corpus.val)
+    # c(context, w): every window of n train tokens.
     joint = np.unique(codes(train, n), return_counts=True)
     val_joint = codes(val, n)
     if n == 1:
+        # No context: the denominator is the number of train tokens, which makes n = 1 the unigram floor.
         context_counts = np.full(len(val_joint), len(train), dtype=np.int64)
     else:
         # c(context) counts the contexts that are followed by a token in train: windows of n-1 but the last.
         context = np.unique(codes(train[:-1], n - 1), return_counts=True)
+        # Dropping the last base-V digit leaves the context's own code.
         context_counts = lookup(val_joint // V, context)
+    # An unseen context has count 0 in both: p is alpha / (alpha * V) = 1/V, uniform, as the docstring says.
     p = (lookup(val_joint, joint) + alpha) / (context_counts + alpha * V)
     return float(-np.log(p).mean())
 
@@ -330,12 +392,16 @@ def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
     bigram model of the train split, P(y_t | x_t), averaged over every target of the batches (each target's
     current token x_t is in the batch, so every position counts). Small vocabularies only (a V x V table)."""
     V = corpus.vocab_size
+    # A dense V x V float64 table: 134 MB at 4,096, about 20 GB at GPT-2's 50,257; the BPE data has
+    # ngram_floor instead.
     if V > 4096:
         raise ValueError(f"bigram_floor_on builds a {V} x {V} table; valid: vocabularies up to 4,096")
     train = np.asarray(corpus.train, dtype=np.int64)
     counts = np.zeros((V, V)) + alpha
+    # np.add.at, not counts[a, b] += 1: with fancy indexing a pair that occurs many times would count once.
     np.add.at(counts, (train[:-1], train[1:]), 1)
     logp = np.log(counts / counts.sum(axis=1, keepdims=True))
+    # Every position of a window has its current token in x, so every target is scored, the first included.
     x = np.concatenate([np.asarray(b[0].cpu()).reshape(-1) for b in batches])
     y = np.concatenate([np.asarray(b[1].cpu()).reshape(-1) for b in batches])
     return float(-logp[x, y].mean())
@@ -345,6 +411,7 @@ def fixed_val_batches(corpus: Corpus, block_size: int, batch_size: int, n_batche
                       val_seed: int = 99991) -> list:
     """The fixed validation batches every run of that shape is evaluated on (``Batches.fixed_val``: they depend
     on ``val_seed`` alone, never on the run seed); for floors and probes that need no training stream."""
+    # Seed 0 and no training batches: neither touches the fixed set, which only val_seed decides.
     return Batches(corpus, block_size, batch_size, 0, eval_batches=n_batches, train_eval_batches=0,
                    val_seed=val_seed).fixed_val
 
@@ -364,6 +431,8 @@ class Batches:
                  eval_batches: int = 50, train_eval_batches: int = 10, val_seed: int = 99991,
                  device: str = "cpu"):
         self.corpus, self.T, self.B, self.device = corpus, block_size, batch_size, device
+        # A window needs block_size + 1 tokens (its targets are shifted by one); torch.randint would otherwise
+        # fail with a message about its bounds that names neither the dataset nor the split.
         for split, data in (("train", corpus.train), ("val", corpus.val)):
             if len(data) <= block_size:
                 raise DataError(f"{corpus.name} {split} split has {len(data)} tokens, fewer than "
@@ -381,6 +450,7 @@ class Batches:
 
     def _starts(self, data: np.ndarray, gen: torch.Generator) -> list[int]:
         # uniform window starts with replacement, as nanoGPT's get_batch: no epochs, no shuffling state
+        # The upper bound is exclusive: the last start is len - T - 1, whose targets end at the split's last token.
         return torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
 
     def _sample(self, data: np.ndarray, gen: torch.Generator):
@@ -390,6 +460,8 @@ class Batches:
         y = torch.from_numpy(np.stack([np.asarray(data[i + 1:i + 1 + self.T], dtype=np.int64) for i in ix]))
         return x.to(self.device), y.to(self.device)
 
+    # train_gen is drawn from here and in skip_train_batch only: the training stream is a function of the run
+    # seed and the number of batches drawn, whatever else the run does.
     def train_batch(self):
         return self._sample(self.corpus.train, self.train_gen)
 
@@ -397,12 +469,15 @@ class Batches:
         """Advance the training stream past one batch without building it (another rank trains on it)."""
         self._starts(self.corpus.train, self.train_gen)  # the same draw as train_batch, so the streams stay aligned
 
+    # The same list object each time in fixed mode: the batches are on the device already and never redrawn.
     def val_batches(self, mode: str = "fixed"):
         if mode == "fixed":
             return self.fixed_val
         # as many random batches as fixed ones, so the two modes differ in which tokens, not how many
         return [self._sample(self.corpus.val, self.random_val_gen) for _ in range(len(self.fixed_val))]
 
+    # The train loss of each evaluation row: its own generator, so estimating it moves neither the training
+    # stream nor the validation batches.
     def train_eval_batches(self):
         return [self._sample(self.corpus.train, self.train_eval_gen) for _ in range(self.n_train_eval)]
 
@@ -410,6 +485,7 @@ class Batches:
         # the generators' states are the whole data state: a resumed run draws exactly the batches it would have
         return {k: getattr(self, k).get_state() for k in ("train_gen", "train_eval_gen", "random_val_gen")}
 
+    # fixed_val is not in the state: it is rebuilt from val_seed when the run's Batches is built again.
     def load_state_dict(self, state: dict) -> None:
         for k, v in state.items():
             getattr(self, k).set_state(v)

@@ -20,6 +20,8 @@ from .train import Callback
 
 
 def _norm(params) -> float:
+    # The norm of all the gradients taken as one vector, summed on the device: one host synchronisation per
+    # norm. float(): in fp16 the squares of large gradients would overflow.
     sq = [p.grad.detach().float().pow(2).sum() for p in params if p.grad is not None]
     return float(torch.stack(sq).sum().sqrt()) if sq else 0.0
 
@@ -29,9 +31,12 @@ def grad_norms(model) -> dict[str, list[float]]:
     FFN quantity (Fig. 2a), as the author's ``collect_gradient_norms`` defines it in
     ``Notebooks/10M/NanoGPT_10M.ipynb`` (cell 6): the mean of the two FFN weight matrices' gradient norms,
     biases left out."""
+    # Attention and MLP apart, since the partial configurations remove one skip each (§3.4). The mixer of
+    # the local-mixer runs sits where attention does (Block.attn), so it is read as "attn".
     blocks = model.transformer.h
     return {"attn": [_norm(b.attn.parameters()) for b in blocks],
             "mlp": [_norm(b.mlp.parameters()) for b in blocks],
+            # The mean of the two matrices' norms, not the norm of both together: the author's number, Fig. 2a's.
             "ffn_weights": [(_norm([b.mlp.c_fc.weight]) + _norm([b.mlp.c_proj.weight])) / 2 for b in blocks]}
 
 
@@ -40,10 +45,13 @@ def hidden_norms(model, idx) -> list[float]:
     return [float(h.float().norm(dim=-1).mean()) for h in capture_activations(model, idx)]
 
 
+# The gradients live only between backward and the optimiser step, so they are read then
+# (on_after_backward, on the step before an evaluation) and written into the next evaluation row.
 class GradNormCallback(Callback):
     def __init__(self):
         self.last: dict | None = None
 
+    # raw_model: model.transformer.h is there whatever wraps it (DDP, torch.compile).
     def on_after_backward(self, trainer, step):
         self.last = grad_norms(trainer.raw_model)
 
@@ -51,6 +59,7 @@ class GradNormCallback(Callback):
         if self.last is not None:  # the step-0 evaluation comes before any backward pass
             row["grad_norm_attn"], row["grad_norm_mlp"] = self.last["attn"], self.last["mlp"]
             row["grad_norm_ffn_weights"] = self.last["ffn_weights"]
+            # Cleared once written, so no later row can carry an earlier step's gradients.
             self.last = None
 
 
@@ -59,8 +68,12 @@ class HiddenNormCallback(Callback):
 
     def on_eval(self, trainer, step, row):
         x, _ = trainer.batches.fixed_val[0]
+        # The first fixed validation batch: the same tokens at every evaluation and in every configuration
+        # (seed 99991), so the curves differ only by the model. The model is in eval mode: no dropout.
         norms = hidden_norms(trainer.raw_model, x)
         row["hidden_norm"] = norms
+        # §4.1's growth ratio (Full Residual 1.38x, AttnOnly 14.03x, FFNOnly 5.37x in the paper): the last block's
+        # output over the embedding, our reading of a quantity the paper does not define in words.
         row["hidden_growth"] = norms[-1] / norms[0]
 
 
@@ -70,12 +83,14 @@ class ProbeCallback(Callback):
 
     def on_eval(self, trainer, step, row):
         x, _ = trainer.batches.fixed_val[0]
+        # PROBE_SEQUENCES (16), the number of sequences the book's probe table reads from the trained weights.
         x = x[:PROBE_SEQUENCES]
         if len(x) < 2:  # the probe fits on half the sequences and scores the other half
             return
         t = probe(trainer.raw_model, x)
         row["probe_cosine"] = t.position_cosine.tolist()
         row["probe_token"] = t.token_accuracy.tolist()
+        # Chance depends only on the tokens, which are the same at every depth: one number is enough.
         row["probe_chance"] = float(t.token_chance.iloc[0])
         row["probe_rank"] = t.effective_rank.tolist()
 

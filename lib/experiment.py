@@ -45,11 +45,16 @@ from .train import (
     set_deterministic,
 )
 
-ESCAPE_MARGIN = 0.1  # a run has "escaped" once val loss is this far below the unigram floor
+# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
+# 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below the floor, so 0.1 is
+# far from both; it is also far above the noise of one evaluation (the fixed-batch chapter measures it).
+ESCAPE_MARGIN = 0.1
 
 
 def check_until(exp: Experiment, until: int | None) -> None:
     """A prefix ends where a checkpoint is written: at a positive multiple of the evaluation interval."""
+    # Elsewhere the prefix would stop between checkpoints: its summary would name a step its history and its
+    # checkpoint never reached, and continuing it would repeat the steps since the last evaluation.
     if until is not None and (until < 1 or until % exp.train.eval_interval):
         raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
                           f"({exp.train.eval_interval}), where a checkpoint is written")
@@ -60,8 +65,11 @@ def build_model(exp: Experiment) -> GPT:
     # Seeded right before construction: the four configurations of one seed have the same parameters in the
     # same order (a skip is a switch, not a module), so they start from identical weights, the matched-seed
     # comparison the paper's sweeps rely on.
+    # The global generator, not a private one: it goes on to draw the dropout masks, so one seed fixes both, and
+    # the trainer's checkpoint saves its state for an exact resume.
     torch.manual_seed(exp.seed)
     model = GPT(exp.model)
+    # §5.1's correction: "weight-level reinitialization applied before optimizer construction".
     if exp.gain_mode is not None:  # a gain run: the plain run's initial weights, with the gain applied
         apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
     return model
@@ -69,6 +77,8 @@ def build_model(exp: Experiment) -> GPT:
 
 def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
     """First evaluation step whose val loss is at least ``margin`` below ``floor`` (or None)."""
+    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
+    # finite val_loss and never counts; None means the run never left the floor.
     return next((r["step"] for r in history
                  if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
 
@@ -80,7 +90,11 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
     (best validation loss, its step). A diverged run's best loss is ``None`` (its loss before it diverged is
     kept apart, as ``best_val_loss_before_divergence``, so that no reader pools it by mistake), with the step
     and the reason."""
+    # Finite values only: in memory a row that diverged at evaluation holds NaN (JSON turns it into None only when
+    # written), and a NaN would pass for the final loss.
     vals = [r for r in hist if r.get("val_loss") is not None and math.isfinite(r["val_loss"])]
+    # What a reader needs without opening the history: the identity of the run, its outcome against the floor,
+    # and its cost. The stand-in fields let every table say when a number is a stand-in's, not the paper scale's.
     out = {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
             "gain_mode": exp.gain_mode, "gain": exp.gain,
             "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
@@ -89,6 +103,7 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
             "final_val_loss": vals[-1]["val_loss"] if vals else None,
             "unigram_floor": floor, "escape_step": escape_step(hist, floor),
             "status": status, "n_params": n_params, "device": device,
+            # optimisation time only (the trainer's clock skips evaluations), None before the first step
             "tokens_per_s": steps * tokens_per_step / train_s if train_s else None,
             "train_s": round(train_s, 2), "wall_s": wall_s,
             "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
@@ -101,12 +116,15 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
 class _Recorder(Callback):
     """Writes history, checkpoint and summary after every evaluation."""
 
+    # The trainer calls back and the recorder writes: lib.train never imports lib.runs, so the Trainer stays
+    # model- and directory-agnostic (STYLE rule 4).
     def __init__(self, rd: RunDir, exp: Experiment, floor: float, n_params: int, device: str,
                  wall_before: float):
         self.rd, self.exp, self.floor, self.n_params, self.device = rd, exp, floor, n_params, device
         self.t0, self.wall_before = time.perf_counter(), wall_before
 
     def wall(self) -> float:
+        # wall time, evaluations and writes included, over every segment of a resumed run: what a run costs
         return self.wall_before + time.perf_counter() - self.t0
 
     def summary(self, trainer: Trainer) -> dict:
@@ -118,6 +136,8 @@ class _Recorder(Callback):
     def on_history(self, trainer, step):
         # after every evaluation, each file written whole or not at all (atomic rename): a run killed at any
         # moment leaves a consistent directory that resumes from its last evaluation
+        # The history first, the summary last: a kill between the writes leaves a summary that is at most one
+        # evaluation behind its history and checkpoint, never ahead of them.
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
         if trainer.status != "diverged":  # a diverged run is finished; its weights are of no use to resume
             save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
@@ -127,12 +147,14 @@ class _Recorder(Callback):
 
 def _move_aside(rd: RunDir, why: str) -> None:
     """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
+    # to the microsecond, so two moves of one run within a second get two names (mkdir would refuse the second)
     aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S%f"))
     aside.mkdir()
     for child in rd.path.iterdir():
+        # the lock stays put: moving a held lock file away would let a third process lock a new one beside it
         if child.name != "run.lock":
             shutil.move(child, aside / child.name)
-    print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)
+    print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)  # said, so nothing vanishes in silence
 
 
 def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
@@ -144,6 +166,9 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
     hist = rd.history()
     last = hist[-1]["step"]
     vals = [r for r in hist if r.get("val_loss") is not None]
+    # Rebuilt only when the history itself proves the run finished: it reaches the budget, did not diverge, and has
+    # a validation loss to be best. Anything less could be a run cut off mid-way, which a rebuilt summary would
+    # call complete.
     if last != exp.train.max_steps or hist[-1].get("diverged") or not vals:
         if not force:
             raise RunError(f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no finished "
@@ -151,7 +176,10 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
                            f"(it is kept aside)")
         _move_aside(rd, "--force")
         return None
+    # min picks the first of equal losses, as the trainer's strict "<" does, so the rebuilt best_step is the same
     best = min(vals, key=lambda r: r["val_loss"])
+    # The facts the history lacks are recomputed (they follow from the experiment and the corpus); wall time
+    # cannot be, so it is None rather than a guess, and the summary says it was rebuilt.
     summary = run_summary(exp, hist, steps=last, status="complete", best=(best["val_loss"], best["step"]),
                           train_s=hist[-1].get("train_time_s") or 0.0,
                           tokens_per_step=exp.train.batch_size * exp.train.grad_accum * exp.model.block_size,
@@ -163,7 +191,7 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
     write_json_atomic(rd.path / "summary.json", summary)
     print(f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing retrained)",
           file=sys.stderr)
-    return rd.summary
+    return rd.summary  # read back from disk: the caller gets exactly what the readers will read
 
 
 def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) -> dict:
@@ -175,6 +203,8 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     check_until(exp, until)
     resolve_device(kwargs.get("device", "auto"))
     rd = RunDir(run_path(exp, runs_dir))
+    # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
+    # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         if rd.problems(exp):  # a finished run that no reader would accept is not "done"
@@ -183,13 +213,17 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
+    # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
     with RunLock(rd.path):
         return _run(exp, runs_dir, until=until, **kwargs)
 
 
-WEIGHTS_MATCH_TOL = 1e-4  # largest |difference| of a recorded validation loss that counts as the same run
+# Largest |difference| of a recorded validation loss that counts as the same run: about ten times below the
+# tightest seed-to-seed spread the paper reports (FFNOnly, std 0.0009 in Table 3), so a run with other weights
+# would miss it at some evaluation.
+WEIGHTS_MATCH_TOL = 1e-4
 
 
 def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
@@ -204,6 +238,7 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
                        f"train it to the end with --keep-weights")
     env = rd.read_json("env.json") or {}
     # The run's own settings, whatever the command said: the retrain must be the same run.
+    # env.json holds the first segment's settings, and each resumed segment's under "resumed".
     segments = {seg.get("micro_batch") for seg in (env, *env.get("resumed", []))}
     if len(segments) > 1:  # with dropout, each slicing draws its own masks: one retrain cannot follow both
         raise RunError(f"{rd.path} was trained in segments with different --micro-batch ({sorted(segments, key=str)}); "
@@ -213,16 +248,21 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
               "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}
     print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
           file=sys.stderr)
+    # Under the run's lock for the whole retrain, so no other process trains or moves the run meanwhile; in a
+    # scratch directory, so the run's own files are only read, and the scratch run goes away with its folder.
     with RunLock(rd.path), tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
         again = _run(exp, tmp, keep_weights=True, **kwargs)
         ours = {r["step"]: r.get("val_loss") for r in rd.history()}
         theirs = {r["step"]: r.get("val_loss") for r in RunDir(run_path(exp, tmp)).history()}
         diffs = [abs(ours[k] - theirs[k]) for k in ours if ours[k] is not None and theirs.get(k) is not None]
+        # The same evaluation steps and every loss within the tolerance; an empty comparison proves nothing, so
+        # it fails too.
         same = again["status"] == "complete" and sorted(ours) == sorted(theirs) and diffs
         if not same or max(diffs) > WEIGHTS_MATCH_TOL:
             raise RunError(f"{rd.path}: the retrained run does not reproduce the released history (largest "
                            f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
                            f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written")
+        # the one file added to the released run, copied whole before the scratch directory is removed
         save_bytes_atomic(rd.path / "weights.pt", (run_path(exp, tmp) / "weights.pt").read_bytes())
     print(f"{rd.path}: wrote weights.pt (largest validation-loss difference from the released history "
           f"{max(diffs):.2e})", file=sys.stderr)
@@ -240,15 +280,17 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
             rd.check_config(exp)
             return rd.summary
         _move_aside(rd, "--force")
+    # Before anything is written: a directory holding another experiment is refused, never resumed or overwritten.
     rd.check_config(exp)
     if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
+    # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued.
     if rd.status == "partial" and not rd.ckpt.exists():
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
         _move_aside(rd, f"partial run without its checkpoint ({rd.summary['steps']} steps)")
-    return None
+    return None  # train: from the checkpoint if there is one, else from step 0
 
 
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
@@ -270,12 +312,14 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
-    check_until(exp, until)
+    check_until(exp, until)  # _run is what acts on ``until``, so it checks it whichever caller it came from
     dist = Dist.from_env()
     device = resolve_device(device)
     if dist.world > 1 and device.startswith("cuda"):  # torchrun: one GPU per rank
         device = f"cuda:{dist.local_rank}"
     dist = init_distributed(device)
+    # Rank 0 alone looks at (and may move) the files; every rank gets its answer, so all return or all train, and
+    # none waits at a barrier the others never reach.
     done = dist.broadcast(_prepare(rd, exp, until, force) if dist.is_main else None)
     if done is not None:
         return done
@@ -283,10 +327,14 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # determinism setting (a sweep passes its --deterministic to every run)
     set_deterministic(deterministic)
     corpus = load_corpus(exp.dataset)
+    # A corpus with fewer token types than the model would train dead logits; one with more would fail on its
+    # first id past the embedding.
     if corpus.vocab_size != exp.model.vocab_size:
         raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects "
                           f"{exp.model.vocab_size}")
     model = build_model(exp).to(device)
+    # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in data order; the
+    # fixed validation batches depend on val_seed alone.
     batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed,
                       eval_batches=exp.train.eval_batches, train_eval_batches=exp.train.train_eval_batches,
                       val_seed=exp.train.val_seed, device=device)
@@ -297,6 +345,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
            "world_size": dist.world, "micro_batch": trainer.micro_batch}
     wall_before = 0.0
+    # Rank 0 and the others meet at two barriers, in the same order: before fit (checkpoint read) and after it
+    # (summary written).
     if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
         if rd.ckpt.exists():
             trainer.load_state_dict(rd.load_checkpoint(exp)["trainer"])
@@ -314,21 +364,27 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
+        # Appended, never replaced: a run resumed on another machine keeps both machines' records, in order.
         env = {**(rd.read_json("env.json") or {}), "resumed": [
             *((rd.read_json("env.json") or {}).get("resumed", [])), {"step": trainer.step, **env}]}
     else:
+        # before the first step: from now on check_config protects the directory, even if the run is killed
         write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
     trainer.callbacks.append(recorder)  # last: it records what the diagnostics callbacks added to each row
     dist.barrier()
     trainer.fit(until)
+    # fit ends complete, partial or diverged; "running" here is a bug, and is said rather than recorded as done
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
+    # Written once more: fit can change the status after its last evaluation (a prefix at or past ``until``), and
+    # the time since then belongs in the summary.
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
     if trainer.status != "partial":  # a prefix keeps its checkpoint: the next call continues from it
         if keep_weights and trainer.status == "complete":
-            export_weights(rd)
+            export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
+        # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
         shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()
@@ -341,10 +397,13 @@ def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto
     device = resolve_device(device)
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
+    # No schedule, clipping, evaluation or callbacks: only what any training loop must do, so the difference from
+    # the Trainer's rate is the Trainer's own overhead.
     opt = torch.optim.AdamW(model.parameters(), lr=exp.train.lr)
     batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
                       device=device)
-    for i in range(steps + 3):  # three warm-up steps are not timed
+    # three warm-up steps are not timed: the first steps pay for allocation (and, on CUDA, kernel selection)
+    for i in range(steps + 3):
         if i == 3:
             t0 = time.perf_counter()
         x, y = batches.train_batch()
@@ -354,5 +413,5 @@ def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto
         opt.step()
         opt.zero_grad(set_to_none=True)
     if device.startswith("cuda"):
-        torch.cuda.synchronize()
+        torch.cuda.synchronize()  # the kernels are asynchronous: stop the clock when the GPU is done, not Python
     return steps * exp.train.batch_size * exp.model.block_size / (time.perf_counter() - t0)

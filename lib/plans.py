@@ -31,10 +31,12 @@ SEEDS_124M = (PAPER_SEED, 42, 123, 0, 7) # Table 5
 
 
 def joint_collapse(scale: str = "cpu", seeds=(PAPER_SEED,)) -> list[Experiment]:
+    # §4, Table 2: nanoGPT, all four configurations; seed by seed, so a sweep cut short leaves whole seeds
     return [get_preset(scale, "nanogpt", c, s) for s in seeds for c in CONFIGS]
 
 
 def gain_confound(scale: str = "cpu", seed: int = PAPER_SEED) -> list[Experiment]:
+    # AttnOnly: the configuration whose apparent recovery at g = 2 §5.1 reports and then withdraws
     base = get_preset(scale, "residualgpt", "AttnOnly", seed)
     return gain_experiments(base, gains=GAINS)
 
@@ -49,6 +51,8 @@ def fixed_val_batches(scale: str = "cpu") -> list[Experiment]:
 
 def asymmetry_10m(scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA) -> list[Experiment]:
     exps = [get_preset(scale, "residualgpt", c, s) for s in seeds for c in CONFIGS]
+    # Eight AttnOnly seeds in all, as Phase 3 (§8.1); FFNOnly at the same seeds, so every AttnOnly seed has its
+    # FFNOnly twin. The two anchors (one seed each in the paper) stay at the first three.
     exps += [get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")]
     return exps
 
@@ -85,6 +89,9 @@ def warmup_cosine(scale: str = "cpu") -> dict:
     """ResidualGPT's schedule (linear warm-up, cosine decay) given to nanoGPT at nanoGPT's own peak, decayed
     to the same fraction of it as ResidualGPT's."""
     nano, res = get_preset(scale, "nanogpt").train, get_preset(scale, "residualgpt").train
+    # Rounded to 6 significant digits: at `cpu` the product is 2.9999999999999997e-05. The directory name rounds
+    # it (:g) but config.json keeps every digit, so unrounded it would share the directory of --set min_lr=3e-05
+    # and fail that run's config check.
     return dict(schedule=res.schedule, warmup_steps=res.warmup_steps,
                 min_lr=float(f"{nano.lr * res.min_lr / res.lr:.6g}"))
 
@@ -93,6 +100,8 @@ def constant_lr(scale: str = "cpu") -> dict:
     """ResidualGPT at a constant learning rate, its own peak, no warm-up and no decay: the Phase-2 notebook's
     schedule (``Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb``), and nanoGPT's."""
     res = get_preset(scale, "residualgpt").train
+    # min_lr = lr, as nanoGPT's recipe writes its constant rate: lr_at ignores min_lr there, but the config reads
+    # as what it is, a schedule without decay.
     return dict(schedule="constant", warmup_steps=0, min_lr=res.lr)
 
 
@@ -103,6 +112,8 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
     status ``partial``); on a GPU the same plan without ``--until`` trains them to the end. In order: the
     joint collapse (nanoGPT AttnOnly), the paper's central contrast (ResidualGPT AttnOnly), each with the
     other's schedule, the two FFNOnly runs (the floor and the layer-0 gradient), the FullResidual controls."""
+    # Every run is a 10M preset plus only the evaluation cadence (and the schedule swap): the paper's shape exactly,
+    # which is the point of the plan, since the stand-ins differ from it in shape, learning rate and dropout.
     def at(impl, config, **changes):
         return replace(get_preset("10M", impl, config, seed), **PREFIX_EVAL, **changes)
     return [at("nanogpt", "AttnOnly"), at("residualgpt", "AttnOnly"),
@@ -116,12 +127,13 @@ def prefix_steps(exp: Experiment) -> int:
     return PREFIX_CONTROL_STEPS if exp.config_name == "FullResidual" else PREFIX_STEPS
 
 
-AGREEMENT_STEPS = 300
+AGREEMENT_STEPS = 300  # a prefix past the escape, which the `cpu` AttnOnly makes by step 100 (see ESCAPE_BUDGET)
 
 
 def bf16_agreement() -> list[Experiment]:
     """The `cpu` stand-in's AttnOnly and FFNOnly seed 1337 in bf16 autocast, for their first
     ``AGREEMENT_STEPS`` steps, to set beside the released fp32 runs."""
+    # precision is the only change: a bf16 run gets its own directory (``_bf16``), never the fp32 run's
     return [replace(get_preset("cpu", "residualgpt", c, PROBE_SEED), precision="bf16") for c in NOISE_PAIR]
 
 
@@ -219,6 +231,7 @@ def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PRO
 
 def bundle_baseline_seeds(scale: str = "cpu") -> list[Experiment]:
     """nanoGPT AttnOnly at the joint-collapse chapter's other seeds: the bundle reads its factors against them."""
+    # A factor that moves seed 1337 off the floor means little if nanoGPT itself leaves it at another seed.
     return [e for e in joint_collapse(scale, seeds=(42,)) if e.config_name == "AttnOnly"]
 
 
@@ -306,6 +319,8 @@ def release() -> list[Experiment]:
 
 def unique(exps: list[Experiment]) -> list[Experiment]:
     """``exps`` in order, each experiment once."""
+    # Keyed by the resolved JSON, the same key planned() uses; the first occurrence keeps its place, so a plan's
+    # "most important first" order survives.
     seen, out = set(), []
     for e in exps:
         key = e.to_json()
@@ -318,6 +333,8 @@ def unique(exps: list[Experiment]) -> list[Experiment]:
 def keeps_weights(exp: Experiment) -> bool:
     """Released runs whose final weights the book probes (fixed_val_batches): seed 1337 of the
     plain `residualgpt` stand-in runs, about 2.4 MB each."""
+    # Seed 1337 only and the preset's budget and depth only: the release stays small, and a probe of "the trained
+    # model" never reads a shortened or deeper run.
     return (exp.scale == "cpu" and exp.impl == "residualgpt" and exp.seed == PAPER_SEED
             and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps
             and exp.model.n_layer == get_preset("cpu").model.n_layer)
@@ -350,6 +367,8 @@ _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first 
 
 def planned(exp: Experiment) -> bool:
     """Is ``exp`` a run of some plan, at any of the plan's scales (a run the released ``runs/`` may hold)?"""
+    # The CLI asks before training into the released runs/ and the staging scan asks for every run it finds, so
+    # the plans are resolved once and kept as JSON keys.
     if not _PLANNED:
         for name, make in PLANS.items():
             for scale in PLAN_SCALES.get(name, (None,)):
@@ -367,7 +386,7 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> li
     scales = PLAN_SCALES.get(name)
     if scale is None:
         exps = PLANS[name]()
-    elif scales is None:
+    elif scales is None:  # refused, not ignored: --scale 10M on a `cpu`-only plan would train the stand-in anyway
         fixed = sorted({e.scale for e in PLANS[name]()})
         raise ConfigError(f"plan {name!r} has fixed scale(s) {', '.join(fixed)}; --scale is not valid with it "
                           f"(plans with a scale: {', '.join(PLAN_SCALES)})")
@@ -380,6 +399,7 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> li
             continue
         have = sorted({e.config_name if key == "configuration" else e.seed for e in exps})
         unknown = [w for w in wanted if w not in have]
+        # one unknown value is enough to refuse: a typo among good ones would otherwise quietly train fewer runs
         if unknown:
             raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}; "
                               f"valid: {', '.join(map(str, have))}")
@@ -390,6 +410,8 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> li
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
     if steps is None:
         return exps
+    # max_steps alone: the cosine stretches over the new budget (lr_at reads max_steps), and runs.run_path
+    # names the run _steps<N>, so it never shares a directory with the preset's
     return unique([dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps])
 
 
@@ -405,6 +427,8 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --precision {exp.train.precision}"
     if exp.model.mixer != "attention":
         cmd += f" --mixer {exp.model.mixer}"
+    # The fields in the order run_path names them, so the command and the directory read alike; a bool as JSON
+    # (true/false), a number as Python prints it: lib.cli.parse_sets reads each back as the same value.
     for key, value in sorted(off_preset_fields(exp).items()):
         cmd += f" --set {key}={json.dumps(value) if isinstance(value, bool) else value}"
     if keeps_weights(exp):  # the chapters probe its final weights

@@ -22,6 +22,8 @@ FIG2_SEED = PAPER_SEED  # Fig. 2 (§4.1) diagnoses Table 2's runs at the anchor 
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
     """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
     h = hist[(hist.config == config) & (hist.seed == seed)]
+    # Released and retrained rows can share one table: a curve is read from one source, so that two runs of a
+    # (config, seed) can never interleave as one. A table without a source column is read as one source.
     return h[h.source == source] if "source" in h else h
 
 
@@ -30,24 +32,33 @@ def layer0_ffn(row: dict) -> float:
     recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
     (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
     g = row.get("grad_norm_ffn_weights")
+    # [0]: block 0, the paper's "Layer 0". A list test, not a None test: in a table that mixes older and newer
+    # runs, a row without the key holds pandas' NaN.
     return float(g[0]) if isinstance(g, list) else float(row["grad_norm_mlp"][0])
 
 
 def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
+    # weights_only loading (lib.runs.load_torch_file): a weights.pt arrives with a clone or a download, and an
+    # unrestricted torch.load would run whatever code its pickle names.
     blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
     if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
         raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
     exp = Experiment.from_dict(blob["experiment"])
+    # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
     if exp != rd.experiment() or rd.problems(exp):
         raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
                        + ("; ".join(rd.problems(exp)) or "it holds another experiment than config.json"))
     summary = rd.summary
+    # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
     if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
         raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
                        f"{(summary or {}).get('status', 'without summary.json')} at step "
                        f"{(summary or {}).get('steps')}: not the run's final weights")
+    # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.`` keys are there to
+    # load into; load_state_dict is strict, so a file of another shape fails here rather than half-loading.
     model = build_model(exp)
+    # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
     return model.eval(), exp
 
@@ -59,6 +70,9 @@ def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed
     from .train import autocast
     model.eval()
     corpus = load_corpus(exp.dataset)
+    # The run's own batch shape and val_seed: with ``mode='fixed'`` and the run's eval_batches, these are the very
+    # batches it was evaluated on (that draw depends on val_seed and the shape alone). ``seed`` moves only the
+    # random batches.
     b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
                 val_seed=exp.train.val_seed)
     batches = b.val_batches(mode)
@@ -72,8 +86,11 @@ def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
     (a diverged run's earlier best, or a NaN, never passes for a result)."""
     if summaries.empty:
         return summaries
+    # A diverged run's best is None in summary.json; coerced to NaN it fails the test below with any NaN.
     best = pd.to_numeric(summaries.best_val_loss, errors="coerce")
     ok = best.notna() & np.isfinite(best.astype(float))
+    # "partial" stays: a prefix is only read where a chapter asked for prefixes (SHOWN_AS_PREFIX), and there its
+    # best loss is the result the chapter is about
     if "status" in summaries:
         ok &= summaries.status.isin(["complete", "partial"])
     return summaries[ok]
@@ -81,11 +98,16 @@ def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
 
 def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
     """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
+    # A NaN compares False, so it would read as "left the floor": refused rather than counted as an escape.
     if s.best_val_loss.isna().any():
         raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
+    # the complement of experiment.escape_step's test (<=): a run that escaped at some evaluation has its best
+    # there or lower, so no run is both escaped and on the floor
     return s.best_val_loss > floor - margin
 
 
+# the statuses training never changes again (only --force replaces such a run): a chapter reads only these unless
+# it asks for prefixes
 FINISHED = ("complete", "diverged")
 
 
@@ -105,18 +127,22 @@ def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
     A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
     import hashlib
 
+    # The weights' bytes, not their path or date: a weights.pt replaced by other weights never reuses old losses.
+    # The experiment fixes the batches (shape, val_seed) and the precision; torch's version, the kernels' rounding.
     key = hashlib.sha256()
     key.update((rd.path / "weights.pt").read_bytes())
     key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
     path = CACHE_DIR / f"{key.hexdigest()}.npy"
     try:
         return np.load(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # missing or unreadable: recomputed rather than trusted
         values = compute()
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        # The pid keeps two processes that miss the same key at once from writing one temporary file; the name ends
+        # in .npy because np.save appends it otherwise, and os.replace would then look for the wrong file.
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(tmp, values)
-        os.replace(tmp, path)
+        os.replace(tmp, path)  # atomic: a reader finds the whole file or none
         return values
 
 
@@ -127,6 +153,9 @@ def left_out(located, statuses=FINISHED) -> list[str]:
     out = []
     for exp, rd, source in located:
         status = rd.status
+        # An unreadable summary is always named, whatever the chapter reads: it has no status to filter by, and
+        # in silence it would look like a run not yet trained. Unfinished runs are not named here: ``unfinished``
+        # prints their commands instead.
         if status not in (*statuses, "unreadable"):
             continue
         problems = rd.problems(exp)
@@ -160,20 +189,24 @@ def summaries_of(located, statuses=FINISHED, floor: float | None = None,
     ``escape_step_recorded``: one definition for the step a table shows and the floor a verdict reads."""
     rows = []
     for exp, rd, source in usable(located, statuses):
-        s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}
+        s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}  # kept, for the reader to compare
         if floor is not None:
             s["escape_step"] = escape_step(rd.history(), floor, margin)
+        # The path relative to the repository where it can be: a built page then shows the same path on every
+        # machine, not the builder's home directory. The schedule comes from the experiment: no summary records it.
         rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
                      "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
     cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
             "escape_step", "escape_step_recorded", "unigram_floor", "status", "steps", "max_steps", "budget",
             "schedule", "wall_s", "tokens_per_s", "source", "path"]
     df = pd.DataFrame(rows)
+    # The same columns with or without runs: a chapter's filters and tables also run on a --runs-dir with none.
     return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
 
 
 def unfinished(located) -> list[str]:
     """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
+    # not for an unreadable run: training refuses to run over it, so its command would only mislead
     return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged", "unreadable")]
 
 
@@ -185,20 +218,25 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
         h = pd.DataFrame(rd.history())
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["status"] = rd.status
+        # "none", not None: pandas' groupby drops NaN keys, and the plain run would vanish from a group by mode
         h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
         h["schedule"] = exp.train.schedule
         frames.append(h)
+    # empty but with its columns, so that a chapter's selections on them work before any run is trained
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget",
                  "schedule"])
 
 
 def model_label(exp: Experiment) -> str:
+    # the mixer runs share their configuration name with the attention runs beside them in one table
     return exp.config_name + (" + local mixer" if exp.model.mixer != "attention" else "")
 
 
 def as_released(exps, runs_dir=RUNS_DIR):
     """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
+    # The source travels with each run, so a chapter can put a reader's own retrained seed beside the released
+    # ones (lib.book.chapter) and the figures can draw it differently.
     return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
 
 
@@ -217,8 +255,10 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
     chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
     located = as_released(exps, runs_dir)
     ok = list(usable(located, FINISHED))
-    for line in left_out(located):
+    for line in left_out(located):  # printed into the chapter's output: the reader sees which runs were left out
         print(line)
+    # Both frames are built from the one list ``ok``, in its order, so row i of each is the same run and they can
+    # be put side by side by position.
     summ = summaries_of(ok)
     extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
     table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
@@ -231,6 +271,7 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
         hist.append(h)
     hist = (pd.concat(hist, ignore_index=True) if hist
             else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
+    # commands and the planned count over every run of the plan, not only the usable ones
     return Runs(table, hist, unfinished(located), len(exps))
 
 
@@ -244,6 +285,8 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
     rows = []
     for name, (t, planned) in parts.items():
         t = t[t.status == "complete"] if "status" in t else t  # a diverged run stopped early: not its cost
+        # The median, not the mean: runs trained beside other work on the same cores take far longer, and one of
+        # them would drag a mean up. NaN where nothing is trained: a cost not measured is not zero.
         med = float(t.wall_s.median()) / 60 if len(t) else float("nan")
         steps = sorted({int(b) for b in t.budget}) if len(t) else []
         rows.append({"part": name, "trained": len(t), "planned": planned,
@@ -262,6 +305,8 @@ def gap_recovered(summaries: pd.DataFrame) -> pd.DataFrame:
     s = pooled(summaries)
     anchors = s.groupby("config").best_val_loss.mean()
     cols = ["config", "seed", "best_val_loss", "recovered"]
+    # Without both anchors there is no scale; with a Full Residual that did not beat No Residual (a control still
+    # on the floor) the gap is zero or negative, and the fraction would divide by it or flip its sign.
     if not {"NoResidual", "FullResidual"} <= set(anchors.index) or anchors.NoResidual <= anchors.FullResidual:
         return pd.DataFrame(columns=cols)
     runs = s[s.config.isin(["AttnOnly", "FFNOnly"])]

@@ -28,8 +28,10 @@ import torch
 
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
 
+# Anchored to the package, not to the working directory: a notebook executed from book/, a test in a
+# temporary folder and a sweep started anywhere all find the same released runs/.
 ROOT = Path(__file__).resolve().parent.parent
-RUNS_DIR = ROOT / "runs"
+RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
 
 
 class RunError(RuntimeError):
@@ -39,11 +41,14 @@ class RunError(RuntimeError):
 def _umask() -> int:
     """The process's umask, read without changing it (Linux); elsewhere by setting and restoring it."""
     try:
+        # Setting the umask to read it changes it for every thread of the process for that instant (a file
+        # created meanwhile by another thread, such as tiktoken's download, would get the wrong mode).
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
     except OSError:
         pass
+    # No /proc (macOS): set and restore at once, the only portable way to read it.
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -56,14 +61,19 @@ def _atomic(path: Path, write) -> None:
     A full disk is named as such, with the file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The temporary file is a sibling, not in /tmp: os.replace is atomic only within one file system.
+    # Its leading dot and .tmp suffix are what remove_stale_tmp looks for.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp's 0600 would make every run file private to the user who trained it; open() would not.
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
+            # On disk before the rename: after a power cut the name holds the old file or the whole new one.
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    # BaseException: a Ctrl-C in the middle of torch.save must not leave a .tmp beside the checkpoint either.
     except BaseException as e:
         # Whether the disk is full is read before the partial file is removed (which frees what it took).
         # torch reports a full disk as its own RuntimeError ("unexpected pos ..."), not as ENOSPC.
@@ -76,6 +86,8 @@ def _atomic(path: Path, write) -> None:
         raise
 
 
+# A RuntimeError from torch.save carries no errno, so a full disk is inferred from what is left: with less
+# than 64 MiB free the failure is read as the disk; with more, torch's own error is passed on unchanged.
 def _disk_full(folder: Path, below: int = 64 * 2**20) -> bool:
     try:
         return shutil.disk_usage(folder).free < below
@@ -85,6 +97,8 @@ def _disk_full(folder: Path, below: int = 64 * 2**20) -> bool:
 
 def remove_stale_tmp(folder: Path) -> list[Path]:
     """Delete the ``.<name>.*.tmp`` files a killed writer left in ``folder`` (never a finished file)."""
+    # Safe only under the run lock (lib.experiment calls it at the end of a run): a live writer's .tmp would
+    # match too. Returned so that a caller or a test can say what was removed.
     stale = sorted(Path(folder).glob(".*.tmp"))
     for p in stale:
         p.unlink(missing_ok=True)
@@ -94,21 +108,28 @@ def remove_stale_tmp(folder: Path) -> list[Path]:
 def finite(obj):
     """``obj`` with every NaN or infinite float replaced by None: JSON has no NaN or Infinity, and a reader
     must see a missing value, not a number. (A diverged run says why in its own fields.)"""
+    # numpy's float64 subclasses float, so it is caught here as well.
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
         return {k: finite(v) for k, v in obj.items()}
+    # Per-layer diagnostics are lists of floats; one NaN layer becomes null, the others stay.
     if isinstance(obj, (list, tuple)):
         return [finite(v) for v in obj]
     return obj
 
 
 def write_json_atomic(path, obj) -> None:
+    # Sorted keys and a fixed indent: a rewritten config.json or summary.json differs from the committed one
+    # only where a value changed, so git diffs of released runs stay readable. allow_nan=False makes any NaN
+    # that escaped finite() an error here, not a file Python reads but strict readers (JSON.parse) refuse.
     text = json.dumps(finite(obj), indent=2, sort_keys=True, default=_jsonable, allow_nan=False) + "\n"
     _atomic(path, lambda f: f.write(text.encode()))
 
 
 def write_jsonl_atomic(path, rows) -> None:
+    # One evaluation per line (JSON Lines): the history is rewritten whole after each evaluation, so a diff
+    # between two commits of a run shows the new rows, and a reader can parse it line by line.
     text = "".join(json.dumps(finite(r), default=_jsonable, allow_nan=False) + "\n" for r in rows)
     _atomic(path, lambda f: f.write(text.encode()))
 
@@ -116,11 +137,13 @@ def write_jsonl_atomic(path, rows) -> None:
 def _jsonable(x):
     if isinstance(x, float) and not math.isfinite(x):
         return None
+    # A numpy scalar that is no float subclass (float32, int64) or a one-element tensor: its Python number.
     if hasattr(x, "item"):
         return x.item()
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
+# The checkpoint is rewritten after every evaluation: a kill during torch.save must keep the last one.
 def save_torch_atomic(path, obj) -> None:
     _atomic(path, lambda f: torch.save(obj, f))
 
@@ -130,9 +153,15 @@ def save_bytes_atomic(path, data: bytes) -> None:
 
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
+    # The path is a function of the experiment alone, never of the machine or the command that trained it, so
+    # a sweep, a chapter and `report` find one run in one place. The order of the suffixes below is part of
+    # the released layout: changing it would move every released run away from where its config says it is
+    # (placement_problems would then name them all).
     parts = [exp.scale, exp.impl, exp.config_name]
     if exp.gain_mode is not None:
+        # :g gives one spelling per value: 2.0 is gain-weight-2, 0.25 is gain-weight-0.25.
         parts.append(f"gain-{exp.gain_mode}-{exp.gain:g}")
+    # A preset run's leaf is its seed alone (seed1337); each suffix below marks one departure from the preset.
     leaf = f"seed{exp.seed}"
     if off_preset_steps(exp):  # a shortened or longer run never shares a directory with the preset's
         leaf += f"_steps{exp.train.max_steps}"
@@ -141,18 +170,22 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     if exp.model.mixer != "attention":  # the local-mixer test (§7.2) never shares the attention run's directory
         leaf += f"_mixer-{exp.model.mixer}"
     for key, value in sorted(off_preset_fields(exp).items()):  # a bundle factor on its own, another depth, ...
+        # Sorted, so two commands that set the same fields in another order name the same directory.
         leaf += f"_{key}-{value:g}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
 
 
 def git_state() -> dict:
+    # git missing, not a repository (a release tarball) or hung: the run still trains and records no commit.
     def git(*args):
         try:
             return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip()
+                                  timeout=10).stdout.strip()  # a hung git must not hold up training
         except (OSError, subprocess.SubprocessError):
             return ""
     commit = git("rev-parse", "HEAD")
+    # Only lib/ counts: runs/ changes while a sweep trains and says nothing about the code. A released
+    # run must have a commit and a clean lib/ (tests/test_released.py), so its code can be checked out again.
     dirty = bool(git("status", "--porcelain", "--", "lib"))  # does the code that trained differ?
     return {"git_commit": commit or None, "git_dirty_lib": dirty}
 
@@ -164,15 +197,19 @@ GIT_AT_IMPORT = git_state()
 
 def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32",
                 diagnostics: bool = True) -> dict:
+    # What a reader needs to tell two machines apart: the paper's absolute losses shift across environments
+    # (§3.5), and §8.3 names the GPU, PyTorch and CUDA version of each sweep, so every run records them.
     import numpy
     env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
            "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-           "device": device, "threads": torch.get_num_threads(),
+           "device": device, "threads": torch.get_num_threads(),  # CPU speed depends on it
            "deterministic": deterministic, "compile": compile, "diagnostics": diagnostics,
-           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),  # read back, not assumed
            "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
+    # Spelled out: bf16 here is autocast (fp32 weights and optimiser state, bf16 matmuls), not bf16 weights.
     env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"
     if device.startswith("cuda"):
+        # "cuda" alone does not tell an A100-PCIE from an A100-SXM4, the two GPUs of the paper's two sweeps (§8.3).
         env.update(device_name=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
     else:
         env.update(device_name="cpu")
@@ -183,12 +220,16 @@ def _as_experiment(d: dict) -> Experiment | None:
     """The experiment a config.json describes, or None when it describes none."""
     try:
         return Experiment.from_dict(d)
+    # A missing field, an unknown one, or a value lib.config refuses (ConfigError is a ValueError): a
+    # hand-edited or foreign config.json reads as "no experiment", and each caller names the file.
     except (KeyError, TypeError, ValueError):
         return None
 
 
 def _differences(a: Experiment, b: Experiment) -> dict:
     """The fields (dotted) in which two experiments differ: ``{field: (a's value, b's value)}``."""
+    # Flattened to dotted names (train.lr, model.n_layer), so a mismatch message names the one field that
+    # differs instead of printing two whole configs.
     def flat(d, pre=""):
         for k, v in d.items():
             if isinstance(v, dict):
@@ -199,12 +240,18 @@ def _differences(a: Experiment, b: Experiment) -> dict:
     return {k: (fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)}
 
 
+# A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
+# (chapters, `report`, release staging) go through it, so one set of checks applies to all of them.
 class RunDir:
     def __init__(self, path):
         self.path = Path(path)
+        # One checkpoint per run, overwritten after each evaluation (the one a resume needs); it is deleted when
+        # the run finishes and is never committed (.gitignore).
         self.ckpt = self.path / "checkpoints" / "latest.pt"
 
     def read_json(self, name: str):
+        # Missing is None, not an error: a run being created has some files and not others, and each caller
+        # decides what absence means. A file that exists but does not parse is always an error naming it.
         p = self.path / name
         if not p.exists():
             return None
@@ -225,6 +272,7 @@ class RunDir:
             s = self.summary
         except RunError:
             return "unreadable"
+        # A summary that parses but is no object, or has no status, is as unusable as one that does not parse.
         return s.get("status", "unreadable") if isinstance(s, dict) else None if s is None else "unreadable"
 
     def history(self) -> list[dict]:
@@ -232,6 +280,8 @@ class RunDir:
         if not p.exists():
             return []
         rows = []
+        # Numbered from 1, as an editor shows them, for the error message; a blank line (the file's last
+        # newline, or one left by hand) is no row.
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if line:
                 try:
@@ -247,19 +297,24 @@ class RunDir:
         which is the budget for a complete run; the summary's best loss is the history's."""
         out = []
         try:
+            # A file that does not parse makes every other check meaningless: that one problem is the answer.
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
         except RunError as e:
             return [str(e)]
+        # Without env.json a run cannot say which machine and commit produced it (STYLE rule 5).
         if not (self.path / "env.json").exists():
             out.append(f"{self.path / 'env.json'} is missing")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
+        # The directory's name alone does not prove what trained there: a run copied or renamed by hand would
+        # pass for its neighbour. Compared as resolved experiments, as check_config does.
         elif _as_experiment(cfg) != exp:
             got = _as_experiment(cfg)
             diff = "" if got is None else ", ".join(
                 f"{k}={v} (expected {want})" for k, (v, want) in _differences(got, exp).items())
             out.append(f"{self.path / 'config.json'} describes another experiment than its directory"
                        + (f": {diff}" if diff else ""))
+        # From here on each check needs the summary (and then the history), so a missing one ends the list.
         if summ is None:
             return out + [f"{self.path / 'summary.json'} is missing"]
         if not isinstance(summ, dict) or summ.get("status") is None:
@@ -267,13 +322,20 @@ class RunDir:
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
         last = hist[-1].get("step")
+        # Both are written at every evaluation, one after the other; for a finished run they disagree only if a
+        # file was edited, truncated or copied from another run (or a kill fell between the two writes), and a
+        # reader would then plot a curve that ends at another step than the table's.
         if last != summ.get("steps"):
             out.append(f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} says "
                        f"{summ.get('steps')}")
+        # Only a complete run is checked against its budget and its best loss: a partial run (a prefix) stops
+        # early on purpose, and a diverged run's best_val_loss is None by design (lib.experiment.run_summary).
         if summ.get("status") == "complete":
             if summ.get("steps") != exp.train.max_steps:
                 out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
                            f"{exp.train.max_steps}-step budget")
+            # The summary's best is the same float the history holds (JSON round-trips Python floats exactly), so the
+            # tolerance only forgives the last bits; any real difference means the summary is from another history.
             vals = [r["val_loss"] for r in hist if r.get("val_loss") is not None]
             best = summ.get("best_val_loss")
             if not vals or best is None or not math.isclose(min(vals), best, rel_tol=1e-9, abs_tol=1e-12):
@@ -284,6 +346,8 @@ class RunDir:
     def experiment(self) -> Experiment:
         """The experiment ``config.json`` describes; a clear error if there is none."""
         cfg = self.read_json("config.json")
+        # A config.json that is a list or a number is not an experiment either; Experiment.from_dict would raise
+        # AttributeError on it, which _as_experiment does not catch.
         exp = _as_experiment(cfg) if isinstance(cfg, dict) else None
         if exp is None:
             raise RunError(f"{self.path / 'config.json'} is " + ("missing: not a run directory" if cfg is None
@@ -297,6 +361,8 @@ class RunDir:
             exp = self.experiment()
         except RunError as e:
             return [str(e)]
+        # Walking a folder finds a run by its summary.json, not by its path: a run trained elsewhere and copied
+        # into the wrong directory would otherwise be read as the experiment its path names.
         where = run_path(exp, runs_dir)
         return self.problems(exp) + ([] if where == self.path else [
             f"{self.path / 'config.json'} describes another experiment than its directory (it belongs in {where})"])
@@ -310,6 +376,8 @@ class RunDir:
             raise RunError(f"{self.path / 'config.json'} describes a different experiment; "
                            f"use another runs directory or remove it")
 
+    # A checkpoint is trusted only for the experiment it says it belongs to: resuming another experiment's
+    # optimiser and data state would produce a run that is neither.
     def load_checkpoint(self, exp: Experiment) -> dict:
         if not self.ckpt.exists():
             raise RunError(f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)")
@@ -325,6 +393,9 @@ def load_torch_file(path: Path, remedy: str):
     damaged or foreign file is this project's RunError naming the file and the remedy; torch's own message is
     not passed on, since its advice (retry with ``weights_only=False``) is the wrong one for a hostile file."""
     try:
+        # weights_only: a weights.pt comes with a clone of the repository, and a crafted pickle could run code
+        # when a chapter loads it (tests/test_integrity.py). map_location="cpu": a checkpoint written on a GPU
+        # loads on a machine without one; load_state_dict then copies it onto the model's own device.
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated files and refused pickles raise several different errors
         raise RunError(f"{path} is truncated, damaged or not a file this project wrote "
@@ -348,6 +419,7 @@ class RunLock:
         self.path = Path(path) / "run.lock"
         self._fd: int | None = None
 
+    # Advisory only: the JSON is for messages. Whether the run is held is the kernel's lock, never this file.
     def holder(self) -> dict | None:
         try:
             return json.loads(self.path.read_text() or "null")
@@ -357,19 +429,27 @@ class RunLock:
     def acquire(self) -> None:
         import fcntl
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Opened, never replaced: flock locks the inode, so the file must stay the same one for every process
+        # (an atomic rename, as _atomic does for the other files, would give each process its own lock).
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
+            # Non-blocking: a sweep does not wait on a held run; it trains the next one and comes back (lib.sweep).
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise RunLocked(f"{self.path.parent} is being trained by {self.holder() or 'another process'} "
                             f"(lock {self.path})") from None
+        # The previous holder's record, read only once the lock is ours: no live process can be writing it now.
         before = self.holder()
+        # A record without "released" means its holder died holding the lock (the kernel freed it): the run
+        # will be resumed from its last checkpoint, and the message says whose work is being taken over.
         if before and before.get("pid") is not None and before.get("released") is not True:
             print(f"taking over {self.path}: its last holder {before.get('host')}:{before.get('pid')} is gone "
                   f"without releasing it", file=sys.stderr)
         me = {"host": platform.node(), "pid": os.getpid(),
               "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        # Rewritten in place through the locked descriptor, for the reason above; the JSON is small, so a reader
+        # that catches it half-written only gets a holder of None in its message.
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(me).encode(), 0)
         self._fd = fd
@@ -378,6 +458,8 @@ class RunLock:
         if self._fd is None:
             return
         import fcntl
+        # Marked released before unlocking, so the next holder can tell a clean exit from a dead process and
+        # stays quiet; the file keeps the last holder's host and pid for whoever looks at it later.
         held = self.holder() or {}
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, json.dumps({**held, "released": True}).encode(), 0)
@@ -389,6 +471,7 @@ class RunLock:
         self.acquire()
         return self
 
+    # Released on an exception too: a run that raised is no longer being trained and may be retried at once.
     def __exit__(self, *exc):
         self.release()
 
@@ -399,13 +482,19 @@ def export_weights(rd: RunDir) -> None:
     checkpoint that is not the run's last step: a prefix's weights must never pass for the run's."""
     exp = rd.experiment()
     state = rd.load_checkpoint(exp)
+    # The checkpoint of a run that has just finished holds its last step; an older one (a prefix, a resumed
+    # run stopped early) would give weights that no row of the history describes.
     step, status = state["trainer"]["step"], state["trainer"].get("status")
     if status != "complete" or step != exp.train.max_steps:
         raise RunError(f"{rd.ckpt} is step {step} of {exp.train.max_steps} ({status}): weights.pt holds a complete "
                        f"run's final weights; train it to the end with --keep-weights")
+    # fp16 halves the released file; the chapters that load it (lib.results.load_model) return fp32. Integer
+    # and boolean buffers are kept as they are. The optimiser state is dropped: weights.pt is for reading.
     weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
     save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights, "step": step})
 
 
 def list_runs(runs_dir=RUNS_DIR) -> list[RunDir]:
+    # A run is any directory with a summary.json, sorted so that every listing has one order. This includes
+    # the .replaced-* folders that --force leaves; lib.sweep.releasable is what tells those apart.
     return [RunDir(p.parent) for p in sorted(Path(runs_dir).rglob("summary.json"))]

@@ -21,15 +21,16 @@ from .config import PAPER_SEED
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 
-MARGIN = ESCAPE_MARGIN
+MARGIN = ESCAPE_MARGIN  # 0.1 nats below the floor: what "left the floor" means, printed in §5.2's row
 
 
+# One claim as the front page and the closing chapter print it: each field is a column of the card.
 @dataclass
 class Row:
     claim: str
     where: str            # the paper's section or table
-    paper: str
-    ours: str
+    paper: str  # the paper's number, with its digits and seeds
+    ours: str  # ours, from runs/
     evidence: str         # scale and budget of our runs
     verdict: str
     why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
@@ -38,22 +39,26 @@ class Row:
 def _paper(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
     """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
     seeds)``; the standard deviation and the seed count where the paper gives them."""
+    # one row per (ref, config, metric) in the paper file
     r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
+    # the std at the value's own digits; "(n seeds)" only where the paper's value pools more than one
     text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
     return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
 
 
 def _chapter(name: str) -> Chapter:
-    return Chapter.open(name, {}, announce=False)
+    return Chapter.open(name, {}, announce=False)  # no parameters: the released runs at the stand-in, no banner
 
 
 def _range(s: pd.DataFrame) -> str:
+    # A range, not a mean: the claims are about every seed, and a mean hides the one left on the floor.
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
 
 def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
+    # "stand-in" in this text is what at_stand_in reads: the verdict cell says "at the stand-in" because of it
     return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
             f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seeds {', '.join(map(str, sorted(set(s.seed))))}")
 
@@ -62,10 +67,12 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
     """Table 2 at the stand-in, judged by ``chapters.joint_collapse.claim_joint_collapse`` (``edge``: its
     knife-edge, ``released_rounding_edge``)."""
     c = collapse.claim_joint_collapse(summ, floor, edge)
+    # Table 2's claim is about the three partial configurations; Full Residual is its control, named in the reason.
     partial = results.pooled(summ)
     partial = partial[partial.config != "FullResidual"]
     ours = "; ".join(f"{k} {_range(g)}" for k, g in partial.groupby("config", sort=False)) or "no runs"
     return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
+               # the paper's three partial configurations, at Table 2's four digits
                ", ".join(f"{k} {_paper('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
                _evidence(jc, summ), c.verdict, c.why)
 
@@ -76,31 +83,37 @@ def joint_collapse_paper_shape(prefix) -> Row:
     c = paper_shape.claim_paper_shape_collapse(prefix.table)
     claim = "Joint collapse at the paper's own 10M shape"
     paper = "nanoGPT AttnOnly best 3.3534 over 3,000 steps"
+    # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
     if "trained" not in c.facts:
         return Row(claim, "§4, Table 2", paper, "no run", "-", c.verdict, c.why)
     f = c.facts
     ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
                                                  else f"on the floor for the {f['trained']}")
+    # A prefix names how far it trained ("first 300 of 3,000 steps"): never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
+    # "10M paper shape", not "stand-in": what abstract() counts as judged at the paper's own shape
     return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {f['trained']}, seed {f['seed']}", c.verdict,
                c.why)
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     """Fig. 2a, judged by ``chapters.joint_collapse.claim_starvation``."""
+    # Fig. 2a's quantity at seed FIG2_SEED, the released run (the paper's Fig. 2 is the seed-1337 run)
     grads = collapse.layer0_grad(hist)
     c = collapse.claim_starvation(grads, summ, floor)
     g = grads.set_index("config")
+    # the step it stays starved from, only where the claim counts it starved
     ours = "; ".join(f"{k} {g.final[k]:.2g}" + (f" (from step {int(g.starved_from_step[k])})"
                                                if c.facts["starved"][k] else "") for k in g.index) or "no runs"
     return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
-               "§4.1, Fig. 2a", "0.000 from step 300; Full Residual ≈0.114", ours,
+               "§4.1, Fig. 2a", "0.000 from step 300; Full Residual ≈0.114", ours,  # §4.1's own numbers
                f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", c.verdict, c.why)
 
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     """Fig. 2b, judged by ``chapters.joint_collapse.claim_growth_order``."""
+    # the last recorded growth h_L / h_0 of each configuration, at the same seed
     c = collapse.claim_growth_order(collapse.final_values(hist, "hidden_growth"), summ, floor)
     gr = c.facts["growth"]
     ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
@@ -113,19 +126,23 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     """§5.1 in two parts: (a) does a runtime gain decide whether AttnOnly leaves the floor, (b) do the runtime
     curves that leave it coincide."""
     curves = gc.gain_curves()
+    # released runs only: a reader's retrain never changes the front page
     curves = curves[curves.source == "released"] if "source" in curves else curves
     summ = gc.summaries()
     table = gain.gain_table(summ[summ.source == "released"]) if len(summ) else gain.gain_table(summ)
-    bound = paper_value(ref="§5.1", metric="runtime_gain_spread")
+    bound = paper_value(ref="§5.1", metric="runtime_gain_spread")  # §5.1: "total spread < 0.002 at any step"
     fate = gain_confound.claim_gain_fate(table)
+    # the spreads computed once, so the row prints the very numbers the claim judges
     sp = gain_confound.gain_spreads(curves, gc.floor())
     absorbed = gain_confound.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
     esc = table["escape step (runtime)"].dropna() if "escape step (runtime)" in table else pd.Series(dtype=str)
+    # the paper's four gains: g = 1 is the plain run, listed under both modes
     esc = esc[esc.index.isin(gain.GAINS_PAPER)]
     left = [f"{g:g}" for g, v in esc.items() if v != "none"]
     stayed = [f"{g:g}" for g, v in esc.items() if v == "none"]
     ev = _evidence(gc, summ)
     paper_gains = ", ".join(f"{g:g}" for g in gain.GAINS_PAPER)
+    # Two rows for §5.1's one sentence: where each run ends (a), and whether the curves coincide (b).
     return [Row(f"(a) Runtime gains g ∈ {{{paper_gains}}} are equivalent: none decides whether AttnOnly leaves "
                 "the floor",
                 "§5.1", "all gain values functionally equivalent",
@@ -133,6 +150,7 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 fate.verdict, fate.why),
             Row("(b) The runtime-gain curves coincide (those that leave the floor)", "§5.1",
                 f"spread < {bound} at any step",
+                # from step 200: §5.1 says AdamW absorbs the gain "within ≈200 steps"
                 f"spread from step 200: runtime {sp['runtime']:.4f}" + (
                     f", weight-level {sp['weight']:.4f}" if sp["weight"] is not None else "")
                 if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev,
@@ -145,13 +163,17 @@ NOISE_BATCHES = 200  # random validation batches per checkpoint, as the chapter 
 def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
     """§5.2, judged by ``chapters.fixed_val_batches.claim_eval_noise``; ``paired`` (``bundle_fixed_val``): what
     switching nanoGPT to fixed batches alone did, reported inside this row (by design it cannot change training)."""
+    # The heaviest cell of the front page: every checkpoint's 200 random batches, cached (results.cached_losses).
     noise = fv.val_noise(n_random=NOISE_BATCHES)
     noise = noise[noise.source == "released"]
+    # ``switched``: what switching nanoGPT to fixed batches alone did (the bundle's row), said inside this one
     c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise,
                                            switched=None if paired is None else paired.ours)
+    # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over
     ours = (f"noise std of a 50-batch random evaluation {c.facts['noise_std']:.4f}, against the escape margin "
             f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
             if c.facts else "no checkpoints")
+    # "3.35 → 1.58": §5.2's own figures for AttnOnly under nanoGPT and under ResidualGPT
     return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
                "AttnOnly's 3.35 → 1.58 shift)", "§5.2", "not quantified; not isolated causally", ours,
                f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
@@ -161,15 +183,19 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
 def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     """Table 3, judged by ``chapters.asymmetry.claim_asymmetry``."""
     c = asymmetry.claim_asymmetry(summ, floor)
+    # k=k fixes each configuration at its own step: the usual guard against a late-bound loop variable
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
+               # Fig. 4 (Phase 3, the primary 10M estimate of §8.1), not Table 3's original record
                f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, FFNOnly {_paper('Fig. 4', 'FFNOnly')}",
                f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", _evidence(ch, summ), c.verdict, c.why)
 
 
 def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
     """Judged by ``chapters.asymmetry.claim_ffn_equals_noresidual``."""
+    # every scale with both configurations: the 10M stand-in and the 124M stand-in
     c = asymmetry.claim_ffn_equals_noresidual([(ch.scale, summ) for ch, summ in chapters])
+    # the paper's numbers from Table 5's text
     return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text", "124M: 7.569 vs 7.584 (0.015)",
                "; ".join(c.lines) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
                c.verdict, c.why)
@@ -179,8 +205,10 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
     """Table 5, judged by ``chapters.asymmetry.claim_separation`` and ``claim_seed_sensitivity``."""
     s = results.pooled(summ)
     a, f, full = (s[s.config == k] for k in ("AttnOnly", "FFNOnly", "FullResidual"))
+    # probe(): the longer-budget runs, which the reason names where AttnOnly never left the floor
     sep = asymmetry.claim_separation(summ, floor, "124M", ch.probe())
     sens = asymmetry.claim_seed_sensitivity(summ, floor)
+    # 16 runs: five seeds of three configurations and the NoResidual anchor; 131,072 tokens x 20,000 steps each
     cost = "; the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours"
     gap = sep.facts.get("min_gap")
     return [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
@@ -188,8 +216,10 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
                 f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
+                # the cost only where AttnOnly never left the floor: then only the paper-scale sweep could answer
                 _evidence(ch, summ), sep.verdict, sep.why + (cost if not sep.facts.get("attn_left") else "")),
             Row("AttnOnly is seed-sensitive at 124M", "§6.2 (historical seeds 4.899, 7.586, 5.967); Table 5",
+                # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
                 f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
                 f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
                 f"(range {_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
@@ -205,11 +235,12 @@ def routing_paper() -> Row:
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
+    # the bigram floor on the fixed batches: no position-blind model can go below it on this data
     c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2])
-    if c.facts["reading"] is None:
+    if c.facts["reading"] is None:  # no AttnOnly run with the mixer yet
         return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict, c.why)
     am = c.facts["attn_mixer"]
-    steps = plans.mixer_test()[0].train.max_steps
+    steps = plans.mixer_test()[0].train.max_steps  # the plan's own budget (1,500 steps at `cpu`)
     seeds = sorted(set(runs.table[(runs.table.mixer == "local") & (runs.table.config == "AttnOnly")].seed))
     return Row(claim, "§7.1-7.2", paper, f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
                f"\"{c.facts['reading']}\" by the author's rule", f"`cpu` stand-in, {steps:,} steps, seeds "
@@ -225,7 +256,9 @@ def mechanism() -> Row:
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs()
+    # the book's reading, with the author's rule given beside it for context
     c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
+    # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
     if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
         return Row(claim, "§7.1-7.2", paper, c.lines[0] if c.lines else "no AttnOnly run with the mixer",
                    "`cpu` stand-in", c.verdict,
@@ -234,6 +267,7 @@ def mechanism() -> Row:
         return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,
                    f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
                    f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
+    # mean per configuration and mixer, with its seed count
     summ = mixer_summary(runs.table)
     mixed = summ[summ.mixer == "local"]
     ours = "; ".join(f"{r.config} + mixer {r.mean:.3f}" + (f" ({r.seeds} seeds)" if r.seeds > 1 else "")
@@ -260,26 +294,32 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
     paper = "one relevant difference, not isolated causally (§8.3, limitation 2)"
     fixed = plans.FIXED_VALIDATION
     fx = bundle.bundle_effects(table, interval)  # paired: the same training, measured two ways
+    # every factor read against rounding and the seed as well: the other factors, listed for context below
     fx_all = bundle.bundle_effects(table, interval, control, seeds, paired=(fixed,))
-    done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
+    done = table[table.status.isin(["complete", "diverged"])].set_index("factor")  # finished factors, by name
     cmd = "`python -m lib sweep --plan bundle`: one `cpu` stand-in run per factor, about 10 minutes each on 2 cores"
+    # nanoGPT's own run or the switched one missing: nothing to compare
     if fx is None or fixed not in done.index:
         return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
     b, e = fx["base"], done.loc[fixed, "escape_step"]
     step = escape_map.escape_label
     evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed {PAPER_SEED}, one factor switched, {interval}-step evaluations"
+    # the other factors that alone move the escape beyond what rounding and the seed do
     others = [f for f in fx_all["earlier"] + fx_all["later"] if f != fixed]
     context = (f" ({fx_all['trained']} of {fx['planned']} factors trained; those that alone move the escape by a "
                f"factor of two beyond what rounding and the seed do: {', '.join(others) or 'none'})")
+    # diverged: no escape step, so no outcome; never read as "the switch did nothing"
     if fixed in fx["diverged"]:
         return Row(claim, "§5.2", paper, "diverged", evidence, "NOT TESTABLE HERE",
                    "the run with fixed validation batches diverged: it has no escape step to compare" + context)
     ours = (f"{'no escape' if pd.isna(e) else 'escape at ' + step(e)} with fixed batches, "
             f"{'no escape' if pd.isna(b) else 'escape at ' + step(b)} with nanoGPT's random ones")
+    # The control: an escape before four evaluation intervals leaves no room to be halved at this cadence.
     if pd.notna(b) and b < 4 * interval:
         return Row(claim, "§5.2", paper, ours, evidence, "NOT TESTABLE HERE",
                    f"nanoGPT's own AttnOnly leaves the floor at {step(b)}, too early for a halving to be measured "
                    f"at {interval}-step evaluations" + context)
+    # the same step, or "never" on both sides: the switch moved nothing
     moved = ("leave the escape at " + step(b) if (pd.isna(b) and pd.isna(e)) or b == e
              else f"move the escape from {step(b)} to {step(e)}")
     why = (f"switched alone, fixed validation batches {moved}; the training is identical (our validation batches "
@@ -289,34 +329,41 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
            f"change of data order, is not tested here" + context)
     # by design: our validation batches have their own generator, so this switch cannot change training
     return Row(claim, "§5.2", paper, ours, evidence,
+               # by_design: NOT TESTABLE HERE whatever ``earlier`` says; the reason still reports the outcome
                verdicts.verdict(True, True, fixed in fx["earlier"], by_design=True), why)
 
 
 def _bundle_row() -> Row:
     from .chapters.bundle import baseline_seeds, bundle_runs
+    # the bundle's cadence (nanoGPT's `cpu` preset: every 100 steps), its rounding-only twin (the SDPA kernel)
+    # and nanoGPT's other seed
     return bundle_fixed_val(bundle_runs().table, plans.bundle_factors()["none"].train.eval_interval,
                             plans.ROUNDING_CONTROL, baseline_seeds())
 
 
 def scorecard() -> pd.DataFrame:
     """Every claim, computed from the released runs."""
+    # each chapter opened once: every row below reads the same runs the chapter pages show
     jc, gc, fv, a10, s124 = (_chapter(n) for n in ("joint_collapse", "gain_confound", "fixed_val_batches",
                                                     "10m_asymmetry", "124m_sweep"))
     jc_s, jc_h, jc_f = jc.summaries(), jc.histories(), jc.floor()
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
+    # the rounding-only flip of the bundle chapter: the joint-collapse verdict's knife-edge
     edge = collapse.released_rounding_edge()
+    # In the paper's order: §4, §4.1, §5.1, §5.2, §6.1, §6.2, §7.
     rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape.paper_shape_prefix()),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),
             fixed_val(fv, _bundle_row()),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),
             *sweep_124m(s124, s124_s, s124.floor()), routing_paper()]
-    return pd.DataFrame([vars(r) for r in rows])
+    return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
 
 
 def own_findings() -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
+    # One row of the book's own, kept off the paper's card: the paper does not make this claim.
     return pd.DataFrame([vars(mechanism())])
 
 
@@ -328,7 +375,9 @@ def takeaway(card: pd.DataFrame) -> str:
         rows = card[card.verdict == v]
         return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field).rstrip('.')}." for r in rows.itertuples()) \
             or "- none"
+    # every word counted, zeros too: "0 CONTRADICTED" is a finding
     counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in verdicts.VERDICTS)
+    # HOLDS lists what we found (``ours``); every other verdict lists why (``why``)
     return "\n\n".join([
         f"Of the paper's {len(card)} claims checked here: {counts}.",
         "**What holds**, on the evidence named beside each claim:\n" + items("HOLDS", "ours"),
@@ -340,12 +389,15 @@ def takeaway(card: pd.DataFrame) -> str:
     ])
 
 
+# Only CONTRADICTED is red: the one outcome that speaks against the paper. NOT TESTED is grey and NOT
+# TESTABLE HERE italic, so that neither reads as a result.
 VERDICT_STYLE = {"CONTRADICTED": "color: #b00020; font-weight: bold", "HOLDS": "font-weight: bold",
                  "NOT TESTABLE HERE": "font-style: italic", "NOT TESTED": "color: #666666"}
 
 
 def at_stand_in(card: pd.DataFrame) -> pd.Series:
     """Which rows rest on a stand-in (their evidence says so), whose verdict cell must say it too."""
+    # the evidence column says "stand-in" for every row judged at one (``_evidence`` and the rows' own texts)
     return card.evidence.str.contains("stand-in", regex=False)
 
 
@@ -355,20 +407,25 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
     ``card`` is a selection of its columns without the evidence."""
     source = card if full is None else full
     shown = card.copy()
+    # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
     if "verdict" in shown and "evidence" in source:
         shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
+    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag
     return (shown.style.hide(axis="index").format(escape="html")
+            # the style of the word itself, without the suffix
             .map(lambda v: VERDICT_STYLE.get(v.removesuffix(" at the stand-in"), ""), subset=["verdict"])
-            .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+            .set_properties(**{"text-align": "left", "vertical-align": "top"}))  # sentences, not numbers
 
 
 def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
     """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
     a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found."""
     stand = at_stand_in(card)
+    # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)
     paper_shape = card.evidence.str.contains("paper shape", regex=False)
 
     def names(rows):
+        # each claim's name up to its first colon or bracket: short enough for a sentence
         return "; ".join(r.claim.split(":")[0].split(" (")[0] for r in rows.itertuples()) or "none"
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
@@ -397,23 +454,29 @@ def lead_rows() -> pd.DataFrame:
     chapter that stands in for it (``results.gap_recovered``)."""
     rows = []
     for group, ref, phase, chapter in LEAD_GROUPS:
+        # the phase picks Fig. 4's Phase 3 and Table 5's controlled sweep; Table 2 has no phase
         where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})
         p = paper_values(**where).set_index("config")
+        # the paper's own anchors: its fraction is computed within its own sweep, as ours within ours
         nores, full = p.value["NoResidual"], p.value["FullResidual"]
 
+        # the defaults bind this group's anchors (a function defined in a loop)
         def frac(loss, nores=nores, full=full):
             return float((nores - loss) / (nores - full))
         for config in ("AttnOnly", "FFNOnly"):
             lo = hi = None
+            # only Table 5 gives a seed range in the paper file; the other groups show the mean alone
             if len(paper_values(ref=ref, config=config, metric="best_val_max")):
+                # the worst seed (the highest loss) recovers the least
                 lo = frac(paper_value(ref=ref, config=config, metric="best_val_max"))
                 hi = frac(paper_value(ref=ref, config=config, metric="best_val_min"))
-            n = int(p.n[config]) if pd.notna(p.n[config]) else 1
+            n = int(p.n[config]) if pd.notna(p.n[config]) else 1  # the seeds the paper's mean is over
             rows.append(dict(group=group, label=f"paper: {ref}", source="paper", seeds=n,
                              config=config, recovered=frac(p.value[config]), lo=lo, hi=hi))
         ch = _chapter(chapter)
         summ = ch.summaries()
-        summ = summ[summ.budget == ch.experiments()[0].train.max_steps]
+        summ = summ[summ.budget == ch.experiments()[0].train.max_steps]  # the preset's budget only
+        # our fraction uses our own NoResidual and Full Residual means from the same runs (§3.5: within one sweep)
         ours = results.gap_recovered(summ)
         label = f"this book: {ch.scale} stand-in ({summ.seed.nunique()} seeds)"
         rows += [dict(group=group, label=label, source="book", config=r.config, recovered=r.recovered, lo=None,
@@ -424,5 +487,6 @@ def lead_rows() -> pd.DataFrame:
 def tally(card: pd.DataFrame) -> str:
     """The scorecard in one line: how many claims carry each verdict, in the order of ``verdicts.VERDICTS``."""
     counts = card.verdict.value_counts()
+    # only the verdicts some claim carries, in VERDICTS order (takeaway counts the zeros)
     return (f"**{len(card)} claims**: " + " · ".join(f"{int(counts[v])} {v}" for v in verdicts.VERDICTS
                                                      if v in counts))

@@ -17,9 +17,12 @@ from .runs import RunDir, RunLocked, run_path
 
 def is_done(rd: RunDir, until: int | None) -> bool:
     """Finished (complete or diverged), or a prefix that already reaches ``until``."""
+    # The summary alone decides, so a pass over a long plan costs one small read per run; a finished run
+    # with damaged files is caught by its readers (RunDir.problems, `report`), not here.
     s = rd.summary
     if s is None:
         return False
+    # A diverged run is finished: lib.train stops it at the first non-finite loss and it is never resumed.
     return s["status"] in ("complete", "diverged") or (
         until is not None and s["status"] == "partial" and s["steps"] >= until)
 
@@ -29,9 +32,14 @@ def shard(exps: list[Experiment], spec: str | None) -> list[Experiment]:
     if spec is None:
         return exps
     try:
+        # Strided (k, k + n, k + 2n, ...): the n jobs cover the plan exactly once without talking to each other.
+        # That relies on every job resolving the plan to the same list in the same order, which lib.plans does
+        # (a plan is a function of its arguments alone).
         k, n = (int(x) for x in spec.split("/"))
     except ValueError:
         raise ConfigError(f"--shard {spec!r}: expected k/n with integers, e.g. 0/4") from None
+    # 0-based, as most cluster array indices are. k >= n is refused: exps[n::n] would quietly train part of
+    # shard 0 again.
     if not 0 <= k < n:
         raise ConfigError(f"--shard {spec!r}: need 0 <= k < n")
     return exps[k::n]
@@ -47,9 +55,11 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
     summaries, visited = [], set()
     while True:
+        # The runs another live process held on this pass; the loop ends on the first pass that finds none.
         held = []
         for i, exp in enumerate(exps, 1):
             rd = RunDir(run_path(exp, runs_dir))
+            # A plan whose runs stop at different prefixes (10m_prefix's control stops at 100 steps) passes a function.
             stop = until(exp) if callable(until) else until
             # --force retrains a finished run once (its first visit); afterwards a finished run is done.
             if is_done(rd, stop) and not (run_kwargs.get("force") and i not in visited):
@@ -60,10 +70,14 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
                 summaries.append(run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop}))
                 on_done(summaries[-1])
             except RunLocked as e:
+                # Not an error: another process is training it. Any other error (a damaged run, a full disk)
+                # stops the sweep, since it is for a person to look at.
                 log(f"  held by another process, will come back: {e}")
                 held.append(rd.path)
         if not held:
             return summaries
+        # Only while some run is held: a killed holder's run is then resumed by whoever comes back first, and a
+        # finished one is skipped as done.
         time.sleep(poll_s)
 
 
@@ -73,11 +87,16 @@ def spawn_workers(argv: list[str], gpus: str) -> int:
     ids = [g.strip() for g in gpus.split(",") if g.strip()]
     if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
         raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
+    # The workers run at once, each on its own GPU; they share nothing but the run locks in runs/.
     procs = []
     for g in ids:
+        # Each worker sees its GPU as cuda:0, so `--device auto` finds it; unbuffered, so the workers' lines reach
+        # the shared terminal as they are printed; LIB_SWEEP_WORKER lets lib.cli refuse --gpus inside a worker.
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": g, "PYTHONUNBUFFERED": "1", "LIB_SWEEP_WORKER": g}
+        # The same interpreter, so a worker runs in the same virtual environment as the command that spawned it.
         procs.append(subprocess.Popen([sys.executable, "-m", "lib", *argv], env=env))
         print(f"worker for GPU {g}: pid {procs[-1].pid}", flush=True)
+    # Every worker is waited for, whatever the others do; the exit code is then the worst of theirs.
     codes = [p.wait() for p in procs]
     # A worker killed by signal N returns -N: reported as 128 + N, like a shell, never hidden by a success.
     bad = [128 - c if c < 0 else c for c in codes if c != 0]
@@ -90,8 +109,10 @@ def without_option(argv: list[str], name: str) -> list[str]:
     for a in argv:
         if skip:
             skip = False
+        # The value is the next argument (--gpus 0,1).
         elif a == name:
             skip = True
+        # The glued spelling (--gpus=0,1) is dropped whole; --gpus cannot be abbreviated (allow_abbrev=False).
         elif not a.startswith(name + "="):
             out.append(a)
     return out
@@ -105,17 +126,24 @@ def releasable(runs_dir) -> tuple[list, list[str]]:
     from pathlib import Path
 
     from .plans import PLANS, PREFIX_PLANS, planned
+    # A partial run is released only as a prefix plan's run: a sweep cut short elsewhere must not pass for one.
+    # Compared as whole experiments (to_json), so the budget and every field must be the plan's.
     prefixes = {e.to_json() for name in PREFIX_PLANS for e in PLANS[name]()}
     ok, skipped = [], []
+    # Sorted, so the staging script lists and stages in one stable order.
     for s in sorted(Path(runs_dir).rglob("summary.json")):
         rd = RunDir(s.parent)
         status = rd.status
+        # First: a folder kept aside by --force still holds a valid-looking run, the one that was replaced.
         if any(".replaced-" in part for part in rd.path.parts):
             why = "kept aside by --force"
+        # running (a run training now, or one killed before it finished) and unreadable are never staged.
         elif status not in ("complete", "diverged", "partial"):
             why = f"status {status}"
+        # Kept only if its files agree with each other and it sits where its config.json says it belongs.
         elif problems := rd.placement_problems(runs_dir):
             why = "; ".join(problems)
+        # A smoke run or another setting: trained here, but not part of the release.
         elif not planned(exp := rd.experiment()):
             why = "in no plan"
         elif status == "partial" and exp.to_json() not in prefixes:

@@ -24,6 +24,8 @@ from .config import ConfigError, TrainConfig
 
 class Callback:
     """Hooks into the loop; every method is optional."""
+    # minGPT's pattern: the loop knows nothing about gradient norms, probes or run directories (STYLE rule 4), and a
+    # run without diagnostics attaches none, so it pays for none.
 
     def on_after_backward(self, trainer: "Trainer", step: int) -> None:
         """Gradients of the last step before an evaluation are in ``.grad`` (before clipping)."""
@@ -37,11 +39,14 @@ class Callback:
 
 def resolve_device(device: str = "auto") -> str:
     """``auto`` | ``cpu`` | ``cuda`` | ``cuda:N``; CUDA only where it is there."""
+    # ConfigError, like every bad flag: the CLI turns it into one line and exit 2, before a run directory exists
     kind, _, index = device.partition(":")
     if kind not in ("auto", "cpu", "cuda") or (index and (kind != "cuda" or not index.isdigit())):
         raise ConfigError(f"unknown device {device!r}; valid: auto, cpu, cuda, cuda:N")
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
+    # An explicit cuda is refused where there is none, never quietly trained on the CPU: env.json would record
+    # "cpu", but the reader asked for, and may compare against, a GPU run.
     if kind == "cuda":
         if not torch.cuda.is_available():
             raise ConfigError(f"device {device!r}: this machine has no CUDA device (torch.cuda.is_available() is "
@@ -58,7 +63,7 @@ def resolve_precision(precision: str, device: str) -> str:
     if precision not in valid:
         raise ValueError(f"unknown precision {precision!r}; valid: {', '.join(valid)}")
     cuda = device.startswith("cuda")
-    bf16_ok = not cuda or torch.cuda.is_bf16_supported()
+    bf16_ok = not cuda or torch.cuda.is_bf16_supported()  # the CPU's autocast always has bf16
     if precision == "auto":
         if cuda and not bf16_ok:
             print(f"{torch.cuda.get_device_name(device)} has no bf16: training in fp32", file=sys.stderr)
@@ -72,13 +77,18 @@ def autocast(device: str, precision: str):
     """The forward passes' context: bf16 autocast on the device's kind, or nothing (fp32)."""
     if precision == "fp32":
         return contextlib.nullcontext()
+    # bf16 only, never fp16: bf16 has fp32's exponent range, so no GradScaler is needed. The weights and AdamW's
+    # state stay fp32; autocast runs only the ops on its list (the matmuls) in bf16.
     return torch.autocast(device.partition(":")[0], dtype=torch.bfloat16)
 
 
 def set_deterministic(on: bool) -> None:
     """The paper's forced determinism (§8.3): cuBLAS workspace + deterministic algorithms."""
     if on:
+        # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2; ":4096:8" is one of the
+        # two values the CUDA docs name. Harmless on the CPU, and recorded in env.json either way.
         os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    # called with False too: the flag is process-wide, so each run sets it rather than inheriting the last run's
     torch.use_deterministic_algorithms(on)
 
 
@@ -88,7 +98,8 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
         return cfg.lr
     if step < cfg.warmup_steps:  # step + 1: the first step already moves, at lr / warmup_steps
         return cfg.lr * (step + 1) / cfg.warmup_steps
-    # the cosine spans the full run's max_steps even for a prefix (--until), so a prefix is the full run's start
+    # the cosine spans the full run's max_steps even for a prefix (--until), so a prefix is the full run's start;
+    # max(1, ...) guards a warm-up as long as the run, min(1.0, ...) holds min_lr for any step past max_steps
     progress = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps))
     return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (cfg.lr - cfg.min_lr)
 
@@ -103,6 +114,7 @@ class Dist:
 
     @classmethod
     def from_env(cls) -> "Dist":
+        # the variables torchrun sets; read, not passed in, so `python -m lib train` runs unchanged under torchrun
         env = os.environ
         return cls(int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0)))
 
@@ -118,13 +130,13 @@ class Dist:
         """Rank 0's ``obj`` on every rank."""
         if self.world == 1:
             return obj
-        box = [obj]
+        box = [obj]  # pickled, so any object: here rank 0's decision whether there is anything to train
         torch.distributed.broadcast_object_list(box, src=0)
         return box[0]
 
     def sum(self, t: torch.Tensor) -> torch.Tensor:
         if self.world > 1:
-            torch.distributed.all_reduce(t)
+            torch.distributed.all_reduce(t)  # SUM is the default op; in place, so ``t`` is the total on every rank
         return t
 
 
@@ -132,8 +144,9 @@ def init_distributed(device: str) -> Dist:
     """Under torchrun: join the process group (NCCL on CUDA, gloo on the CPU). Without it: rank 0 of 1."""
     dist = Dist.from_env()
     if dist.world > 1 and not torch.distributed.is_initialized():
-        backend = "nccl" if device.startswith("cuda") else "gloo"
+        backend = "nccl" if device.startswith("cuda") else "gloo"  # gloo lets the DDP tests run on a CPU
         if backend == "nccl":
+            # before the group forms: otherwise every rank's NCCL communicator would default to GPU 0
             torch.cuda.set_device(dist.local_rank)
         torch.distributed.init_process_group(backend)
     return dist
@@ -148,11 +161,14 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, fused: bool = False
     else:  # matrices and embeddings decay; biases and LayerNorm gains do not (nanoGPT's configure_optimizers)
         groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
                   {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    # lr here is only the initial value: Trainer.train_step sets every group's rate from lr_at before each step
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {}))
 
 
 def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
     """A micro-batch is a whole number of sequences that divides the batch (None: the whole batch)."""
+    # Checked twice, here for the Trainer and in lib.experiment.run before the run directory exists, so that a
+    # bad --micro-batch is refused before anything is written.
     if micro_batch is not None and (micro_batch < 1 or batch_size % micro_batch):
         valid = [d for d in range(1, batch_size + 1) if batch_size % d == 0]
         raise ConfigError(f"--micro-batch {micro_batch}: must divide the batch size {batch_size}; "
@@ -179,6 +195,8 @@ class Trainer:
         # (python -m lib bench). The data, the batch and the update are the same; with dropout the masks are
         # drawn slice by slice, so the random realisation differs (the run records the option in env.json).
         self.micro_batch = None if micro_batch in (None, cfg.batch_size) else micro_batch
+        # Equal shares only: DDP averages the ranks' gradients with equal weight, so a rank with fewer micro-batches
+        # would weight each of its own more heavily than the single-process mean does.
         if cfg.grad_accum % self.dist.world:
             raise ValueError(f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
                              f"use a number of processes that divides it")
@@ -197,13 +215,17 @@ class Trainer:
         self.cfg, self.batches, self.device = cfg, batches, device
         self.callbacks = list(callbacks)
         self.progress = progress
+        # On the CPU there is no queue of kernels to keep full, so reading each step's loss at once costs nothing
+        # and a non-finite loss is caught at the very step.
         self.sync_every = self.SYNC_EVERY_CUDA if cuda else 1
         self.tokens_per_step = cfg.batch_size * cfg.grad_accum * tokens_per_sample
+        # Built on the raw model, after any gain (lib.experiment.build_model): §5.1's weight-level gain must be in
+        # the weights before the optimiser sees them.
         self.optimizer = make_optimizer(model, cfg, fused=cuda)
         self.autocast = autocast(device, cfg.precision)
         self.step = 0
         self.history: list[dict] = []
-        self.best_val, self.best_step = math.inf, None
+        self.best_val, self.best_step = math.inf, None  # inf: the first finite evaluation is the best so far
         self.train_time = 0.0  # seconds spent in optimisation steps (not evaluation)
         self.status = "running"
 
@@ -228,6 +250,7 @@ class Trainer:
         val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
         # the standard error of the mean over the batches: how far another draw of batches could move it
         se = (val.std() / len(val) ** 0.5).item() if len(val) > 1 else math.nan
+        # a diverged model's loss stays NaN here: fit reads it and stops the run, it is not hidden as None yet
         row = {"step": self.step,
                "val_loss": val.mean().item(),
                "val_loss_se": se if math.isfinite(se) else None,
@@ -235,7 +258,7 @@ class Trainer:
                "lr": lr_at(self.cfg, max(self.step - 1, 0)),  # the step just taken's rate (at step 0: the first's)
                "tokens": self.step * self.tokens_per_step,
                "train_time_s": round(self.train_time, 3)}
-        for cb in self.callbacks:
+        for cb in self.callbacks:  # still in eval mode: the diagnostics see the model as the evaluation did
             cb.on_eval(self, self.step, row)
         self.model.train()
         if row["val_loss"] < self.best_val:
@@ -243,6 +266,7 @@ class Trainer:
         return row
 
     def _eval_due(self, step: int) -> bool:
+        # the last step always, even off the interval, so every run's final loss is measured
         return step % self.cfg.eval_interval == 0 or step == self.cfg.max_steps
 
     # -- one optimisation step ---------------------------------------------------
@@ -262,6 +286,7 @@ class Trainer:
             # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches gives the
             # mean over all of them; only the last backward of a step synchronises.
             slices = list(zip(x.split(self.micro_batch), y.split(self.micro_batch))) if self.micro_batch else [(x, y)]
+            # The batch is drawn whole and then sliced, so the training stream is the same with or without slices.
             for j, (xs, ys) in enumerate(slices):
                 sync = self.ddp is None or (i == own[-1] and j == len(slices) - 1)
                 with contextlib.nullcontext() if sync else self.ddp.no_sync():
@@ -273,6 +298,8 @@ class Trainer:
         if self._eval_due(step + 1):  # Fig. 2a's gradient norms: the raw gradients of the step before an eval
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)
+        # After the callbacks, so Fig. 2a's norms are the raw gradients. On the raw model: after DDP's all-reduce each
+        # rank holds the same gradients, so each clips them alike and the ranks' weights stay identical.
         if cfg.grad_clip > 0:  # ResidualGPT clips at 1.0; nanoGPT's notebook does not clip (grad_clip 0)
             torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), cfg.grad_clip)
         self.optimizer.step()
@@ -284,10 +311,11 @@ class Trainer:
         ``partial``: the schedule stays the full run's, so a prefix is the full run's first steps.
         Returns the final status."""
         cfg = self.cfg
-        stop = cfg.max_steps if until is None else min(until, cfg.max_steps)
+        stop = cfg.max_steps if until is None else min(until, cfg.max_steps)  # an until past the budget is the budget
         if self.status == "partial":  # a prefix being continued
             self.status = "running"
         self.model.train()
+        # leave=False: a finished bar is cleared, so a sweep's log keeps its own lines, not a dead bar per run
         bar = tqdm(total=stop, initial=self.step, disable=not self.progress,
                    dynamic_ncols=True, leave=False)
         window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
@@ -303,6 +331,7 @@ class Trainer:
                     for cb in self.callbacks:
                         cb.on_history(self, self.step)
                     break
+                # the status is set before on_history, so the checkpoint and summary written there carry it
                 if self.step == cfg.max_steps:
                     self.status = "complete"
                 elif self.step >= stop:
@@ -311,10 +340,12 @@ class Trainer:
                     cb.on_history(self, self.step)
             if self.step >= stop:
                 break
-            if not window:
+            if not window:  # the clock runs over optimisation steps only: evaluations are not training time
                 t0 = time.perf_counter()
             window.append(self.train_step())
             self.step += 1
+            # Not yet: the losses stay on the device, and the GPU runs ahead of Python. An evaluation, or the end,
+            # forces the synchronisation, so a divergence is never reported after the evaluation that follows it.
             if len(window) < self.sync_every and not self._eval_due(self.step) and self.step < stop:
                 continue
             # A synchronisation point: every step on the CPU; on CUDA every SYNC_EVERY_CUDA steps and
@@ -327,6 +358,8 @@ class Trainer:
             # a non-finite training loss stops the run at the first such step, named; it is never resumed
             bad = next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
             if bad is not None:
+                # On CUDA up to SYNC_EVERY_CUDA - 1 later steps already ran; the history names the first bad one,
+                # and the weights, which are past it, are never resumed or kept (a diverged run writes no checkpoint).
                 self.step = first + bad
                 self.status = "diverged"
                 self.history.append({"step": self.step, "train_loss": losses[bad], "val_loss": None,
@@ -344,6 +377,9 @@ class Trainer:
 
     # -- checkpoint state -------------------------------------------------------
     def state_dict(self) -> dict:
+        # Everything a resumed run needs to continue exactly as if never stopped: weights, AdamW's moments, the
+        # data generators and the RNG that draws dropout masks. The raw model's state: no DDP ``module.`` or
+        # compile ``_orig_mod.`` prefixes, so a checkpoint loads into a plain model however it was trained.
         state = {"model": self.raw_model.state_dict(), "optimizer": self.optimizer.state_dict(),
                  "batches": self.batches.state_dict(), "torch_rng": torch.get_rng_state(),
                  "step": self.step, "history": self.history, "best_val": self.best_val,
@@ -359,5 +395,6 @@ class Trainer:
         torch.set_rng_state(state["torch_rng"])
         if "cuda_rng" in state and self.device.startswith("cuda"):
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+        # status too: a prefix comes back "partial", which fit turns into "running" when it continues
         for k in ("step", "history", "best_val", "best_step", "train_time", "status"):
             setattr(self, k, state[k])

@@ -7,6 +7,8 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 
+# STYLE rule 9's four words, in the order the scorecard tallies them. A chapter never types one into a sentence:
+# lib.book.verdict refuses a plain string that carries one, so every verdict the reader sees is a Claim's.
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
 
 
@@ -17,12 +19,13 @@ class Claim:
     the chapter prints above the verdict. The chapter and the front page render the same object, so they cannot
     disagree."""
     verdict: str
-    why: str
+    why: str  # one clause on purpose: the scorecard (the front page's table) prints it in its own column
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
 
     def __post_init__(self):
+        # a misspelt word ("HOLD") would otherwise reach the page and escape the scorecard's tally
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
 
@@ -44,6 +47,8 @@ def claim(name: str):
         @functools.wraps(f)
         def named(*args, **kwargs):
             c = f(*args, **kwargs)
+            # A name the function set itself wins, and anything that is not a Claim passes through untouched;
+            # the Claim is frozen, so naming it makes a copy rather than changing one another caller holds.
             return dataclasses.replace(c, name=name) if isinstance(c, Claim) and not c.name else c
         return named
     return wrap
@@ -63,8 +68,12 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
       coin that fell one way, so it is not a confirmation either.
 
     Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
+    # The order of the tests is the rule. Missing runs come first: nothing else about them can be known.
     if not has_runs:
         return "NOT TESTED"
+    # Then every reason the test could not have come out either way, before ``agrees`` is read at all, so that a
+    # broken control can never yield a HOLDS that happens to agree, nor a CONTRADICTED that happens not to.
     if not shows_phenomenon or by_design or knife_edge:
         return "NOT TESTABLE HERE"
+    # Only a valid test gets to contradict the paper; there is no "partly holds", that is written as lines above.
     return "HOLDS" if agrees else "CONTRADICTED"

@@ -44,12 +44,15 @@ from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 from ..train import Callback
 from .tables import show_tables_as_the_book_does, variant_label
 
+# Every training chapter's parameters cell: these names and defaults, overridden by papermill's -p NAME VALUE.
+# A name that is not here is refused (``Chapter.open``), never ignored.
 PARAMETERS = {"scale": "auto", "seed": None, "steps": None, "runs_dir": None, "device": "auto", "compile": False,
               "eval_batches": None}
 RETRAIN_DIR = ROOT / "runs-retrain"  # where chapters train; never the released runs/
-_IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}
+_IPYTHON_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}  # IPython's own globals, never a parameter
 
 
+# Its own class, so the tests can tell a refused parameter from any other ValueError.
 class ParameterError(ValueError):
     pass
 
@@ -62,7 +65,9 @@ class EvalPrinter(Callback):
 
     def on_history(self, trainer, step):
         r = trainer.history[-1]
+        # None: the row a non-finite training loss appends; the run has diverged and stops there
         val = r.get("val_loss")
+        # flushed: each line shows in the cell as it happens, not when the cell ends
         print(f"{self.label}, step {step:,} of {trainer.cfg.max_steps:,}: "
               + (f"val loss {val:.4f}" if val is not None else "diverged"), flush=True)
 
@@ -81,8 +86,11 @@ class ChapterSpec:
 
 
 CHAPTERS = {
+    # Table 2: the nanoGPT implementation, all four configurations.
     "joint_collapse": ChapterSpec("nanogpt", tuple(CONFIGS), "10M", "cpu", "joint_collapse"),
+    # §5.1: the gains act on AttnOnly's FFN, the sublayer whose skip it removes
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
+    # §5.2: the two checkpoints whose gap the evaluation noise is weighed against
     "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
     # Phase 3, the sweep Table 3 and Fig. 4 report, ran with forced determinism on an A100 (§8.1).
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
@@ -92,6 +100,8 @@ CHAPTERS = {
 }
 
 
+# Not plans.PLANS itself: there a plan's defaults train seed 1337 only, and the joint collapse chapter shows
+# seed 42 too (the release trains it last).
 PLAN_FOR = {  # scale -> the released experiments of each chapter
     "joint_collapse": lambda scale: plans.joint_collapse(scale, seeds=(PAPER_SEED, 42)),
     "gain_confound": lambda scale: plans.gain_confound(scale),
@@ -104,6 +114,8 @@ PLAN_FOR = {  # scale -> the released experiments of each chapter
 def user_names(namespace: dict) -> dict:
     """The parameter-like variables a notebook (or papermill) defined: scalars and strings,
     not modules, functions, imported constants or IPython's own names."""
+    # papermill injects the parameters as plain assignments in a cell of their own, so they sit in the globals
+    # beside everything else; "_" names are IPython's output history (_, __, _i1). A Path is a runs_dir.
     return {k: v for k, v in namespace.items()
             if not k.startswith("_") and k not in _IPYTHON_NAMES
             and isinstance(v, (type(None), str, int, float, bool, Path))}
@@ -125,10 +137,10 @@ class Chapter:
     name: str
     spec: ChapterSpec
     scale: str
-    seed: int | None
-    steps: int | None
-    runs_dir: Path
-    device: str
+    seed: int | None  # None: the released runs only
+    steps: int | None  # None: the preset's budget
+    runs_dir: Path  # where a retrain writes; released runs are read from runs/
+    device: str  # auto | cpu | cuda
     compile: bool = False
     eval_batches: int | None = None  # a retrain's evaluation batches (validation and train estimate); None: preset's
 
@@ -138,10 +150,12 @@ class Chapter:
             raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(CHAPTERS)}")
         spec = CHAPTERS[name]
         given = user_names(namespace)
+        # A misspelt name (seeds=7) would otherwise show the released runs as if nothing had been asked for.
         unknown = sorted(set(given) - set(PARAMETERS))
         if unknown:
             raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAMETERS)}")
-        p = {**PARAMETERS, **given}
+        p = {**PARAMETERS, **given}  # the defaults, then what the cell gave
+        # "auto", or one of this chapter's two scales: the 10M chapter cannot be opened at 124M
         valid_scales = ("auto", spec.stand_in, spec.paper_scale)
         if p["scale"] not in valid_scales:
             raise ParameterError(f"scale {p['scale']!r} is not valid for this chapter; valid: "
@@ -150,10 +164,13 @@ class Chapter:
             try:
                 check_seed(p["seed"])
             except ConfigError as e:
-                raise ParameterError(f"{e} (or None)") from None
+                raise ParameterError(f"{e} (or None)") from None  # the message is the whole story
+        # bool is refused on its own: True is an int to Python, and steps=True would mean one step
         if p["steps"] is not None and (not isinstance(p["steps"], int) or isinstance(p["steps"], bool)
                                        or p["steps"] < 1):
             raise ParameterError(f"steps must be None or a positive integer, got {p['steps']!r}")
+        # steps and eval_batches set how a retrain runs; without a seed nothing is trained, and the released runs
+        # never change
         if p["steps"] is not None and p["seed"] is None:
             raise ParameterError("steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)")
         n = p["eval_batches"]
@@ -162,21 +179,23 @@ class Chapter:
         if n is not None and p["seed"] is None:
             raise ParameterError("eval_batches applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20 "
                                  "-p eval_batches 2)")
-        if p["device"] not in ("auto", "cpu", "cuda"):
+        if p["device"] not in ("auto", "cpu", "cuda"):  # the choices the parameters cell documents
             raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
-        if not isinstance(p["compile"], bool):
+        if not isinstance(p["compile"], bool):  # a string "False" would be true
             raise ParameterError(f"compile must be True or False, got {p['compile']!r}")
         # "auto" shows the released stand-in runs wherever the book is built; it means the paper's scale
         # only for a retrain (a seed given) on a machine with CUDA.
         cuda = torch.cuda.is_available() and p["device"] != "cpu"
         paper = cuda and p["seed"] is not None
         scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if paper else spec.stand_in)
-        runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)
+        runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)  # the default is runs-retrain/
+        # Resolved, so runs/ given by a relative path or through a link is caught too: every table and test reads the
+        # released runs, and a finished run is never overwritten (STYLE rule 5).
         if runs_dir.resolve().is_relative_to(RUNS_DIR.resolve()):
             raise ParameterError(f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
         ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"], p["eval_batches"])
-        show_tables_as_the_book_does()
+        show_tables_as_the_book_does()  # every DataFrame shown after this cell reads as frame_html writes it
         if announce:
             print(ch.banner())
         return ch
@@ -184,12 +203,14 @@ class Chapter:
     # -- what the chapter shows ------------------------------------------------
     @property
     def stand_in(self) -> bool:
-        return self.scale not in ("10M", "124M")
+        return self.scale not in ("10M", "124M")  # cpu and cpu-bpe
 
     def banner(self) -> str:
         e = get_preset(self.scale, self.spec.impl)
+        # the preset's shape, so a reader sees how far a stand-in is from the paper's model
         shape = (f"{e.model.n_layer} layers x {e.model.n_embd} wide, block {e.model.block_size}, "
                  f"batch {e.train.batch_size}, {e.train.max_steps:,} steps, data {e.dataset}")
+        # Said on every stand-in page, in capitals: its losses must never be read as the paper's (lib.config).
         if self.stand_in:
             text = (f"Scale: {self.scale!r}, a CPU STAND-IN for the paper's {STAND_IN_FOR[self.scale]} "
                     f"({shape}). Its losses are not the paper's scale; compare orderings and gaps, "
@@ -209,9 +230,12 @@ class Chapter:
     def retrain_experiments(self) -> list[Experiment]:
         if self.seed is None:
             return []
+        # the gain chapter retrains its whole sweep for the seed: both modes, every gain
         if self.spec.gains:
             exps = plans.gain_confound(self.scale, self.seed)
         else:
+            # Anchor configurations (the 124M stand-in's NoResidual) are retrained at seed 1337 only: the tables read
+            # them there alone, as Table 5 has one seed-1337 NoResidual.
             exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs
                     if c not in self.spec.anchor_configs or self.seed == plans.PROBE_SEED]
         return self._as_retrained(exps)
@@ -219,9 +243,11 @@ class Chapter:
     def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
         """The chapter's retraining options applied: its steps and its evaluation batches (each a field of the
         run's configuration, so a shortened run never takes a released run's place)."""
+        # another budget is another directory (run_path adds _steps<N>): a short run never replaces a released one
         exps = plans.with_steps(exps, self.steps)
         if self.eval_batches is None:
             return exps
+        # both evaluation estimates take the one number; each experiment once, as the plans list them
         return plans.unique([replace(e, eval_batches=self.eval_batches, train_eval_batches=self.eval_batches)
                              for e in exps])
 
@@ -233,14 +259,18 @@ class Chapter:
         for e in self.retrain_experiments():
             print(f"training {variant_label(e)} {e.config_name} seed {e.seed} at {e.scale} into {self.runs_dir}",
                   flush=True)
+            # keep_weights: the chapters that read a checkpoint (the fixed-batch noise) can read a retrained seed's too
             out.append(run(e, runs_dir=self.runs_dir, device=self.device, progress=progress, keep_weights=True,
                            compile=self.compile, deterministic=self.spec.deterministic,
                            callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")]))
+        # A smoke run is listed here and drawn, labelled, in the curves; every table and verdict leaves it out.
         if self.steps is not None and any(off_preset_steps(e) for e in self.retrain_experiments()):
+            # imported only when there is a smoke run to display
             from IPython.display import display
             print(f"These {self.steps}-step runs are not the preset's budget: they are shown here and labelled in "
                   f"the curve plots, and left out of every table and verdict below.")
             cols = ["config", "seed", "steps", "best_val_loss", "escape_step", "status", "path"]
+            # their own numbers and paths, since no table below shows them
             display(self.smoke_summaries()[cols])
         return out
 
@@ -248,15 +278,20 @@ class Chapter:
         """The chapter's floors: the unigram floor of the whole validation split, the same on the fixed
         validation batches its runs are evaluated on, and (on BPE data) the empirical floor, the released
         NoResidual seed-1337 run's best loss (the paper's own definition of the floor), None without it."""
+        # the plain preset: a floor depends only on the data and the evaluation batches, not on the configuration
         e = get_preset(self.scale, self.spec.impl)
         corpus = load_corpus(e.dataset)
+        # the preset's own fixed batches (its val_seed and eval_batches): the very tokens its runs are evaluated on
         fixed = fixed_val_batches(corpus, e.model.block_size, e.train.batch_size, e.train.eval_batches,
                                   e.train.val_seed)
         empirical = None
+        # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
+        # (lib.data.unigram_floor), so the floor is the one a NoResidual run reached
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
+            # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
             for _, rd, _ in usable([(nores, RunDir(run_path(nores, RUNS_DIR)), "released")], ("complete",)):
-                empirical = rd.summary["best_val_loss"]
+                empirical = rd.summary["best_val_loss"]  # §4's reference: "indistinguishable from No Residual"
         return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
                 "empirical": empirical, "val_mode": e.train.val_mode}
 
@@ -266,15 +301,19 @@ class Chapter:
         empirical NoResidual floor where it is released, since there the smoothing moves the analytic floor
         by more than the 0.1 margin of the verdicts."""
         f = self.floors()
+        # empirical first: on BPE data it is the floor this chapter is judged on
         if f["empirical"] is not None:
             return f["empirical"]
+        # like for like: the fixed batches for ResidualGPT, the whole split for nanoGPT's fresh random batches
         return f["batches"] if f["val_mode"] == "fixed" else f["split"]
 
     def floor_lines(self) -> dict[str, float]:
         """The floor lines the chapter's figures draw (``plots.floor_lines``): the floor its verdicts use first,
         named for what it is; where that is the empirical NoResidual run, the unigram floor beside it."""
         f, used = self.floors(), self.floor()
+        # the unigram floor like for like, as in floor()
         unigram = f["batches"] if f["val_mode"] == "fixed" else f["split"]
+        # the empirical floor is drawn first and named: on BPE data it must not be mistaken for the unigram floor
         if used == f["empirical"]:
             return {f"NoResidual seed {PAPER_SEED} (the floor used)": used, "unigram floor": unigram}
         return {"unigram floor": used}
@@ -285,12 +324,14 @@ class Chapter:
                 f"validation split, {f['batches']:.4f} on the fixed validation batches")
         if f["empirical"] is not None:
             text += f", {f['empirical']:.4f} reached by the NoResidual seed-{PAPER_SEED} run (the empirical floor)"
+        # the note names which floor the verdicts use, so a reader can check the tables against the figure's line
         which = ("the empirical floor" if used == f["empirical"] else
                  "the fixed batches' floor" if used == f["batches"] else "the whole split's floor (random batches)")
         return text + f". Tables and verdicts below use {which}: {used:.4f}."
 
     # -- loading ------------------------------------------------------------------
     def _located(self):
+        # Released first, then retrained: _table_runs lets a retrained run take the place of its released twin.
         for exp in self.experiments():
             yield exp, RunDir(run_path(exp, RUNS_DIR)), "released"
         for exp in self.retrain_experiments():
@@ -300,9 +341,11 @@ class Chapter:
         """The runs the chapter's tables and verdicts read: its plan's released runs, and a retrained seed of
         the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
         it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
+        # a retrained run at the preset's budget, finished and checked against its own files
         retrained = [(e, rd, src) for e, rd, src in usable(self._located(), FINISHED)
                      if src == "retrained" and off_preset_steps(e) is None]
-        again = {e.to_json() for e, _, _ in retrained}
+        again = {e.to_json() for e, _, _ in retrained}  # the same experiment: every field, the seed included
+        # a released run that was retrained is shown once, as retrained; a new seed simply joins the released ones
         return [(e, rd, src) for e, rd, src in self._located()
                 if src == "released" and e.to_json() not in again] + retrained
 
@@ -317,6 +360,7 @@ class Chapter:
         return histories_of([*self._table_runs(), *self._smoke_runs()])
 
     def _smoke_runs(self):
+        # retrained at another budget (a steps parameter): shown apart, never pooled
         return [(e, rd, src) for e, rd, src in self._located()
                 if src == "retrained" and off_preset_steps(e) is not None]
 
@@ -327,27 +371,33 @@ class Chapter:
     def probe(self) -> Probe:
         """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
         for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
+        # No probe, or the paper's scale: there the budget is the paper's own, and a longer one has nothing to ask.
         if self.spec.probe is None or not self.stand_in:
             if self.spec.probe is not None:
                 print(f"At {self.scale} the budget is the paper's own; the longer-budget probe belongs to the "
                       f"{self.spec.stand_in} stand-in.")
+            # empty frames with their columns: the cells that read a probe draw nothing instead of failing
             return Probe(summaries_of([]), histories_of([]), [], plans.PROBE_SEED, applies=False)
+        # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
         located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in plans.PLANS[self.spec.probe](self.scale)]
         missing = unfinished(located)
         for cmd in missing:
             print(f"not run yet: {cmd}")
         for line in left_out(located):
             print(line)
+        # pooled and judged on the chapter's floor, as the chapter's own runs
         return Probe(pooled(summaries_of(located, floor=self.floor())), histories_of(located), missing,
                      plans.PROBE_SEED, applies=True)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""
+        # released only: a retrained seed is the reader's to train, not a gap in the release
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
     def gain_curves(self) -> pd.DataFrame:
         """``chapters.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
         from ..chapters.gain_confound import gain_curves
+        # the retrained seed with this chapter's retraining options, so its directory is the one retrain() wrote
         retrained = (None if self.seed is None else
                      self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0])
         return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir)
@@ -355,12 +405,14 @@ class Chapter:
     def val_noise(self, n_random: int = 200) -> pd.DataFrame:
         """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
         runs and a retrained seed)."""
+        # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
         from ..chapters.fixed_val_batches import val_noise
         return val_noise(self._located(), n_random)
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line
         saying so) when there are none."""
+        # released runs at the paper's scale: until GPU runs are released there are none, and the cell says so
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale))
         if df.empty:
             print(f"No {self.spec.paper_scale} runs are released yet in runs/{self.spec.paper_scale}/.")
@@ -370,6 +422,7 @@ class Chapter:
     def report_missing(self) -> None:
         """Which of the chapter's runs are missing (with the commands that train them), and which finished
         runs are left out of its tables and verdicts, and why (a file that does not match, a diverged run)."""
+        # missing and left out are reported apart: a run not trained is not the same as a run that cannot be used
         cmds, out = self.missing(), left_out([*self._table_runs(), *self._smoke_runs()])
         if not cmds:
             print(f"All {len(self.experiments())} runs this chapter shows are present in runs/.")
@@ -385,4 +438,5 @@ class Chapter:
 
 
 def released(exps) -> pd.DataFrame:
+    # no floor given: escape steps as each run recorded them, against its own split's unigram floor
     return summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)

@@ -13,6 +13,7 @@ READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheap
     "mechanism": ("mixer_test", "probe_during"),
     "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
 }
+# One parameter: a reading chapter trains nothing, so it has no seed, scale or device to choose.
 READER_PARAMETERS = {"runs_dir": None}
 
 
@@ -23,14 +24,17 @@ def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
     if name not in READERS:
         raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(READERS)}")
     given = user_names(namespace)
+    # A misspelt name (run_dir) is refused, not ignored: papermill's -p would otherwise leave the chapter on runs/.
     if unknown := sorted(set(given) - set(READER_PARAMETERS)):
         raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(READER_PARAMETERS)}")
-    runs_dir = Path(given.get("runs_dir") or RUNS_DIR)
+    runs_dir = Path(given.get("runs_dir") or RUNS_DIR)  # None (or "") is the release
+    # A missing directory would read as one where nothing is trained yet: every run listed as a command, no error.
     if not runs_dir.is_dir():
         raise ParameterError(f"runs_dir {str(runs_dir)!r} is not a directory; valid: None (the released runs/) or "
                              f"a directory `python -m lib sweep --plan P --runs-dir DIR` trained into")
-    show_tables_as_the_book_does()
+    show_tables_as_the_book_does()  # a DataFrame shows here as in the chapters that train
     if announce:
+        # compared resolved: runs/ reached by a relative path or a link is still the release
         where = "runs/ (the released runs)" if runs_dir.resolve() == RUNS_DIR.resolve() else str(runs_dir)
         trains = "; ".join(f"python -m lib sweep --plan {p}" for p in READERS[name])
         print(f"Reading this chapter's runs from {where}. It trains nothing itself: {trains} "

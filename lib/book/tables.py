@@ -29,8 +29,11 @@ def frame_html(df: pd.DataFrame) -> str:
     # an unnamed integer index is row numbers (a RangeIndex, or what is left of one after a filter)
     counts_rows = (df.index.name is None and not isinstance(df.index, pd.MultiIndex)
                    and pd.api.types.is_integer_dtype(df.index))
+    # Only float columns get a format: integers and strings already print as they should.
     formatters = {c: _column_format(df[c]) for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    # pandas cuts a cell at 50 characters by default; a verdict's reason or a paper note cut short misleads.
     with pd.option_context("display.max_colwidth", None):
+        # na_rep: a missing value reads as NaN, never as an empty cell; border=0 leaves the lines to the book's theme
         return df.to_html(index=not counts_rows, na_rep="NaN", border=0, formatters=formatters or None)
 
 
@@ -38,16 +41,18 @@ def _column_format(col: pd.Series):
     """How a float column's cells read: as whole numbers where every finite value is one (steps, counts that a
     NaN made floats), else each to 4 decimals, or in 3 significant digits where it is too small for that (a
     starved gradient norm)."""
-    finite = col[np.isfinite(col)]
+    finite = col[np.isfinite(col)]  # NaN and inf say nothing about the column's kind
+    # whole: steps and counts that a NaN ("never left the floor") turned into floats read as 1,500, not 1500.0000
     whole = len(finite) > 0 and bool((finite == finite.round()).all())
 
     def cell(x: float) -> str:
         if pd.isna(x):
             return "NaN"
         if not math.isfinite(x):
-            return str(x)
+            return str(x)  # inf or -inf, as they are
         if whole:
             return f"{x:,.0f}"
+        # Four decimals would print a starved gradient norm (2.85e-06) as 0.0000: the very value Fig. 2a is about.
         return f"{x:.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
     return cell
 
@@ -56,7 +61,8 @@ def show_tables_as_the_book_does() -> None:
     """Make ``frame_html`` how the running notebook kernel shows every DataFrame (a chapter's last expression,
     ``display``). Only the kernel's display changes: pandas' own options are left as they are."""
     from IPython import get_ipython
-    if (shell := get_ipython()) is not None:
+    if (shell := get_ipython()) is not None:  # outside a kernel (the CLI, a test) there is no display to change
+        # DataFrames only: a Styler (``.style``), which a chapter uses to hide its index, keeps its own HTML
         shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
 
 
@@ -64,13 +70,15 @@ def presets_table() -> pd.DataFrame:
     """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
     from ..model import GPT
     rows = {}
-    for scale in ("10M", "124M", "cpu", "cpu-bpe"):
+    for scale in ("10M", "124M", "cpu", "cpu-bpe"):  # the paper's scales first, then the stand-ins that play them
+        # FullResidual, though any configuration would do: removing a skip removes an addition, no weight.
         e = get_preset(scale)
         m, t = e.model, e.train
         rows[scale] = {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head, "block_size": m.block_size,
                        "batch size x accum": f"{t.batch_size} x {t.grad_accum}", "train steps": t.max_steps,
                        "lr (peak -> floor, warm-up)": f"{t.lr:g} -> {t.min_lr:g}, {t.warmup_steps}",
                        "dropout": m.dropout, "eval interval": t.eval_interval, "val batches": t.eval_batches,
+                       # counted on a built model: the numbers config.py's comments give and tests/test_config.py pins
                        "dataset": e.dataset, "parameters": f"{GPT(m).num_params():,}",
                        "paper scale?": "yes (Table 1)" if not e.is_stand_in else "no: CPU stand-in"}
     return pd.DataFrame(rows)
@@ -79,30 +87,39 @@ def presets_table() -> pd.DataFrame:
 def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     """Mean, sample std, n, range and escape steps of best val loss, per configuration, over the ``pooled``
     rows; a column ``left out`` (only when there are any) names the seeds that are not, and why."""
+    # the rows pooled drops (diverged, no finite best loss), kept aside to be named in ``left out``
     rest = summaries.drop(pooled(summaries).index) if len(summaries) else summaries
     summaries = pooled(summaries)
     if summaries.empty and rest.empty:
+        # an empty chapter still gets the columns, so a cell that selects them does not fail
         return pd.DataFrame(columns=[*by, "mean", "std", "n", "min", "max", "seeds", "escape_steps"])
     g = summaries.groupby(list(by), sort=False)
+    # pandas' std is the sample one (ddof = 1): §3.5's "sample standard deviations"
     out = g.best_val_loss.agg(["mean", "std", "count", "min", "max"]).rename(columns={"count": "n"})
+    # in the order the runs were read (the plan's), so seeds and escape_steps match position by position
     out["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
     out["escape_steps"] = g.escape_step.agg(
+        # "none": never reached the floor less the margin within its budget (the step against the chapter's own floor)
         lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s))
+    # by configuration: the order of §3.4 (Full, AttnOnly, FFNOnly, NoResidual), whatever order the runs came in
     order = [c for c in CONFIGS if c in out.index] if list(by) == ["config"] else list(out.index)
     if len(rest):
+        # a complete run here has no finite best loss; any other status (diverged) is its own reason
         why = rest.groupby(list(by), sort=False).apply(lambda r: ", ".join(
             f"seed {x.seed} ({x.status if x.status != 'complete' else 'no finite loss'})" for x in r.itertuples()),
-            include_groups=False)
+            include_groups=False)  # pandas 3's only choice
         for key in why.index.difference(out.index):  # every seed of it left out: a row with n = 0 says so
             out.loc[key, "n"] = 0
             order.append(key)
         out["left out"] = [why.get(i, "") for i in out.index]
+    # the keys become columns again, and frame_html hides the row numbers that are left
     return out.loc[order].reset_index()
 
 
 def quantities(values: dict, digits: int = 4) -> pd.DataFrame:
     """A chapter's named quantities (``asymmetry.asymmetry``'s means, gaps and ratio) as a one-row table, in
     their order, rounded; a quantity that cannot be computed (None) is left out, never shown as 0."""
+    # rounded one by one: a one-row table of mixed magnitudes (a loss, a gap %, a ratio) reads at a glance
     return pd.DataFrame([{k: round(v, digits) for k, v in values.items() if v is not None}])
 
 
@@ -120,18 +137,22 @@ def beside_paper(ours: pd.DataFrame, paper: pd.DataFrame, ref: str, stand_in: bo
     orderings and floors instead.
     """
     rows = []
+    # One row per paper row, in the paper file's order; a configuration we have no run of reads "missing".
     for _, p in paper.iterrows():
         o = ours[ours.config == p.config]
         mean = float(o["mean"].iloc[0]) if len(o) else float("nan")
-        std, n = (o["std"].iloc[0], o["n"].iloc[0]) if len(o) else (None, 0)
+        std, n = (o["std"].iloc[0], o["n"].iloc[0]) if len(o) else (None, 0)  # n = 0: no run, no std
         cell = _pm(mean, std, n)
+        # The population std is the sample one times sqrt((n-1)/n); one seed has no std in either convention.
         if p.get("population_std", False) and std is not None and not pd.isna(std) and n > 1:
             cell += f"; population std {std * ((n - 1) / n) ** 0.5:.4f}, as the paper"
+        # ``reported`` keeps the paper's own digits ("1.580 ± 0.003"): never re-rounded, never padded
         paper_cell = p.reported + ("" if pd.isna(p.n) else f" (n={int(p.n)})")
         if p.get("population_std", False):
             paper_cell += ", ± population std"
         row = {"config": p.config, f"paper ({ref})": paper_cell, OURS: cell}
         if not stand_in:
+            # a difference only at the paper's scale, where the data and the model are the paper's
             row["ours - paper"] = round(mean - p.value, 4) if len(o) else float("nan")
         rows.append(row)
     return pd.DataFrame(rows)
@@ -168,6 +189,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     rows, unfinished, invalid = [], [], []
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
+        # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable" goes on to
+        # ``problems``, which names the file: one damaged run never stops the report.
         if rd.status not in ("complete", "diverged", "unreadable"):  # status and problems never raise
             unfinished.append(str(rd.path))
             continue
@@ -177,23 +200,28 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
         s = rd.summary
         rows.append({"scale": e.scale, "impl": e.impl, "config": e.config_name, "seed": e.seed,
                      "variant": variant_label(e),
+                     # escape step as recorded, against the split's unigram floor: a report has no chapter floor
                      "best_val_loss": s["best_val_loss"], "escape_step": s["escape_step"],
                      "floor": s["unigram_floor"], "wall_s": s["wall_s"], "status": s["status"],
                      "diverged_step": s.get("diverged_step")})
+    # the columns given: with no finished run the table is empty but keeps its shape for seed_table below
     df = pd.DataFrame(rows, columns=["scale", "impl", "config", "seed", "variant", "best_val_loss",
                                      "escape_step", "floor", "wall_s", "status", "diverged_step"])
     totals = {"planned": len(exps), "finished": len(df), "unfinished": unfinished, "invalid": invalid,
               "diverged": [f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
                            + (f" (at step {int(r.diverged_step)})" if pd.notna(r.diverged_step) else "")
                            for r in df[df.status == "diverged"].itertuples()],
+              # a summary without wall_s adds nothing
               "wall_s": float(pd.to_numeric(df.wall_s, errors="coerce").sum()),
+              # one floor per scale: every run of a scale trains on the same data, so the first run's floor is theirs
               "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()}}
+    # The variant is a key: a gain, another budget or a mixer run is its own row, never pooled with the plain run.
     table = seed_table(df, by=("scale", "impl", "variant", "config"))
     table["best val (mean ± std, n)"] = [_pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n"])]
     table = table.rename(columns={"escape_steps": "escape steps"})[
         ["scale", "impl", "variant", "config", "best val (mean ± std, n)", "min", "max", "seeds", "escape steps"]
         + (["left out"] if "left out" in table else [])]
-    return table.round({"min": 4, "max": 4}), totals
+    return table.round({"min": 4, "max": 4}), totals  # the mean and std are already text (_pm)
 
 
 def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -> pd.DataFrame:
@@ -203,17 +231,21 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
     from ..data import load_corpus
     e = get_preset(scale, impl)
     corpus = load_corpus(e.dataset)
+    # tokens per optimiser step; at 124M 16 x 8 x 1024 = 131,072 (Table 1's batch 16 and accumulation 8)
     per_step = e.train.batch_size * e.train.grad_accum * e.model.block_size
+    # every seed: the worst one decides the last row
     full = summaries[summaries.config == "FullResidual"].best_val_loss
     rows = {"train / val tokens in the data": f"{len(corpus.train):,} / {len(corpus.val):,}",
             "tokens per step (batch x accum x block)": f"{per_step:,}",
             "steps": f"{e.train.max_steps:,}",
+            # In epochs too: a budget is read against the size of its data, not only in steps.
             "tokens seen per run (epochs of the train split)":
                 f"{per_step * e.train.max_steps:,} ({per_step * e.train.max_steps / len(corpus.train):.1f})",
             "finished runs": str(len(summaries)),
             "FullResidual: best val below the unigram floor by":
+                # the worst Full Residual seed (the highest loss): a positive number says every seed left the floor
                 f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run"}
-    return pd.DataFrame({scale: rows})
+    return pd.DataFrame({scale: rows})  # one column, named for the scale
 
 
 def cross_scale_table() -> pd.DataFrame:
@@ -228,6 +260,7 @@ def cross_scale_table() -> pd.DataFrame:
                 ("10M", "residualgpt", "phase3"): ("cpu", plans.asymmetry_10m("cpu")),
                 ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(PAPER_SEED,))),
                 ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
+    # Table 6 is read from data/paper_results.csv; each of its rows has a (scale, impl, phase) key there.
     t6 = paper_values(ref="Table 6")
     rows = []
     for (scale, impl, phase), g in t6.groupby(["scale", "impl", "phase"], sort=False):  # the file's (= paper's) order
@@ -236,24 +269,27 @@ def cross_scale_table() -> pd.DataFrame:
                "paper gap %": paper.get("attn_gap_pct"), "paper ratio": paper.get("asym_ratio")}
         if (scale, impl, phase) in ours_for:
             our_scale, exps = ours_for[(scale, impl, phase)]
+            # Released runs only, no chapter floor: escape steps as each run recorded them. asymmetry() pools inside.
             summ = summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
             a = asymmetry(summ)
             seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
             attn = summ[summ.config == "AttnOnly"]
+            # "none yet": the row is kept, so the table shows which of Table 6's rows we have not trained
             row.update({"our scale": our_scale, "our seeds": ", ".join(map(str, seeds)) or "none yet",
                         "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
                         # a gap % means "AttnOnly recovered" only where AttnOnly left the floor
                         "our AttnOnly left the floor": f"{attn.escape_step.notna().sum()} of {len(attn)}",
                         "our gap %": a.get("attn_gap_pct"), "our ratio": a.get("asym_ratio")})
         else:
-            row["our scale"] = "not run"
+            row["our scale"] = "not run"  # the 124M nanoGPT row: no plan trains a nanoGPT stand-in for it
         rows.append(row)
-    return pd.DataFrame(rows).round(3)
+    return pd.DataFrame(rows).round(3)  # Table 6's own three decimals
 
 
 DOWNLOADS = ROOT / "book" / "downloads"   # copied to the built site's root (_config.yml html_extra_path)
 
 
+# The scalar columns of an evaluation row; per-layer lists stay in each run's own history.jsonl.
 HISTORY_COLUMNS = ["step", "val_loss", "train_loss", "lr", "tokens", "train_time_s", "hidden_growth"]
 
 
@@ -263,26 +299,35 @@ def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
     want the numbers behind the book. Written at each build; returns the row counts."""
     import json
     summaries, histories = [], []
+    # sorted: two builds from the same runs write the same files
     for path in sorted(Path(runs_dir).rglob("summary.json")):
         rd = RunDir(path.parent)
+        # ``.replaced-*``: the old files of a run that was forced to train again, kept aside, never a result.
+        # A partial run (a paper-shape prefix) is exported; "unreadable" goes on to be named below.
         if ".replaced-" in str(path) or rd.status not in (*FINISHED, "partial", "unreadable"):
             continue  # a run still training is not released
+        # relative to the repository: the CSV never carries the path of the machine that built it
         rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
+        # The folder is walked, not a plan: each run is checked against its own config.json and where it sits.
         problems = rd.placement_problems(runs_dir)
         if problems:  # never exported as a result; the build prints why
             print(f"export_run_data: left out: {'; '.join(problems)}")
             continue
         cfg = json.loads((rd.path / "config.json").read_text())
         model, train = cfg.get("model", {}), cfg.get("train", {})
+        # scalars only: a CSV cell holds no list, and the summary's lists stay in the run's files
         summaries.append({"path": rel, **{k: v for k, v in rd.summary.items() if not isinstance(v, (list, dict))},
                           "dataset": cfg.get("dataset"), "n_layer": model.get("n_layer"),
+                          # mixer and precision default to what a run from before those fields existed trained with
                           "n_embd": model.get("n_embd"), "mixer": model.get("mixer", "attention"),
                           "lr": train.get("lr"), "batch_size": train.get("batch_size"),
                           "precision": train.get("precision", "fp32")})
         for r in rd.history():
+            # a column a run did not record (hidden_growth without diagnostics) is left empty
             histories.append({"path": rel, **{k: r.get(k) for k in HISTORY_COLUMNS}})
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(summaries).to_csv(out / "runs_summaries.csv", index=False)
+    # the columns given, so an empty export still writes its header
     pd.DataFrame(histories, columns=["path", *HISTORY_COLUMNS]).to_csv(out / "runs_histories.csv", index=False)
     return {"runs": len(summaries), "evaluations": len(histories)}

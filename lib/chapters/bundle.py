@@ -35,26 +35,36 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
     ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
     ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them
     finished, diverged or complete, the control included)."""
+    # a factor not trained yet has no outcome; a diverged one is kept, to be named apart
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
     if base.empty:
         return None
     b = base.escape_step.iloc[0]
+    # What one seed of this setting does without any factor: nanoGPT itself, the same recipe at other seeds, and the
+    # rounding-only twin. Their spread is the yardstick a factor must move the escape beyond.
     noise = {"nanoGPT": b, **{f"seed {k}": v for k, v in (seeds or {}).items()}}
+    # a diverged control has no outcome: it stays with the factors below, where it is named as diverged
     ctl = done[(done.factor == control) & (done.status == "complete")]
     if len(ctl):
         noise[control] = ctl.escape_step.iloc[0]
     steps = list(noise.values())
     escaped = [x for x in steps if pd.notna(x)]
+    # lo: the earliest escape without a factor. hi: the latest, or NaN where one never escaped: nothing is later than
+    # "never", so then no factor could show a later escape.
     lo = min(escaped) if escaped else np.nan
     hi = np.nan if len(escaped) < len(steps) else max(steps)
     out = {"base": b, "noise": noise, "lo": lo, "hi": hi, "earlier": [], "later": [], "neither": [],
            "diverged": [], "planned": len(table) - 1,
            # halving is measurable only if the earliest escape leaves room for one at the first evaluation
+           # (a factor escapes at the first evaluation at the earliest, step ``interval``; with its ``interval`` of
+           # slack that is at most lo / 2 only when lo is at least 4 * interval)
            "can_be_earlier": bool(pd.isna(lo) or lo >= 4 * interval),
            "can_be_later": bool(pd.notna(hi))}
+    # every factor but nanoGPT itself and the complete control: those two are the yardstick, not factors to judge
     for r in done[(done.factor != "none") & ~((done.factor == control) & (done.status == "complete"))].itertuples():
         e = r.escape_step
+        # a paired factor trains the very model nanoGPT trains, so the spread over seeds and rounding does not apply
         f_lo, f_hi = (b, b) if r.factor in paired else (lo, hi)
         if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
             kind = "diverged"
@@ -62,11 +72,13 @@ def bundle_effects(table: pd.DataFrame, interval: int, control: str | None = Non
             kind = "later" if pd.notna(f_hi) else "neither"
         elif pd.isna(f_lo) or e + interval <= f_lo / 2:  # escapes where none did, or in half the earliest time
             kind = "earlier"
+        # the same slack the other way: even placed an evaluation earlier, the step is at least double the latest
         elif pd.notna(f_hi) and e - interval >= 2 * f_hi:
             kind = "later"
         else:
             kind = "neither"
         out[kind].append(r.factor)
+    # the complete control counts as trained (it was planned and paid for), though it is the yardstick
     out["trained"] = sum(len(out[k]) for k in ("earlier", "later", "neither", "diverged")) + (control in noise)
     return out
 
@@ -81,16 +93,20 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     escape too early to halve at ``interval``-step evaluations, and a run without any factor never escaping)."""
     fx = bundle_effects(table, interval, control, seeds, paired)
     if fx is None:
+        # without nanoGPT's own run there is nothing for a factor to move
         return Claim("NOT TESTED", "nanoGPT's own AttnOnly run is not released yet")
     b = fx["base"]
+    # the facts tests pin: which factors fell where, and the range they were read against
     facts = {k: fx[k] for k in ("base", "lo", "hi", "earlier", "later", "neither", "diverged", "trained", "planned")}
     if not fx["trained"]:
         return Claim("NOT TESTED", f"no factor trained yet ({fx['planned']} planned); nanoGPT AttnOnly escapes at "
                                    f"{escape_label(b)}", facts)
     lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}); {fx['trained']} of "
              f"{fx['planned']} factors trained."]
+    # the other runs without a factor (seeds, the rounding twin): they show the reader the range is not one run's
     others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
     lo, hi = fx["lo"], fx["hi"]
+    # the range without any factor in words; "anywhere from step N to never" leaves no room for a later escape
     span = ("never" if pd.isna(lo) else f"anywhere from step {int(lo)} to never" if pd.isna(hi)
             else f"at step {int(lo)}" if lo == hi else f"from step {int(lo)} to step {int(hi)}")
     if others:
@@ -100,10 +116,13 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     alone = table[(table.status == "complete") & ~table.factor.isin(["none", control, *paired])]
     if len(alone):  # how the factors' own escape steps spread, beside the range without any factor
         counts = alone.escape_step.map(escape_label).value_counts()
+        # by escape step, "never" last, so the counts read as a distribution along training
         order = sorted(counts.index, key=lambda k: np.inf if k == "never" else int(k.split()[1]))
         lines.append(f"Alone, the {len(alone)} factors that change the training escape at "
                      + ", ".join(f"{k} ({counts[k]})" for k in order)
                      + (f"; diverged (no outcome): {', '.join(fx['diverged'])}" if fx["diverged"] else "") + ".")
+    # The lowest best loss is a side note, not part of the verdict: one seed per factor, and the escape step, not the
+    # end point, is what the bundle is read on.
     done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
     if len(done) > 1 and "none" in done.factor.values:
         low = done.loc[done.best_val_loss.idxmin()]
@@ -111,9 +130,11 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
             lines.append(f"Lowest best loss: {low.factor} {low.best_val_loss:.3f} (nanoGPT "
                          f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}; one seed, its spread not "
                          f"measured).")
+    # room for a factor to decide in at least one direction; without it, no factor named is no evidence of none
     testable = fx["can_be_earlier"] or fx["can_be_later"]
     named = [*fx["earlier"], *fx["later"]]
     if named:
+        # the paired factors are named apart, as their yardstick is nanoGPT's own step, not the range
         why = ("alone, " + " and ".join(part for part in (
             f"{', '.join(fx['earlier'])} at least halve the escape step" if fx["earlier"] else "",
             f"{', '.join(fx['later'])} at least double it or prevent the escape" if fx["later"] else "") if part)
@@ -124,9 +145,13 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     elif testable:
         why = "no factor alone moves the escape beyond what rounding and the seed do without any factor"
     else:
+        # Said in full, with what it would take: the reader should not take NOT TESTABLE HERE for a finding that the
+        # bundle does not matter.
         why = (f"no factor can be named: without any factor one seed escapes {span}, which leaves no room to halve "
                f"the earliest step at {interval}-step evaluations or to double the latest; naming one needs several "
                f"seeds per factor set against nanoGPT's own spread over the same seeds")
+    # A named factor is HOLDS: it moved the escape past the range (a paired factor past nanoGPT's own step, which
+    # can be possible where the range leaves no room). None named is CONTRADICTED only where the range left room.
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
@@ -140,18 +165,26 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None) -> pd.D
     if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
         first_eval = plans.schedule_seeds()[0].train.eval_interval
     rows = []
+    # a diverged seed has no outcome to place inside or outside the baseline's range
     done = table.dropna(subset=["best_val_loss"]) if len(table) else table
+    # sort=False: the rows keep the plan's order, each implementation's baseline before its factors
     for (impl, factor), g in done.groupby(["impl", "factor"], sort=False):
+        # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
         base = done[(done.impl == impl) & (done.factor == "none") & done.seed.isin(g.seed)]
         steps = g.set_index("seed").escape_step.astype(float)
+        # inf for "never", so that never compares as later than any step in the range test below
         b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
         s = steps.fillna(np.inf)
+        # None (not judged): the baseline itself, no baseline, or seeds that differ from the baseline's, where a
+        # seed's own effect could pass for the factor's
         decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) else
                    bool(((s < b.min()) | (s > b.max())).all()))
         rows.append({"impl": impl, "factor": factor, "seeds": len(g), "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
                      "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
                      "decides": decides,
+                     # room: a baseline that escapes later than the first evaluation leaves room for an earlier escape,
+                     # one that always escapes leaves room for "never"; one that spans both leaves none
                      "room": None if b.empty else bool(b.min() > first_eval or np.isfinite(b.max()))})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "escaped", "escape steps", "baseline range",
                                        "decides", "room"])
@@ -163,6 +196,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     every factor's escape steps overlap its baseline's range, where that range left room for them not to; NOT
     TESTABLE HERE where it left none, as with one seed in the bundle); NOT TESTED until a factor and its baseline are
     trained over the same seeds."""
+    # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
     if judged.empty:
         return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over the same seeds are "
@@ -173,6 +207,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples())
            if len(named) else "no factor can be named as deciding: every factor's escape steps overlap its "
                               "baseline's range over the same seeds")
+    # one factor with room is enough for "none decides" to be a finding; with no room anywhere it is not one
     room = bool(judged.room.astype(bool).any())
     if not len(named) and not room:
         why = ("no factor can be named: every baseline range reaches from the first evaluation to never, which "
@@ -183,8 +218,10 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     factors = plans.bundle_factors()
+    # plan_runs hands back experiments; their JSON (the key plans.unique uses too) maps each to its factor's name
     name = {e.to_json(): k for k, e in factors.items()}
     runs = plan_runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
+    # every planned factor gets a row, in the plan's order; one not trained yet shows as such, not as a gap
     table = pd.DataFrame({"factor": list(factors)}).merge(runs.table, on="factor", how="left")
     table["status"] = table.status.fillna("not trained")
     runs.table = table
@@ -196,7 +233,10 @@ def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
     (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent: how far the
     seed alone moves the escape that the bundle's factors are read against."""
     exps = plans.bundle_baseline_seeds()
+    # complete runs only: a diverged seed has no escape step to widen the range with
     ok = [(e, rd) for e, rd, _ in usable(as_released(exps, runs_dir), ("complete",))]
+    # the recorded step (against the whole split's floor), as in the bundle's own table; a None for "never" reads
+    # as NaN downstream (pd.isna)
     return {e.seed: rd.summary.get("escape_step", float("nan")) for e, rd in ok}
 
 
@@ -208,7 +248,11 @@ def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
     cols = ["step", "val_none", "val_factor", "gap"]
     if hist.empty or "train_loss" not in hist:
         return pd.DataFrame(columns=cols)
+    # Training loss, not validation loss: the train estimate draws the same batches in both runs (its own generator of
+    # the run seed), so its difference is the models' alone, while the fixed-validation twin's validation loss is
+    # measured on other tokens by design.
     a, b = (hist[hist.factor == f].set_index("step") for f in ("none", factor))
+    # a run still training has fewer evaluations: only the steps both reached are compared
     both = a.index.intersection(b.index)
     return pd.DataFrame({"step": both, "val_none": a.val_loss[both].to_numpy(),
                          "val_factor": b.val_loss[both].to_numpy(),

@@ -19,6 +19,8 @@ from ..verdicts import Claim, claim, verdict
 from .bundle import bundle_runs
 from .escape_map import escape_label
 
+# The paper prints 0.000 to three decimals; 1e-3, the last digit of that precision, lies two orders of magnitude below
+# Full Residual's 0.114.
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
@@ -29,11 +31,14 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
     its old name for the same final value."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
+        # histories recorded without the diagnostics callbacks have no gradients: an empty table, not a KeyError
         if "grad_norm_mlp" not in hist:
             break
+        # the step-0 evaluation comes before any backward pass, so it has no gradient and is dropped
         h = one_run(hist, config, seed, source).dropna(subset=["grad_norm_mlp"]).sort_values("step")
         if h.empty:
             continue
+        # the author's quantity where the run recorded it, else the older whole-FFN norm (results.layer0_ffn)
         g = np.array([layer0_ffn(r) for r in h.to_dict("records")])
         steps = h.step.to_numpy()
         # starved from the evaluation after the last one at or above the threshold; never, if that is the last
@@ -42,6 +47,8 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
             int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
         rows.append({"config": config, "seed": int(h.seed.iloc[0]), "final": float(g[-1]),
                      "final_mlp_only": float(h.grad_norm_mlp.iloc[-1][0]),
+                     # the largest value over the second half: a small final value beside a large one here is a dip,
+                     # not starvation
                      "max_second_half": float(g[steps >= steps[-1] / 2].max()),
                      "starved_from_step": starved_from})
     return pd.DataFrame(rows, columns=["config", "seed", "final", "final_mlp_only", "max_second_half",
@@ -54,6 +61,7 @@ def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source:
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         h = one_run(hist, config, seed, source).dropna(subset=[column]).sort_values("step")
         if len(h):
+            # the trained model's value: its last evaluation
             rows.append({"config": config, "seed": int(h.seed.iloc[0]), column: float(h[column].iloc[-1])})
     return pd.DataFrame(rows, columns=["config", "seed", column])
 
@@ -65,16 +73,21 @@ def collapse_verdicts(summaries: pd.DataFrame, floor: float, margin: float = ESC
     rows = []
     for config in [c for c in CONFIGS if c in set(summaries.config)]:
         s = summaries[summaries.config == config]
+        # escape_step: the first evaluation at least the escape margin below the floor (recomputed by summaries_of
+        # against the chapter's floor)
         escaped = s.escape_step.notna().sum()
         if escaped == len(s):
             verdict = "escaped the floor in every seed"
         elif escaped == 0:
+            # worded for the budget: the paper's own budgets are 3,000 and 20,000 steps, not convergence (§8.3 (1))
             verdict = ("on the floor at the end of its budget in every seed "
                        "(a longer run could still escape: not shown to collapse for good)")
         else:
             verdict = f"seed-dependent: {escaped} of {len(s)} seeds escaped"
         rows.append({"config": config, "seeds": len(s), "escaped": int(escaped),
                      "best_val_min": s.best_val_loss.min(), "best_val_max": s.best_val_loss.max(),
+                     # both floors side by side: ours (the unigram floor, or the empirical one) and the paper's (No
+                     # Residual)
                      "floor": round(floor, 4), "mean minus NoResidual": _minus_noresidual(summaries, s),
                      "verdict": verdict})
     return pd.DataFrame(rows, columns=["config", "seeds", "escaped", "best_val_min", "best_val_max", "floor",
@@ -93,9 +106,11 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
     rounding twin (``control``, the same computation in another floating-point order) both finished, one leaving
     the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
     ``table``: ``bundle.bundle_runs().table``."""
+    # finished runs only: a run still training has not decided whether it leaves the floor
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     if not {"none", control} <= set(done.index):  # both runs are needed to see a flip
         return None
+    # NaN: the run never left the floor; a flip is one side NaN and the other not
     plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
     if pd.isna(plain) == pd.isna(twin):  # both left the floor, or neither: rounding did not decide here
         return None
@@ -108,6 +123,8 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
 def released_rounding_edge() -> str | None:
     """``rounding_edge`` of the released bundle runs (book/escape_and_bundle.ipynb §2): the knife-edge the
     joint-collapse verdict reads."""
+    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released cpu
+    # seed-1337 nanoGPT AttnOnly and its rounding twin.
     return rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
 
 
@@ -120,13 +137,16 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     contradicts (the verdict rule's knife-edge). Each line gives the distance from No Residual, the paper's own
     reference."""
     summaries = pooled(summaries)  # runs with a finite best loss (complete, or a prefix): a diverged seed is no outcome
+    # No Residual counts among the partial configurations: Table 2's three rows below Full Residual
     partial = summaries[summaries.config != "FullResidual"]
     full = summaries[summaries.config == "FullResidual"]
     lines = []
     for c, g in partial.groupby("config", sort=False):  # one line per configuration: its seeds' range
+        # the range over seeds, not a mean: a single seed off the floor must show
         line = (f"{c}: best {g.best_val_loss.min():.3f}-{g.best_val_loss.max():.3f} over {len(g)} seed(s), "
                 f"{'ON the floor' if on_floor(g, floor, margin).all() else 'BELOW the floor'} "
                 f"({floor:.3f}, margin {margin})")
+        # the paper's own yardstick is No Residual's loss, so the distance from it is printed beside our floor test
         if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
             line += f"; {d:+.3f} from No Residual"
         lines.append(line)
@@ -134,7 +154,10 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     shows = len(full) > 0 and not on_floor(full, floor, margin).any()
     # the paper's claim is universal: every partial configuration, every seed, on the floor
     agrees = bool(on_floor(partial, floor, margin).all())
+    # the seeds that left the floor, per configuration: what a CONTRADICTED verdict names
     left = {c: int((~on_floor(g, floor, margin)).sum()) for c, g in partial.groupby("config", sort=False)}
+    # The reasons in order of what is missing: nothing, the control, the partial configurations; then what the runs
+    # show. Each missing part names the plan that trains it.
     if summaries.empty:
         why = ("the nanogpt stand-in runs are not released: python -m lib sweep --plan joint_collapse (8 runs, about "
                "7 minutes each on 2 cores)")
@@ -151,6 +174,7 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
             f"{c} in {n} of {int((partial.config == c).sum())} seeds" for c, n in left.items() if n)
     if edge and shows:  # the reason comes first: it is what decides the word, whatever the runs say
         why = f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns on rounding; " + why
+    # the knife-edge overrides agreement both ways: on such an edge a HOLDS is a coin that fell one way
     v = verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge))
     return Claim(v, why + f" (floor {floor:.3f}, margin {margin})",
                  {"left_floor": left, "full_left": bool(shows), "knife_edge": bool(edge)}, tuple(lines))
@@ -164,6 +188,7 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
     collapsed here, at seed ``FIG2_SEED`` (the paper's Fig. 2 run): a configuration that left the floor is not the
     collapsed model §4.1 measured. ``grads``: a ``layer0_grad`` table."""
     from ..paper import paper_values
+    # the paper's digits as printed ("0.000", "0.114"), for the line beside ours
     paper = paper_values(ref="§4.1 Fig. 2a").set_index("config").reported
     s = pooled(summaries)
     s = s[s.seed == FIG2_SEED]  # the gradients are read for this one seed (Fig. 2's), so the floor test is too
@@ -177,10 +202,13 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
     has = "FullResidual" in starved and all(c in starved for c in collapsed)  # the diagnostics of what it judges
     # the contrast is the claim: starved where the model collapsed, not starved in the control
     agrees = has and bool(collapsed) and all(starved[c] for c in collapsed) and not starved["FullResidual"]
+    # every configuration with diagnostics is printed, the ones left out of the judgement too, so none is hidden
     lines = ("Layer-0 gradient norm: " + "; ".join(
         f"{c} final {g.final[c]:.3g} (" + (f"starved from step {int(g.starved_from_step[c])}" if starved[c]
                                            else "not starved") + f"; paper {paper.get(c, '-')})" for c in g.index)
         + ".",) if len(g) else ()
+    # The reason names the configurations judged: the verdict rests on those alone, and the ones that left the floor
+    # are named as such, not as counterexamples.
     why = ("no runs: python -m lib sweep --plan joint_collapse" if grads.empty else
            "layer-0 diagnostics are missing for " + ", ".join(c for c in [*collapsed, "FullResidual"]
                                                               if c not in starved) if not has else
@@ -206,7 +234,9 @@ def training_growth(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "re
         h = h.dropna(subset=["hidden_norm"]).sort_values("step")
         if len(h) < 2:
             continue
+        # hidden_norm is [embedding, after block 1, ..., after block L]; the first evaluation is the untrained model
         first, last = h.hidden_norm.iloc[0], h.hidden_norm.iloc[-1]
+        # from index 1: the embedding is the input to the first block, not the output of one
         rows.append({"config": config, **{f"after block {k}": last[k] / first[k] for k in range(1, len(first))}})
     return pd.DataFrame(rows)
 
@@ -217,16 +247,21 @@ def growth_over_training_reading(tg: pd.DataFrame, block: int = 4) -> str:
     paper's order."""
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
+    # the paper's order, largest growth first: AttnOnly, FFNOnly, Full Residual
     paper_order = list(paper.value.sort_values(ascending=False).index)
+    # the order is read on all three configurations or not at all: with one missing, a partial order would pass for the
+    # paper's
     if tg.empty or not set(paper_order) <= set(tg.config):
         return "Growth over training is missing for some configuration."
     t = tg.set_index("config").loc[paper_order]
     lines = []
+    # the author's example layer's stream, then the last block's; for a model of ``block`` blocks they are one
     for col in (f"after block {block}", t.columns[-1]):
         order = list(t[col].sort_values(ascending=False).index)
         lines.append(f"Growth over training (residualscope's final ÷ initial), {col}: "
                      + " > ".join(f"{c} {t.loc[c, col]:.2f}" for c in order)
                      + (" — the paper's order." if order == paper_order else " — not the paper's order."))
+    # dict.fromkeys drops a line said twice, where the two columns are the same block
     return "\n".join(dict.fromkeys(lines))
 
 
@@ -240,6 +275,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     paper_order = list(paper.value.sort_values(ascending=False).index)
+    # ours in the paper's order; a configuration without a value is dropped, and ``have`` below says so
     ours = growth.set_index("config").hidden_growth.reindex(paper_order).dropna()
     have = len(ours) == len(paper_order)
     s = pooled(summaries)
@@ -247,6 +283,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is ours that model
     both_collapsed = all(len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()
                          for c in ("AttnOnly", "FFNOnly"))
+    # largest first, as ``paper_order``: equal lists mean the same order
     our_order = list(ours.sort_values(ascending=False).index)
     lines = ("Hidden-state growth: paper " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
              + "; ours " + " > ".join(f"{c} {ours[c]:.2f}" for c in our_order) + ".",) if len(ours) else ()
@@ -255,5 +292,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
            else ("the paper's order" if our_order == paper_order else "another order") + "; ours is ‖h_L‖/‖h_0‖ on "
            "one fixed batch at the end; the author's `residualscope` divides the final by the initial norm over "
            "training")
+    # The reason says what ours measures against the author's: the two growths are not the same quantity, so an
+    # agreement in order is all that is claimed, never in size.
     return Claim(verdict(have, both_collapsed, our_order == paper_order), why,
                  {"growth": ours.to_dict(), "order": our_order}, lines)

@@ -15,11 +15,14 @@ from ..runs import RUNS_DIR, RunDir, run_path
 from ..verdicts import Claim, claim, verdict
 from .joint_collapse import STARVED
 
+# Table 2 is the nanoGPT joint collapse, Table 3 the ResidualGPT asymmetry, both at 10M: each prefix is set beside the
+# table its implementation's full run appears in.
 PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Table 3"}  # where each implementation's 10M values are
 
 
 def schedule_variant(impl: str, schedule: str) -> str:
     """"recipe" where a run trains on its implementation's own schedule, else the schedule it was given."""
+    # the schedule each preset trains with (config._NANOGPT_TRAIN: constant; ResidualGPT: warm-up and cosine)
     own = "constant" if impl == "nanogpt" else "cosine"
     return "recipe" if schedule == own else {"cosine": "warm-up + cosine", "constant": "constant lr"}[schedule]
 
@@ -32,25 +35,35 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
     from ..paper import paper_values
     rows = []
     for s in summaries.itertuples():
+        # schedule is part of the match: each implementation's AttnOnly is trained twice, differing only there
         h = hist[(hist.impl == s.impl) & (hist.config == s.config) & (hist.seed == s.seed)
                  & (hist.schedule == s.schedule)].sort_values("step")
+        # the evaluations that recorded gradients (step 0 has none: no backward pass yet), in step order
         grads = [layer0_ffn(r) for r in h.to_dict("records")
                  if isinstance(r.get("grad_norm_ffn_weights"), list) or isinstance(r.get("grad_norm_mlp"), list)]
+        # each evaluation's standard error (plans.PREFIX_EVAL): the table shows the largest, to read against the 0.1
+        # escape margin
         se = h.val_loss_se.dropna() if "val_loss_se" in h else pd.Series(dtype=float)
         paper = paper_values(ref=PREFIX_PAPER_REF[s.impl], impl=s.impl, config=s.config, metric="best_val_loss")
+        # Table 2's rows and Table 3's single-seed rows are seed 1337; Table 3's AttnOnly and FFNOnly rows are means
+        # over three seeds, and are used as they are
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
         rows.append({"impl": s.impl, "config": s.config, "seed": s.seed,
                      "schedule": schedule_variant(s.impl, s.schedule),
+                     # in words, so that no reader of the table takes a prefix for a complete run
                      "trained": f"first {s.steps:,} of {s.max_steps:,} steps" if s.steps < s.max_steps
                      else f"all {s.max_steps:,} steps",
                      "steps": s.steps, "max_steps": s.max_steps, "status": s.status,
                      "last_val": float(h.val_loss.iloc[-1]), "best_val": s.best_val_loss,
                      "floor": floor, "left_floor_at": s.escape_step,
                      "layer0_grad": grads[-1] if grads else None,
+                     # the joint-collapse chapter's threshold, so both chapters call the same gradient starved
                      "starved": None if not grads else grads[-1] < STARVED,
                      "max_val_se": float(se.max()) if len(se) else None,
                      "paper_best": paper.reported.iloc[0] if len(paper) else None,
                      "paper_best_value": float(paper.value.iloc[0]) if len(paper) else None,
+                     # the margin rides along in the table, so the contrast and asymmetry claims read the one it was
+                     # built with
                      "margin": ESCAPE_MARGIN})
     cols = ["impl", "config", "seed", "schedule", "trained", "steps", "max_steps", "status", "last_val", "best_val",
             "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best", "paper_best_value",
@@ -59,6 +72,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
 
 
 def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
+    # one run per (implementation, configuration, schedule); None where it is not trained yet, which each claim turns
+    # into NOT TESTED rather than an error
     r = table[(table.impl == impl) & (table.config == config) & (table.schedule == schedule)]
     return None if r.empty else r.iloc[0]
 
@@ -71,14 +86,17 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     swapping it flips whether the run has left the floor, in both implementations and in the direction that
     makes each behave like the other; where both implementations on their own schedules are alike by that
     step there is nothing for the schedule to explain (NOT TESTABLE HERE)."""
+    # (implementation, its own schedule, the other's schedule): nanoGPT gets ResidualGPT's, and the reverse
     pairs = [(impl, _row(table, impl, "AttnOnly"), _row(table, impl, "AttnOnly", other))
              for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
     runs = [r for _, own, swapped in pairs for r in (own, swapped)]
     lines = [f"{impl} AttnOnly: " + ("its own schedule" if own is None else "the swapped schedule")
              + " is not trained yet." for impl, own, swapped in pairs if own is None or swapped is None]
+    # all four runs or no reading: a swap with one side missing cannot show that the schedule decides
     if lines:
         return Claim("NOT TESTED", "both pairs are needed", {}, tuple(lines))
     step = int(min(r.steps for r in runs))  # every run read at the step all four reached
+    # left the floor by the common step; an escape a longer prefix found later does not count here
     left = {(impl, kind): not pd.isna(r.left_floor_at) and r.left_floor_at <= step
             for impl, own, swapped in pairs for kind, r in (("own", own), ("swapped", swapped))}
     for impl, own, swapped in pairs:
@@ -87,10 +105,14 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
                      f"{swapped.schedule} {'left the floor' if left[impl, 'swapped'] else 'on the floor'} "
                      f"(best {swapped.best_val:.3f}).")
     facts = {"step": step, **{f"{impl} {kind} left": v for (impl, kind), v in left.items()}}
+    # the phenomenon: the two implementations differ on their own schedules; if they do not, there is nothing the
+    # schedule could be the cause of
     if left["nanogpt", "own"] == left["residualgpt", "own"]:
         return Claim(verdict(True, False, False), "nothing to explain: both implementations on their own schedules "
                      "are alike by this step (one seed, a prefix)", facts, tuple(lines))
     # the schedule decides only if each implementation, given the other's schedule, does what the other does
+    # both directions are required: a swap that moves one implementation only shows that the schedule matters there,
+    # not that it decides the difference
     follows = [left[impl, "swapped"] == left[other, "own"]
                for impl, other in (("nanogpt", "residualgpt"), ("residualgpt", "nanogpt"))]
     why = (f"with the other's schedule, {sum(follows)} of 2 implementations do what the other does (one seed, a "
@@ -98,6 +120,7 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     return Claim(verdict(True, True, all(follows)), why, {**facts, "follow": sum(follows)}, tuple(lines))
 
 
+# a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against
 def _where(r) -> str:
     return (f"left the floor at step {int(r.left_floor_at):,}" if not pd.isna(r.left_floor_at)
             else f"on the floor ({r.floor:.3f})")
@@ -114,22 +137,28 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     nano, resid = _row(table, "nanogpt", "AttnOnly"), _row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
+    # the two are compared at the step both reached: a longer prefix of one side is not an advantage
     step = int(min(nano.steps, resid.steps))
     lines = tuple(f"{r.impl} AttnOnly, 10M, {r.trained}: best {r.best_val:.3f}, {_where(r)}; paper "
                   f"({PREFIX_PAPER_REF[r.impl]}) {r.paper_best} after 3,000 steps" for r in (nano, resid))
     nano_left = not pd.isna(nano.left_floor_at) and nano.left_floor_at <= step  # both read at the common step
     resid_left = not pd.isna(resid.left_floor_at) and resid.left_floor_at <= step
+    # The only outcome a prefix decides for good: the full run's best is a minimum over more evaluations, so it can
+    # only be lower still, and Table 2's 3.3534 is already beaten by more than the margin.
     below = nano.best_val < nano.paper_best_value - nano.margin
     facts = {"step": step, "nanogpt_left": bool(nano_left), "residualgpt_left": bool(resid_left)}
     if below:
         return Claim("CONTRADICTED", f"nanoGPT AttnOnly is already {nano.paper_best_value - nano.best_val:.3f} below "
                                      f"the paper's best over its whole run (seed {int(nano.seed)}, the paper's seed)",
                      facts, lines)
+    # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
+    # precondition unmet, not a disagreement.
     why = (f"by step {step:,} (of 3,000) nanoGPT AttnOnly is on the floor and ResidualGPT AttnOnly has left it, as "
            f"the paper's runs; a prefix cannot show where either run ends" if resid_left and not nano_left else
            f"both AttnOnly runs have left the floor by step {step:,}: not the paper's contrast" if resid_left else
            f"by step {step:,} ResidualGPT AttnOnly has not left the floor (the paper gives no step at which it does), "
            f"so the prefix has not shown the contrast yet; a longer prefix (--until) would")
+    # both leaving is CONTRADICTED at this step: nanoGPT AttnOnly off the floor is not the joint collapse
     return Claim(verdict(True, resid_left, resid_left and not nano_left), why, facts, lines)
 
 
@@ -139,18 +168,26 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = 300) -> Claim:
     collapsed is 0.000 from step ``from_step`` on, while Full Residual's is not (about 0.114). It needs a
     collapsed partial configuration that reached ``from_step`` beside Full Residual, the control (at its own,
     shorter prefix); a configuration that left the floor is not the collapsed model the figure measured."""
+    # Fig. 2 is the nanoGPT run; a row without gradients (no evaluation after step 0 yet) has nothing to read
     nano = table[(table.impl == "nanogpt")].dropna(subset=["layer0_grad"])
     if nano.empty:
         return Claim("NOT TESTED", "no nanoGPT prefix with diagnostics is released")
+    # every run with gradients is printed, ResidualGPT's and the swapped schedules too, though only nanoGPT's recipe
+    # runs are judged
     parts = [f"{r.impl} {r.config}{'' if r.schedule == 'recipe' else ' (' + r.schedule + ')'} at step "
              f"{int(r.steps):,}: {r.layer0_grad:.3g}" + (" (starved)" if r.starved else "")
              for r in table.dropna(subset=["layer0_grad"]).itertuples()]
     lines = ("Layer-0 FFN weight gradient (the mean of the two weight matrices' norms, as the author's notebook "
              f"measures it), on the step before the last evaluation (starved: < {STARVED:g}): " + "; ".join(parts)
              + ".",)
+    # the judged runs: nanoGPT on its own constant rate, as the author's Fig. 2 run
     nano = nano[nano.schedule == "recipe"]
+    # The gradient is read at the prefix's last evaluation only, so a run must have reached ``from_step`` for it to be
+    # Fig. 2a's "from step 300"; whether it stays starved after is beyond the prefix.
     reached = nano[nano.steps >= from_step]
     collapsed = reached[(reached.config != "FullResidual") & reached.left_floor_at.isna()]
+    # Full Residual is read at its own prefix (plans.PREFIX_CONTROL_STEPS): the control needs only to show a gradient
+    # that is not starved
     full = nano[nano.config == "FullResidual"]
     facts = {"collapsed": list(collapsed.config), "starved": {r.config: bool(r.starved) for r in nano.itertuples()}}
     if collapsed.empty or full.empty:
@@ -171,13 +208,17 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     judged as the early-training claim it can carry, "on the floor for the first N of 3,000 steps", beside its Full
     Residual control (which must have left the floor), never as where the run ends; a complete run is judged the
     same way against its own Full Residual."""
+    # Table 2's runs: nanoGPT on its own constant rate; the swapped schedule is another question
+    # (claim_prefix_schedule)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
+    # the command and its cost, the reason given while a run is missing, so the reader knows what the answer costs
     cost = ("python -m lib sweep --plan 10m_prefix --until 300 --micro-batch 8: on a 2-core CPU about 70 min per "
             "300-step run (evaluations included); minutes on a GPU for all 3,000")
     if "AttnOnly" not in t.index:
         return Claim("NOT TESTED", cost)
     r = t.loc["AttnOnly"]
     left = not pd.isna(r.left_floor_at)
+    # the control: only where Full Residual leaves the floor does staying on it mean a collapse
     full = t.loc["FullResidual"] if "FullResidual" in t.index else None
     full_left = full is not None and not pd.isna(full.left_floor_at)
     facts = {"trained": r.trained, "best": float(r.best_val), "seed": int(r.seed),
@@ -185,10 +226,12 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
              "full_left": full_left}
     control = ("" if full is None else f"; Full Residual ({full.trained}) " + (
         f"left the floor at step {int(full.left_floor_at)}" if full_left else "on the floor"))
+    # as in claim_prefix_contrast: a best already below Table 2's is below it for good
     if r.best_val < r.paper_best_value - margin:
         return Claim("CONTRADICTED", "already below the paper's best over its whole run" + control, facts)
     if full is None:
         return Claim("NOT TESTED", f"its control, Full Residual, is not trained yet; {cost}", facts)
+    # a prefix is judged as the early-training claim it can carry, a complete run as the claim itself
     why = ((f"on the floor for the {r.trained}, as Table 2's run; where the run ends is not tested here" if not left
             else f"left the floor at step {int(r.left_floor_at)}, which Table 2's run never does")
            if facts["prefix"] else "the full run beside its Full Residual")
@@ -203,11 +246,13 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
         return "Stand-in against paper shape: no paper-shape run is released yet."
     lines, agree, compared = [], 0, 0
     for r in table[table.schedule == "recipe"].itertuples():  # the stand-in trains each recipe as it is
+        # the stand-in's evaluations up to the prefix's last step: both are asked the same question at the same step
         h = stand_in_hist[(stand_in_hist.impl == r.impl) & (stand_in_hist.config == r.config)
                           & (stand_in_hist.seed == r.seed) & (stand_in_hist.step <= r.steps)]
         if h.empty:
             lines.append(f"{r.impl} {r.config}: no released stand-in run to compare.")
             continue
+        # the rule the prefix's escape step was recorded by (floor minus the margin), on the stand-in's evaluations
         s_left = bool((h.val_loss <= stand_in_floor - ESCAPE_MARGIN).any())
         p_left = not pd.isna(r.left_floor_at)
         agree += s_left == p_left
@@ -216,6 +261,8 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
                      f"{'left the floor' if s_left else 'on the floor'}, paper shape "
                      f"{'left the floor' if p_left else 'on the floor'}"
                      + ("" if s_left == p_left else "  <- the stand-in does not predict this"))
+    # A count, not a verdict: the stand-in is a proxy (its width, context, batch and schedule length differ), and
+    # agreement is evidence for it, not a claim of the paper's.
     return "\n".join([*lines, f"The stand-in predicts {agree} of {compared} paper-shape prefixes at the same step."])
 
 
@@ -228,16 +275,21 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     attn, ffn = _row(table, "residualgpt", "AttnOnly"), _row(table, "residualgpt", "FFNOnly")
     lines = tuple(f"residualgpt {r.config}, 10M, {r.trained}: best {r.best_val:.3f}, {_where(r)}; paper (Table 3) "
                   f"{r.paper_best}" for r in (attn, ffn) if r is not None)
+    # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked before anything else, as
+    # it needs no AttnOnly run
     if ffn is not None and ffn.best_val < ffn.paper_best_value - ffn.margin:
         return Claim("CONTRADICTED", "FFNOnly is already below the paper's FFNOnly best", {}, lines)
     if attn is None or ffn is None:
         missing = [c for c, r in (("AttnOnly", attn), ("FFNOnly", ffn)) if r is None]
         return Claim("NOT TESTED", f"{' and '.join(missing)} {'have' if len(missing) > 1 else 'has'} no paper-shape "
                                    f"run yet; the asymmetry needs both", {}, lines)
+    # AttnOnly still on the floor is the precondition unmet (NOT TESTABLE HERE): the paper gives no step by which it
+    # leaves
     attn_left = not pd.isna(attn.left_floor_at)
     why = (f"by step {int(min(attn.steps, ffn.steps)):,} (of 3,000) AttnOnly has left the floor and FFNOnly has not; "
            f"a prefix cannot show where either run ends" if attn_left else
            f"by step {int(attn.steps):,} AttnOnly has not left the floor yet")
+    # so besides NOT TESTED this rule gives HOLDS, NOT TESTABLE HERE, or (above) CONTRADICTED through FFNOnly alone
     return Claim(verdict(True, attn_left, attn_left), why, {"attn_left": attn_left}, lines)
 
 
@@ -247,6 +299,7 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     there) and its best loss, beside the paper's Phase-3 mean. The printed steps are every 100, so an escape is
     placed to within 100 steps; the notebook's floor is computed on our split of the same text."""
     from ..paper import paper_values
+    # None stands for the runs' escape margin: the author's curves are read by the rule our runs are
     margin = ESCAPE_MARGIN if margin is None else margin
     attn = curves[curves.config == "AttnOnly"]
     if attn.empty:
@@ -254,9 +307,11 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     parts = []
     for seed, g in attn.groupby("seed", sort=False):
         g = g.sort_values("step")
+        # the same rule as a run's escape step (experiment.escape_step), on the printed evaluations
         below = g[g.val_loss <= floor - margin]
         when = f"leaves the floor by step {int(below.step.iloc[0]):,}" if len(below) else "never leaves the floor"
         parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f})")
+    # Phase 3 is the paper's primary 10M estimate (§8.1): the constant-rate Phase-2 curves are set beside it
     p3 = paper_values(ref="Fig. 4", phase="phase3", config="AttnOnly").reported.iloc[0]
     ffn = curves[curves.config == "FFNOnly"]
     ffn_text = (f"; FFNOnly stays on the floor in {int((ffn.groupby('seed').val_loss.min() > floor - margin).sum())} "
@@ -282,11 +337,16 @@ def paper_shape_prefix() -> Prefix:
     """Released paper-shape 10M runs, partial or complete, and the commands for those not released yet."""
     exps = plans.paper_10m_prefix()
     located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps]
+    # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and that is what there is to read
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     hist = histories_of(located, SHOWN_AS_PREFIX)
+    # the whole split's floor, the one the runs recorded their escape steps against (``left_floor_at``)
     floor = unigram_floor(load_corpus(exps[0].dataset))
+    # unique: each implementation's two AttnOnly runs (two schedules) share one stand-in run
     stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
     stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
+    # Only runs not started are listed (status None): a partial run is a prefix to show, not a missing one. Each
+    # command stops at that run's prefix (Full Residual's is shorter).
     # micro-batches of 8 paid for nanoGPT's 10M step on this CPU, not for ResidualGPT's (python -m lib bench)
     missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)}" + (" --micro-batch 8" if e.impl == "nanogpt"
                                                                              else "")

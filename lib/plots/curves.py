@@ -18,9 +18,11 @@ def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     for config in sorted(_configs(hist), key=lambda c: c == "AttnOnly"):  # AttnOnly last: never hidden
         runs = hist[hist.config == config]
+        # a reader's retrained seed is a line of its own beside the released run of the same seed
         keys = ["seed", "source"] if "source" in runs else ["seed"]
-        for i, (key, h) in enumerate(runs.groupby(keys)):
+        for i, (key, h) in enumerate(runs.groupby(keys)):  # i == 0 below: one legend entry per configuration
             diverged = "status" in h and (h.status == "diverged").any()
+            # taken before dropna: a training divergence's row has no val_loss, but its step is where the run stopped
             end = int(h.step.max())
             h = h.dropna(subset=["val_loss"])
             retrained = "source" in h and (h.source == "retrained").any()  # dashed: a reader's own retrain
@@ -29,12 +31,15 @@ def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
             if diverged and len(h):  # dotted, and a cross where it diverged: never mistaken for a result
                 ax.plot([end], [h.val_loss.iloc[-1]], marker="x", ms=8, color=COLORS[config],
                         label=f"{config} seed {key[0] if isinstance(key, tuple) else key} diverged at step {end}")
+    # the floors after the curves, so they sit on top and their labels follow the configurations in the legend
     _draw_floors(ax, floor)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     top = y_top(hist)
     if top is not None:
+        # down to the lowest loss or floor, whichever is lower, with a margin: nothing drawn falls under the axis
         low = float(hist.val_loss.dropna().min())
         ax.set_ylim(min(low, *(v for _, v in floor_lines(floor))) - 0.15, top)
+        # what the axis cuts is named under the plot, so the cap never hides a result
         if cut := off_the_top(hist, top):
             ax.text(0.0, -0.2, "off the top: " + "; ".join(cut), transform=ax.transAxes, fontsize=7, va="top",
                     wrap=True)
@@ -50,13 +55,17 @@ def longer_budget_curves(hist: pd.DataFrame, probe_hist: pd.DataFrame, floor: fl
     before the probe has run."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     for c in _configs(hist):
+        # the released run of this seed at the preset's budget; the probe's runs are drawn from probe_hist below
         h = one_run(hist, c, seed, "released").dropna(subset=["val_loss"])
         if len(h):
+            # the budget in the label: the solid run's steps read against the dashed probe's
             ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.4, label=f"{c} seed {seed}, {h.budget.iloc[0]:,} steps")
+    # a (configuration, budget) pair is one longer run
     for (config, budget), p in probe_hist[probe_hist.seed == seed].groupby(["config", "budget"], sort=False):
         p = p.dropna(subset=["val_loss"])
         ax.plot(p.step, p.val_loss, color=COLORS[config], lw=1.4, ls="--",
                 label=f"{config} seed {seed}, {budget:,} steps")
+    # counted before the floors: axhline adds its lines to ax.lines too, and a floor is no curve
     n_runs = len(ax.lines)
     _draw_floors(ax, floor)
     lowest = min([*(v for _, v in floor_lines(floor)), *(min(ln.get_ydata()) for ln in ax.lines[:n_runs])])
@@ -72,12 +81,14 @@ def prefix_curves(prefix, title: str):
     (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
     3,000 steps as a short tick at the right edge (its curves are not published as numbers). With no paper-shape
     run released there is nothing solid to draw: one sentence says so and names the commands, and no figure."""
+    # No solid run, no figure: the notebook shows the sentence and the first command instead of an empty plot.
     if prefix.histories.empty:
         print(f"No paper-shape run is released yet ({len(prefix.missing)} planned, about 70-120 minutes each on a "
               f"2-core CPU); the first: {prefix.missing[0] if prefix.missing else '-'}")
         return None
     impls = ("nanogpt", "residualgpt")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    # the furthest any prefix has trained (300 before any is)
     last = int(prefix.table.steps.max()) if len(prefix.table) else 300
     for ax, impl in zip(axes, impls):
         own = "constant" if impl == "nanogpt" else "cosine"  # each implementation's own schedule
@@ -85,18 +96,23 @@ def prefix_curves(prefix, title: str):
             runs = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
                 subset=["val_loss"])
             for schedule, h in runs.groupby("schedule", sort=False):
+                # on the other implementation's schedule: squares and dash-dot, named in the legend
                 swapped = schedule != own
                 ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="s" if swapped else "o", ms=4,
                         ls="-." if swapped else "-", label=f"{c}, 10M (paper shape)"
                         + (f", {'warm-up + cosine' if schedule == 'cosine' else 'constant lr'}" if swapped else ""))
         for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
             h = prefix.stand_in_histories
+            # the stand-in over the prefixes' steps (at least its first evaluation after step 0), read side by side
             h = h[(h.impl == impl) & (h.config == c) & (h.step <= max(last, 100))].dropna(subset=["val_loss"])
             ax.plot(h.step, h.val_loss, color=COLORS[c], lw=1.2, ls="--", label=f"{c}, cpu stand-in")
+        # the paper's value is for each implementation's own recipe; the paper trained no swapped schedule
         for r in prefix.table[(prefix.table.impl == impl) & (prefix.table.schedule == "recipe")].itertuples():
             if r.paper_best_value is not None and not pd.isna(r.paper_best_value):
+                # a left-pointing tick at the right edge: the paper's best after 3,000 steps, not a point of this curve
                 ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
                         ls="none", label=f"{r.config}: paper best after 3,000 steps")
+        # the whole split's unigram floor of the 10M data
         ax.axhline(prefix.floor, **FLOOR_STYLE, label=f"unigram floor {prefix.floor:.3f}")
         ax.set(xlabel="step", title=f"{impl}")
         ax.legend(frameon=False, fontsize=7, loc="upper right")
@@ -112,11 +128,15 @@ def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, so
     which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
+    # Histories without the diagnostics columns (runs trained without them) draw two empty panels, not an error.
     for config in _configs(hist) if {"grad_norm_mlp", "hidden_growth"} <= set(hist.columns) else []:
         h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
+        # step 0's evaluation comes before any backward pass, so it has no gradient row
         g = h.dropna(subset=["grad_norm_mlp"]) if "grad_norm_mlp" in h else h.iloc[0:0]
+        # the author's definition where the run recorded it, else the FFN's whole parameter norm
         layer0 = [layer0_ffn(r) for r in g.to_dict("records")]
         a.plot(g.step, layer0, color=COLORS[config], label=config)
+        # the stream's norm after the last block over the embedding's, on the first fixed validation batch
         b.plot(h.step, h.hidden_growth, color=COLORS[config], label=config)
     a.set(yscale="log", xlabel="step", ylabel="block-0 FFN gradient norm", title="(a) layer-0 FFN gradient norm")
     b.set(xlabel="step", ylabel="$\\|h_L\\| / \\|h_0\\|$", title="(b) hidden-state norm growth")
@@ -130,22 +150,27 @@ def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = N
     """Validation curves per gain, runtime (left) and weight-level (right), against the floor; the legend sits
     beside the panels, off the curves."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    # gains are ordered, so a sequential colour map: the smallest dark, the largest light
     cmap = plt.get_cmap("viridis")
     gains = sorted(curves.gain.unique())
+    # curves without a source column are all released
     source = curves["source"] if "source" in curves else pd.Series("released", index=curves.index)
     for ax, mode in zip(axes, ("runtime", "weight")):
         for i, g in enumerate(gains):
             for src, ls in (("released", "-"), ("retrained", "--")):  # a retrained seed: its own lines
+                # one (mode, gain) curve of one source; g = 1, the plain run, appears in both panels
                 c = curves[(curves["mode"] == mode) & (curves.gain == g) & (source == src)].sort_values("step")
                 if len(c):
                     diverged = "status" in c and (c.status == "diverged").any()  # dotted, and said in the legend
+                    # the gains spread over the whole map
                     ax.plot(c.step, c.val_loss, color=cmap(i / max(1, len(gains) - 1)), ls=":" if diverged else ls,
                             label=f"g = {g:g}" + (" (retrained)" if src == "retrained" else "")
                             + (f" (diverged after step {int(c.step.max())})" if diverged else ""))
-        if floor is not None:
+        if floor is not None:  # the gain chapter passes its floor; a bare call draws none
             _draw_floors(ax, floor)
         ax.set(xlabel="step", title=f"{mode} gain")
     axes[0].set_ylabel("validation loss (nats/token)")
+    # one legend for both panels, beside the second: they share the gains and their colours
     if axes[1].get_legend_handles_labels()[0]:
         axes[1].legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle(title)
@@ -156,12 +181,16 @@ def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = N
 def noise_figure(noise: pd.DataFrame, title: str):
     """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
     per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
+    # squeeze=False: the axes stay a 1 x n array even for one checkpoint
     fig, axes = plt.subplots(1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False)
     for ax, (_, r) in zip(axes[0], noise.iterrows()):
+        # random_eval_samples: 500 resampled random evaluations of the run's own size (chapters.fixed_val_batches)
         ax.hist(r.random_eval_samples, bins=30, color=COLORS[r.config], alpha=0.6,
                 label=f"random {r.eval_batches}-batch evals")
+        # the one value the fixed batches give, where the random evaluations scatter
         ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label="fixed batches")
         ax.set(xlabel="validation loss", ylabel="count", title=f"{r.config}, seed {r.seed}")
+        # no offset: across such a narrow range matplotlib would print the ticks as offsets from one value
         ax.ticklabel_format(axis="x", useOffset=False)
         _legend(ax)
     fig.suptitle(title)
@@ -174,20 +203,27 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
     paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
+    # the author's three Phase-2 seeds, told apart by line style (their colour is their configuration's)
     styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
+    # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
     for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
         ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
                 label=f"author, Phase 2, {config} seed {seed}")
     h = prefix.histories
+    # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
     for schedule, g in (h.groupby("schedule") if len(h) else []):
         name = "warm-up + cosine" if schedule == "cosine" else "constant"
+        # black: this book's own runs stand apart from the author's coloured curves
         ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
                 label=f"this book, 10M paper shape, AttnOnly, {name}")
+    # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    # from below Phase 3's 1.580 to above the step-0 loss (ln 65 = 4.17)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title, ylim=(1.3, 4.3))
+    # beside the axis: about ten entries would cover the curves
     ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig
@@ -198,35 +234,42 @@ def lead_figure(rows: pd.DataFrame, title: str):
     recovered (its mean, with its seed range where it gives one) beside the book's (one dot per seed), AttnOnly
     and FFNOnly. ``rows``: ``scorecard.lead_rows`` (group, label, source, config, recovered, lo, hi)."""
     groups = list(dict.fromkeys(rows.group))
+    # a fixed margin plus one band per (group, label) row
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.75 * len(dict.fromkeys(zip(rows.group, rows.label)))))
     y, ticks, labels = 0, [], []
     for g in groups:
+        # x in axes fraction, y in data: the group's name centred above its rows
         ax.text(0.5, y + 0.42, g, ha="center", va="bottom", fontsize=8, fontweight="bold",
                 transform=ax.get_yaxis_transform())  # the scale this pair of rows is about
         for label in dict.fromkeys(rows[rows.group == g].label):
             r = rows[(rows.group == g) & (rows.label == label)]
             for k, config in enumerate(("AttnOnly", "FFNOnly")):
                 c = r[r.config == config]
+                # AttnOnly just above the row's line, FFNOnly just below
                 dy = (k - 0.5) * 0.22
                 if c.empty:
                     continue
+                # the paper's mean as a diamond, its seed range as error bars (of zero width where it gives none)
                 if c.source.iloc[0] == "paper":
                     ax.errorbar(c.recovered, [y + dy] * len(c), xerr=[c.recovered - c.lo.fillna(c.recovered),
                                                                      c.hi.fillna(c.recovered) - c.recovered],
                                 fmt="D", color=COLORS[config], ms=7, capsize=3, label=f"{config}, paper")
                 else:
+                    # ours: open circles, one per released seed
                     ax.scatter(c.recovered, [y + dy] * len(c), marker="o", facecolors="none",
                                edgecolors=COLORS[config], s=40, label=f"{config}, this book (one per seed)")
             ticks.append(y)
             labels.append(label)
             y -= 1
         y -= 0.6  # a gap between scales, room for the next one's name
+    # 0: collapsed onto No Residual (dotted); 1: as good as Full Residual (dashed)
     for x in (0, 1):
         ax.axvline(x, color="black", linewidth=0.8, linestyle=":" if x == 0 else "--")
     ax.set_yticks(ticks, labels, fontsize=8)
-    ax.set_xlim(-0.1, 1.1)
+    ax.set_xlim(-0.1, 1.1)  # room either side of the two anchors
     ax.set_ylim(y + 0.4, 0.9)
     ax.set_xlabel("fraction of the No Residual → Full Residual gap recovered (0: collapsed; 1: as the full model)")
+    # each row added its own handle: one legend entry per label (its handles are alike)
     handles, names = ax.get_legend_handles_labels()
     keep = dict(zip(names, handles))
     ax.legend(keep.values(), keep.keys(), frameon=False, fontsize=8, loc="upper center",

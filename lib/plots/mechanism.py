@@ -11,9 +11,11 @@ from ..config import PAPER_SEED
 from ..results import pooled
 from .style import COLORS, FLOOR_STYLE, _configs, _legend
 
+# Every floor is black and thin, told apart by its dash; colour stays with the configurations.
 LADDER_STYLE = dict(color="black", linewidth=0.9)
 
 
+# unigram dotted, bigram dashed, trigram dash-dot, 4-gram sparse dots
 LADDER_DASHES = {1: ":", 2: "--", 3: "-.", 4: (0, (1, 3))}
 
 
@@ -21,6 +23,7 @@ def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
     """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend: on the fixed
     validation batches where computed (the tokens the `residualgpt` runs are evaluated on), else on the split."""
     for r in floors[floors.order.isin(orders)].itertuples():
+        # the fixed batches' floor where the ladder has it: like for like with the losses the runs record
         fixed = "on_fixed_batches" in floors and pd.notna(r.on_fixed_batches)
         nats = r.on_fixed_batches if fixed else r.nats
         ax.axhline(nats, **LADDER_STYLE, linestyle=LADDER_DASHES[r.order],
@@ -30,20 +33,25 @@ def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
 def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
     """Where each model ends on the ladder of floors: one column per model (``ends``: model, best_val_loss, one row
     per seed; a dot per seed; a diverged seed is no result and is not drawn), the floors as horizontal lines."""
+    # pooled: a diverged seed's earlier best is no result
     ends = pooled(ends)
     fig, ax = plt.subplots(figsize=(9, 4.2))
-    models = list(dict.fromkeys(ends.model)) if len(ends) else []
+    models = list(dict.fromkeys(ends.model)) if len(ends) else []  # the models in the order the reader gave them
     for i, m in enumerate(models):
         y = ends[ends.model == m].best_val_loss
+        # colour by configuration (the model's first word), squares for the mixer; zorder puts the dots over the floors
         ax.scatter([i] * len(y), y, color=COLORS[m.split(" ")[0]], marker="s" if "mixer" in m else "o", zorder=3)
-    floor_ladder(ax, floors, orders=tuple(floors.order))
+    floor_ladder(ax, floors, orders=tuple(floors.order))  # every order the ladder holds
+    # "AttnOnly + local mixer" on two lines
     ax.set_xticks(range(len(models)), [m.replace(" + ", "\n+ ") for m in models], fontsize=8)
+    # half a column either side of the dots
     ax.set(ylabel="best validation loss (nats/token)", title=title, xlim=(-0.6, max(len(models), 1) - 0.4))
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     return fig
 
 
+# column -> panel title
 PROBE_MEASURES = {"position_cosine": "cosine between positions", "token_accuracy": "input token read back",
                   "effective_rank": "effective rank"}
 
@@ -53,20 +61,26 @@ def probe_figure(table: pd.DataFrame, title: str):
     initialisation (thin, faded) and trained (thick)."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
+        # sort=False: the models in the table's order
         for model, t in table.groupby("model", sort=False):
             config = model.split(" ")[0]
-            ls = ":" if "mixer" in model else "-"
+            ls = ":" if "mixer" in model else "-"  # the mixer dotted
+            # the untrained model thin and faded, the trained one thick: the change is what training did
             for state, kw in (("init", dict(lw=1, alpha=0.45)), ("trained", dict(lw=2.2, alpha=0.95))):
                 s = t[t.state == state]
                 ax.plot(s.depth, s[col], color=COLORS[config], ls=ls, marker="o", ms=3, **kw,
+                        # labelled in one panel only: the figure has one legend for all three
                         label=f"{model} ({state})" if col == "position_cosine" else None)
         if col == "token_accuracy" and len(table):
+            # chance: always guessing the most frequent token (lib.probes)
             ax.axhline(table.token_chance.iloc[0], **FLOOR_STYLE, label=None)
             ax.text(0, table.token_chance.iloc[0] + 0.02, "chance", fontsize=8)
         ax.set(xlabel="depth (0 = embedding, k = after block k)", title=label)
     if len(table):
+        # effective rank runs from 1 (one shared vector) to the width: a log axis shows both ends
         axes[2].set_yscale("log")
     fig.suptitle(title)
+    # one legend for the three panels, beside them
     fig.legend(*axes[0].get_legend_handles_labels(), loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False,
                fontsize=8)
     fig.tight_layout()
@@ -77,11 +91,13 @@ def mixer_curves(hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int
     """Validation loss of seed ``seed``: each configuration with attention (solid) and with the local
     mixer (dashed), against the ladder of floors."""
     ax = ax or plt.subplots(figsize=(9, 4.5))[1]
+    # sort=False: the order the runs were read in
     for (model, mixer), h in hist[hist.seed == seed].groupby(["model", "mixer"], sort=False):
         h = h.dropna(subset=["val_loss"])
         ax.plot(h.step, h.val_loss, color=COLORS[model.split(" ")[0]], lw=1.6,
                 ls="--" if mixer != "attention" else "-", label=model)
     floor_ladder(ax, floors)
+    # from 1.5 to just above the unigram floor: step 0 (about ln 65 = 4.17) lies far above, the ladder is what matters
     top = floors[floors.order == 1].nats.iloc[0] if len(floors) else None
     if top is not None:
         ax.set_ylim(1.5, top + 0.4)
@@ -96,13 +112,18 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
     1/√(2L) scaling (``scaled_init`` False, where the grid has it) below. Each cell writes the escape step
     ('never': stayed on the floor for the run's budget) over the best validation loss; the colour is the best
     loss, the graded outcome (white: not trained)."""
+    # a grid without the column has only GPT-2-scaled runs
     scaled = grid.scaled_init.astype(bool) if "scaled_init" in grid else pd.Series(True, index=grid.index)
+    # the map's rows: AttnOnly at each depth, then FFNOnly at depth 6, the control
     rows = [("AttnOnly", d, True) for d in depths] + [("FFNOnly", 6, True)]
+    # then each unscaled run's own row, below the map
     rows += [(c, int(d), False) for c, d in grid.loc[~scaled, ["config", "depth"]].drop_duplicates().itertuples(
         index=False)]
+    # taller by a band per row beyond the map and its control
     fig, ax = plt.subplots(figsize=(7.5, 4.6 + 0.4 * (len(rows) - len(depths) - 1)))
-    values = np.full((len(rows), len(gains)), np.nan)
+    values = np.full((len(rows), len(gains)), np.nan)  # NaN: white, not trained
     labels = {}
+    # An untrained cell of the map shows a dash; the unscaled rows are trained at gain 1 only, the rest left blank.
     for i, (config, d, sc) in enumerate(rows):
         for j, g in enumerate(gains):
             cell = grid[(grid.config == config) & (grid.depth == d) & (grid.gain == g) & (scaled == sc)]
@@ -111,7 +132,8 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
                 labels[i, j] = f"{int(e) if pd.notna(e) else 'never'}\n{values[i, j]:.2f}"
             elif sc:
                 ax.text(j, i, "-", ha="center", va="center", fontsize=8, color="#999999")
-    im = ax.imshow(values, cmap="viridis", aspect="auto")
+    im = ax.imshow(values, cmap="viridis", aspect="auto")  # dark is a low loss, far below the floor
+    # halfway between the map's lowest and highest loss
     mid = np.nanmean([np.nanmin(values), np.nanmax(values)]) if labels else 0.0
     for (i, j), text in labels.items():  # light text on the dark (low-loss) cells
         ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if values[i, j] < mid else "black")
@@ -129,13 +151,16 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | 
     the rounding-only ``control`` are grey, the control hatched."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
+    # NaN ("never") is a bar to the budget; a factor not trained yet has no bar
     esc = table.escape_step.fillna(max_steps).where(table.status != "not trained")
+    # grey: nanoGPT itself and its rounding-only twin, which computes the same function
     bars = a1.barh(y, esc, color=["#999999" if f in ("none", control) else "#2ca02c" for f in table.factor])
     for bar, f in zip(bars, table.factor):
         bar.set_hatch("//" if f == control else "")
     a1.set_yticks(list(y), list(table.factor))
-    a1.invert_yaxis()
+    a1.invert_yaxis()  # the table's first factor on top
     a1.set(xlabel=f"escape step ({max_steps:,} = never)", title="escape")
+    # nanoGPT grey, every factor blue (the control too: its hatch is on the left)
     a2.barh(y, table.best_val_loss, color=["#999999" if f == "none" else "#1f77b4" for f in table.factor])
     a2.set(xlabel="best validation loss", title="best loss")
     fig.suptitle(title)
@@ -147,8 +172,10 @@ def twin_figure(twin: pd.DataFrame, factor: str, title: str):
     """nanoGPT and its twin with ``factor`` switched (``bundle.twin_gap``): the absolute difference of their
     training losses on a log scale (left), and both validation curves (right)."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
+    # clipped at 1e-9: a log axis cannot show the zero difference of two runs that agree exactly
     a1.semilogy(twin.step, twin.gap.clip(lower=1e-9), color="#d62728", marker="o", ms=3)
     a1.set(xlabel="step", ylabel="|difference of training losses|", title="how far apart the twins are")
+    # nanoGPT grey and the factor green, as their bars in bundle_bars
     a2.plot(twin.step, twin.val_none, color="#999999", lw=1.8, marker="o", ms=3, label="nanoGPT")
     a2.plot(twin.step, twin.val_factor, color="#2ca02c", lw=1.8, ls="--", marker="o", ms=3, label=factor)
     a2.set(xlabel="step", ylabel="validation loss", title="validation loss")
@@ -163,13 +190,15 @@ def probes_over_training_figure(table: pd.DataFrame, title: str):
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
         for config in _configs(table):
-            t = table[table.config == config].sort_values("step")
+            t = table[table.config == config].sort_values("step")  # the probes' evaluations in step order
             ax.plot(t.step, t[col], color=COLORS[config], lw=1.6, marker="o", ms=2.5, label=config)
         if col == "token_accuracy" and len(table):
+            # chance: always guessing the most frequent token (lib.probes)
             ax.axhline(table.token_chance.iloc[0], **FLOOR_STYLE)
+        # after the last block: the state the final LayerNorm and the LM head read
         ax.set(xlabel="step", title=f"{label}, last block")
     if len(table):
-        axes[2].set_yscale("log")
+        axes[2].set_yscale("log")  # effective rank from 1 to the width, as in probe_figure
     _legend(axes[0])
     fig.suptitle(title)
     fig.tight_layout()
@@ -180,16 +209,20 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str):
     """Escape step per seed per factor (``bundle.schedule_runs().table``), one column per (implementation,
     factor), one dot per seed; a run that never left the floor is drawn at "never", above the budget."""
     fig, ax = plt.subplots(figsize=(9, 3.8))
+    # one column per (implementation, factor), in the plan's order
     keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []
+    # "never" sits above the budget, apart from a late escape; the budget itself is the dotted line
     never = budget * 1.1
     for i, (impl, factor) in enumerate(keys):
         g = table[(table.impl == impl) & (table.factor == factor)]
-        y = g.escape_step.astype(float).fillna(never)
-        jitter = np.linspace(-0.12, 0.12, len(g)) if len(g) > 1 else [0.0]
+        y = g.escape_step.astype(float).fillna(never)  # never left the floor: drawn at "never"
+        jitter = np.linspace(-0.12, 0.12, len(g)) if len(g) > 1 else [0.0]  # the seeds side by side
+        # ResidualGPT in AttnOnly's green, nanoGPT in black
         ax.scatter(i + np.asarray(jitter), y, s=30, color=COLORS["AttnOnly"] if impl == "residualgpt" else "black",
                    zorder=3)
     ax.axhline(budget, color="grey", lw=0.8, ls=":")
     ax.set_xticks(range(len(keys)), [f"{impl}\n{factor}" for impl, factor in keys], fontsize=8)
+    # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
     ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
     fig.tight_layout()
