@@ -65,8 +65,9 @@ def test_two_ranks_train_the_single_process_run_and_resume_it(tmp_path, one_thre
         assert vb == pytest.approx(va, rel=TOLERANCE) and tb == pytest.approx(ta, rel=TOLERANCE)
 
 
-def test_a_plan_under_torchrun_is_refused():
-    r = subprocess.run([sys.executable, "-m", "lib", "sweep", "--plan", "mixer_test", "--dry-run"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "WORLD_SIZE": "2", "RANK": "0"})
+def test_a_plan_under_torchrun_is_refused(monkeypatch):
+    from tests.test_cli import cli  # lib.cli.main in this process, with torchrun's environment
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "0")
+    r = cli("sweep", "--plan", "mixer_test", "--dry-run")
     assert r.returncode == 2 and "torchrun trains one run" in r.stderr and "--gpus" in r.stderr

@@ -1,5 +1,5 @@
-"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2 -p eval_batches 2` retrains seed 7 as a reader
-expects (two evaluation batches: the smoke run's cost is its evaluations through the 50,257-way head).
+"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2 -p eval_batches 1` retrains seed 7 as a reader
+expects (one evaluation batch: the smoke run's cost is its evaluations through the 50,257-way head).
 
 On this CPU it trains the labelled `cpu-bpe` stand-in for 2 steps (a smoke run), into a
 directory of its own, and shows seed 7 beside the released runs.
@@ -19,7 +19,7 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     runs = tmp_path / "retrained"
     proc = subprocess.run(
         [sys.executable, "-m", "papermill", "book/124m_sweep.ipynb", str(out), "-p", "seed", "7", "-p", "steps", "2",
-         "-p", "eval_batches", "2", "-p", "runs_dir", str(runs), "-p", "device", "cpu", "--cwd", "book",
+         "-p", "eval_batches", "1", "-p", "runs_dir", str(runs), "-p", "device", "cpu", "--cwd", "book",
          "-k", "python3"],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
