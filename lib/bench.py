@@ -37,14 +37,15 @@ def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_ba
     for i in range(warmup + steps):
         # The first steps pay for allocation and the first call of each kernel; they are run but not timed.
         if i == warmup:
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()  # the warm-up's queued kernels finish before the clock starts
             t0 = time.perf_counter()
         trainer.train_step()
         # train_step does not advance the step (fit does); advanced by hand so the warm-up schedule moves as in a run.
         trainer.step += 1
     if device.startswith("cuda"):
         torch.cuda.synchronize()
-    # Kernels are queued, so the clock stops only after the GPU has finished (above). The warm-up's queued
-    # work is not waited for before t0, so on CUDA its tail may be counted: a slight overestimate of the time.
+    # Kernels are queued, so the clock stops only after the GPU has finished (above).
     return steps * trainer.tokens_per_step / (time.perf_counter() - t0)
 
 
@@ -67,14 +68,16 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
             # fp32 and bf16 side by side: on this project's 2-core AVX2 CPU bf16 autocast is about 18 times slower
             # (README), which is why no released run trains in bf16 on a CPU.
             tps = {p: measure(replace(base, precision=p), steps, device) for p in ("fp32", "bf16")}
-            # s/step is seconds per batch_size sequences. At the default shapes grad_accum is 1, so that is one
-            # step; at 124M (grad_accum 8) it is one micro-batch, since the bare loop does not accumulate.
+            # s/step is the time of one optimisation step's tokens (batch_size x grad_accum sequences) at the
+            # measured rate: the Trainer's step itself, and for the bare loop, which does not accumulate, as many of
+            # its batches as make one step (at 124M, grad_accum 8).
+            tokens = base.train.batch_size * base.train.grad_accum * base.model.block_size
             rows.append({"shape": scale, "loop": loop, "impl": impl, "config": config,
-                         "tokens/step": base.train.batch_size * base.train.grad_accum * base.model.block_size,
+                         "tokens/step": tokens,
                          "steps timed": steps, "fp32 tok/s": round(tps["fp32"]), "bf16 tok/s": round(tps["bf16"]),
                          "bf16 / fp32": round(tps["bf16"] / tps["fp32"], 2),
-                         "fp32 s/step": round(base.train.batch_size * base.model.block_size / tps["fp32"], 3),
-                         "bf16 s/step": round(base.train.batch_size * base.model.block_size / tps["bf16"], 3)})
+                         "fp32 s/step": round(tokens / tps["fp32"], 3),
+                         "bf16 s/step": round(tokens / tps["bf16"], 3)})
     df = pd.DataFrame(rows)
     trainer = df[df.loop == "trainer"].set_index("shape")
     bare = df[df.loop == "bare loop"].set_index("shape")

@@ -354,8 +354,11 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     V = corpus.vocab_size
 
     # Base-V digits, so a window is one int64 and counting is np.unique. It must fit: V^n < 2^63 holds for
-    # n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; nothing checks it, and the book uses n <= 4 on
-    # the character data.
+    # n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; past that the codes would wrap and silently merge
+    # different windows, so it is refused.
+    if V ** n >= 2 ** 63:
+        raise ValueError(f"an order-{n} window over {V:,} tokens does not fit one int64 code; the largest order "
+                         f"here is {max(k for k in range(1, n) if V ** k < 2 ** 63)}")
     def codes(ids: np.ndarray, width: int) -> np.ndarray:  # each window of ``width`` tokens as one integer
         ids = np.asarray(ids, dtype=np.int64)
         out = np.zeros(len(ids) - width + 1, dtype=np.int64)

@@ -405,6 +405,8 @@ def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto
     # three warm-up steps are not timed: the first steps pay for allocation (and, on CUDA, kernel selection)
     for i in range(steps + 3):
         if i == 3:
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()  # the warm-up's queued kernels finish before the clock starts
             t0 = time.perf_counter()
         x, y = batches.train_batch()
         with autocast(device, exp.train.precision):

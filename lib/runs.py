@@ -492,9 +492,3 @@ def export_weights(rd: RunDir) -> None:
     # and boolean buffers are kept as they are. The optimiser state is dropped: weights.pt is for reading.
     weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
     save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights, "step": step})
-
-
-def list_runs(runs_dir=RUNS_DIR) -> list[RunDir]:
-    # A run is any directory with a summary.json, sorted so that every listing has one order. This includes
-    # the .replaced-* folders that --force leaves; lib.sweep.releasable is what tells those apart.
-    return [RunDir(p.parent) for p in sorted(Path(runs_dir).rglob("summary.json"))]

@@ -88,8 +88,12 @@ def set_deterministic(on: bool) -> None:
         # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2; ":4096:8" is one of the
         # two values the CUDA docs name. Harmless on the CPU, and recorded in env.json either way.
         os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
-    # called with False too: the flag is process-wide, so each run sets it rather than inheriting the last run's
-    torch.use_deterministic_algorithms(on)
+    # The flag is process-wide, so each run sets it rather than inheriting the last run's. Turning it off where it
+    # is already off is skipped: torch.use_deterministic_algorithms imports torch._inductor to set inductor's flag
+    # too (~2 s a process on this CPU, paid by every sweep worker and test subprocess), and a process starts with
+    # both flags off; only this function turns them on, and it turns both.
+    if on or torch.are_deterministic_algorithms_enabled():
+        torch.use_deterministic_algorithms(on)
 
 
 def lr_at(cfg: TrainConfig, step: int) -> float:

@@ -317,6 +317,14 @@ def test_unseen_context_falls_back_to_uniform():
     assert ngram_floor(c, 2) == pytest.approx(math.log(3))
 
 
+def test_an_order_whose_windows_overflow_int64_is_refused():
+    from lib.data import ngram_floor
+    c = _corpus([0, 1, 2, 3, 4], [1, 2, 3, 4], 50257)  # GPT-2's vocabulary: 50,257^5 > 2^63
+    assert ngram_floor(c, 4) > 0
+    with pytest.raises(ValueError, match="largest order here is 4"):
+        ngram_floor(c, 5)
+
+
 def test_the_ladder_descends_on_shakespeare():
     from lib.data import ngram_floor, shakespeare_char
     c = shakespeare_char()

@@ -426,3 +426,15 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
     assert [(e.model.n_layer, e.gain if e.gain_mode else 1.0) for e in exps] == list(plans.ESCAPE_LONG_CELLS)
     assert all(e.train.max_steps == 1500 and e.train.eval_interval == 25 for e in exps)
     assert not any(plans.keeps_weights(e) for e in exps)  # only the plain depth-6 runs keep weights
+
+
+def test_a_bundle_bar_to_the_budget_means_a_complete_run_that_never_left():
+    # A diverged factor stopped early: drawn to the budget it would read as "stayed on the floor".
+    b = bundle_table([("none", "complete", None, 3.3), ("gradient clipping", "diverged", None, None),
+                      ("no biases", "complete", 400, 2.5), ("AdamW beta2", "not trained", None, None)])
+    fig = plots.bundle_bars(b, 1500, "t")
+    widths = [bar.get_width() for bar in fig.axes[0].patches]
+    assert widths[0] == 1500 and widths[2] == 400
+    assert all(w != w or w == 0 for w in (widths[1], widths[3]))  # no bar: NaN (or nothing drawn)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["none", "gradient clipping (diverged)", "no biases", "AdamW beta2 (not trained)"]

@@ -315,3 +315,23 @@ def test_resuming_with_an_until_below_the_checkpoint_stops_there_as_a_prefix(tin
     crash_at(exp, tmp_path, 15)
     s = run(exp, runs_dir=tmp_path, progress=False, until=10)
     assert (s["status"], s["steps"]) == ("partial", 15)
+
+
+def test_determinism_is_switched_both_ways_and_off_costs_nothing(monkeypatch):
+    # set_deterministic(False) in a process where it is already off skips torch's call (which imports
+    # torch._inductor, ~2 s a process); on, and off again, go through it.
+    import torch
+
+    from lib import train
+    calls = []
+    real = torch.use_deterministic_algorithms
+    monkeypatch.setattr(torch, "use_deterministic_algorithms", lambda on: (calls.append(on), real(on)))
+    try:
+        train.set_deterministic(False)
+        assert calls == [] and not torch.are_deterministic_algorithms_enabled()
+        train.set_deterministic(True)
+        assert torch.are_deterministic_algorithms_enabled()
+        train.set_deterministic(False)
+        assert calls == [True, False] and not torch.are_deterministic_algorithms_enabled()
+    finally:
+        real(False)

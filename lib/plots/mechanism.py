@@ -151,13 +151,18 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | 
     the rounding-only ``control`` are grey, the control hatched."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
-    # NaN ("never") is a bar to the budget; a factor not trained yet has no bar
-    esc = table.escape_step.fillna(max_steps).where(table.status != "not trained")
+    # NaN is "never" only for a run that trained its whole budget: that one is a bar to the budget. A factor not
+    # trained yet, or one that diverged (stopped early, so it never had the chance), has no bar and says why in
+    # its label; drawn to the budget it would read as a run that stayed on the floor.
+    done = table.status == "complete"
+    esc = table.escape_step.where(table.escape_step.notna() | ~done, max_steps).where(
+        done | table.escape_step.notna())
+    labels = [f if st == "complete" else f"{f} ({st})" for f, st in zip(table.factor, table.status)]
     # grey: nanoGPT itself and its rounding-only twin, which computes the same function
     bars = a1.barh(y, esc, color=["#999999" if f in ("none", control) else "#2ca02c" for f in table.factor])
     for bar, f in zip(bars, table.factor):
         bar.set_hatch("//" if f == control else "")
-    a1.set_yticks(list(y), list(table.factor))
+    a1.set_yticks(list(y), labels)
     a1.invert_yaxis()  # the table's first factor on top
     a1.set(xlabel=f"escape step ({max_steps:,} = never)", title="escape")
     # nanoGPT grey, every factor blue (the control too: its hatch is on the left)
