@@ -17,7 +17,7 @@ from .book import Chapter
 from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, paper_shape
 from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
 from .chapters import mechanism as routing
-from .config import PAPER_SEED
+from .config import PAPER_SEED, get_preset
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 
@@ -44,6 +44,21 @@ def _paper(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: s
     # the std at the value's own digits; "(n seeds)" only where the paper's value pools more than one
     text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
     return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
+
+
+def _fig2a_paper() -> str:
+    """§4.1's Fig. 2a as the paper says it: the collapsed configurations' gradient (with the paper's own words on
+    when), then Full Residual's."""
+    g = paper_values(ref="§4.1 Fig. 2a", metric="layer0_grad_norm").set_index("config")
+    return f"{g.note['AttnOnly']}; Full Residual ≈{g.value['FullResidual']:.3f}"
+
+
+def _historical_124m() -> str:
+    """§6.2's three historical AttnOnly seeds at 124M: 1337 is Table 4's original run, 42 and 123 §6.2's."""
+    first = paper_value(ref="Table 4", config="AttnOnly", metric="best_val_loss")
+    # the per-seed rows (the mean's row has no seed), in the paper's order: 42, then 123
+    rest = paper_values(ref="§6.2", config="AttnOnly", metric="best_val_loss").dropna(subset=["seed"])
+    return ", ".join(f"{v:.3f}" for v in [first, *rest.value])
 
 
 def _chapter(name: str) -> Chapter:
@@ -82,7 +97,9 @@ def joint_collapse_paper_shape(prefix) -> Row:
     ``chapters.paper_shape.claim_paper_shape_collapse``."""
     c = paper_shape.claim_paper_shape_collapse(prefix.table)
     claim = "Joint collapse at the paper's own 10M shape"
-    paper = "nanoGPT AttnOnly best 3.3534 over 3,000 steps"
+    # the paper's full run: Table 2's value over the 10M preset's whole schedule
+    full = get_preset("10M", "nanogpt", "AttnOnly").train.max_steps
+    paper = f"nanoGPT AttnOnly best {_paper('Table 2', 'AttnOnly', 4)} over {full:,} steps"
     # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
     if "trained" not in c.facts:
         return Row(claim, "§4, Table 2", paper, "no run", "-", c.verdict, c.why)
@@ -107,7 +124,7 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
     ours = "; ".join(f"{k} {g.final[k]:.2g}" + (f" (from step {int(g.starved_from_step[k])})"
                                                if c.facts["starved"][k] else "") for k in g.index) or "no runs"
     return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
-               "§4.1, Fig. 2a", "0.000 from step 300; Full Residual ≈0.114", ours,  # §4.1's own numbers
+               "§4.1, Fig. 2a", _fig2a_paper(), ours,
                f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", c.verdict, c.why)
 
 
@@ -118,7 +135,9 @@ def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) ->
     gr = c.facts["growth"]
     ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
     return Row("Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", "§4.1, Fig. 2b",
-               "14.03×, 5.37×, 1.38×", ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
+               ", ".join(f"{_paper('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
+                         for k in ("AttnOnly", "FFNOnly", "FullResidual")),
+               ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
                c.verdict, c.why)
 
 
@@ -173,9 +192,10 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
     ours = (f"noise std of a 50-batch random evaluation {c.facts['noise_std']:.4f}, against the escape margin "
             f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
             if c.facts else "no checkpoints")
-    # "3.35 → 1.58": §5.2's own figures for AttnOnly under nanoGPT and under ResidualGPT
+    # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits
+    shift = f"{_paper('Table 2', 'AttnOnly', 2)} → {_paper('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]}"
     return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
-               "AttnOnly's 3.35 → 1.58 shift)", "§5.2", "not quantified; not isolated causally", ours,
+               f"AttnOnly's {shift} shift)", "§5.2", "not quantified; not isolated causally", ours,
                f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
                c.verdict, c.why)
 
@@ -196,7 +216,10 @@ def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
     # every scale with both configurations: the 10M stand-in and the 124M stand-in
     c = asymmetry.claim_ffn_equals_noresidual([(ch.scale, summ) for ch, summ in chapters])
     # the paper's numbers from Table 5's text
-    return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text", "124M: 7.569 vs 7.584 (0.015)",
+    ffn, nores = (paper_value(ref="Table 5", config=k, metric="best_val_loss") for k in ("FFNOnly", "NoResidual"))
+    gap = paper_value(ref="Table 5 text", metric="gap_to_noresidual")
+    return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text",
+               f"124M: {ffn:.3f} vs {nores:.3f} ({gap:.3f})",
                "; ".join(c.lines) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
                c.verdict, c.why)
 
@@ -218,7 +241,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
                 # the cost only where AttnOnly never left the floor: then only the paper-scale sweep could answer
                 _evidence(ch, summ), sep.verdict, sep.why + (cost if not sep.facts.get("attn_left") else "")),
-            Row("AttnOnly is seed-sensitive at 124M", "§6.2 (historical seeds 4.899, 7.586, 5.967); Table 5",
+            Row("AttnOnly is seed-sensitive at 124M", f"§6.2 (historical seeds {_historical_124m()}); Table 5",
                 # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
                 f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
                 f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
