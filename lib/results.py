@@ -233,10 +233,11 @@ def model_label(exp: Experiment) -> str:
     return exp.config_name + (" + local mixer" if exp.model.mixer != "attention" else "")
 
 
-def as_released(exps, runs_dir=RUNS_DIR):
+def as_released(exps, runs_dir=None):
     """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
     # The source travels with each run, so a chapter can put a reader's own retrained seed beside the released
     # ones (lib.book.chapter) and the figures can draw it differently.
+    runs_dir = runs_dir or RUNS_DIR  # None: runs/, so a caller can pass "the default" down without naming it
     return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
 
 

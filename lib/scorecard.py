@@ -61,12 +61,15 @@ def _historical_124m() -> str:
     return ", ".join(f"{v:.3f}" for v in [first, *rest.value])
 
 
-def _chapter(name: str) -> Chapter:
-    return Chapter.open(name, {}, announce=False)  # no parameters: the released runs at the stand-in, no banner
+def _chapter(name: str, runs_dir=None) -> Chapter:
+    # no parameters: the runs at the stand-in scale the book shows, read from runs_dir, and no banner
+    return Chapter.open(name, {}, announce=False, released_dir=runs_dir)
 
 
 def _range(s: pd.DataFrame) -> str:
     # A range, not a mean: the claims are about every seed, and a mean hides the one left on the floor.
+    if s.empty:  # "nan-nan (n=0)" would read as a result
+        return "no runs"
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
@@ -165,7 +168,8 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     return [Row(f"(a) Runtime gains g ∈ {{{paper_gains}}} are equivalent: none decides whether AttnOnly leaves "
                 "the floor",
                 "§5.1", "all gain values functionally equivalent",
-                f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}", ev,
+                f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
+                if len(esc) else "no runs", ev,
                 fate.verdict, fate.why),
             Row("(b) The runtime-gain curves coincide (those that leave the floor)", "§5.1",
                 f"spread < {bound} at any step",
@@ -250,14 +254,14 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 _evidence(ch, summ), sens.verdict, sens.why + (cost if not sep.facts.get("attn_left") else ""))]
 
 
-def routing_paper() -> Row:
+def routing_paper(runs_dir=None) -> Row:
     """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``chapters.mechanism.
     claim_routing_by_author_rule``), at the `cpu` stand-in (book/mechanism.ipynb)."""
     from .chapters.mechanism import floors, like_for_like, mixer_runs
     claim = "Cross-position routing (§7.1): with attention replaced by a position-blind mixer, AttnOnly collapses"
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
-    runs = mixer_runs()
+    runs = mixer_runs(runs_dir)
     # the bigram floor on the fixed batches: no position-blind model can go below it on this data
     c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2])
     if c.facts["reading"] is None:  # no AttnOnly run with the mixer yet
@@ -270,7 +274,7 @@ def routing_paper() -> Row:
                f"{', '.join(map(str, seeds))}", c.verdict, c.why)
 
 
-def mechanism() -> Row:
+def mechanism(runs_dir=None) -> Row:
     """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in (book/mechanism.ipynb):
     listed under what this book finds that the paper does not say."""
     from .chapters.mechanism import floors, like_for_like, mixer_runs, mixer_summary
@@ -278,7 +282,7 @@ def mechanism() -> Row:
              "decides; tested with the position-blind local mixer (§7.2)")
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
-    runs = mixer_runs()
+    runs = mixer_runs(runs_dir)
     # the book's reading, with the author's rule given beside it for context
     c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
     # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
@@ -356,38 +360,39 @@ def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = N
                verdicts.verdict(True, True, fixed in fx["earlier"], by_design=True), why)
 
 
-def _bundle_row() -> Row:
+def _bundle_row(runs_dir=None) -> Row:
     from .chapters.bundle import baseline_seeds, bundle_runs
     # the bundle's cadence (nanoGPT's `cpu` preset: every 100 steps), its rounding-only twin (the SDPA kernel)
     # and nanoGPT's other seed
-    return bundle_fixed_val(bundle_runs().table, plans.bundle_factors()["none"].train.eval_interval,
-                            plans.ROUNDING_CONTROL, baseline_seeds())
+    return bundle_fixed_val(bundle_runs(runs_dir).table, plans.bundle_factors()["none"].train.eval_interval,
+                            plans.ROUNDING_CONTROL, baseline_seeds(runs_dir))
 
 
-def scorecard() -> pd.DataFrame:
-    """Every claim, computed from the released runs."""
+def scorecard(runs_dir=None) -> pd.DataFrame:
+    """Every claim, computed from the released runs (``runs_dir`` None), or from a folder laid out like ``runs/``
+    (a GPU sweep's ``--runs-dir``). None is passed down as it is: each reader looks up runs/ when called."""
     # each chapter opened once: every row below reads the same runs the chapter pages show
-    jc, gc, fv, a10, s124 = (_chapter(n) for n in ("joint_collapse", "gain_confound", "fixed_val_batches",
-                                                    "10m_asymmetry", "124m_sweep"))
+    jc, gc, fv, a10, s124 = (_chapter(n, runs_dir) for n in ("joint_collapse", "gain_confound", "fixed_val_batches",
+                                                              "10m_asymmetry", "124m_sweep"))
     jc_s, jc_h, jc_f = jc.summaries(), jc.histories(), jc.floor()
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
     # the rounding-only flip of the bundle chapter: the joint-collapse verdict's knife-edge
-    edge = collapse.released_rounding_edge()
+    edge = collapse.released_rounding_edge(runs_dir)
     # In the paper's order: §4, §4.1, §5.1, §5.2, §6.1, §6.2, §7.
-    rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape.paper_shape_prefix()),
+    rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape.paper_shape_prefix(runs_dir)),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),
-            fixed_val(fv, _bundle_row()),
+            fixed_val(fv, _bundle_row(runs_dir)),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),
-            *sweep_124m(s124, s124_s, s124.floor()), routing_paper()]
+            *sweep_124m(s124, s124_s, s124.floor()), routing_paper(runs_dir)]
     return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
 
 
-def own_findings() -> pd.DataFrame:
+def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
     # One row of the book's own, kept off the paper's card: the paper does not make this claim.
-    return pd.DataFrame([vars(mechanism())])
+    return pd.DataFrame([vars(mechanism(runs_dir))])
 
 
 
@@ -471,7 +476,7 @@ LEAD_GROUPS = (("10M, nanoGPT (§4)", "Table 2", None, "joint_collapse"),
                ("124M, ResidualGPT (§6.2)", "Table 5", "controlled", "124m_sweep"))
 
 
-def lead_rows() -> pd.DataFrame:
+def lead_rows(runs_dir=None) -> pd.DataFrame:
     """``plots.lead_figure``'s rows: per group of ``LEAD_GROUPS``, the paper's gap recovered by AttnOnly and FFNOnly
     (from its means; the seed range where the paper gives one) and the book's, one row per released seed of the
     chapter that stands in for it (``results.gap_recovered``)."""
@@ -496,7 +501,7 @@ def lead_rows() -> pd.DataFrame:
             n = int(p.n[config]) if pd.notna(p.n[config]) else 1  # the seeds the paper's mean is over
             rows.append(dict(group=group, label=f"paper: {ref}", source="paper", seeds=n,
                              config=config, recovered=frac(p.value[config]), lo=lo, hi=hi))
-        ch = _chapter(chapter)
+        ch = _chapter(chapter, runs_dir)
         summ = ch.summaries()
         summ = summ[summ.budget == ch.experiments()[0].train.max_steps]  # the preset's budget only
         # our fraction uses our own NoResidual and Full Residual means from the same runs (§3.5: within one sweep)

@@ -65,7 +65,8 @@ def test_a_reading_chapter_checks_its_one_parameter(tmp_path, capsys):
         open_runs("mechanism", {"seed": 7}, announce=False)  # nothing is retrained here
     with pytest.raises(ParameterError, match="is not a directory"):
         open_runs("mechanism", {"runs_dir": str(tmp_path / "nope")}, announce=False)
-    with pytest.raises(ParameterError, match="valid: mechanism, escape_and_bundle"):
+    assert open_runs("what_holds", {"runs_dir": str(tmp_path)}, announce=False) == tmp_path  # the front page
+    with pytest.raises(ParameterError, match="valid: mechanism, escape_and_bundle, what_holds"):
         open_runs("joint_collapse", {}, announce=False)
 
 

@@ -218,3 +218,13 @@ def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch
     monkeypatch.setattr(mech, "mixer_runs", lambda runs_dir=None: Runs(table, pd.DataFrame(), [], 9))
     row = sc.mechanism()
     assert row.verdict == "NOT TESTED" and row.ours == "no AttnOnly run with the mixer"
+
+
+def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
+    # what_holds' runs_dir reaches every row: from a folder with no runs, no row may read the released runs/.
+    from lib.scorecard import lead_rows, own_findings, scorecard
+    card = scorecard(tmp_path)
+    assert len(card) == 12 and set(card.verdict) == {"NOT TESTED"}
+    assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
+    assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
+    assert set(lead_rows(tmp_path).source) == {"paper"}  # the book's bars come from runs; there are none

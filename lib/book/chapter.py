@@ -143,9 +143,12 @@ class Chapter:
     device: str  # auto | cpu | cuda
     compile: bool = False
     eval_batches: int | None = None  # a retrain's evaluation batches (validation and train estimate); None: preset's
+    # where the chapter reads the runs it shows: runs/ for the book; another folder laid out like it (a GPU sweep's
+    # --runs-dir) for a reader computing the front page from runs of their own
+    released_dir: Path = RUNS_DIR
 
     @classmethod
-    def open(cls, name: str, namespace: dict, announce: bool = True) -> "Chapter":
+    def open(cls, name: str, namespace: dict, announce: bool = True, released_dir=None) -> "Chapter":
         if name not in CHAPTERS:
             raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(CHAPTERS)}")
         spec = CHAPTERS[name]
@@ -194,7 +197,9 @@ class Chapter:
         if runs_dir.resolve().is_relative_to(RUNS_DIR.resolve()):
             raise ParameterError(f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never writes; "
                                  f"valid: any other directory (default {RETRAIN_DIR.relative_to(ROOT)}/)")
-        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"], p["eval_batches"])
+        # None is runs/, looked up when called (not bound when this was defined)
+        ch = cls(name, spec, scale, p["seed"], p["steps"], runs_dir, p["device"], p["compile"], p["eval_batches"],
+                 Path(released_dir or RUNS_DIR))
         show_tables_as_the_book_does()  # every DataFrame shown after this cell reads as frame_html writes it
         if announce:
             print(ch.banner())
@@ -290,7 +295,8 @@ class Chapter:
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
             # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
-            for _, rd, _ in usable([(nores, RunDir(run_path(nores, RUNS_DIR)), "released")], ("complete",)):
+            for _, rd, _ in usable([(nores, RunDir(run_path(nores, self.released_dir)), "released")],
+                                   ("complete",)):
                 empirical = rd.summary["best_val_loss"]  # §4's reference: "indistinguishable from No Residual"
         return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
                 "empirical": empirical, "val_mode": e.train.val_mode}
@@ -333,7 +339,7 @@ class Chapter:
     def _located(self):
         # Released first, then retrained: _table_runs lets a retrained run take the place of its released twin.
         for exp in self.experiments():
-            yield exp, RunDir(run_path(exp, RUNS_DIR)), "released"
+            yield exp, RunDir(run_path(exp, self.released_dir)), "released"
         for exp in self.retrain_experiments():
             yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
 
@@ -379,7 +385,8 @@ class Chapter:
             # empty frames with their columns: the cells that read a probe draw nothing instead of failing
             return Probe(summaries_of([]), histories_of([]), [], plans.PROBE_SEED, applies=False)
         # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
-        located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in plans.PLANS[self.spec.probe](self.scale)]
+        located = [(e, RunDir(run_path(e, self.released_dir)), "released")
+                   for e in plans.PLANS[self.spec.probe](self.scale)]
         missing = unfinished(located)
         for cmd in missing:
             print(f"not run yet: {cmd}")
@@ -400,7 +407,8 @@ class Chapter:
         # the retrained seed with this chapter's retraining options, so its directory is the one retrain() wrote
         retrained = (None if self.seed is None else
                      self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0])
-        return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir)
+        return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir,
+                           released_dir=self.released_dir)
 
     def val_noise(self, n_random: int = 200) -> pd.DataFrame:
         """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
@@ -413,7 +421,7 @@ class Chapter:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line
         saying so) when there are none."""
         # released runs at the paper's scale: until GPU runs are released there are none, and the cell says so
-        df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale))
+        df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale), self.released_dir)
         if df.empty:
             print(f"No {self.spec.paper_scale} runs are released yet in runs/{self.spec.paper_scale}/.")
             return None
@@ -437,6 +445,6 @@ class Chapter:
                 print("  " + line)
 
 
-def released(exps) -> pd.DataFrame:
+def released(exps, released_dir=None) -> pd.DataFrame:
     # no floor given: escape steps as each run recorded them, against its own split's unigram floor
-    return summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
+    return summaries_of((e, RunDir(run_path(e, released_dir or RUNS_DIR)), "released") for e in exps)

@@ -1,6 +1,6 @@
-"""The parameters of a chapter that only reads runs (book/mechanism.ipynb, book/escape_and_bundle.ipynb): those
-chapters train nothing themselves, because their runs are hours of CPU time; ``python -m lib sweep --plan P``
-trains them, and the chapter reads them from ``runs_dir``."""
+"""The parameters of a chapter that only reads runs (book/mechanism.ipynb, book/escape_and_bundle.ipynb, and the
+scorecard's book/what_holds.ipynb): those chapters train nothing themselves, because their runs are hours of CPU
+time; ``python -m lib sweep --plan P`` trains them, and the chapter reads them from ``runs_dir``."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,6 +12,8 @@ from .tables import show_tables_as_the_book_does
 READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheapest answer first
     "mechanism": ("mixer_test", "probe_during"),
     "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
+    # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test and the bundle
+    "what_holds": ("release", "10m_prefix", "mixer_test", "bundle"),
 }
 # One parameter: a reading chapter trains nothing, so it has no seed, scale or device to choose.
 READER_PARAMETERS = {"runs_dir": None}

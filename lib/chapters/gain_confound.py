@@ -11,9 +11,10 @@ from ..runs import RUNS_DIR
 from ..verdicts import Claim, claim, verdict
 
 
-def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=None) -> pd.DataFrame:
-    """``gain.gain_curves`` of the released sweep around ``base`` (source "released") and, where a seed was
-    retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
+def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=None,
+                released_dir=None) -> pd.DataFrame:
+    """``gain.gain_curves`` of the released sweep around ``base`` in ``released_dir`` (source "released") and,
+    where a seed was retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
     # renamed on import, as this function has the same name
     from ..gain import gain_curves as curves_of
     # Refused, not defaulted: with RUNS_DIR the retrained seed would be looked for among the released runs, and
@@ -21,7 +22,7 @@ def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=
     if retrained is not None and runs_dir is None:
         raise ValueError("a retrained sweep needs the runs_dir it was trained into")
     # the source column keeps the two sweeps apart: spreads compare gains within one seed only (gain.spread_after)
-    out = curves_of(base, RUNS_DIR).assign(source="released")
+    out = curves_of(base, released_dir or RUNS_DIR).assign(source="released")
     if retrained is not None:
         out = pd.concat([out, curves_of(retrained, runs_dir).assign(source="retrained")])
     return out

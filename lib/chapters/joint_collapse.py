@@ -120,12 +120,13 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
             ("never does" if pd.isna(twin) else f"leaves it at {escape_label(twin)}"))
 
 
-def released_rounding_edge() -> str | None:
+def released_rounding_edge(runs_dir=None) -> str | None:
     """``rounding_edge`` of the released bundle runs (book/escape_and_bundle.ipynb §2): the knife-edge the
     joint-collapse verdict reads."""
     # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released cpu
     # seed-1337 nanoGPT AttnOnly and its rounding twin.
-    return rounding_edge(bundle_runs().table, plans.ROUNDING_CONTROL)
+    runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)  # None: bundle's own default, runs/
+    return rounding_edge(runs.table, plans.ROUNDING_CONTROL)
 
 
 @claim("Joint collapse")

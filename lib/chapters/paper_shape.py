@@ -333,10 +333,12 @@ class Prefix:
     missing: list[str]
 
 
-def paper_shape_prefix() -> Prefix:
-    """Released paper-shape 10M runs, partial or complete, and the commands for those not released yet."""
+def paper_shape_prefix(runs_dir=None) -> Prefix:
+    """Released paper-shape 10M runs (in ``runs_dir``, None: runs/), partial or complete, and the commands for
+    those not released yet."""
+    runs_dir = runs_dir or RUNS_DIR  # looked up when called, so a test's runs folder takes its place
     exps = plans.paper_10m_prefix()
-    located = [(e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps]
+    located = [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
     # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and that is what there is to read
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     hist = histories_of(located, SHOWN_AS_PREFIX)
@@ -344,7 +346,7 @@ def paper_shape_prefix() -> Prefix:
     floor = unigram_floor(load_corpus(exps[0].dataset))
     # unique: each implementation's two AttnOnly runs (two schedules) share one stand-in run
     stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
-    stand_in_hist = histories_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in stand_ins)
+    stand_in_hist = histories_of((e, RunDir(run_path(e, runs_dir)), "released") for e in stand_ins)
     # Only runs not started are listed (status None): a partial run is a prefix to show, not a missing one. Each
     # command stops at that run's prefix (Full Residual's is shorter).
     # micro-batches of 8 paid for nanoGPT's 10M step on this CPU, not for ResidualGPT's (python -m lib bench)
