@@ -277,24 +277,32 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
 
 
 def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
-    """What each part of the chapter cost on the machine that trained it, from the runs' own summaries.
-    ``parts``: ``{name: (finished runs' table, runs planned)}``; diverged runs, cut short, are counted as not
-    trained. Per part: the runs trained of those planned,
-    the steps of one run, the fastest and the median wall time of a trained run (the fastest is the closest to
-    an idle machine's), their total, and the estimate for the rest
-    (their count × the median; the escape map's runs differ in depth, so there it is rough)."""
+    """What each part of the book cost on the machine that trained it, from the runs' own summaries: the one
+    cost table, for the chapters (a part per chapter and configuration) and for the mechanism's plans.
+    ``parts``: ``{name: (runs' summaries, runs planned)}``. A diverged run, cut short, counts as not trained; a
+    prefix (status partial) costs the steps it trained, and says so in "steps per run". Per part: the runs
+    trained of those planned, the steps of one, the fastest and the median minutes of a trained run (the
+    fastest is the closest to an idle machine's), the median tokens/s, the hours trained, and the estimate for
+    the rest (their count x the median; the escape map's runs differ in depth, so there it is rough)."""
     rows = []
     for name, (t, planned) in parts.items():
-        t = t[t.status == "complete"] if "status" in t else t  # a diverged run stopped early: not its cost
+        # a diverged run stopped early: not what a run costs; a prefix is a run trained as far as it was meant to
+        t = t[t.status.isin(["complete", "partial"])] if "status" in t else t
+        # wall_s is the run's own clock, every segment of a resumed run added up, on a machine that may have been
+        # busy: the fastest run of a part is the fairest estimate of an idle machine
+        minutes = t.wall_s.astype(float) / 60
         # The median, not the mean: runs trained beside other work on the same cores take far longer, and one of
         # them would drag a mean up. NaN where nothing is trained: a cost not measured is not zero.
-        med = float(t.wall_s.median()) / 60 if len(t) else float("nan")
-        steps = sorted({int(b) for b in t.budget}) if len(t) else []
+        med = float(minutes.median()) if len(t) else float("nan")
+        # the steps each run trained (a prefix's, not its schedule's), every distinct count shown, none hidden
+        steps = sorted({int(b) for b in (t.steps if "steps" in t else t.budget)}) if len(t) else []
+        tps = t.tokens_per_s.astype(float).median() if "tokens_per_s" in t and len(t) else float("nan")
         rows.append({"part": name, "trained": len(t), "planned": planned,
                      "steps per run": "/".join(f"{b:,}" for b in steps) or "-",
-                     "fastest minutes per run": float(t.wall_s.min()) / 60 if len(t) else float("nan"),
-                     "median minutes per run": med, "minutes trained": float(t.wall_s.sum()) / 60,
-                     "minutes left (estimate)": (planned - len(t)) * med if len(t) else float("nan")})
+                     "fastest minutes": float(minutes.min()) if len(t) else float("nan"),
+                     "median minutes": med, "median tokens/s": float(tps),
+                     "hours trained": float(minutes.sum()) / 60,
+                     "hours left (estimate)": (planned - len(t)) * med / 60 if len(t) else float("nan")})
     return pd.DataFrame(rows)
 
 

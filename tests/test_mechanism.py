@@ -278,15 +278,19 @@ def test_probes_over_training_read_the_last_block_and_say_since_when_the_token_i
 
 
 def test_the_cost_table_reads_wall_times_from_the_runs_and_estimates_the_rest():
-    t = pd.DataFrame({"wall_s": [60.0, 120.0, 600.0], "budget": [400, 400, 400],
-                      "status": ["complete", "complete", "not trained"]})
-    c = results.cost_table({"escape map": (t, 30), "empty": (t.iloc[0:0], 4)}).set_index("part")
+    t = pd.DataFrame({"wall_s": [60.0, 120.0, 600.0, 30.0], "budget": [400, 400, 400, 3000],
+                      "steps": [400, 400, 400, 100], "tokens_per_s": [900.0, 1100.0, 50.0, 2000.0],
+                      "status": ["complete", "complete", "diverged", "partial"]})
+    c = results.cost_table({"escape map": (t.iloc[:3], 30), "prefix": (t.iloc[3:], 1),
+                            "empty": (t.iloc[0:0], 4)}).set_index("part")
     row = c.loc["escape map"]
-    assert (row.trained, row.planned, row["steps per run"]) == (2, 30, "400")
-    assert row["fastest minutes per run"] == 1.0 and row["median minutes per run"] == 1.5
-    assert row["minutes trained"] == 3.0
-    assert row["minutes left (estimate)"] == 28 * 1.5
-    assert c.loc["empty", "trained"] == 0 and pd.isna(c.loc["empty", "minutes left (estimate)"])
+    assert (row.trained, row.planned, row["steps per run"]) == (2, 30, "400")  # the diverged run is no cost
+    assert row["fastest minutes"] == 1.0 and row["median minutes"] == 1.5 and row["median tokens/s"] == 1000
+    assert row["hours trained"] == 3.0 / 60
+    assert row["hours left (estimate)"] == 28 * 1.5 / 60
+    # a prefix is trained as far as it was meant to: its own steps, not its schedule's
+    assert (c.loc["prefix", "trained"], c.loc["prefix", "steps per run"]) == (1, "100")
+    assert c.loc["empty", "trained"] == 0 and pd.isna(c.loc["empty", "hours left (estimate)"])
 
 
 def test_the_train_loss_gap_compares_the_evaluations_both_runs_reached():

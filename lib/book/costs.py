@@ -3,44 +3,37 @@
 the mechanism's plans. Shown in the reproducibility chapter, so that the chapters about a claim stay about it."""
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 
+from .. import plans
 from ..chapters import bundle, escape_map, mechanism, paper_shape
-from ..results import cost_table, pooled
+from ..results import cost_table
 from ..runs import RUNS_DIR
 from .chapter import CHAPTERS, Chapter
 
 
 def chapter_costs() -> pd.DataFrame:
-    """Per chapter (its released runs at the scale the book shows) and configuration: the runs, the steps of
-    one, the median and the fastest minutes of a run (the fastest is the closest to an idle machine), the
-    median tokens/s, and the total; then the paper-shape 10M prefixes, one row per run trained so far."""
-    rows = []
+    """``results.cost_table`` per chapter (its released runs at the scale the book shows) and configuration,
+    then the paper-shape 10M prefixes, one part per run of their plan."""
+    parts = {}
     for name in CHAPTERS:
         # No parameters: the released runs at the stand-in scale the built book shows, and no banner on this page.
         ch = Chapter.open(name, {}, announce=False)
-        # Complete runs only: a diverged run stopped early, so its minutes are not what a run costs.
-        s = pooled(ch.summaries())
-        for config, g in s.groupby("config", sort=False):  # the plan's order
-            rows.append(_row(name, ch.scale, config, g))
-    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a row per run.
-    prefix = paper_shape.paper_shape_prefix().summaries
-    for r in prefix.itertuples():  # one seed each: the trained steps of the 3,000
-        variant = paper_shape.schedule_variant(r.impl, r.schedule)
-        label = r.config + ("" if variant == "recipe" else f" ({variant})")  # the other's schedule, named
-        # the run as a one-row frame, the shape _row takes
-        rows.append(_row(f"paper-shape prefix, {r.impl}", "10M", label, prefix.loc[[r.Index]]))
-    return pd.DataFrame(rows)
-
-
-def _row(chapter: str, scale: str, config: str, g: pd.DataFrame) -> dict:
-    # wall_s is the run's own clock, every segment of a resumed run added up, on a machine that may have been busy
-    minutes = g.wall_s.astype(float) / 60
-    return {"chapter": chapter, "scale": scale, "config": config, "runs": len(g),
-            "steps per run": "/".join(f"{int(b):,}" for b in sorted(set(g.steps))),  # every budget shown, none hidden
-            "median minutes": float(minutes.median()), "fastest minutes": float(minutes.min()),
-            "median tokens/s": round(float(g.tokens_per_s.astype(float).median())),
-            "total hours": float(minutes.sum() / 60)}
+        s, planned = ch.summaries(), Counter(e.config_name for e in ch.experiments())
+        for config in planned:  # the plan's order
+            parts[f"{name} ({ch.scale}): {config}"] = (s[s.config == config], planned[config])
+    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a part per run.
+    prefix = paper_shape.paper_shape_prefix()
+    for e in plans.paper_10m_prefix():
+        variant = paper_shape.schedule_variant(e.impl, e.train.schedule)
+        label = f"paper-shape prefix (10M): {e.impl} {e.config_name}" + (
+            "" if variant == "recipe" else f" ({variant})")  # the other's schedule, named
+        s = prefix.summaries
+        mine = s[(s.impl == e.impl) & (s.config == e.config_name) & (s.schedule == e.train.schedule)]
+        parts[label] = (mine, 1)
+    return cost_table(parts)
 
 
 def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
