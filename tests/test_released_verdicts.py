@@ -7,9 +7,10 @@ from lib.scorecard import own_findings, scorecard
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
     "Joint collapse: every partial nanoGPT": ("NOT TESTABLE HERE", ["AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.340"]),
-    # nanoGPT AttnOnly is released for its first 300 steps; its Full Residual control is not trained yet
-    "Joint collapse at the paper's own 10M shape": ("NOT TESTED", ["AttnOnly best 3.351, on the floor for the "
-                                                                  "first 300 of 3,000 steps"]),
+    # nanoGPT AttnOnly on the floor for its first 300 steps, its Full Residual control off it from step 50 (of
+    # the first 100): holds for the prefix, and the row names the prefix
+    "Joint collapse at the paper's own 10M shape (first 300 of 3,000 steps)": (
+        "HOLDS", ["AttnOnly best 3.351, on the floor for the first 300 of 3,000 steps"]),
     "Layer-0 gradient starved": ("HOLDS", ["FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"]),
     "Hidden-state growth": ("NOT TESTABLE HERE", ["AttnOnly 7.43×", "FFNOnly 33.03×", "FullResidual 9.99×"]),
     "(a) Runtime gains": ("CONTRADICTED", ["left the floor at g = 2, 4; stayed at g = 0.25, 0.5"]),
@@ -91,7 +92,7 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
 
 def test_the_front_page_tally_and_the_lead_figure_numbers():
     from lib.scorecard import lead_rows, tally
-    assert tally(scorecard()) == "**12 claims**: 3 HOLDS · 1 CONTRADICTED · 7 NOT TESTABLE HERE · 1 NOT TESTED"
+    assert tally(scorecard()) == "**12 claims**: 4 HOLDS · 1 CONTRADICTED · 7 NOT TESTABLE HERE"
     book = lead_rows()
     book = book[book.source == "book"].groupby(["group", "config"]).recovered
     lo, hi = book.min(), book.max()
@@ -120,3 +121,12 @@ def test_the_paper_shape_prefixes_released_so_far():
     swapped = r.loc[("nanogpt", "AttnOnly", "warm-up + cosine")]
     assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
     assert paper_shape.claim_prefix_schedule(t).verdict == "NOT TESTED"
+    # nanoGPT Full Residual, the control, first 100 steps: off the floor from step 50 (best 2.553 at step 100),
+    # its layer-0 FFN gradient 0.0724 at step 100; so the joint collapse holds for the prefix, and block 0 of
+    # the one collapsed configuration (AttnOnly, 2.85e-06) is starved where Full Residual's is not
+    full = r.loc[("nanogpt", "FullResidual", "recipe")]
+    assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.553 and round(full.layer0_grad, 4) == 0.0724
+    c = paper_shape.claim_paper_shape_collapse(t)
+    assert c.verdict == "HOLDS" and c.facts["full_left"] and c.facts["left_at"] is None
+    s = paper_shape.claim_prefix_starvation(t)
+    assert s.verdict == "HOLDS" and s.facts["starved"] == {"AttnOnly": True, "FullResidual": False}
