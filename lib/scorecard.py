@@ -8,6 +8,7 @@ of twelve claims.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -457,9 +458,13 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         return "; ".join(r.claim.split(":")[0].split(" (")[0] for r in rows.itertuples()) or "none"
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
+    # how far the paper-shape runs trained, said with them: a prefix is not the paper's run
+    trained = sorted({m.group(0) for e in card.evidence[paper_shape]
+                      if (m := re.search(r"first [\d,]+ of [\d,]+ steps", e))})
     return " ".join([
         f"Of the paper's {len(card)} claims checked here, {int(stand.sum())} are judged at CPU stand-ins (smaller "
-        f"models than the paper's) and {int(paper_shape.sum())} at the paper's own 10M shape.",
+        f"models than the paper's) and {int(paper_shape.sum())} at the paper's own 10M shape"
+        + (f", on the {', '.join(trained)} of its runs." if trained else "."),
         f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
         f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
         f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
