@@ -187,7 +187,9 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence
 
 
-def test_the_paper_shape_row_judges_a_prefix_on_the_floor_as_the_early_training_claim_beside_its_control():
+def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_the_floor():
+    # Table 2 is where the run ends: a prefix on the floor, even beside a control that left, is NOT TESTABLE HERE
+    # (the verdict rule's case); the complete run on the floor beside its control holds.
     from types import SimpleNamespace
 
     from lib.scorecard import joint_collapse_paper_shape
@@ -195,9 +197,12 @@ def test_the_paper_shape_row_judges_a_prefix_on_the_floor_as_the_early_training_
     full = run("nanogpt", "FullResidual", 100, [4.17, 2.50])
     swapped = run("nanogpt", "AttnOnly", 300, [4.17, 3.0, 2.5, 2.2], schedule="cosine")  # never the row's run
     row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn, full, swapped)))
-    assert (row.verdict, row.claim) == ("HOLDS", "Joint collapse at the paper's own 10M shape "
-                                                 "(first 300 of 3,000 steps)")
-    assert "where the run ends is not tested" in row.why and "Full Residual (first 100 of 3,000 steps) left" in row.why
+    assert (row.verdict, row.claim) == ("NOT TESTABLE HERE", "Joint collapse at the paper's own 10M shape "
+                                                              "(first 300 of 3,000 steps)")
+    assert "cannot show where the run ends" in row.why and "Full Residual (first 100 of 3,000 steps) left" in row.why
+    whole = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.35] * 30)
+    whole_full = run("nanogpt", "FullResidual", 3000, [4.17] + [1.6] * 30)
+    assert joint_collapse_paper_shape(SimpleNamespace(table=table(whole, whole_full))).verdict == "HOLDS"
     row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn)))
     assert row.verdict == "NOT TESTED"  # no control yet
     stuck_full = run("nanogpt", "FullResidual", 100, [4.17, 3.36])
