@@ -1,5 +1,5 @@
 """The book layer: what a chapter notebook calls. ``chapter`` (a chapter's parameters, banner, retraining and
-the runs it reads), ``reader`` (the parameters of the two chapters that only read the mechanism's runs),
+the runs it reads), ``reader`` (the parameters of the chapters that only read runs),
 ``tables`` (the tables it shows), ``verdict`` (its verdict block), ``costs`` (what the released runs cost, for
 the reproducibility chapter). The names a notebook imports are re-exported here, so that a chapter reads
 ``from lib.book import Chapter, Verdict``."""
@@ -11,6 +11,7 @@ from .tables import (
     cross_scale_table,
     export_run_data,
     frame_html,
+    prefix_view,
     presets_table,
     quantities,
     release_report,
@@ -21,5 +22,6 @@ from .tables import (
 from .verdict import Verdict
 
 __all__ = ["CHAPTERS", "PARAMETERS", "READERS", "Chapter", "ParameterError", "Verdict", "beside_paper",
-           "budget_table", "cross_scale_table", "export_run_data", "frame_html", "open_runs", "presets_table",
-           "quantities", "release_report", "seed_table", "show_tables_as_the_book_does", "variant_label"]
+           "budget_table", "cross_scale_table", "export_run_data", "frame_html", "open_runs", "prefix_view",
+           "presets_table", "quantities", "release_report", "seed_table", "show_tables_as_the_book_does",
+           "variant_label"]

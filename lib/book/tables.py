@@ -23,9 +23,10 @@ from ..runs import ROOT, RUNS_DIR, RunDir, run_path
 
 
 def frame_html(df: pd.DataFrame) -> str:
-    """A table as the book shows it: floats to 4 decimals (``_number``), every cell in full (verdicts and the
-    paper's notes are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that
-    names something (a preset's fields, a scale) is shown."""
+    """A table as the book shows it: floats at the decimals their column needs, 4 at most (``_column_format``),
+    a missing value as "-", every cell in full (verdicts and the paper's notes are read whole), and no 0, 1, 2, ...
+    column where the index only counts rows. An index that names something (a preset's fields, a scale) is
+    shown."""
     # an unnamed integer index is row numbers (a RangeIndex, or what is left of one after a filter)
     counts_rows = (df.index.name is None and not isinstance(df.index, pd.MultiIndex)
                    and pd.api.types.is_integer_dtype(df.index))
@@ -33,27 +34,31 @@ def frame_html(df: pd.DataFrame) -> str:
     formatters = {c: _column_format(df[c]) for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     # pandas cuts a cell at 50 characters by default; a verdict's reason or a paper note cut short misleads.
     with pd.option_context("display.max_colwidth", None):
-        # na_rep: a missing value reads as NaN, never as an empty cell; border=0 leaves the lines to the book's theme
-        return df.to_html(index=not counts_rows, na_rep="NaN", border=0, formatters=formatters or None)
+        # na_rep: a missing value reads as "-" (not measured, never left, not trained: the column says which), never
+        # as an empty cell nor as NaN; border=0 leaves the lines to the book's theme
+        return df.to_html(index=not counts_rows, na_rep="-", border=0, formatters=formatters or None)
 
 
 def _column_format(col: pd.Series):
     """How a float column's cells read: as whole numbers where every finite value is one (steps, counts that a
-    NaN made floats), else each to 4 decimals, or in 3 significant digits where it is too small for that (a
-    starved gradient norm)."""
+    NaN made floats), else at the fewest decimals (1 to 4) that show every value the column holds (a column a
+    chapter rounded to minutes keeps its one decimal), or in 3 significant digits where a value is too small for
+    4 decimals (a starved gradient norm). Missing values read "-"."""
     finite = col[np.isfinite(col)]  # NaN and inf say nothing about the column's kind
     # whole: steps and counts that a NaN ("never left the floor") turned into floats read as 1,500, not 1500.0000
     whole = len(finite) > 0 and bool((finite == finite.round()).all())
+    # the decimals the values need: a loss has many (4 are shown), a cost rounded to 0.1 minute has one
+    decimals = next((d for d in (1, 2, 3) if len(finite) and bool((finite == finite.round(d)).all())), 4)
 
     def cell(x: float) -> str:
         if pd.isna(x):
-            return "NaN"
+            return "-"
         if not math.isfinite(x):
             return str(x)  # inf or -inf, as they are
         if whole:
             return f"{x:,.0f}"
         # Four decimals would print a starved gradient norm (2.85e-06) as 0.0000: the very value Fig. 2a is about.
-        return f"{x:.4f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+        return f"{x:,.{decimals}f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
     return cell
 
 
@@ -165,6 +170,20 @@ def _pm(mean, std, n) -> str:
     if std is not None and not pd.isna(std):
         s += f" ± {std:.4f}"
     return s + (f" (n={int(n)})" if n is not None and not pd.isna(n) else "")
+
+
+# The paper-shape prefix table's columns as the two chapters that show it name them (``paper_shape.prefix_table``).
+PREFIX_COLUMNS = {"impl": "impl", "config": "config", "schedule": "schedule", "trained": "trained",
+                  "last_val": "last val", "best_val": "best val",
+                  "left_floor_at": "left the floor at step",  # "-": not by the last step trained
+                  "layer0_grad": "layer-0 FFN gradient (last)", "max_val_se": "largest val s.e.",
+                  "paper_best": "paper's best (3,000 steps)"}
+
+
+def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
+    """``paper_shape.prefix_table`` as the joint-collapse and 10M chapters show it: the columns a reader compares,
+    named in words; "-" in "left the floor at step" is a run still on the floor at its last step."""
+    return table[list(PREFIX_COLUMNS)].rename(columns=PREFIX_COLUMNS)
 
 
 def variant_label(exp: Experiment) -> str:
