@@ -8,6 +8,7 @@ of twelve claims.
 """
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -72,14 +73,21 @@ def _range(s: pd.DataFrame) -> str:
     if s.empty:  # "nan-nan (n=0)" would read as a result
         return "no runs"
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
+    if f"{lo:.3f}" == f"{hi:.3f}" and len(s) > 1:  # "3.339-3.339" says the seeds agree to the digits shown
+        return f"{lo:.3f} (n={len(s)}, all seeds)"
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
 
 def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
+    # a seed that only some configurations have names them: "seeds 42, 1337" would claim both for every row
+    configs = set(s.config) if len(s) else set()
+    seeds = [f"{seed}" + ("" if set(g.config) == configs else f" ({', '.join(sorted(set(g.config)))} only)")
+             for seed, g in s.groupby("seed")] if len(s) else []
     # "stand-in" in this text is what at_stand_in reads: the verdict cell says "at the stand-in" because of it
     return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
-            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seeds {', '.join(map(str, sorted(set(s.seed))))}")
+            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seed{'s' if len(seeds) > 1 else ''} "
+            f"{', '.join(seeds)}")
 
 
 def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | None = None) -> Row:
@@ -439,11 +447,17 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
     # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
     if "verdict" in shown and "evidence" in source:
         shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
-    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag
-    return (shown.style.hide(axis="index").format(escape="html")
+    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then `code` (a command,
+    # a preset's name, as the chapters' verdict blocks write it in Markdown) becomes <code>, not raw backticks
+    return (shown.style.hide(axis="index").format(_cell_html)
             # the style of the word itself, without the suffix
             .map(lambda v: VERDICT_STYLE.get(v.removesuffix(" at the stand-in"), ""), subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"}))  # sentences, not numbers
+
+
+def _cell_html(value) -> str:
+    text = html.escape(str(value))
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
 def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
