@@ -16,7 +16,7 @@ RELEASED = {
     "(a) Runtime gains": ("CONTRADICTED", ["left the floor at g = 2, 4; stayed at g = 0.25, 0.5"]),
     "(b) The runtime-gain curves": ("NOT TESTABLE HERE", ["runtime 0.0152"]),
     "Random validation batches": ("NOT TESTABLE HERE", ["0.0069", "gap of 1.369"]),
-    "10M asymmetry": ("HOLDS", ["AttnOnly 1.908-1.971 (n=8)", "FFNOnly 3.339-3.339 (n=8)"]),
+    "10M asymmetry": ("HOLDS", ["AttnOnly 1.908-1.971 (n=8)", "FFNOnly 3.339 (n=8, all seeds)"]),
     "FFNOnly collapses to the No Residual floor": ("HOLDS", ["cpu: FFNOnly - NoResidual -0.0002"]),
     "124M ordering and separation": ("NOT TESTABLE HERE", ["minimum gap -0.018"]),
     "AttnOnly is seed-sensitive at 124M": ("NOT TESTABLE HERE", ["AttnOnly 6.532-6.549 (n=5)"]),
