@@ -282,14 +282,17 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     s = pooled(summaries)
     s = s[s.seed == FIG2_SEED]
     # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is ours that model
-    both_collapsed = all(len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()
-                         for c in ("AttnOnly", "FFNOnly"))
+    # the configurations of the two that did not collapse, named in the reason
+    off_floor = [c for c in ("AttnOnly", "FFNOnly")
+                 if not (len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all())]
+    both_collapsed = not off_floor
     # largest first, as ``paper_order``: equal lists mean the same order
     our_order = list(ours.sort_values(ascending=False).index)
     lines = ("Hidden-state growth: paper " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
              + "; ours " + " > ".join(f"{c} {ours[c]:.2f}" for c in our_order) + ".",) if len(ours) else ()
     why = ("no runs: python -m lib sweep --plan joint_collapse" if not have else
-           "the paper orders two collapsed models; here AttnOnly or FFNOnly left the floor" if not both_collapsed
+           f"the paper orders two collapsed models; here {' and '.join(off_floor)} left the floor"
+           if not both_collapsed
            else ("the paper's order" if our_order == paper_order else "another order") + "; ours is ‖h_L‖/‖h_0‖ on "
            "one fixed batch at the end; the author's `residualscope` divides the final by the initial norm over "
            "training")
