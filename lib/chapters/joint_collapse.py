@@ -27,8 +27,7 @@ STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
     """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN gradient norm, the
     paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest value over the second half of training,
-    and the first step from which it stays below ``STARVED`` (None if it never does); ``final_mlp_only`` keeps
-    its old name for the same final value."""
+    and the first step from which it stays below ``STARVED`` (None if it never does)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         # histories recorded without the diagnostics callbacks have no gradients: an empty table, not a KeyError
@@ -46,13 +45,11 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
         starved_from = None if len(above) and above[-1] == len(g) - 1 else (
             int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
         rows.append({"config": config, "seed": int(h.seed.iloc[0]), "final": float(g[-1]),
-                     "final_mlp_only": float(h.grad_norm_mlp.iloc[-1][0]),
                      # the largest value over the second half: a small final value beside a large one here is a dip,
                      # not starvation
                      "max_second_half": float(g[steps >= steps[-1] / 2].max()),
                      "starved_from_step": starved_from})
-    return pd.DataFrame(rows, columns=["config", "seed", "final", "final_mlp_only", "max_second_half",
-                                       "starved_from_step"])
+    return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
 
 
 def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
