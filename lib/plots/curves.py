@@ -216,7 +216,8 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
         name = "warm-up + cosine" if schedule == "cosine" else "constant"
         # black: this book's own runs stand apart from the author's coloured curves
         ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
-                label=f"this book, 10M paper shape, AttnOnly, {name}")
+                label=f"this book, ResidualGPT AttnOnly at the 10M paper shape, {name} "
+                      f"(first {int(g.step.max()):,} steps)")
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
