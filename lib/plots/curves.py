@@ -87,7 +87,7 @@ def prefix_curves(prefix, title: str):
               f"2-core CPU); the first: {prefix.missing[0] if prefix.missing else '-'}")
         return None
     impls = ("nanogpt", "residualgpt")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=True)
     # the furthest any prefix has trained (300 before any is)
     last = int(prefix.table.steps.max()) if len(prefix.table) else 300
     for ax, impl in zip(axes, impls):
@@ -115,9 +115,13 @@ def prefix_curves(prefix, title: str):
         # the whole split's unigram floor of the 10M data
         ax.axhline(prefix.floor, **FLOOR_STYLE, label=f"unigram floor {prefix.floor:.3f}")
         ax.set(xlabel="step", title=f"{impl}")
-        ax.legend(frameon=False, fontsize=7, loc="upper right")
+        # each panel's legend below it: inside, it covered the curves it names
+        ax.legend(frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     axes[0].set_ylabel("validation loss (nats/token)")
-    axes[0].set_ylim(1.0, 4.6)  # step 0 (ln 65 = 4.17) to below the paper's best values
+    # from below the paper's best values to above every curve: a run on the other's schedule overshoots step 0's
+    # ln 65 = 4.17 on its way (nanoGPT with the warm-up + cosine reaches 5.29 at step 50), and a cut curve misleads
+    top = max(4.6, float(prefix.histories.val_loss.max()) + 0.2)
+    axes[0].set_ylim(1.0, top)
     fig.suptitle(title)
     fig.tight_layout()
     return fig
