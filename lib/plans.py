@@ -229,6 +229,14 @@ def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PRO
     return {name: replace(nano, **changes) for name, changes in factors.items()}
 
 
+def rounding_twins(scale: str = "cpu") -> list[Experiment]:
+    """The rounding-only twin (``ROUNDING_CONTROL``) of nanoGPT AttnOnly at the joint-collapse chapter's seeds
+    other than the bundle's, whose twin is a bundle factor: whether each seed's escape survives a change of
+    floating-point order decides whether the stand-in's joint collapse is a knife-edge or a contradiction."""
+    twin = bundle_factors(scale)[ROUNDING_CONTROL]  # the bundle's own twin: its fields, at the other seeds
+    return [replace(e, attn_kernel=twin.model.attn_kernel) for e in bundle_baseline_seeds(scale)]
+
+
 def bundle_baseline_seeds(scale: str = "cpu") -> list[Experiment]:
     """nanoGPT AttnOnly at the joint-collapse chapter's other seeds: the bundle reads its factors against them."""
     # A factor that moves seed 1337 off the floor means little if nanoGPT itself leaves it at another seed.
@@ -353,7 +361,8 @@ PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": 
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
-         "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds}
+         "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds,
+         "rounding_twins": rounding_twins}
 
 
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.

@@ -10,10 +10,12 @@ from ..config import CONFIGS, PAPER_SEED
 from ..experiment import ESCAPE_MARGIN
 from ..results import (
     FIG2_SEED,
+    as_released,
     layer0_ffn,
     on_floor,
     one_run,
     pooled,
+    usable,
 )
 from ..verdicts import Claim, claim, verdict
 from .bundle import bundle_runs
@@ -117,13 +119,53 @@ def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
             ("never does" if pd.isna(twin) else f"leaves it at {escape_label(twin)}"))
 
 
-def released_rounding_edge(runs_dir=None) -> str | None:
-    """``rounding_edge`` of the released bundle runs (book/escape_and_bundle.ipynb §2): the knife-edge the
-    joint-collapse verdict reads."""
-    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released cpu
-    # seed-1337 nanoGPT AttnOnly and its rounding twin.
+def rounding_pairs(runs_dir=None) -> pd.DataFrame:
+    """nanoGPT AttnOnly's escape step (NaN: never) beside its rounding-only twin's, per seed the joint-collapse
+    chapter shows: seed 1337 from the bundle (its factor ``ROUNDING_CONTROL``), the others from
+    ``plans.rounding_twins``; NaN in ``twin`` where the twin is not trained, ``trained`` False there."""
     runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)  # None: bundle's own default, runs/
-    return rounding_edge(runs.table, plans.ROUNDING_CONTROL)
+    done = runs.table[runs.table.status.isin(["complete", "diverged"])].set_index("factor")
+    rows = []
+    if {"none", plans.ROUNDING_CONTROL} <= set(done.index):
+        rows.append({"seed": PAPER_SEED, "plain": done.loc["none", "escape_step"],
+                     "twin": done.loc[plans.ROUNDING_CONTROL, "escape_step"], "trained": True})
+    # the other seeds: the chapter's own released run beside its twin, complete runs only (a diverged run has no
+    # escape step), each escape step as the run recorded it (the bundle's table reads them the same way)
+    twins = {e.seed: rd for e, rd, _ in usable(as_released(plans.rounding_twins(), runs_dir), ("complete",))}
+    for e, rd, _ in usable(as_released(plans.bundle_baseline_seeds(), runs_dir), ("complete",)):
+        twin = twins.get(e.seed)
+        rows.append({"seed": e.seed, "plain": rd.summary.get("escape_step"),
+                     "twin": None if twin is None else twin.summary.get("escape_step"), "trained": twin is not None})
+    t = pd.DataFrame(rows, columns=["seed", "plain", "twin", "trained"])
+    return t.astype({"plain": float, "twin": float})  # None ("never") as NaN
+
+
+def released_rounding_edge(runs_dir=None) -> str | None:
+    """The knife-edge the joint-collapse verdict reads, from the released runs (``rounding_pairs``): a seed whose
+    AttnOnly leaves the floor while its rounding-only twin does not, and no seed whose escape survives its twin. A
+    seed that leaves the floor in both computations is a robust escape: then rounding does not decide the
+    stand-in's outcome and there is no knife-edge (None). A seed that left without a trained twin is named, with
+    the plan that trains it."""
+    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released runs.
+    pairs = rounding_pairs(runs_dir)
+    tested = pairs[pairs.trained]
+    flips = tested[tested.plain.isna() != tested.twin.isna()]
+    robust = tested[tested.plain.notna() & tested.twin.notna()]
+    if flips.empty or not robust.empty:
+        return None
+    control = plans.ROUNDING_CONTROL
+    text = "; ".join(
+        f"nanoGPT AttnOnly seed {int(r.seed)} " + (
+            f"leaves the floor at {escape_label(r.plain)} while its rounding-only twin ({control}: the same "
+            f"attention, another floating-point order) never does" if pd.notna(r.plain) else
+            f"never leaves the floor while its rounding-only twin ({control}) leaves it at {escape_label(r.twin)}")
+        for r in flips.itertuples())
+    # a seed that left the floor with no twin yet: its escape may or may not survive rounding
+    untested = pairs[~pairs.trained & pairs.plain.notna()]
+    if len(untested):
+        text += (f"; seed{'s' if len(untested) > 1 else ''} {', '.join(str(int(s)) for s in untested.seed)} "
+                 f"left the floor too, with no rounding twin trained yet (python -m lib sweep --plan rounding_twins)")
+    return text
 
 
 @claim("Joint collapse")
