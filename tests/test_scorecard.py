@@ -228,3 +228,30 @@ def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path)
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
     assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
     assert set(lead_rows(tmp_path).source) == {"paper"}  # the book's bars come from runs; there are none
+
+
+def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
+    # seed 1337 leaves the floor at 800 and its rounding twin never does; seed 42 leaves at 200. Without seed
+    # 42's twin the edge stands and names the missing run; a twin that also leaves makes seed 42 a robust escape
+    # (no knife-edge: the claim is judged as the runs say); a twin that stays on the floor adds a second flip.
+    from conftest import write_fake_run
+
+    from lib import plans
+    from lib.chapters import joint_collapse
+    factors = plans.bundle_factors()
+    write_fake_run(factors["none"], tmp_path, 2.6, 800)
+    write_fake_run(factors[plans.ROUNDING_CONTROL], tmp_path, 3.34, None)
+    (seed42,) = plans.bundle_baseline_seeds()
+    write_fake_run(seed42, tmp_path, 2.3, 200)
+    edge = joint_collapse.released_rounding_edge(tmp_path)
+    assert "seed 1337 leaves the floor at step 800" in edge
+    assert "seed 42 left the floor too, with no rounding twin" in edge
+    (twin42,) = plans.rounding_twins()
+    assert twin42.seed == 42 and twin42.model.attn_kernel == "sdpa"
+    d = write_fake_run(twin42, tmp_path, 2.4, 300)
+    assert joint_collapse.released_rounding_edge(tmp_path) is None  # seed 42 escapes in both computations
+    import shutil
+    shutil.rmtree(d)
+    write_fake_run(twin42, tmp_path, 3.34, None)
+    edge = joint_collapse.released_rounding_edge(tmp_path)
+    assert "seed 1337" in edge and "seed 42 leaves the floor at step 200" in edge and "no rounding twin" not in edge

@@ -12,8 +12,9 @@ from .tables import show_tables_as_the_book_does
 READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheapest answer first
     "mechanism": ("mixer_test", "probe_during"),
     "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
-    # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test and the bundle
-    "what_holds": ("release", "10m_prefix", "mixer_test", "bundle"),
+    # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test, the bundle and
+    # the rounding twins the joint-collapse knife-edge is read from
+    "what_holds": ("release", "10m_prefix", "mixer_test", "bundle", "rounding_twins"),
 }
 # One parameter: a reading chapter trains nothing, so it has no seed, scale or device to choose.
 READER_PARAMETERS = {"runs_dir": None}
