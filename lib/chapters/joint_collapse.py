@@ -137,7 +137,8 @@ def rounding_pairs(runs_dir=None) -> pd.DataFrame:
         rows.append({"seed": e.seed, "plain": rd.summary.get("escape_step"),
                      "twin": None if twin is None else twin.summary.get("escape_step"), "trained": twin is not None})
     t = pd.DataFrame(rows, columns=["seed", "plain", "twin", "trained"])
-    return t.astype({"plain": float, "twin": float})  # None ("never") as NaN
+    # None ("never") as NaN; trained as bool even when empty, so a mask of it selects rows, never columns
+    return t.astype({"plain": float, "twin": float, "trained": bool})
 
 
 def released_rounding_edge(runs_dir=None) -> str | None:
@@ -148,7 +149,7 @@ def released_rounding_edge(runs_dir=None) -> str | None:
     the plan that trains it."""
     # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released runs.
     pairs = rounding_pairs(runs_dir)
-    tested = pairs[pairs.trained]
+    tested = pairs.loc[pairs.trained]
     flips = tested[tested.plain.isna() != tested.twin.isna()]
     robust = tested[tested.plain.notna() & tested.twin.notna()]
     if flips.empty or not robust.empty:
@@ -161,7 +162,7 @@ def released_rounding_edge(runs_dir=None) -> str | None:
             f"never leaves the floor while its rounding-only twin ({control}) leaves it at {escape_label(r.twin)}")
         for r in flips.itertuples())
     # a seed that left the floor with no twin yet: its escape may or may not survive rounding
-    untested = pairs[~pairs.trained & pairs.plain.notna()]
+    untested = pairs.loc[~pairs.trained & pairs.plain.notna()]
     if len(untested):
         text += (f"; seed{'s' if len(untested) > 1 else ''} {', '.join(str(int(s)) for s in untested.seed)} "
                  f"left the floor too, with no rounding twin trained yet (python -m lib sweep --plan rounding_twins)")
