@@ -304,10 +304,11 @@ def recipes() -> list[Experiment]:
 def mechanism() -> list[Experiment]:
     """What book/mechanism.ipynb and book/escape_and_bundle.ipynb train, cheapest answer first: the mixer test at
     seed 1337, the four short runs probed during training, the mixer's other seeds, the bundle one factor at a
-    time, the escape map and its boundary cells at the full budget. The schedule over seeds, which the second
+    time and the rounding twin of its other seed, the escape map and its boundary cells at the full budget. The
+    schedule over seeds, which the second
     chapter reads too, is issue 23's own plan (``schedule_seeds``, in ``RECIPE_PLANS``)."""
-    return unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *escape_map(),
-                    *escape_long_budget()])
+    return unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *rounding_twins(),
+                    *escape_map(), *escape_long_budget()])
 
 
 def release() -> list[Experiment]:
@@ -352,7 +353,7 @@ def keeps_weights(exp: Experiment) -> bool:
 PREFIX_PLANS = ("10m_prefix", "bf16_agreement")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
-MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle")
+MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins")
 # The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
 # ``sweep --plan recipes``, so that ``release`` stays the first six chapters.
 RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds")
