@@ -15,7 +15,7 @@ from .runs import RUNS_DIR, RunError
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "10m_prefix", "bf16_agreement", "mechanism", "mixer_test", "probe_during",
-              "escape_map", "escape_long", "bundle", "recipes", "author_values", "schedule_seeds")
+              "escape_map", "escape_long", "bundle", "recipes", "author_values", "schedule_seeds", "rounding_twins")
 
 
 # The options train and sweep share, so a sweep without --plan builds each run exactly as `train` would.

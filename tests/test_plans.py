@@ -78,7 +78,7 @@ def test_the_mechanism_plan_is_its_parts_each_run_once_mixer_at_seed_1337_first(
     mech = plans.mechanism()
     assert len(_keys(mech)) == len(set(_keys(mech)))
     parts = (_keys(plans.mixer_test()) + _keys(plans.probe_during()) + _keys(plans.bundle())
-             + _keys(plans.escape_map()) + _keys(plans.escape_long_budget()))
+             + _keys(plans.rounding_twins()) + _keys(plans.escape_map()) + _keys(plans.escape_long_budget()))
     assert set(_keys(mech)) == set(parts)
     assert [(e.config_name, e.model.mixer, e.seed) for e in mech[:3]] == [
         ("AttnOnly", "local", 1337), ("FullResidual", "local", 1337), ("FFNOnly", "local", 1337)]
