@@ -323,34 +323,36 @@ def _screenshots():
     return module
 
 
-def test_no_table_or_output_overflows_at_1400_px(site, browser):
-    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not scroll
-    sideways and no table or output is wider than its box."""
+@pytest.fixture(scope="module")
+def every_page_at_1400_px(site, browser):
+    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it: the overflows
+    scripts/screenshots.py looks for, and each plotly figure's caption number (one load per page, not two)."""
     shots = _screenshots()
     browser.set_window_size(1400, 1000)
     try:
-        problems = {}
+        found = {}
         for page in shots.pages():
             open_page(browser, site + page)
-            if found := browser.execute_script(shots.OVERFLOW_JS):
-                problems[page] = found
-        assert not problems, problems
+            captions = browser.execute_script("""
+                return [...document.querySelectorAll('.plotly-graph-div')].map(d => {
+                  const fig = d.closest('figure');
+                  const cap = fig && fig.querySelector('figcaption .caption-number');
+                  return [d.id, cap ? cap.textContent.trim() : null];
+                });""")
+            found[page] = (browser.execute_script(shots.OVERFLOW_JS), captions)
+        return found
     finally:
         browser.set_window_size(1280, 1400)
 
 
-def test_every_plotly_figure_on_a_page_has_a_numbered_caption(site, browser):
-    shots = _screenshots()
-    missing, seen = [], 0
-    for page in shots.pages():
-        open_page(browser, site + page)
-        for div_id, caption in browser.execute_script("""
-            return [...document.querySelectorAll('.plotly-graph-div')].map(d => {
-              const fig = d.closest('figure');
-              const cap = fig && fig.querySelector('figcaption .caption-number');
-              return [d.id, cap ? cap.textContent.trim() : null];
-            });"""):
-            seen += 1
-            if not (caption and caption.startswith("Book fig.")):
-                missing.append(f"{page}#{div_id}")
-    assert seen >= 7 and not missing, missing
+def test_no_table_or_output_overflows_at_1400_px(every_page_at_1400_px):
+    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not scroll
+    sideways and no table or output is wider than its box."""
+    problems = {page: over for page, (over, _) in every_page_at_1400_px.items() if over}
+    assert not problems, problems
+
+
+def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400_px):
+    figures = [(page, div_id, cap) for page, (_, caps) in every_page_at_1400_px.items() for div_id, cap in caps]
+    missing = [f"{page}#{div_id}" for page, div_id, cap in figures if not (cap and cap.startswith("Book fig."))]
+    assert len(figures) >= 7 and not missing, missing
