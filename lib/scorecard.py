@@ -482,7 +482,7 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
         f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
         f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
-        f"outcome, or the outcome flips under a rounding-only change; "
+        f"outcome, the outcome flips under a rounding-only change, or a prefix has not reached where the run ends; "
         # "0 are not run yet" reads as a count of something; none left says it plainly
         + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not run yet." if len(untested)
            else "every claim has runs to judge it by."),
