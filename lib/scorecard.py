@@ -90,10 +90,11 @@ def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
             f"{', '.join(seeds)}")
 
 
-def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | None = None) -> Row:
+def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | None = None,
+                   robust: str | None = None) -> Row:
     """Table 2 at the stand-in, judged by ``chapters.joint_collapse.claim_joint_collapse`` (``edge``: its
-    knife-edge, ``released_rounding_edge``)."""
-    c = collapse.claim_joint_collapse(summ, floor, edge)
+    knife-edge, ``released_rounding_edge``; ``robust``: the escapes that survive rounding)."""
+    c = collapse.claim_joint_collapse(summ, floor, edge, robust=robust)
     # Table 2's claim is about the three partial configurations; Full Residual is its control, named in the reason.
     partial = results.pooled(summ)
     partial = partial[partial.config != "FullResidual"]
@@ -387,9 +388,10 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
     a10_s, s124_s = a10.summaries(), s124.summaries()
     s124_s = s124_s[s124_s.budget == s124.experiments()[0].train.max_steps]
     # the rounding-only flip of the bundle chapter: the joint-collapse verdict's knife-edge
-    edge = collapse.released_rounding_edge(runs_dir)
+    edge, robust = collapse.released_rounding_edge(runs_dir), collapse.released_robust_escapes(runs_dir)
     # In the paper's order: §4, §4.1, §5.1, §5.2, §6.1, §6.2, §7.
-    rows = [joint_collapse(jc, jc_s, jc_f, edge), joint_collapse_paper_shape(paper_shape.paper_shape_prefix(runs_dir)),
+    rows = [joint_collapse(jc, jc_s, jc_f, edge, robust),
+            joint_collapse_paper_shape(paper_shape.paper_shape_prefix(runs_dir)),
             starvation(jc, jc_s, jc_h, jc_f), growth(jc, jc_s, jc_h, jc_f), *runtime_gain(gc),
             fixed_val(fv, _bundle_row(runs_dir)),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),

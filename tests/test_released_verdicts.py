@@ -69,7 +69,7 @@ def _chapter_claims() -> dict[str, object]:
     s124_s = s124.summaries()
     return {
         "Joint collapse: every partial nanoGPT": joint_collapse.claim_joint_collapse(
-            s, f, joint_collapse.released_rounding_edge()),
+            s, f, joint_collapse.released_rounding_edge(), robust=joint_collapse.released_robust_escapes()),
         "Layer-0 gradient starved": joint_collapse.claim_starvation(joint_collapse.layer0_grad(h), s, f),
         "Hidden-state growth": joint_collapse.claim_growth_order(joint_collapse.final_values(h, "hidden_growth"), s, f),
         "(a) Runtime gains": gain_confound.claim_gain_fate(gain.gain_table(gc.summaries()[

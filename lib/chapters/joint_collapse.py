@@ -169,14 +169,28 @@ def released_rounding_edge(runs_dir=None) -> str | None:
     return text
 
 
+def released_robust_escapes(runs_dir=None) -> str | None:
+    """The seeds whose nanoGPT AttnOnly leaves the floor in both computations, its own and its rounding-only
+    twin's (``rounding_pairs``), in words; None where there is none. Such an escape is no knife-edge: it is what
+    a contradiction of the joint collapse rests on."""
+    pairs = rounding_pairs(runs_dir)
+    robust = pairs.loc[pairs.trained & pairs.plain.notna() & pairs.twin.notna()]
+    if robust.empty:
+        return None
+    return "; ".join(f"seed {int(r.seed)} leaves the floor at {escape_label(r.plain)} and its rounding-only twin "
+                     f"({plans.ROUNDING_CONTROL}) at {escape_label(r.twin)}, so its escape survives rounding"
+                     for r in robust.itertuples())
+
+
 @claim("Joint collapse")
 def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None = None,
-                         margin: float = ESCAPE_MARGIN) -> Claim:
+                         margin: float = ESCAPE_MARGIN, robust: str | None = None) -> Claim:
     """§4, Table 2: every partial configuration ends on the floor (within ``margin``) while Full Residual, the
     control, leaves it. Full Residual on the floor: the stand-in shows nothing to collapse from. ``edge``
-    (``rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms nor
-    contradicts (the verdict rule's knife-edge). Each line gives the distance from No Residual, the paper's own
-    reference."""
+    (``released_rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms
+    nor contradicts (the verdict rule's knife-edge). ``robust`` (``released_robust_escapes``): the escapes that
+    survive a rounding-only change, said in the reason of a contradiction. Each line gives the distance from No
+    Residual, the paper's own reference."""
     summaries = pooled(summaries)  # runs with a finite best loss (complete, or a prefix): a diverged seed is no outcome
     # No Residual counts among the partial configurations: Table 2's three rows below Full Residual
     partial = summaries[summaries.config != "FullResidual"]
@@ -213,6 +227,8 @@ def claim_joint_collapse(summaries: pd.DataFrame, floor: float, edge: str | None
     else:
         why = "at least one partial configuration left the floor: " + ", ".join(
             f"{c} in {n} of {int((partial.config == c).sum())} seeds" for c, n in left.items() if n)
+        if robust:  # what makes the contradiction valid, not a coin that fell one way
+            why += f"; {robust}"
     if edge and shows:  # the reason comes first: it is what decides the word, whatever the runs say
         why = f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns on rounding; " + why
     # the knife-edge overrides agreement both ways: on such an edge a HOLDS is a coin that fell one way
