@@ -177,9 +177,15 @@ def released_robust_escapes(runs_dir=None) -> str | None:
     robust = pairs.loc[pairs.trained & pairs.plain.notna() & pairs.twin.notna()]
     if robust.empty:
         return None
-    return "; ".join(f"seed {int(r.seed)} leaves the floor at {escape_label(r.plain)} and its rounding-only twin "
+    text = "; ".join(f"seed {int(r.seed)} leaves the floor at {escape_label(r.plain)} and its rounding-only twin "
                      f"({plans.ROUNDING_CONTROL}) at {escape_label(r.twin)}, so its escape survives rounding"
                      for r in robust.itertuples())
+    # the seeds whose escape does not survive are said too: the contradiction rests on the others alone
+    flips = pairs.loc[pairs.trained & (pairs.plain.isna() != pairs.twin.isna())]
+    return text + "".join(f"; seed {int(r.seed)}'s does not ("
+                          + (f"it leaves at {escape_label(r.plain)}, its twin never" if pd.notna(r.plain)
+                             else f"it never leaves, its twin at {escape_label(r.twin)}") + ")"
+                          for r in flips.itertuples())
 
 
 @claim("Joint collapse")
