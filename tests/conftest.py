@@ -54,3 +54,23 @@ def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", step
 def fake_run():
     """``write_fake_run``: a finished run directory without training."""
     return write_fake_run
+
+
+def cli(*args, tmp_path=None):
+    """``python -m lib ARGS`` in this process (``lib.cli.main``, what ``__main__`` calls): its exit code and what
+    it printed. In-process because a fresh interpreter spends seconds importing torch for each refusal;
+    tests/test_cli.py keeps one test of the real entry point."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from lib.cli import main
+    # --runs-dir points into tmp: even a wrongly accepted command could not touch runs/.
+    extra = ["--runs-dir", str(tmp_path)] if tmp_path is not None else []
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([*args, *extra])
+        except SystemExit as e:  # argparse's refusals
+            code = e.code if isinstance(e.code, int) else 1
+    return SimpleNamespace(returncode=code or 0, stdout=out.getvalue(), stderr=err.getvalue())

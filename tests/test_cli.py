@@ -5,29 +5,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ["FullResidual", "AttnOnly", "FFNOnly", "NoResidual"]
-
-
-def cli(*args, tmp_path=None):
-    """``python -m lib ARGS`` in this process (``lib.cli.main``, what ``__main__`` calls): its exit code and what
-    it printed. In-process because a fresh interpreter spends seconds importing torch for each refusal; one test
-    below runs the real entry point."""
-    import contextlib
-    import io
-    from types import SimpleNamespace
-
-    from lib.cli import main
-    # --runs-dir points into tmp: even a wrongly accepted command could not touch runs/.
-    extra = ["--runs-dir", str(tmp_path)] if tmp_path is not None else []
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([*args, *extra])
-        except SystemExit as e:  # argparse's refusals
-            code = e.code if isinstance(e.code, int) else 1
-    return SimpleNamespace(returncode=code or 0, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def cli_process(*args, tmp_path=None):

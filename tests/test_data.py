@@ -280,7 +280,7 @@ def test_openwebtext_is_read_from_its_environment_variable(owt, monkeypatch):
 
 
 def test_prepare_cli_exits_2_on_a_bad_n_docs(tmp_path):
-    from tests.test_cli import cli  # lib.cli.main in this process: a fresh interpreter spends seconds on torch
+    from conftest import cli  # lib.cli.main in this process: a fresh interpreter spends seconds on torch
     r = cli("prepare", "openwebtext", "--source", str(tmp_path / "x.jsonl"), "--n-docs", "0",
             "--out-dir", str(tmp_path / "o"))
     assert r.returncode == 2 and "at least val_every=100 documents" in r.stderr and not (tmp_path / "o").exists()

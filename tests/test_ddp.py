@@ -66,7 +66,7 @@ def test_two_ranks_train_the_single_process_run_and_resume_it(tmp_path, one_thre
 
 
 def test_a_plan_under_torchrun_is_refused(monkeypatch):
-    from tests.test_cli import cli  # lib.cli.main in this process, with torchrun's environment
+    from conftest import cli  # lib.cli.main in this process, with torchrun's environment
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("RANK", "0")
     r = cli("sweep", "--plan", "mixer_test", "--dry-run")
