@@ -29,17 +29,22 @@ def test_a_knife_edge_or_a_by_design_outcome_neither_confirms_nor_contradicts(ag
     assert verdict(False, True, agrees, knife_edge=True) == "NOT TESTED"  # no runs is still no runs
 
 
+def edge_of(bundle):
+    """The knife-edge of seed 1337's pair alone, read from a bundle table."""
+    return joint_collapse.rounding_edge(joint_collapse.pairs_table(joint_collapse.bundle_pair(bundle, "SDPA kernel")))
+
+
 def test_the_joint_collapse_row_is_a_knife_edge_where_the_rounding_twin_flips_the_escape():
     s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 2.6), ("AttnOnly", 42, 2.3), ("FFNOnly", 1337, 3.34)])
     twin = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", None, 3.34)])
-    edge = joint_collapse.rounding_edge(twin, "SDPA kernel")
+    edge = edge_of(twin)
     assert edge.startswith("nanoGPT AttnOnly seed 1337 leaves the floor at step 800 while its rounding-only twin")
     row = sc.joint_collapse(chapter("joint_collapse"), s, FLOOR, edge)
     assert row.verdict == "NOT TESTABLE HERE" and "a knife-edge, not a contradiction" in row.why
     assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "CONTRADICTED"  # without the twin
     same = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", 700, 2.5)])
-    assert joint_collapse.rounding_edge(same, "SDPA kernel") is None
-    assert joint_collapse.rounding_edge(bundle_table([("none", "complete", 800, 2.6)]), "SDPA kernel") is None
+    assert edge_of(same) is None
+    assert edge_of(bundle_table([("none", "complete", 800, 2.6)])) is None
 
 
 def summ(rows, budget=1500):

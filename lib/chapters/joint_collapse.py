@@ -100,59 +100,33 @@ def _minus_noresidual(summaries: pd.DataFrame, s: pd.DataFrame) -> float | None:
     return round(float(s.best_val_loss.mean() - nores.mean()), 4) if len(nores) else None
 
 
-def rounding_edge(table: pd.DataFrame, control: str) -> str | None:
-    """Where nanoGPT AttnOnly's escape flips under a rounding-only change: its run (factor ``"none"``) and its
-    rounding twin (``control``, the same computation in another floating-point order) both finished, one leaving
-    the floor and the other not. Returns the fact in words, or None where it does not flip (or is not trained).
-    ``table``: ``bundle.bundle_runs().table``."""
+def bundle_pair(table: pd.DataFrame, control: str) -> list[dict]:
+    """Seed 1337's row of ``rounding_pairs`` from the bundle's table (``bundle.bundle_runs().table``): nanoGPT
+    AttnOnly (factor ``"none"``) and its rounding twin (``control``), both finished; no row otherwise."""
     # finished runs only: a run still training has not decided whether it leaves the floor
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     if not {"none", control} <= set(done.index):  # both runs are needed to see a flip
-        return None
-    # NaN: the run never left the floor; a flip is one side NaN and the other not
-    plain, twin = done.loc["none", "escape_step"], done.loc[control, "escape_step"]
-    if pd.isna(plain) == pd.isna(twin):  # both left the floor, or neither: rounding did not decide here
-        return None
-    return (f"nanoGPT AttnOnly seed {PAPER_SEED} leaves the floor at {escape_label(plain)} while its rounding-only "
-            f"twin "
-            f"({control}: the same attention, another floating-point order) " +
-            ("never does" if pd.isna(twin) else f"leaves it at {escape_label(twin)}"))
+        return []
+    return [{"seed": PAPER_SEED, "plain": done.loc["none", "escape_step"], "twin": done.loc[control, "escape_step"],
+             "trained": True}]
 
 
-def rounding_pairs(runs_dir=None) -> pd.DataFrame:
-    """nanoGPT AttnOnly's escape step (NaN: never) beside its rounding-only twin's, per seed the joint-collapse
-    chapter shows: seed 1337 from the bundle (its factor ``ROUNDING_CONTROL``), the others from
-    ``plans.rounding_twins``; NaN in ``twin`` where the twin is not trained, ``trained`` False there."""
-    runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)  # None: bundle's own default, runs/
-    done = runs.table[runs.table.status.isin(["complete", "diverged"])].set_index("factor")
-    rows = []
-    if {"none", plans.ROUNDING_CONTROL} <= set(done.index):
-        rows.append({"seed": PAPER_SEED, "plain": done.loc["none", "escape_step"],
-                     "twin": done.loc[plans.ROUNDING_CONTROL, "escape_step"], "trained": True})
-    # the other seeds: the chapter's own released run beside its twin, complete runs only (a diverged run has no
-    # escape step), each escape step as the run recorded it (the bundle's table reads them the same way)
-    twins = {e.seed: rd for e, rd, _ in usable(as_released(plans.rounding_twins(), runs_dir), ("complete",))}
-    for e, rd, _ in usable(as_released(plans.bundle_baseline_seeds(), runs_dir), ("complete",)):
-        twin = twins.get(e.seed)
-        rows.append({"seed": e.seed, "plain": rd.summary.get("escape_step"),
-                     "twin": None if twin is None else twin.summary.get("escape_step"), "trained": twin is not None})
+def pairs_table(rows: list[dict]) -> pd.DataFrame:
+    """``rounding_pairs``' table from its rows (seed, plain, twin, trained)."""
     t = pd.DataFrame(rows, columns=["seed", "plain", "twin", "trained"])
     # None ("never") as NaN; trained as bool even when empty, so a mask of it selects rows, never columns
     return t.astype({"plain": float, "twin": float, "trained": bool})
 
 
-def released_rounding_edge(runs_dir=None) -> str | None:
-    """The knife-edge the joint-collapse verdict reads, from the released runs (``rounding_pairs``): a seed whose
-    AttnOnly leaves the floor while its rounding-only twin does not, and no seed whose escape survives its twin. A
-    seed that leaves the floor in both computations is a robust escape: then rounding does not decide the
-    stand-in's outcome and there is no knife-edge (None). A seed that left without a trained twin is named, with
-    the plan that trains it."""
-    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released runs.
-    pairs = rounding_pairs(runs_dir)
+def rounding_edge(pairs: pd.DataFrame) -> str | None:
+    """The knife-edge of ``rounding_pairs``, in words: a seed whose AttnOnly leaves the floor while its
+    rounding-only twin does not (or the reverse), and no seed whose escape survives its twin. A seed that leaves
+    the floor in both computations is a robust escape: then rounding does not decide the stand-in's outcome and
+    there is no knife-edge (None). A seed that left without a trained twin is named, with the plan that trains
+    it."""
     tested = pairs.loc[pairs.trained]
     flips = tested[tested.plain.isna() != tested.twin.isna()]
-    robust = tested[tested.plain.notna() & tested.twin.notna()]
-    if flips.empty or not robust.empty:
+    if flips.empty or robust_escapes(pairs) is not None:
         return None
     control = plans.ROUNDING_CONTROL
     text = "; ".join(
@@ -169,11 +143,10 @@ def released_rounding_edge(runs_dir=None) -> str | None:
     return text
 
 
-def released_robust_escapes(runs_dir=None) -> str | None:
-    """The seeds whose nanoGPT AttnOnly leaves the floor in both computations, its own and its rounding-only
-    twin's (``rounding_pairs``), in words; None where there is none. Such an escape is no knife-edge: it is what
-    a contradiction of the joint collapse rests on."""
-    pairs = rounding_pairs(runs_dir)
+def robust_escapes(pairs: pd.DataFrame) -> str | None:
+    """The seeds of ``rounding_pairs`` whose nanoGPT AttnOnly leaves the floor in both computations, its own and
+    its rounding-only twin's, in words (and those whose escape does not survive); None where there is none. Such
+    an escape is no knife-edge: it is what a contradiction of the joint collapse rests on."""
     robust = pairs.loc[pairs.trained & pairs.plain.notna() & pairs.twin.notna()]
     if robust.empty:
         return None
@@ -186,6 +159,33 @@ def released_robust_escapes(runs_dir=None) -> str | None:
                           + (f"it leaves at {escape_label(r.plain)}, its twin never" if pd.notna(r.plain)
                              else f"it never leaves, its twin at {escape_label(r.twin)}") + ")"
                           for r in flips.itertuples())
+
+
+def rounding_pairs(runs_dir=None) -> pd.DataFrame:
+    """nanoGPT AttnOnly's escape step (NaN: never) beside its rounding-only twin's, per seed the joint-collapse
+    chapter shows: seed 1337 from the bundle (its factor ``ROUNDING_CONTROL``), the others from
+    ``plans.rounding_twins``; NaN in ``twin`` where the twin is not trained, ``trained`` False there."""
+    runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)  # None: bundle's own default, runs/
+    rows = bundle_pair(runs.table, plans.ROUNDING_CONTROL)
+    # the other seeds: the chapter's own released run beside its twin, complete runs only (a diverged run has no
+    # escape step), each escape step as the run recorded it (the bundle's table reads them the same way)
+    twins = {e.seed: rd for e, rd, _ in usable(as_released(plans.rounding_twins(), runs_dir), ("complete",))}
+    for e, rd, _ in usable(as_released(plans.bundle_baseline_seeds(), runs_dir), ("complete",)):
+        twin = twins.get(e.seed)
+        rows.append({"seed": e.seed, "plain": rd.summary.get("escape_step"),
+                     "twin": None if twin is None else twin.summary.get("escape_step"), "trained": twin is not None})
+    return pairs_table(rows)
+
+
+def released_rounding_edge(runs_dir=None) -> str | None:
+    """``rounding_edge`` of the released runs: the knife-edge the joint-collapse verdict reads."""
+    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released runs.
+    return rounding_edge(rounding_pairs(runs_dir))
+
+
+def released_robust_escapes(runs_dir=None) -> str | None:
+    """``robust_escapes`` of the released runs: what a contradiction of the joint collapse rests on."""
+    return robust_escapes(rounding_pairs(runs_dir))
 
 
 @claim("Joint collapse")
