@@ -20,10 +20,12 @@ import torch
 from .config import get_preset, replace
 from .data import Batches, load_corpus
 from .experiment import bare_loop_tokens_per_s, build_model
+from .model import MaskStream
 from .train import Trainer, resolve_device
 
 
-def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_batch: int | None = None) -> float:
+def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_batch: int | None = None,
+                         fast_dropout: bool = False) -> float:
     """Tokens/s of ``steps`` Trainer optimisation steps (no evaluation, no diagnostics)."""
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
@@ -33,7 +35,8 @@ def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_ba
     # No callbacks: what is timed is the optimisation step alone, as in a run between evaluations (the
     # diagnostics read gradients only on the step before an evaluation).
     trainer = Trainer(model, exp.train, batches, device=device, progress=False,
-                      tokens_per_sample=exp.model.block_size, micro_batch=micro_batch)
+                      tokens_per_sample=exp.model.block_size, micro_batch=micro_batch,
+                      masks=MaskStream(exp.seed) if fast_dropout else None)
     for i in range(warmup + steps):
         # The first steps pay for allocation and the first call of each kernel; they are run but not timed.
         if i == warmup:
@@ -141,7 +144,8 @@ def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
 def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "AttnOnly", micro_batches=(8,),
               steps: int = 3, device: str = "auto") -> pd.DataFrame:
     """Seconds per optimisation step, side by side in one process, of the plain full-batch loop
-    (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each micro-batch size,
+    (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each micro-batch size
+    (on a CPU, with and without ``--fast-dropout``),
     with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes and the
     utilisation (achieved ÷ that rate). Nothing else should run meanwhile."""
     device = resolve_device(device)
@@ -153,6 +157,10 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
              ("trainer, whole batch", None, lambda: trainer_tokens_per_s(exp, steps, device, warmup=1))]
     loops += [(f"trainer, micro-batches of {b}", b,
                lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b)) for b in micro_batches]
+    if device == "cpu" and exp.model.dropout > 0:  # --fast-dropout is a CPU option, and without dropout it does nothing
+        loops += [(f"trainer, micro-batches of {b}, fast dropout", b,
+                   lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b, fast_dropout=True))
+                  for b in micro_batches]
     rows = []
     for name, micro, measure in loops:
         # The yardstick matches each loop: with micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a

@@ -60,6 +60,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="execution option: feed each batch through forward/backward in slices of B sequences "
                         "(the same batch and update; faster on a CPU at the 10M shape, see `bench`); "
                         "must divide the batch size; recorded in env.json, not in the run's directory")
+    p.add_argument("--fast-dropout", action="store_true",
+                   help="execution option, CPU only: draw dropout's masks from a NumPy SFC64 stream seeded by the "
+                        "run's seed instead of torch's serial generator (the same keep probability and scaling, "
+                        "another random realisation; faster, see `bench`); recorded in env.json, not in the "
+                        "run's directory")
     p.add_argument("--no-diagnostics", action="store_true")  # §4.1's callbacks off; a resume must match
     # Moved aside to a .replaced-* sibling, never deleted: a finished run may be the only copy of hours of work.
     p.add_argument("--force", action="store_true", help="retrain a complete run (the old one is moved aside)")
@@ -129,6 +134,8 @@ def parser() -> argparse.ArgumentParser:
     # ResidualGPT).
     b.add_argument("--micro-batches", nargs="+", type=int, default=[8], metavar="B",
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
+    b.add_argument("--impl", choices=IMPLS, default="residualgpt",
+                   help="the implementation whose 10M AttnOnly step is timed (default residualgpt)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     # A local copy for a machine without network, or for the tests; the Hub's conversion otherwise.
@@ -230,7 +237,8 @@ def _guard_released(args, exps) -> None:
 def _run_kwargs(args) -> dict:
     return dict(runs_dir=args.runs_dir, device=args.device, compile=args.compile,
                 deterministic=args.deterministic, diagnostics=not args.no_diagnostics,
-                force=args.force, progress=not args.quiet, until=args.until, micro_batch=args.micro_batch)
+                force=args.force, progress=not args.quiet, until=args.until, micro_batch=args.micro_batch,
+                fast_dropout=args.fast_dropout)
 
 
 # One JSON line per finished run: a sweep's log can be read back by a program, and the line is the
@@ -287,7 +295,7 @@ def main(argv=None) -> int:
             from .bench import bench, step_cost
             # step_cost times the paper's 10M batch only, so it runs only when that shape is asked for.
             if "10M" in args.scales:  # what one step of the paper's 10M model costs here, and why
-                print(step_cost(micro_batches=args.micro_batches, steps=args.steps, device=args.device)
+                print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device)
                       .to_markdown(index=False), end="\n\n")
             print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":

@@ -19,7 +19,7 @@ from .config import STAND_IN_FOR, ConfigError, Experiment
 from .data import Batches, load_corpus, unigram_floor
 from .diagnostics import default_callbacks
 from .gain import apply_gain
-from .model import GPT
+from .model import GPT, MaskStream
 from .runs import (
     RUNS_DIR,
     RunDir,
@@ -39,6 +39,7 @@ from .train import (
     Dist,
     Trainer,
     autocast,
+    check_fast_dropout,
     check_micro_batch,
     init_distributed,
     resolve_device,
@@ -201,7 +202,8 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # Bad input is refused before anything is written (the lock below creates the directory).
     check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)
     check_until(exp, until)
-    resolve_device(kwargs.get("device", "auto"))
+    check_fast_dropout(kwargs.get("fast_dropout", False), resolve_device(kwargs.get("device", "auto")),
+                       kwargs.get("compile", False))
     rd = RunDir(run_path(exp, runs_dir))
     # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
     # config.json must still be this experiment's, or another experiment's result would be handed back.
@@ -239,11 +241,13 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
     env = rd.read_json("env.json") or {}
     # The run's own settings, whatever the command said: the retrain must be the same run.
     # env.json holds the first segment's settings, and each resumed segment's under "resumed".
-    segments = {seg.get("micro_batch") for seg in (env, *env.get("resumed", []))}
-    if len(segments) > 1:  # with dropout, each slicing draws its own masks: one retrain cannot follow both
-        raise RunError(f"{rd.path} was trained in segments with different --micro-batch ({sorted(segments, key=str)}); "
-                       f"its weights cannot be recovered by one retrain")
-    kwargs = {**kwargs, "micro_batch": segments.pop(),
+    # (A run from before --fast-dropout existed drew torch's masks.)
+    segments = {(seg.get("micro_batch"), seg.get("fast_dropout", False)) for seg in (env, *env.get("resumed", []))}
+    if len(segments) > 1:  # with dropout, each slicing or stream draws its own masks: one retrain cannot follow both
+        raise RunError(f"{rd.path} was trained in segments with different --micro-batch or --fast-dropout "
+                       f"({sorted(segments, key=str)}); its weights cannot be recovered by one retrain")
+    micro_batch, fast_dropout = segments.pop()
+    kwargs = {**kwargs, "micro_batch": micro_batch, "fast_dropout": fast_dropout,
               "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
               "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}
     print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
@@ -296,11 +300,12 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
          deterministic: bool = False, diagnostics: bool = True, force: bool = False,
          progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None,
-         micro_batch: int | None = None) -> dict:
+         micro_batch: int | None = None, fast_dropout: bool = False) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
-    ``micro_batch`` is an execution option (``Trainer``): the run's configuration and directory are the
-    same with or without it, and env.json records it (each resumed segment its own).
+    ``micro_batch`` and ``fast_dropout`` are execution options (``Trainer``, ``lib.model.MaskStream``): the
+    run's configuration and directory are the same with or without them, and env.json records them (each
+    resumed segment its own).
 
     ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N steps
     of the full run, on its schedule. Running again with a larger ``until``, or none, continues it
@@ -340,10 +345,11 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
                       val_seed=exp.train.val_seed, device=device)
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
                       compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
-                      micro_batch=micro_batch, callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
+                      micro_batch=micro_batch, masks=MaskStream(exp.seed, dist.rank) if fast_dropout else None,
+                      callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
     # how it was run (not what was trained: that is config.json), so that a reader can tell two machines apart
     env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
-           "world_size": dist.world, "micro_batch": trainer.micro_batch}
+           "world_size": dist.world, "micro_batch": trainer.micro_batch, "fast_dropout": fast_dropout}
     wall_before = 0.0
     # Rank 0 and the others meet at two barriers, in the same order: before fit (checkpoint read) and after it
     # (summary written).

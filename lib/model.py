@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -25,6 +26,61 @@ import torch.nn.functional as F
 from .config import ModelConfig
 
 INIT_STD = 0.02  # N(0, 0.02) on every Linear and Embedding, as GPT-2 and nanoGPT
+
+
+class MaskStream:
+    """Dropout's keep-masks drawn from a NumPy SFC64 stream: the execution option ``--fast-dropout``.
+
+    On a CPU, torch draws each dropout mask with ``bernoulli_`` from one serial Mersenne Twister, about
+    20 ns an element on this project's 2-core CPU, which at the 10M shape is over a quarter of a step
+    (``python -m lib bench``). SFC64 gives 64 random bits in about a nanosecond. Each element is kept with
+    probability 1 - p, as with torch (to within 2^-32: its 32-bit word is compared with round(p * 2^32)),
+    and kept elements are scaled by 1 / (1 - p), as with torch: the same dropout, another random
+    realisation, so a run records the option (env.json), like ``--micro-batch``."""
+
+    def __init__(self, seed: int, rank: int = 0):
+        # Seeded by the run's seed, so a run draws the same masks each time it is trained; a torchrun rank
+        # draws its own, as each rank's torch generator would.
+        self.bits = np.random.SFC64(np.random.SeedSequence([seed, rank]))
+
+    def keep(self, shape, p: float) -> torch.Tensor:
+        """A bool tensor of ``shape``: True where an element is kept."""
+        n = math.prod(shape)
+        # random_raw is the generator's bulk path: each 64-bit draw is two 32-bit words.
+        words = self.bits.random_raw((n + 1) // 2).view(np.uint32)[:n]
+        return torch.from_numpy(words >= np.uint32(round(p * 2 ** 32))).view(shape)
+
+    # The generator's state, so that a resumed run draws the masks it would have drawn (Trainer.state_dict): plain
+    # ints, since a checkpoint is read with weights_only=True, which refuses NumPy arrays.
+    def state_dict(self) -> dict:
+        st = self.bits.state
+        return {"words": [int(w) for w in st["state"]["state"]], "has_uint32": int(st["has_uint32"]),
+                "uinteger": int(st["uinteger"])}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.bits.state = {"bit_generator": "SFC64", "state": {"state": np.array(state["words"], dtype=np.uint64)},
+                           "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
+
+
+class Dropout(nn.Dropout):
+    """nn.Dropout, unchanged unless a ``MaskStream`` is attached (``use_mask_stream``): then its masks
+    come from the stream."""
+
+    masks: MaskStream | None = None
+
+    def forward(self, x):
+        if self.masks is None or not self.training or self.p == 0:
+            return super().forward(x)
+        # x * (kept / (1 - p)), the formula of torch's own dropout; the bool mask is what autograd keeps for
+        # the backward pass (a byte an element, against a float for torch's).
+        return (x * self.masks.keep(x.shape, self.p)).mul_(1.0 / (1.0 - self.p))
+
+
+def use_mask_stream(model: nn.Module, masks: MaskStream | None) -> None:
+    """Every dropout of ``model`` draws from ``masks`` (None: from torch, as nn.Dropout)."""
+    for m in model.modules():
+        if isinstance(m, Dropout):
+            m.masks = masks
 
 
 class CausalSelfAttention(nn.Module):
@@ -35,8 +91,8 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         # Two dropouts, as in nanoGPT: on the attention weights (inside SDPA on the flash path) and on the
         # sublayer's output, before it meets the stream (or, with the skip removed, becomes it).
-        self.attn_dropout = nn.Dropout(cfg.dropout)
-        self.resid_dropout = nn.Dropout(cfg.dropout)
+        self.attn_dropout = Dropout(cfg.dropout)
+        self.resid_dropout = Dropout(cfg.dropout)
         if not self.flash:  # the manual path needs the causal mask as a buffer
             # not persistent: the mask follows from block_size, so a checkpoint need not carry it
             mask = torch.tril(torch.ones(cfg.block_size, cfg.block_size, dtype=torch.bool))
@@ -50,8 +106,16 @@ class CausalSelfAttention(nn.Module):
             # ResidualGPT's kernel. The same function as the manual path below up to rounding, and the
             # rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this kernel and no
             # other change) stays on the floor where the manual kernel leaves it.
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
-                                               dropout_p=self.dropout if self.training else 0.0)
+            masks = self.attn_dropout.masks
+            if masks is not None and self.training and self.dropout > 0:
+                # With dropout on, SDPA on a CPU runs its math path (its fused kernel takes no dropout), and that
+                # path takes a mask (torch prints once that the argument is meant for testing: here the mask is
+                # the point). It drops the weights and scales v by 1 / (1 - p) instead of the weights.
+                keep = masks.keep((B, self.n_head, T, T), self.dropout)
+                y = torch.ops.aten._scaled_dot_product_attention_math(q, k, v, None, self.dropout, True, keep)[0]
+            else:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                   dropout_p=self.dropout if self.training else 0.0)
         else:  # nanoGPT's notebook: masked softmax written out, dropout on the weights
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
             att = att.masked_fill(~self.mask[:, :, :T, :T], float("-inf"))
@@ -67,7 +131,7 @@ class MLP(nn.Module):
         self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)  # the usual 4x expansion
         self.gelu = nn.GELU()  # exact GELU, not the tanh approximation, as both codebases (nn.GELU, F.gelu)
         self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=cfg.bias)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, x):
         # token-wise: each position is transformed alone, so without the attention skip (FFNOnly keeps only
@@ -84,7 +148,7 @@ class LocalMixer(nn.Module):
         super().__init__()
         self.c_fc = nn.Linear(cfg.n_embd, 2 * cfg.n_embd, bias=False)
         self.c_proj = nn.Linear(2 * cfg.n_embd, cfg.n_embd, bias=False)
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, x):
         return self.dropout(self.c_proj(F.gelu(self.c_fc(x))))
@@ -120,7 +184,7 @@ class GPT(nn.Module):
         self.transformer = nn.ModuleDict(dict(
             wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
             wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
-            drop=nn.Dropout(cfg.dropout if cfg.emb_dropout else 0.0),  # ResidualGPT only (emb_dropout)
+            drop=Dropout(cfg.dropout if cfg.emb_dropout else 0.0),  # ResidualGPT only (emb_dropout)
             h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
             ln_f=nn.LayerNorm(cfg.n_embd),  # the final LayerNorm sees the stream whatever the blocks removed
         ))

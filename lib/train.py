@@ -20,6 +20,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .config import ConfigError, TrainConfig
+from .model import MaskStream, use_mask_stream
 
 
 class Callback:
@@ -179,6 +180,15 @@ def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
                           f"valid: {', '.join(map(str, valid))}")
 
 
+def check_fast_dropout(on: bool, device: str, compile: bool) -> None:
+    """``--fast-dropout`` is a CPU option for the eager model; anything else is refused, never ignored."""
+    if on and not device.startswith("cpu"):
+        raise ConfigError(f"--fast-dropout draws its masks on the CPU; on {device} torch's own dropout is the "
+                          f"fast one: drop the option")
+    if on and compile:  # the compiler would have to trace NumPy's generator
+        raise ConfigError("--fast-dropout and --compile cannot be combined: choose one")
+
+
 class Trainer:
     """The loop. On CUDA: TF32 matmuls, fused AdamW, and no host synchronisation between evaluations
     except every ``SYNC_EVERY_CUDA`` steps (progress bar, divergence check, timing). Under torchrun
@@ -190,9 +200,14 @@ class Trainer:
 
     def __init__(self, model, cfg: TrainConfig, batches, *, device: str = "cpu",
                  callbacks=(), progress: bool = True, tokens_per_sample: int = 1,
-                 compile: bool = False, dist: Dist | None = None, micro_batch: int | None = None):
+                 compile: bool = False, dist: Dist | None = None, micro_batch: int | None = None,
+                 masks: MaskStream | None = None):
         self.dist = dist or Dist()
         check_micro_batch(micro_batch, cfg.batch_size)
+        check_fast_dropout(masks is not None, device, compile)
+        # An execution option too (lib.model.MaskStream): dropout's masks from a faster stream, recorded in env.json.
+        self.masks = masks
+        use_mask_stream(model, masks)
         # An execution option, not part of the experiment: each batch is fed through forward and backward in
         # slices of ``micro_batch`` sequences, whose gradients add up to the whole batch's (the loss is a mean
         # over equally many tokens per slice). On a 2-core CPU the 10M step's activations then stay in cache
@@ -388,6 +403,8 @@ class Trainer:
                  "batches": self.batches.state_dict(), "torch_rng": torch.get_rng_state(),
                  "step": self.step, "history": self.history, "best_val": self.best_val,
                  "best_step": self.best_step, "train_time": self.train_time, "status": self.status}
+        if self.masks is not None:  # --fast-dropout's stream, so a resumed run draws the masks it would have drawn
+            state["mask_stream"] = self.masks.state_dict()
         if self.device.startswith("cuda"):  # the training device's generator only: resumable on another index
             state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
         return state
@@ -397,6 +414,8 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
+        if self.masks is not None and "mask_stream" in state:
+            self.masks.load_state_dict(state["mask_stream"])
         if "cuda_rng" in state and self.device.startswith("cuda"):
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
         # status too: a prefix comes back "partial", which fit turns into "running" when it continues
