@@ -158,9 +158,9 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
     loops += [(f"trainer, micro-batches of {b}", b,
                lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b)) for b in micro_batches]
     if device == "cpu" and exp.model.dropout > 0:  # --fast-dropout is a CPU option, and without dropout it does nothing
-        loops += [(f"trainer, micro-batches of {b}, fast dropout", b,
+        loops += [(f"trainer, {f'micro-batches of {b}' if b else 'whole batch'}, fast dropout", b,
                    lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b, fast_dropout=True))
-                  for b in micro_batches]
+                  for b in (None, *micro_batches)]
     rows = []
     for name, micro, measure in loops:
         # The yardstick matches each loop: with micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a
