@@ -359,6 +359,8 @@ def main(argv=None) -> int:
                     rd = RunDir(run_path(exp, args.runs_dir))
                     print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
             elif args.gpus:
+                if args.fast_dropout:  # refused here, not once in every worker
+                    raise ConfigError("--fast-dropout with --gpus: it is an option for one CPU process")
                 if os.environ.get("LIB_SWEEP_WORKER"):
                     raise ConfigError("--gpus inside a sweep worker: a worker trains on the one GPU it was given")
                 if args.force:

@@ -203,7 +203,7 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)
     check_until(exp, until)
     check_fast_dropout(kwargs.get("fast_dropout", False), resolve_device(kwargs.get("device", "auto")),
-                       kwargs.get("compile", False))
+                       kwargs.get("compile", False), Dist.from_env().world)
     rd = RunDir(run_path(exp, runs_dir))
     # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
     # config.json must still be this experiment's, or another experiment's result would be handed back.
@@ -345,7 +345,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
                       val_seed=exp.train.val_seed, device=device)
     trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
                       compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
-                      micro_batch=micro_batch, masks=MaskStream(exp.seed, dist.rank) if fast_dropout else None,
+                      micro_batch=micro_batch, masks=MaskStream(exp.seed) if fast_dropout else None,
                       callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
     # how it was run (not what was trained: that is config.json), so that a reader can tell two machines apart
     env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
@@ -366,6 +366,11 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
+        # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
+        if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
+            was = "with" if "mask_stream" in state["trainer"] else "without"
+            raise RunError(f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its dropout masks "
+                           f"would switch generator part-way")
         trainer.load_state_dict(state["trainer"])
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())

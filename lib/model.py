@@ -38,10 +38,10 @@ class MaskStream:
     and kept elements are scaled by 1 / (1 - p), as with torch: the same dropout, another random
     realisation, so a run records the option (env.json), like ``--micro-batch``."""
 
-    def __init__(self, seed: int, rank: int = 0):
-        # Seeded by the run's seed, so a run draws the same masks each time it is trained; a torchrun rank
-        # draws its own, as each rank's torch generator would.
-        self.bits = np.random.SFC64(np.random.SeedSequence([seed, rank]))
+    def __init__(self, seed: int):
+        # Seeded by the run's seed, so a run draws the same masks each time it is trained. One process only
+        # (lib.train.check_fast_dropout): a checkpoint holds one stream's state.
+        self.bits = np.random.SFC64(np.random.SeedSequence(seed))
 
     def keep(self, shape, p: float) -> torch.Tensor:
         """A bool tensor of ``shape``: True where an element is kept."""

@@ -180,13 +180,17 @@ def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
                           f"valid: {', '.join(map(str, valid))}")
 
 
-def check_fast_dropout(on: bool, device: str, compile: bool) -> None:
-    """``--fast-dropout`` is a CPU option for the eager model; anything else is refused, never ignored."""
+def check_fast_dropout(on: bool, device: str, compile: bool, world: int = 1) -> None:
+    """``--fast-dropout`` is an option for one CPU process and the eager model; anything else is refused,
+    never ignored."""
     if on and not device.startswith("cpu"):
-        raise ConfigError(f"--fast-dropout draws its masks on the CPU; on {device} torch's own dropout is the "
-                          f"fast one: drop the option")
+        raise ConfigError(f"--fast-dropout draws its masks on the CPU; train with --device cpu, or without the "
+                          f"option on {device}, where torch's own dropout is the fast one")
     if on and compile:  # the compiler would have to trace NumPy's generator
         raise ConfigError("--fast-dropout and --compile cannot be combined: choose one")
+    # A checkpoint holds rank 0's state alone; a stream per rank could not be resumed exactly.
+    if on and world > 1:
+        raise ConfigError(f"--fast-dropout is for one process; under torchrun ({world} ranks) train without it")
 
 
 class Trainer:
@@ -204,7 +208,7 @@ class Trainer:
                  masks: MaskStream | None = None):
         self.dist = dist or Dist()
         check_micro_batch(micro_batch, cfg.batch_size)
-        check_fast_dropout(masks is not None, device, compile)
+        check_fast_dropout(masks is not None, device, compile, self.dist.world)
         # An execution option too (lib.model.MaskStream): dropout's masks from a faster stream, recorded in env.json.
         self.masks = masks
         use_mask_stream(model, masks)
@@ -414,7 +418,7 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
-        if self.masks is not None and "mask_stream" in state:
+        if self.masks is not None:  # _run refuses a resume that switches the option, so the state is there
             self.masks.load_state_dict(state["mask_stream"])
         if "cuda_rng" in state and self.device.startswith("cuda"):
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)

@@ -9,9 +9,9 @@ import torch
 import torch.nn.functional as F
 
 from lib.config import ConfigError, ModelConfig, get_preset, replace
-from lib.experiment import run
+from lib.experiment import build_model, run
 from lib.model import CausalSelfAttention, Dropout, MaskStream, use_mask_stream
-from lib.runs import RunDir, run_path
+from lib.runs import RunDir, RunError, run_path
 from lib.train import check_fast_dropout
 
 P = 0.2
@@ -22,10 +22,9 @@ def test_the_stream_keeps_one_minus_p_and_draws_the_same_masks_from_the_same_see
     kept = MaskStream(1337).keep((n,), P).float().mean().item()
     # binomial: the standard error of the rate is sqrt(p (1 - p) / n) = 0.0004; five of them either side
     assert abs(kept - (1 - P)) < 5 * math.sqrt(P * (1 - P) / n)
-    a, b, other_rank, other_seed = MaskStream(7), MaskStream(7), MaskStream(7, rank=1), MaskStream(8)
+    a, b, other_seed = MaskStream(7), MaskStream(7), MaskStream(8)
     first = a.keep((4, 64), P)
     assert torch.equal(first, b.keep((4, 64), P))
-    assert not torch.equal(first, other_rank.keep((4, 64), P))
     assert not torch.equal(first, other_seed.keep((4, 64), P))
     # the state carries the stream on: a restored copy draws what the original draws next
     saved = a.state_dict()
@@ -46,7 +45,28 @@ def test_dropout_with_a_stream_is_torchs_formula_on_the_streams_mask():
     keep = MaskStream(5).keep(x.shape, P)
     torch.testing.assert_close(d(x), x * keep / (1 - P), rtol=1e-6, atol=0)
     d.eval()
-    assert torch.equal(d(x), x)  # evaluation drops nothing and draws nothing
+    before = d.masks.state_dict()
+    assert torch.equal(d(x), x) and d.masks.state_dict() == before  # evaluation drops nothing and draws nothing
+
+
+@pytest.mark.parametrize("impl, mixer", [("nanogpt", "attention"), ("residualgpt", "attention"),
+                                         ("residualgpt", "local")])
+def test_with_a_stream_every_dropout_of_the_model_draws_from_it_and_none_from_torch(impl, mixer):
+    exp = replace(get_preset("cpu", impl, "AttnOnly"), n_layer=2, n_embd=32, n_head=2, block_size=16, dropout=P,
+                  mixer=mixer)
+    model = build_model(exp)
+    masks = MaskStream(1)
+    use_mask_stream(model, masks)
+    idx = torch.randint(0, 65, (2, 16))
+    torch_state, ours = torch.get_rng_state(), masks.state_dict()
+    model.train()
+    model(idx)
+    assert torch.equal(torch.get_rng_state(), torch_state)  # torch's generator untouched: no dropout drew from it
+    assert masks.state_dict() != ours
+    model.eval()
+    after = masks.state_dict()
+    model(idx)
+    assert masks.state_dict() == after  # evaluation draws nothing
 
 
 @pytest.mark.parametrize("attn_kernel", ["sdpa", "manual"])
@@ -85,7 +105,7 @@ def history(rd):
 @pytest.mark.parametrize("impl", ["nanogpt", "residualgpt"])
 def test_fast_dropout_is_an_execution_option_that_resumes_exactly(tmp_path, impl):
     exp = tiny(impl)
-    kw = dict(progress=False, diagnostics=False, keep_weights=True)
+    kw = dict(progress=False, diagnostics=False, keep_weights=True, device="cpu")
     run(exp, runs_dir=tmp_path / "torch", **kw)
     run(exp, runs_dir=tmp_path / "full", fast_dropout=True, **kw)
     assert run(exp, runs_dir=tmp_path / "prefix", fast_dropout=True, until=10, **kw)["status"] == "partial"
@@ -99,24 +119,40 @@ def test_fast_dropout_is_an_execution_option_that_resumes_exactly(tmp_path, impl
     assert history(prefix) == history(full)  # resumed: the stream's state came back with the checkpoint
     wa, wb = (torch.load(rd.path / "weights.pt", weights_only=True)["model"] for rd in (full, prefix))
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
-    # other masks: the training losses differ from torch's run (they are drawn with dropout on)
+    # other masks: the training losses differ from torch's run (they are drawn with dropout on), so the option
+    # is not ignored
     assert [r["train_loss"] for r in history(full)][1:] != [r["train_loss"] for r in history(torch_rd)][1:]
+    # a prefix resumed with the other generator is refused, both ways round, and nothing is written
+    for fast in (True, False):
+        d = tmp_path / f"switch-{fast}"
+        run(exp, runs_dir=d, fast_dropout=fast, until=10, **kw)
+        before = RunDir(run_path(exp, d)).history()
+        with pytest.raises(RunError, match="resume it the same way"):
+            run(exp, runs_dir=d, fast_dropout=not fast, **kw)
+        assert RunDir(run_path(exp, d)).history() == before
 
 
 def test_without_dropout_fast_dropout_changes_nothing(tmp_path):
     exp = tiny(dropout=0.0)
-    kw = dict(progress=False, diagnostics=False)
+    kw = dict(progress=False, diagnostics=False, device="cpu")
     run(exp, runs_dir=tmp_path / "torch", **kw)
     run(exp, runs_dir=tmp_path / "fast", fast_dropout=True, **kw)
     a, b = (RunDir(run_path(exp, tmp_path / d)) for d in ("torch", "fast"))
     assert history(a) == history(b)
 
 
-@pytest.mark.parametrize("device, compile, expected", [
-    ("cuda:0", False, "draws its masks on the CPU"),
-    ("cpu", True, "cannot be combined"),
+@pytest.mark.parametrize("device, compile, world, expected", [
+    ("cuda:0", False, 1, "train with --device cpu"),
+    ("cpu", True, 1, "cannot be combined"),
+    ("cpu", False, 2, "for one process"),
 ])
-def test_fast_dropout_off_the_cpu_or_compiled_is_refused(device, compile, expected):
+def test_fast_dropout_off_the_cpu_compiled_or_under_torchrun_is_refused(device, compile, world, expected):
     with pytest.raises(ConfigError, match=expected):
-        check_fast_dropout(True, device, compile)
-    check_fast_dropout(False, device, compile)  # without the option: nothing to refuse
+        check_fast_dropout(True, device, compile, world)
+    check_fast_dropout(False, device, compile, world)  # without the option: nothing to refuse
+
+
+def test_run_refuses_fast_dropout_with_compile_before_writing(tmp_path):
+    with pytest.raises(ConfigError, match="cannot be combined"):
+        run(tiny(), runs_dir=tmp_path, fast_dropout=True, compile=True, device="cpu", progress=False)
+    assert not any(tmp_path.iterdir())
