@@ -399,11 +399,29 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
 
 
+def schedule_paper_shape(prefix) -> Row:
+    """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
+    ``chapters.paper_shape.claim_prefix_schedule``. The paper calls the Phase 2 → Phase 3 discrepancy an effect of
+    the environment (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
+    c = paper_shape.claim_prefix_schedule(prefix.table)
+    claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
+    paper = "not claimed: §8.1 attributes the Phase 2 → Phase 3 discrepancy to the environment"
+    if c.verdict == "NOT TESTED":
+        return Row(claim, "§8.1", paper, "; ".join(c.lines) or "no runs", "-", c.verdict,
+                   "the four 300-step prefixes of `python -m lib sweep --plan 10m_prefix` (about 70 min each on 2 "
+                   "cores): each implementation's AttnOnly on its own schedule and on the other's")
+    f = c.facts
+    claim += f" (first {f['step']:,} of {prefix.table.max_steps.max():,} steps)"
+    return Row(claim, "§8.1", paper, " ".join(c.lines), f"10M paper shape, first {f['step']:,} steps, one seed",
+               c.verdict, c.why)
+
+
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
-    # One row of the book's own, kept off the paper's card: the paper does not make this claim.
-    return pd.DataFrame([vars(mechanism(runs_dir))])
+    # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
+    rows = [mechanism(runs_dir), schedule_paper_shape(paper_shape.paper_shape_prefix(runs_dir))]
+    return pd.DataFrame([vars(r) for r in rows])
 
 
 
