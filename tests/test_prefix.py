@@ -209,3 +209,19 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     assert joint_collapse_paper_shape(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTABLE HERE"
     left = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9])
     assert joint_collapse_paper_shape(SimpleNamespace(table=table(left, full))).verdict == "CONTRADICTED"
+
+
+def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
+    """env.json's execution options, per resumed segment where they changed: they change the masks' realisation."""
+    import json
+
+    from lib.runs import RunDir
+    cases = {"old": ({"micro_batch": None}, "whole batch"),  # before --fast-dropout existed: torch's masks
+             "fast": ({"micro_batch": 8, "fast_dropout": True}, "micro-batches of 8, fast dropout"),
+             "same": ({"micro_batch": 8, "resumed": [{"step": 100, "micro_batch": 8}]}, "micro-batches of 8"),
+             "switched": ({"micro_batch": None, "resumed": [{"step": 150, "micro_batch": 8, "fast_dropout": True}]},
+                          "from step 0: whole batch; from step 150: micro-batches of 8, fast dropout")}
+    for name, (env, expected) in cases.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "env.json").write_text(json.dumps(env))
+        assert paper_shape.execution(RunDir(tmp_path / name)) == expected

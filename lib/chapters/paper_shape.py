@@ -50,6 +50,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
         rows.append({"impl": s.impl, "config": s.config, "seed": s.seed,
                      "schedule": schedule_variant(s.impl, s.schedule),
+                     # micro-batches and the dropout masks' generator: how it ran, not what it trained
+                     "execution": getattr(s, "execution", None),
                      # in words, so that no reader of the table takes a prefix for a complete run
                      "trained": f"first {s.steps:,} of {s.max_steps:,} steps" if s.steps < s.max_steps
                      else f"all {s.max_steps:,} steps",
@@ -65,10 +67,27 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
                      # the margin rides along in the table, so the contrast and asymmetry claims read the one it was
                      # built with
                      "margin": ESCAPE_MARGIN})
-    cols = ["impl", "config", "seed", "schedule", "trained", "steps", "max_steps", "status", "last_val", "best_val",
-            "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best", "paper_best_value",
-            "margin"]
+    cols = ["impl", "config", "seed", "schedule", "execution", "trained", "steps", "max_steps", "status", "last_val",
+            "best_val", "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best",
+            "paper_best_value", "margin"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def execution(rd: RunDir) -> str:
+    """How a run was executed, from its env.json (each resumed segment too): the execution options, which
+    change the random realisation of the masks but not the experiment (``--micro-batch``, ``--fast-dropout``)."""
+    env = rd.read_json("env.json") or {}
+    segments = [env, *env.get("resumed", [])]
+
+    def words(seg):
+        mb = seg.get("micro_batch")
+        # a run from before --fast-dropout existed has no such key: it drew torch's masks
+        return (f"micro-batches of {mb}" if mb else "whole batch") + (", fast dropout" if seg.get("fast_dropout")
+                                                                         else "")
+    said = [words(seg) for seg in segments]
+    if len(set(said)) == 1:
+        return said[0]
+    return "; ".join(f"from step {seg.get('step', 0):,}: {w}" for seg, w in zip(segments, said))
 
 
 def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
@@ -347,6 +366,9 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     located = [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
     # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and that is what there is to read
     summ = summaries_of(located, SHOWN_AS_PREFIX)
+    if len(summ):
+        how = {(e.impl, e.config_name, e.seed, e.train.schedule): execution(rd) for e, rd, _ in located}
+        summ["execution"] = [how[r.impl, r.config, r.seed, r.schedule] for r in summ.itertuples()]
     hist = histories_of(located, SHOWN_AS_PREFIX)
     # the whole split's floor, the one the runs recorded their escape steps against (``left_floor_at``)
     floor = unigram_floor(load_corpus(exps[0].dataset))
