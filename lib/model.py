@@ -71,9 +71,27 @@ class Dropout(nn.Dropout):
     def forward(self, x):
         if self.masks is None or not self.training or self.p == 0:
             return super().forward(x)
-        # x * (kept / (1 - p)), the formula of torch's own dropout; the bool mask is what autograd keeps for
-        # the backward pass (a byte an element, against a float for torch's).
-        return (x * self.masks.keep(x.shape, self.p)).mul_(1.0 / (1.0 - self.p))
+        # torch's own formula (at::native::dropout on a CPU): a 0/1 noise tensor in x's dtype, divided by 1 - p,
+        # times x. Only the noise's random numbers are other.
+        noise = self.masks.keep(x.shape, self.p).to(x.dtype).div_(1 - self.p)
+        return x * noise
+
+
+def sdpa_math(q, k, v, dropout: Dropout) -> torch.Tensor:
+    """Causal F.scaled_dot_product_attention as it runs on a CPU with dropout on (its math path; the fused CPU
+    kernel takes no dropout), written out op for op so that its dropout can draw from a ``MaskStream``. With
+    torch's masks it equals F.scaled_dot_product_attention bitwise, forward and backward
+    (tests/test_fast_dropout.py), so the `sdpa` kernel keeps its own rounding under ``--fast-dropout``."""
+    # q and k are each scaled by the square root of 1/sqrt(head size) before their product, as the math path does
+    root = math.sqrt(1.0 / math.sqrt(q.size(-1)))
+    T, S = q.size(-2), k.size(-2)
+    causal = torch.ones(T, S, dtype=torch.bool, device=q.device).tril()
+    att = (q * root) @ (k.transpose(-2, -1) * root)  # (B, nh, T, T)
+    att.add_(torch.where(causal.logical_not(), float("-inf"), torch.scalar_tensor(0.0, dtype=q.dtype,
+                                                                                   device=q.device)))
+    # _safe_softmax: softmax, with a row masked everywhere giving zeros (a causal mask leaves none)
+    att = torch.ops.aten._safe_softmax(att, -1)
+    return dropout(att) @ v
 
 
 def use_mask_stream(model: nn.Module, masks: MaskStream | None) -> None:
@@ -106,13 +124,8 @@ class CausalSelfAttention(nn.Module):
             # ResidualGPT's kernel. The same function as the manual path below up to rounding, and the
             # rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this kernel and no
             # other change) stays on the floor where the manual kernel leaves it.
-            masks = self.attn_dropout.masks
-            if masks is not None and self.training and self.dropout > 0:
-                # With dropout on, SDPA on a CPU runs its math path (its fused kernel takes no dropout), and that
-                # path takes a mask (torch prints once that the argument is meant for testing: here the mask is
-                # the point). It drops the weights and scales v by 1 / (1 - p) instead of the weights.
-                keep = masks.keep((B, self.n_head, T, T), self.dropout)
-                y = torch.ops.aten._scaled_dot_product_attention_math(q, k, v, None, self.dropout, True, keep)[0]
+            if self.attn_dropout.masks is not None and self.training and self.dropout > 0:  # --fast-dropout
+                y = sdpa_math(q, k, v, self.attn_dropout)
             else:
                 y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
                                                    dropout_p=self.dropout if self.training else 0.0)

@@ -156,3 +156,19 @@ def test_run_refuses_fast_dropout_with_compile_before_writing(tmp_path):
     with pytest.raises(ConfigError, match="cannot be combined"):
         run(tiny(), runs_dir=tmp_path, fast_dropout=True, compile=True, device="cpu", progress=False)
     assert not any(tmp_path.iterdir())
+
+
+def test_sdpa_written_out_is_torchs_sdpa_bitwise_with_torchs_masks():
+    """The `sdpa` kernel's rounding is kept under --fast-dropout: lib.model.sdpa_math, drawing torch's masks,
+    is F.scaled_dot_product_attention with dropout exactly, forward and backward."""
+    from lib.model import sdpa_math
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 3, 32, 16, requires_grad=True) for _ in range(3))
+    torch.manual_seed(5)
+    ours = sdpa_math(q, k, v, Dropout(P))
+    g_ours = torch.autograd.grad(ours.square().sum(), (q, k, v))
+    torch.manual_seed(5)
+    theirs = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=P)
+    g_theirs = torch.autograd.grad(theirs.square().sum(), (q, k, v))
+    assert torch.equal(ours, theirs)
+    assert all(torch.equal(a, b) for a, b in zip(g_ours, g_theirs))
