@@ -26,8 +26,9 @@ RELEASED = {
     "Cross-position routing (§7.1): with": ("NOT TESTABLE HERE", ['2.482-2.484 (n=3): "partial recovery"']),
 }
 OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["AttnOnly + mixer 2.483 (3 seeds)"]),
-       # ResidualGPT AttnOnly at a constant rate (the Phase-2 notebook's schedule) is not released yet
-       "The learning-rate schedule decides": ("NOT TESTED", ["residualgpt AttnOnly: the swapped schedule"])}
+       # ResidualGPT AttnOnly at a constant rate (the Phase-2 notebook's schedule) leaves the floor too, later
+       "The learning-rate schedule decides": ("CONTRADICTED", ["constant lr left the floor at step 200 (best 2.714)",
+                                                               "warm-up + cosine left the floor at step 100"])}
 
 
 def _pinned(card, expected):
@@ -125,10 +126,15 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert r.loc[("residualgpt", "AttnOnly", "recipe"), "left_floor_at"] == 50
     assert paper_shape.claim_prefix_asymmetry(t).verdict == "NOT TESTED"  # FFNOnly not trained yet
     # nanoGPT AttnOnly on ResidualGPT's warm-up + cosine leaves the floor by step 100 (best 2.461 at step 300) where
-    # its own constant rate keeps it on the floor; the schedule question waits for ResidualGPT at a constant rate
+    # its own constant rate keeps it on the floor. ResidualGPT AttnOnly at the Phase-2 notebook's constant rate still
+    # leaves the floor, at step 200 instead of 50 (best 2.714): the swap moves one implementation, not both, so the
+    # schedule does not decide (one seed, a prefix)
     swapped = r.loc[("nanogpt", "AttnOnly", "warm-up + cosine")]
     assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
-    assert paper_shape.claim_prefix_schedule(t).verdict == "NOT TESTED"
+    constant = r.loc[("residualgpt", "AttnOnly", "constant lr")]
+    assert constant.left_floor_at == 200 and round(constant.best_val, 3) == 2.714
+    c = paper_shape.claim_prefix_schedule(t)
+    assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1 and c.facts["residualgpt swapped left"]
     # nanoGPT Full Residual, the control, first 100 steps: off the floor from step 50 (best 2.553 at step 100),
     # its layer-0 FFN gradient 0.0724 at step 100; block 0 of the one configuration on the floor (AttnOnly,
     # 2.85e-06) is starved where Full Residual's is not

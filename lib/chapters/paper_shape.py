@@ -118,10 +118,11 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     # left the floor by the common step; an escape a longer prefix found later does not count here
     left = {(impl, kind): not pd.isna(r.left_floor_at) and r.left_floor_at <= step
             for impl, own, swapped in pairs for kind, r in (("own", own), ("swapped", swapped))}
+    def outcome(r, has_left):  # with the step: a swap that only delays an escape is seen as such
+        return f"left the floor at step {int(r.left_floor_at):,}" if has_left else "on the floor"
     for impl, own, swapped in pairs:
-        lines.append(f"{impl} AttnOnly by step {step:,}: own schedule "
-                     f"{'left the floor' if left[impl, 'own'] else 'on the floor'} (best {own.best_val:.3f}), "
-                     f"{swapped.schedule} {'left the floor' if left[impl, 'swapped'] else 'on the floor'} "
+        lines.append(f"{impl} AttnOnly by step {step:,}: own schedule {outcome(own, left[impl, 'own'])} "
+                     f"(best {own.best_val:.3f}), {swapped.schedule} {outcome(swapped, left[impl, 'swapped'])} "
                      f"(best {swapped.best_val:.3f}).")
     facts = {"step": step, **{f"{impl} {kind} left": v for (impl, kind), v in left.items()}}
     # the phenomenon: the two implementations differ on their own schedules; if they do not, there is nothing the
@@ -132,10 +133,13 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     # the schedule decides only if each implementation, given the other's schedule, does what the other does
     # both directions are required: a swap that moves one implementation only shows that the schedule matters there,
     # not that it decides the difference
-    follows = [left[impl, "swapped"] == left[other, "own"]
-               for impl, other in (("nanogpt", "residualgpt"), ("residualgpt", "nanogpt"))]
-    why = (f"with the other's schedule, {sum(follows)} of 2 implementations do what the other does (one seed, a "
-           f"prefix)")
+    swaps = (("nanogpt", "residualgpt", "warm-up + cosine"), ("residualgpt", "nanogpt", "constant lr"))
+    follows = [left[impl, "swapped"] == left[other, "own"] for impl, other, _ in swaps]
+    # the implementations that keep their own outcome under the other's schedule, named
+    kept = [f"{impl} AttnOnly with {sched} still {'leaves' if left[impl, 'swapped'] else 'stays on'} the floor, "
+            f"unlike {other} on its own schedule" for (impl, other, sched), f in zip(swaps, follows) if not f]
+    why = (f"with the other's schedule, {sum(follows)} of 2 implementations do what the other does"
+           + (f": {'; '.join(kept)}" if kept else "") + ". One seed, a prefix.")
     return Claim(verdict(True, True, all(follows)), why, {**facts, "follow": sum(follows)}, tuple(lines))
 
 
