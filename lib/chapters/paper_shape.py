@@ -236,8 +236,8 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     # (claim_prefix_schedule)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
     # the command and its cost, the reason given while a run is missing, so the reader knows what the answer costs
-    cost = ("python -m lib sweep --plan 10m_prefix --until 300 --micro-batch 8: on a 2-core CPU about 70 min per "
-            "300-step run (evaluations included); minutes on a GPU for all 3,000")
+    cost = ("python -m lib sweep --plan 10m_prefix --until 300 --micro-batch 8 --fast-dropout: on a 2-core CPU about "
+            "an hour per 300-step run (evaluations included); minutes on a GPU for all 3,000")
     if "AttnOnly" not in t.index:
         return Claim("NOT TESTED", cost)
     r = t.loc["AttnOnly"]
@@ -381,9 +381,8 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     stand_in_hist = histories_of((e, RunDir(run_path(e, runs_dir)), "released") for e in stand_ins)
     # Only runs not started are listed (status None): a partial run is a prefix to show, not a missing one. Each
     # command stops at that run's prefix (Full Residual's is shorter).
-    # micro-batches of 8 paid for nanoGPT's 10M step on this CPU, not for ResidualGPT's (python -m lib bench)
-    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)}" + (" --micro-batch 8" if e.impl == "nanogpt"
-                                                                             else "")
+    # with --fast-dropout, micro-batches of 8 paid for both implementations' 10M step on this CPU (python -m lib bench)
+    missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8 --fast-dropout"
                for e, rd, _ in located if rd.status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
                   unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
