@@ -140,6 +140,11 @@ def test_the_paper_shape_prefixes_released_so_far():
     # 2.85e-06) is starved where Full Residual's is not
     full = r.loc[("nanogpt", "FullResidual", "recipe")]
     assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.553 and round(full.layer0_grad, 4) == 0.0724
+    # ResidualGPT Full Residual, first 100 steps (--fast-dropout): off the floor from step 50, best 2.490, layer-0 FFN
+    # gradient 0.0871 at step 100
+    full = r.loc[("residualgpt", "FullResidual", "recipe")]
+    assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.490 and round(full.layer0_grad, 4) == 0.0871
+    assert full.execution == "whole batch, fast dropout"
     c = paper_shape.claim_paper_shape_collapse(t)  # the prefix cannot reach where Table 2's run ends
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["full_left"] and c.facts["left_at"] is None
     s = paper_shape.claim_prefix_starvation(t)
