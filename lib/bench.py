@@ -12,6 +12,7 @@ else should run on the machine meanwhile: two cores are easily shared away.
 """
 from __future__ import annotations
 
+import statistics
 import time
 
 import pandas as pd
@@ -142,12 +143,16 @@ def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
 
 
 def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "AttnOnly", micro_batches=(8,),
-              steps: int = 3, device: str = "auto") -> pd.DataFrame:
+              steps: int = 3, device: str = "auto", rounds: int = 1) -> pd.DataFrame:
     """Seconds per optimisation step, side by side in one process, of the plain full-batch loop
     (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each micro-batch size
     (on a CPU, with and without ``--fast-dropout``),
     with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes and the
-    utilisation (achieved ÷ that rate). Nothing else should run meanwhile."""
+    utilisation (achieved ÷ that rate). With ``rounds`` above 1 the loops take turns, round after round, and each
+    row is the median of its rounds, with their range: two cores drift by 10-15% over minutes, and taking turns
+    spreads the drift over every loop instead of landing on whichever ran last. Nothing else should run meanwhile."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, not {rounds}")
     device = resolve_device(device)
     # The full preset batch, no --batch-size: the point is what one step of the paper's own 10M run costs.
     exp = get_preset(scale, impl, config)
@@ -161,14 +166,20 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
         loops += [(f"trainer, {f'micro-batches of {b}' if b else 'whole batch'}, fast dropout", b,
                    lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b, fast_dropout=True))
                   for b in (None, *micro_batches)]
+    # Round after round, every loop in its turn: s_steps[i] holds loop i's seconds per step, one entry per round.
+    s_steps = [[] for _ in loops]
+    for _ in range(rounds):
+        for times, (_, _, measure) in zip(s_steps, loops):
+            times.append(tokens / measure())
     rows = []
-    for name, micro, measure in loops:
+    for times, (name, micro, _) in zip(s_steps, loops):
         # The yardstick matches each loop: with micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a
         # smaller GEMM may run at another rate on the same machine.
         rows_per_gemm = (micro or exp.train.batch_size) * exp.model.block_size
         rate = matmul_rate(gemm_shapes(exp, rows_per_gemm), device)
-        s_step = tokens / measure()
-        rows.append({"shape": scale, "loop": name, "s/step": round(s_step, 2), "GFLOP/step": round(flops / 1e9),
+        s_step = statistics.median(times)
+        rows.append({"shape": scale, "loop": name, "rounds": rounds, "s/step": round(s_step, 2),
+                     "s/step range": f"{min(times):.2f}-{max(times):.2f}", "GFLOP/step": round(flops / 1e9),
                      "achieved GFLOP/s": round(flops / s_step / 1e9, 1), "matmul GFLOP/s": round(rate / 1e9, 1),
                      "utilisation": round(flops / s_step / rate, 2)})
     df = pd.DataFrame(rows)

@@ -136,6 +136,8 @@ def parser() -> argparse.ArgumentParser:
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
     b.add_argument("--impl", choices=IMPLS, default="residualgpt",
                    help="the implementation whose 10M AttnOnly step is timed (default residualgpt)")
+    b.add_argument("--rounds", type=int, default=1,
+                   help="time the 10M loops this many times in turn and print each one's median and range (default 1)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     # A local copy for a machine without network, or for the tests; the Hub's conversion otherwise.
@@ -295,7 +297,8 @@ def main(argv=None) -> int:
             from .bench import bench, step_cost
             # step_cost times the paper's 10M batch only, so it runs only when that shape is asked for.
             if "10M" in args.scales:  # what one step of the paper's 10M model costs here, and why
-                print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device)
+                print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
+                                rounds=args.rounds)
                       .to_markdown(index=False), end="\n\n")
             print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
