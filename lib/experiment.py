@@ -239,14 +239,14 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
         raise RunError(f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final weights; "
                        f"train it to the end with --keep-weights")
     env = rd.read_json("env.json") or {}
-    # The run's own settings, whatever the command said: the retrain must be the same run.
-    # env.json holds the first segment's settings, and each resumed segment's under "resumed".
-    # (A run from before --fast-dropout existed drew torch's masks.)
-    segments = {(seg.get("micro_batch"), seg.get("fast_dropout", False)) for seg in (env, *env.get("resumed", []))}
+    # The run's own settings, whatever the command said: the retrain must be the same run. Without dropout
+    # --fast-dropout draws nothing, so only with dropout does a segment's stream matter.
+    segments = {(seg["micro_batch"], seg["fast_dropout"] and exp.model.dropout > 0) for seg in rd.segments()}
     if len(segments) > 1:  # with dropout, each slicing or stream draws its own masks: one retrain cannot follow both
         raise RunError(f"{rd.path} was trained in segments with different --micro-batch or --fast-dropout "
                        f"({sorted(segments, key=str)}); its weights cannot be recovered by one retrain")
-    micro_batch, fast_dropout = segments.pop()
+    # (no env.json: a run from before env.json recorded its execution, which was the whole batch and torch's masks)
+    micro_batch, fast_dropout = segments.pop() if segments else (None, False)
     kwargs = {**kwargs, "micro_batch": micro_batch, "fast_dropout": fast_dropout,
               "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
               "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}

@@ -275,6 +275,16 @@ class RunDir:
         # A summary that parses but is no object, or has no status, is as unusable as one that does not parse.
         return s.get("status", "unreadable") if isinstance(s, dict) else None if s is None else "unreadable"
 
+    def segments(self) -> list[dict]:
+        """How each stretch of training was executed, first to last: ``step`` (where it began),
+        ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
+        segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
+        env = self.read_json("env.json") or {}
+        # A run from before --fast-dropout existed has no such key: it drew torch's masks.
+        return [{"step": seg.get("step", 0), "micro_batch": seg.get("micro_batch"),
+                 "fast_dropout": bool(seg.get("fast_dropout", False))}
+                for seg in ([env, *env.get("resumed", [])] if env else [])]
+
     def history(self) -> list[dict]:
         p = self.path / "history.jsonl"
         if not p.exists():

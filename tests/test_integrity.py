@@ -391,3 +391,26 @@ def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_us
     reread = results.summaries_of(located, floor=3.35).iloc[0]   # escapes at a loss <= 3.25: step 1500
     assert (reread.escape_step, reread.escape_step_recorded) == (1500, 100)
     assert pd.isna(results.summaries_of(located, floor=3.25).iloc[0].escape_step)  # 3.2 > 3.15: never
+
+
+def test_weights_recovery_follows_the_runs_segments_and_refuses_two_dropout_streams(tiny, tmp_path):
+    """env.json's segments decide how the retrain is executed: without dropout --fast-dropout draws nothing, so a
+    run resumed with it switched is still one run; with dropout the two segments drew two streams."""
+    exp = tiny(max_steps=10)  # the stand-in's dropout 0
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    env = json.loads((rd.path / "env.json").read_text())
+    (rd.path / "env.json").write_text(json.dumps({**env, "resumed": [{"step": 5, "micro_batch": None,
+                                                                      "fast_dropout": True}]}))
+    assert [s["fast_dropout"] for s in rd.segments()] == [False, True]
+    recover_weights(rd, exp, progress=False)
+    assert (rd.path / "weights.pt").exists()
+    dropped = tiny(max_steps=10, dropout=0.2)
+    run(dropped, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(dropped, tmp_path))
+    env = json.loads((rd.path / "env.json").read_text())
+    (rd.path / "env.json").write_text(json.dumps({**env, "resumed": [{"step": 5, "micro_batch": None,
+                                                                      "fast_dropout": True}]}))
+    with pytest.raises(RunError, match="trained in segments with different --micro-batch or --fast-dropout"):
+        recover_weights(rd, dropped, progress=False)
+    assert not (rd.path / "weights.pt").exists()

@@ -76,18 +76,17 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
 def execution(rd: RunDir) -> str:
     """How a run was executed, from its env.json (each resumed segment too): the execution options, which
     change the random realisation of the masks but not the experiment (``--micro-batch``, ``--fast-dropout``)."""
-    env = rd.read_json("env.json") or {}
-    segments = [env, *env.get("resumed", [])]
+    segments = rd.segments()
+    if not segments:
+        return "not recorded"  # no env.json
 
     def words(seg):
-        mb = seg.get("micro_batch")
-        # a run from before --fast-dropout existed has no such key: it drew torch's masks
-        return (f"micro-batches of {mb}" if mb else "whole batch") + (", fast dropout" if seg.get("fast_dropout")
-                                                                         else "")
+        mb = seg["micro_batch"]
+        return (f"micro-batches of {mb}" if mb else "whole batch") + (", fast dropout" if seg["fast_dropout"] else "")
     said = [words(seg) for seg in segments]
     if len(set(said)) == 1:
         return said[0]
-    return "; ".join(f"from step {seg.get('step', 0):,}: {w}" for seg, w in zip(segments, said))
+    return "; ".join(f"from step {seg['step']:,}: {w}" for seg, w in zip(segments, said))
 
 
 def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
