@@ -1,15 +1,11 @@
 """The claims scorecard: every claim of the paper, the paper's number beside ours, the evidence it rests on,
 and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
-each time the book is built; the front page and the closing chapter show it.
-
-Longer than the house's ~350 lines: it has no rule of its own (each row renders a ``lib.chapters``
-Claim), but one row per claim of the paper, the front page's figure rows and its tally are the rendering
-of twelve claims.
+each time the book is built; the front page and the closing chapter show it, rendered by ``lib.front_page``.
+It has no rule of its own: each row renders a ``lib.chapters`` Claim. Longer than the house's ~350 lines: one
+row function per claim of the paper (twelve), two of the book's own and the front page's figure rows, each short.
 """
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -425,92 +421,6 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
 
 
 
-def takeaway(card: pd.DataFrame) -> str:
-    """The closing chapter's prose, computed from the verdicts: what holds, what a valid test contradicts,
-    what our setting cannot test and why, what has not been run and what it would cost."""
-    def items(v: str, field: str) -> str:
-        rows = card[card.verdict == v]
-        return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field).rstrip('.')}." for r in rows.itertuples()) \
-            or "- none"
-    # every word counted, zeros too: "0 CONTRADICTED" is a finding
-    counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in verdicts.VERDICTS)
-    # HOLDS lists what we found (``ours``); every other verdict lists why (``why``)
-    return "\n\n".join([
-        f"Of the paper's {len(card)} claims checked here: {counts}.",
-        "**What holds**, on the evidence named beside each claim:\n" + items("HOLDS", "ours"),
-        "**What a valid test contradicts**: the control showed the phenomenon, and the result disagrees with "
-        "the paper:\n" + items("CONTRADICTED", "why"),
-        "**What cannot be tested here**, and why (these neither confirm nor contradict the paper):\n"
-        + items("NOT TESTABLE HERE", "why"),
-        "**What has not been run yet**, and what it would take:\n" + items("NOT TESTED", "why"),
-    ])
-
-
-# Only CONTRADICTED is red: the one outcome that speaks against the paper. NOT TESTED is grey and NOT
-# TESTABLE HERE italic, so that neither reads as a result.
-VERDICT_STYLE = {"CONTRADICTED": "color: #b00020; font-weight: bold", "HOLDS": "font-weight: bold",
-                 "NOT TESTABLE HERE": "font-style: italic", "NOT TESTED": "color: #666666"}
-
-
-def at_stand_in(card: pd.DataFrame) -> pd.Series:
-    """Which rows rest on a stand-in (their evidence says so), whose verdict cell must say it too."""
-    # the evidence column says "stand-in" for every row judged at one (``_evidence`` and the rows' own texts)
-    return card.evidence.str.contains("stand-in", regex=False)
-
-
-def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
-    """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED in red), and
-    a verdict that rests on a stand-in says "at the stand-in" in its own cell. ``full``: the whole card, where
-    ``card`` is a selection of its columns without the evidence."""
-    source = card if full is None else full
-    shown = card.copy()
-    # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
-    if "verdict" in shown and "evidence" in source:
-        shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
-    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then `code` (a command,
-    # a preset's name, as the chapters' verdict blocks write it in Markdown) becomes <code>, not raw backticks
-    return (shown.style.hide(axis="index").format(_cell_html)
-            # the style of the word itself, without the suffix
-            .map(lambda v: VERDICT_STYLE.get(v.removesuffix(" at the stand-in"), ""), subset=["verdict"])
-            .set_properties(**{"text-align": "left", "vertical-align": "top"}))  # sentences, not numbers
-
-
-def _cell_html(value) -> str:
-    text = html.escape(str(value))
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-
-
-def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
-    """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
-    a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found."""
-    stand = at_stand_in(card)
-    # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)
-    paper_shape = card.evidence.str.contains("paper shape", regex=False)
-
-    def names(rows):
-        # each claim's name up to its first colon or bracket: short enough for a sentence
-        return "; ".join(r.claim.split(":")[0].split(" (")[0] for r in rows.itertuples()) or "none"
-    holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
-    untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
-    # how far the paper-shape runs trained, said with them: a prefix is not the paper's run
-    trained = sorted({m.group(0) for e in card.evidence[paper_shape]
-                      if (m := re.search(r"first [\d,]+ of [\d,]+ steps", e))})
-    return " ".join([
-        f"Of the paper's {len(card)} claims checked here, {int(stand.sum())} are judged at CPU stand-ins (smaller "
-        f"models than the paper's) and {int(paper_shape.sum())} at the paper's own 10M shape"
-        + (f", on the {', '.join(trained)} of its runs." if trained else "."),
-        f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
-        f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
-        f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
-        f"outcome, the outcome flips under a rounding-only change, or a prefix has not reached where the run ends; "
-        # "0 are not run yet" reads as a count of something; none left says it plainly
-        + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not run yet." if len(untested)
-           else "every claim has runs to judge it by."),
-        f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
-        f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
-        f"learning-rate schedule than Table 1's."])
-
-
 # The front page's figure: each scale's paper reference beside the stand-in that plays it here.
 LEAD_GROUPS = (("10M, nanoGPT (§4)", "Table 2", None, "joint_collapse"),
                ("10M, ResidualGPT (§6.1, Phase 3)", "Fig. 4", "phase3", "10m_asymmetry"),
@@ -551,11 +461,3 @@ def lead_rows(runs_dir=None) -> pd.DataFrame:
         rows += [dict(group=group, label=label, source="book", config=r.config, recovered=r.recovered, lo=None,
                       hi=None) for r in ours.itertuples()]
     return pd.DataFrame(rows)
-
-
-def tally(card: pd.DataFrame) -> str:
-    """The scorecard in one line: how many claims carry each verdict, in the order of ``verdicts.VERDICTS``."""
-    counts = card.verdict.value_counts()
-    # only the verdicts some claim carries, in VERDICTS order (takeaway counts the zeros)
-    return (f"**{len(card)} claims**: " + " · ".join(f"{int(counts[v])} {v}" for v in verdicts.VERDICTS
-                                                     if v in counts))

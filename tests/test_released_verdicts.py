@@ -100,7 +100,8 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
 
 
 def test_the_front_page_tally_and_the_lead_figure_numbers():
-    from lib.scorecard import lead_rows, tally
+    from lib.front_page import tally
+    from lib.scorecard import lead_rows
     assert tally(scorecard()) == "**12 claims**: 3 HOLDS · 2 CONTRADICTED · 7 NOT TESTABLE HERE"
     book = lead_rows()
     book = book[book.source == "book"].groupby(["group", "config"]).recovered

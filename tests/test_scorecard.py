@@ -3,6 +3,7 @@ gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
 import pandas as pd
 import pytest
 
+from lib import front_page
 from lib import scorecard as sc
 from lib.book import Chapter
 from lib.chapters import joint_collapse
@@ -93,7 +94,7 @@ def test_124m_ordering_not_testable_when_attnonly_never_left_the_floor(monkeypat
 def test_takeaway_lists_every_verdict_class():
     card = pd.DataFrame([vars(sc.Row("c1", "§1", "p", "o", "e", "HOLDS", "w1")),
                          vars(sc.Row("c2", "§2", "p", "o", "e", "NOT TESTED", "run X"))])
-    text = sc.takeaway(card)
+    text = front_page.takeaway(card)
     assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
     assert "**c2** (§2): run X." in text
 
@@ -180,7 +181,7 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
         {"claim": "C", "evidence": "cpu stand-in", "verdict": "CONTRADICTED"},
         {"claim": "D", "evidence": "cpu stand-in", "verdict": "NOT TESTABLE HERE"},
         {"claim": "E", "evidence": "-", "verdict": "NOT TESTED"}])
-    text = sc.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
+    text = front_page.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
     assert "Of the paper's 5 claims checked here, 3 are judged at CPU stand-ins" in text
     assert "and 1 at the paper's own 10M shape" in text
     assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
@@ -211,7 +212,7 @@ def test_the_lead_figure_sets_each_paper_reference_beside_its_stand_in():
 
 def test_the_tally_counts_every_verdict():
     card = pd.DataFrame({"verdict": ["HOLDS", "NOT TESTED", "HOLDS", "CONTRADICTED"]})
-    assert sc.tally(card) == "**4 claims**: 2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED"
+    assert front_page.tally(card) == "**4 claims**: 2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED"
 
 
 def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch):
