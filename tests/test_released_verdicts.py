@@ -2,6 +2,8 @@
 a run or a data file that moves a verdict the reader sees fails here and must say why. Computed from runs/ (the
 per-batch losses come from _build/.cache where the book build left them)."""
 
+import pandas as pd
+
 from lib.scorecard import own_findings, scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
@@ -148,8 +150,15 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert full.execution == "whole batch, fast dropout"
     c = paper_shape.claim_paper_shape_collapse(t)  # the prefix cannot reach where Table 2's run ends
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["full_left"] and c.facts["left_at"] is None
+    # nanoGPT FFNOnly, first 300 steps (micro-batches of 8, --fast-dropout): on the floor throughout (best 3.342 at
+    # step 250), its layer-0 FFN gradient 1.0e-05 at step 300: starved, as AttnOnly's, so Fig. 2a's "every partial
+    # configuration" now has both of its partial configurations
+    ffn = r.loc[("nanogpt", "FFNOnly", "recipe")]
+    assert pd.isna(ffn.left_floor_at) and round(ffn.best_val, 3) == 3.342 and ffn.starved
+    assert f"{ffn.layer0_grad:.2g}" == "1e-05" and ffn.execution == "micro-batches of 8, fast dropout"
     s = paper_shape.claim_prefix_starvation(t)
-    assert s.verdict == "HOLDS" and s.facts["starved"] == {"AttnOnly": True, "FullResidual": False}
+    assert s.verdict == "HOLDS" and s.facts["starved"] == {"AttnOnly": True, "FFNOnly": True, "FullResidual": False}
+    assert s.facts["collapsed"] == ["AttnOnly", "FFNOnly"]
 
 
 def test_the_rounding_twins_released():
