@@ -212,8 +212,22 @@ def environment(device: str, deterministic: bool, compile: bool, precision: str 
         # "cuda" alone does not tell an A100-PCIE from an A100-SXM4, the two GPUs of the paper's two sweeps (§8.3).
         env.update(device_name=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
     else:
-        env.update(device_name="cpu")
+        # "cpu" alone does not tell two hosts apart, and their kernels round differently: torch dispatches by the
+        # instruction set it finds (AVX2 or AVX-512), and a rounding-only change can move an escape
+        # (book/escape_and_bundle.ipynb). Sessions here have run on an AVX2 AMD EPYC and an AVX-512 Intel Xeon.
+        env.update(device_name=cpu_model(), cpu_capability=torch.backends.cpu.get_cpu_capability())
     return env
+
+
+def cpu_model() -> str:
+    """The CPU's model name as Linux reports it (/proc/cpuinfo), or platform.processor() elsewhere."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def _as_experiment(d: dict) -> Experiment | None:
