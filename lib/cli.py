@@ -136,6 +136,9 @@ def parser() -> argparse.ArgumentParser:
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
     b.add_argument("--impl", choices=IMPLS, default="residualgpt",
                    help="the implementation whose 10M AttnOnly step is timed (default residualgpt)")
+    # The throughput table times bf16 too, which at the 10M batch takes minutes a step on an AVX2 CPU.
+    b.add_argument("--step-cost-only", action="store_true",
+                   help="print only the 10M step-cost table (no fp32/bf16 throughput table)")
     b.add_argument("--rounds", type=int, default=1,
                    help="time the 10M loops this many times in turn and print each one's median and range (default 1)")
     pr = add("prepare", help="fetch and encode a dataset")
@@ -296,11 +299,12 @@ def main(argv=None) -> int:
         elif args.command == "bench":
             from .bench import bench, step_cost
             # step_cost times the paper's 10M batch only, so it runs only when that shape is asked for.
-            if "10M" in args.scales:  # what one step of the paper's 10M model costs here, and why
+            if "10M" in args.scales or args.step_cost_only:  # what one step of the paper's 10M model costs here
                 print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
                                 rounds=args.rounds)
                       .to_markdown(index=False), end="\n\n")
-            print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
+            if not args.step_cost_only:
+                print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
             from .experiment import recover_weights
             from .runs import RunDir, export_weights

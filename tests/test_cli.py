@@ -116,3 +116,9 @@ def test_set_reads_booleans_in_json_and_python_spelling():
     from lib.cli import parse_sets
     assert parse_sets(["tie_weights=True", "bias=false", "n_layer=2", "val_mode=fixed", "lr=3e-4"]) == {
         "tie_weights": True, "bias": False, "n_layer": 2, "val_mode": "fixed", "lr": 3e-4}
+
+
+def test_bench_step_cost_only_refuses_zero_rounds_before_timing_anything():
+    # --step-cost-only skips the fp32/bf16 throughput table; the bad --rounds is refused before any model is built
+    r = cli("bench", "--step-cost-only", "--rounds", "0")
+    assert r.returncode == 2 and "rounds must be at least 1, not 0" in r.stderr and "tok/s" not in r.stdout
