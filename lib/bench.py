@@ -69,7 +69,7 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
         # Both loops on the same preset, model and batch, so their ratio is the trainer's own overhead.
         for loop, measure in (("trainer", trainer_tokens_per_s),
                               ("bare loop", lambda e, n, d: bare_loop_tokens_per_s(e, n, d))):
-            # fp32 and bf16 side by side: on this project's 2-core AVX2 CPU bf16 autocast is about 18 times slower
+            # fp32 and bf16 side by side: on this project's 2-core AVX2 AMD EPYC bf16 autocast is about 18 times slower
             # (README), which is why no released run trains in bf16 on a CPU.
             tps = {p: measure(replace(base, precision=p), steps, device) for p in ("fp32", "bf16")}
             # s/step is the time of one optimisation step's tokens (batch_size x grad_accum sequences) at the
@@ -149,8 +149,10 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
     (on a CPU, with and without ``--fast-dropout``),
     with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes and the
     utilisation (achieved ÷ that rate). With ``rounds`` above 1 the loops take turns, round after round, and each
-    row is the median of its rounds, with their range: two cores drift by 10-15% over minutes, and taking turns
-    spreads the drift over every loop instead of landing on whichever ran last. Nothing else should run meanwhile."""
+    row is the median of its rounds, with their range, and its speed-up the median of its per-round ratios to
+    the plain loop (the first row; above 1, the plain loop's step is the longer): two cores drift by 10-15% over
+    minutes, and taking turns spreads the drift over every loop instead of landing on whichever ran last. Nothing
+    else should run meanwhile."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, not {rounds}")
     device = resolve_device(device)
@@ -166,23 +168,25 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
         loops += [(f"trainer, {f'micro-batches of {b}' if b else 'whole batch'}, fast dropout", b,
                    lambda b=b: trainer_tokens_per_s(exp, steps, device, warmup=1, micro_batch=b, fast_dropout=True))
                   for b in (None, *micro_batches)]
-    # Round after round, every loop in its turn: s_steps[i] holds loop i's seconds per step, one entry per round.
-    s_steps = [[] for _ in loops]
+    # Round after round, every loop in its turn, each followed by the matmul rate at its own GEMM shapes (the
+    # yardstick of its utilisation, taken at the same moment): s_steps[i] and rates[i] hold loop i's, one per round.
+    s_steps, rates = [[] for _ in loops], [[] for _ in loops]
     for _ in range(rounds):
-        for times, (_, _, measure) in zip(s_steps, loops):
+        for times, rate, (_, micro, measure) in zip(s_steps, rates, loops):
             times.append(tokens / measure())
+            # With micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a smaller GEMM may run at another
+            # rate on the same machine.
+            rate.append(matmul_rate(gemm_shapes(exp, (micro or exp.train.batch_size) * exp.model.block_size), device))
     rows = []
-    for times, (name, micro, _) in zip(s_steps, loops):
-        # The yardstick matches each loop: with micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a
-        # smaller GEMM may run at another rate on the same machine.
-        rows_per_gemm = (micro or exp.train.batch_size) * exp.model.block_size
-        rate = matmul_rate(gemm_shapes(exp, rows_per_gemm), device)
+    for times, rate, (name, _, _) in zip(s_steps, rates, loops):
         s_step = statistics.median(times)
+        # the speed-up is the median of the paired ratios, round by round: drift slower than a round reaches both
+        # loops of that round and cancels in their ratio, where a ratio of medians would keep it
+        speedup = statistics.median(p / t for p, t in zip(s_steps[0], times))
+        utilisation = statistics.median(flops / t / r for t, r in zip(times, rate))
         rows.append({"shape": scale, "loop": name, "rounds": rounds, "s/step": round(s_step, 2),
                      "s/step range": f"{min(times):.2f}-{max(times):.2f}", "GFLOP/step": round(flops / 1e9),
-                     "achieved GFLOP/s": round(flops / s_step / 1e9, 1), "matmul GFLOP/s": round(rate / 1e9, 1),
-                     "utilisation": round(flops / s_step / rate, 2)})
-    df = pd.DataFrame(rows)
-    # Against the first row, the plain full-batch loop: above 1, that loop's step is the shorter.
-    df["speed-up vs plain"] = (df["s/step"].iloc[0] / df["s/step"]).round(2)
-    return df
+                     "achieved GFLOP/s": round(flops / s_step / 1e9, 1),
+                     "matmul GFLOP/s": round(statistics.median(rate) / 1e9, 1),
+                     "utilisation": round(utilisation, 2), "speed-up vs plain": round(speedup, 2)})
+    return pd.DataFrame(rows)

@@ -125,8 +125,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--scale", choices=SCALES, help="the plan at this scale (e.g. --plan 124m_sweep --scale 124M)")
     b = add("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
     # The paper's 10M shape and its CPU stand-in: the two the CPU budget decisions in the README rest on.
-    b.add_argument("--scales", nargs="+", choices=SCALES, default=["10M", "cpu"])
-    # Few: one fp32 step of the 10M batch takes 13-16 s on this project's 2-core CPU (README).
+    b.add_argument("--scales", nargs="+", choices=SCALES, help="default: 10M cpu")
+    # Few: one fp32 step of the 10M batch takes 5.6-17 s on the 2-core CPUs sessions get here (README).
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
@@ -298,13 +298,21 @@ def main(argv=None) -> int:
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
             from .bench import bench, step_cost
-            # step_cost times the paper's 10M batch only, so it runs only when that shape is asked for.
-            if "10M" in args.scales or args.step_cost_only:  # what one step of the paper's 10M model costs here
+            # The step-cost table is the paper's 10M batch only: whatever would not reach it is refused, not ignored.
+            if args.step_cost_only and (args.batch_size is not None or (args.scales and args.scales != ["10M"])):
+                raise ConfigError("--step-cost-only times the paper's whole 10M batch: drop --batch-size, and "
+                                  "--scales (or give --scales 10M)")
+            scales = args.scales or ["10M", "cpu"]
+            timed = args.step_cost_only or "10M" in scales
+            if not timed and args.rounds != 1:
+                raise ConfigError(f"--rounds applies to the 10M step-cost table, which --scales {' '.join(scales)} "
+                                  f"does not time: add 10M to --scales, or use --step-cost-only")
+            if timed:  # what one step of the paper's 10M model costs here
                 print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
                                 rounds=args.rounds)
                       .to_markdown(index=False), end="\n\n")
             if not args.step_cost_only:
-                print(bench(args.scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
+                print(bench(scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
             from .experiment import recover_weights
             from .runs import RunDir, export_weights

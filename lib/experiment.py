@@ -238,15 +238,17 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
     if rd.status != "complete":
         raise RunError(f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final weights; "
                        f"train it to the end with --keep-weights")
-    env = rd.read_json("env.json") or {}
+    env = rd.read_json("env.json")
+    if env is None:  # how it was executed is part of what a retrain must repeat: never guessed
+        raise RunError(f"{rd.path} has no env.json: how it was trained (micro-batches, dropout's masks) is not "
+                       f"recorded, so no retrain can be checked to be the same run")
     # The run's own settings, whatever the command said: the retrain must be the same run. Without dropout
     # --fast-dropout draws nothing, so only with dropout does a segment's stream matter.
     segments = {(seg["micro_batch"], seg["fast_dropout"] and exp.model.dropout > 0) for seg in rd.segments()}
     if len(segments) > 1:  # with dropout, each slicing or stream draws its own masks: one retrain cannot follow both
         raise RunError(f"{rd.path} was trained in segments with different --micro-batch or --fast-dropout "
                        f"({sorted(segments, key=str)}); its weights cannot be recovered by one retrain")
-    # (no env.json: a run from before env.json recorded its execution, which was the whole batch and torch's masks)
-    micro_batch, fast_dropout = segments.pop() if segments else (None, False)
+    micro_batch, fast_dropout = segments.pop()
     kwargs = {**kwargs, "micro_batch": micro_batch, "fast_dropout": fast_dropout,
               "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
               "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}

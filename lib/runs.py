@@ -219,15 +219,17 @@ def environment(device: str, deterministic: bool, compile: bool, precision: str 
     return env
 
 
-def cpu_model() -> str:
-    """The CPU's model name as Linux reports it (/proc/cpuinfo), or platform.processor() elsewhere."""
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU's model name as Linux reports it (``cpuinfo``'s first "model name"). Where there is none (another
+    system, or a Linux CPU whose cpuinfo has no such line, as on many ARM kernels) it says so and names the
+    architecture instead, so env.json never passes off the architecture as a model."""
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
+        for line in cpuinfo.read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
-    except OSError:
+    except OSError:  # no /proc: not Linux
         pass
-    return platform.processor() or platform.machine()
+    return f"unknown {platform.machine() or 'CPU'} (no model name in {cpuinfo})"
 
 
 def _as_experiment(d: dict) -> Experiment | None:

@@ -80,7 +80,7 @@ def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
     configs = set(s.config) if len(s) else set()
     seeds = [f"{seed}" + ("" if set(g.config) == configs else f" ({', '.join(sorted(set(g.config)))} only)")
              for seed, g in s.groupby("seed")] if len(s) else []
-    # "stand-in" in this text is what at_stand_in reads: the verdict cell says "at the stand-in" because of it
+    # "stand-in" in this text is what front_page.at_stand_in reads: the verdict cell says "at the stand-in" for it
     return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
             f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seed{'s' if len(seeds) > 1 else ''} "
             f"{', '.join(seeds)}")
@@ -118,7 +118,7 @@ def joint_collapse_paper_shape(prefix) -> Row:
     # A prefix names how far it trained ("first 300 of 3,000 steps"): never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
-    # "10M paper shape", not "stand-in": what abstract() counts as judged at the paper's own shape
+    # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
     return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {f['trained']}, seed {f['seed']}", c.verdict,
                c.why)
 

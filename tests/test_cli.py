@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import cli
 
@@ -118,7 +119,23 @@ def test_set_reads_booleans_in_json_and_python_spelling():
         "tie_weights": True, "bias": False, "n_layer": 2, "val_mode": "fixed", "lr": 3e-4}
 
 
-def test_bench_step_cost_only_refuses_zero_rounds_before_timing_anything():
-    # --step-cost-only skips the fp32/bf16 throughput table; the bad --rounds is refused before any model is built
+def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_refused(monkeypatch):
+    from lib import bench
+    called = []
+    monkeypatch.setattr(bench, "step_cost", lambda **kw: called.append(("step_cost", kw["rounds"])) or pd.DataFrame(
+        {"loop": ["plain"]}))
+    monkeypatch.setattr(bench, "bench", lambda *a, **kw: called.append(("bench", a[0])) or pd.DataFrame({"x": [1]}))
+    assert cli("bench", "--step-cost-only", "--rounds", "3").returncode == 0
+    assert called == [("step_cost", 3)]  # the throughput table is skipped
+    called.clear()
+    assert cli("bench").returncode == 0 and called == [("step_cost", 1), ("bench", ["10M", "cpu"])]
+    called.clear()
+    for args, said in ((("--step-cost-only", "--batch-size", "8"), "drop --batch-size"),
+                       (("--step-cost-only", "--scales", "cpu"), "--scales 10M"),
+                       (("--scales", "cpu", "--rounds", "3"), "--rounds applies to the 10M step-cost table")):
+        r = cli("bench", *args)
+        assert r.returncode == 2 and said in r.stderr
+    assert called == []  # refused before anything is timed
+    monkeypatch.undo()  # the real step_cost refuses zero rounds before it builds a model
     r = cli("bench", "--step-cost-only", "--rounds", "0")
-    assert r.returncode == 2 and "rounds must be at least 1, not 0" in r.stderr and "tok/s" not in r.stdout
+    assert r.returncode == 2 and "rounds must be at least 1, not 0" in r.stderr

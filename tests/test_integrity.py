@@ -413,4 +413,7 @@ def test_weights_recovery_follows_the_runs_segments_and_refuses_two_dropout_stre
                                                                       "fast_dropout": True}]}))
     with pytest.raises(RunError, match="trained in segments with different --micro-batch or --fast-dropout"):
         recover_weights(rd, dropped, progress=False)
+    (rd.path / "env.json").unlink()  # how it was executed is not recorded: refused, not assumed
+    with pytest.raises(RunError, match="has no env.json"):
+        recover_weights(rd, dropped, progress=False)
     assert not (rd.path / "weights.pt").exists()

@@ -225,19 +225,24 @@ def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
         (tmp_path / name).mkdir()
         (tmp_path / name / "env.json").write_text(json.dumps(env))
         assert paper_shape.execution(RunDir(tmp_path / name)) == expected
+    (tmp_path / "none").mkdir()  # no env.json: said, not guessed
+    assert paper_shape.execution(RunDir(tmp_path / "none")) == "not recorded"
 
 
-def test_step_cost_takes_turns_and_reports_each_loops_median_and_range(monkeypatch):
-    """The loops alternate round by round (the order of the calls), and each row is its rounds' median."""
+def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_speed_up(monkeypatch):
+    """The loops alternate round by round (the order of the calls); each row is its rounds' median and range, and its
+    speed-up the median of its per-round ratios to the plain loop."""
     from lib import bench
-    calls, rate = [], {"plain": iter([100.0, 200.0, 400.0]), "whole": iter([50.0, 50.0, 60.0]),
-                       8: iter([300.0, 100.0, 200.0])}
+    tps = {"plain": [100.0, 200.0, 400.0], "whole": [50.0, 50.0, 60.0], 8: [300.0, 150.0, 800.0]}
+    calls, left = [], {k: iter(v) for k, v in tps.items()}
+
     def fake_bare(exp, steps, device):
         calls.append("plain")
-        return next(rate["plain"])
+        return next(left["plain"])
+
     def fake_trainer(exp, steps, device, warmup=1, micro_batch=None, fast_dropout=False):
         calls.append(micro_batch or "whole")
-        return next(rate[micro_batch or "whole"])
+        return next(left[micro_batch or "whole"])
     monkeypatch.setattr(bench, "bare_loop_tokens_per_s", fake_bare)
     monkeypatch.setattr(bench, "trainer_tokens_per_s", fake_trainer)
     df = bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=3)
@@ -245,8 +250,11 @@ def test_step_cost_takes_turns_and_reports_each_loops_median_and_range(monkeypat
     # the cpu stand-in trains without dropout, so no fast-dropout rows
     assert list(df.loop) == ["plain full-batch loop", "trainer, whole batch", "trainer, micro-batches of 8"]
     tokens = 32 * 128  # the stand-in's batch x block: seconds per step = tokens / tokens per second
-    assert list(df["s/step"]) == [round(tokens / 200, 2), round(tokens / 50, 2), round(tokens / 200, 2)]
-    assert df["s/step range"].iloc[0] == f"{tokens / 400:.2f}-{tokens / 100:.2f}"
-    assert list(df["speed-up vs plain"]) == [1.0, round(df["s/step"].iloc[0] / df["s/step"].iloc[1], 2), 1.0]
+    for (_, row), key in zip(df.iterrows(), tps):
+        s = sorted(tokens / v for v in tps[key])
+        assert row["s/step"] == round(s[1], 2) and row["s/step range"] == f"{s[0]:.2f}-{s[2]:.2f}"
+    # paired per round: micro-batches of 8 ran 3, 0.75 and 2 times the plain loop's tokens/s, median 2; the ratio of
+    # the medians would say 300 / 200 = 1.5
+    assert list(df["speed-up vs plain"]) == [1.0, 0.25, 2.0]
     with pytest.raises(ValueError, match="rounds must be at least 1"):
         bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=0)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from lib.experiment import run
-from lib.runs import RunDir, RunError, run_path, write_json_atomic
+from lib.runs import RunDir, RunError, cpu_model, run_path, write_json_atomic
 from lib.train import Callback
 
 TIMING = ("train_time_s",)
@@ -142,7 +142,7 @@ def test_run_directory_describes_itself(tiny, tmp_path):
     env = rd.read_json("env.json")
     assert {"torch", "device", "deterministic", "git_commit", "git_dirty_lib"} <= set(env)
     # which CPU, and the instruction set torch's kernels were chosen for: two hosts round differently
-    assert env["device_name"] not in ("", "cpu") and env["cpu_capability"] in ("DEFAULT", "AVX2", "AVX512", "ZVECTOR",
+    assert env["device_name"] == cpu_model() and env["cpu_capability"] in ("DEFAULT", "AVX2", "AVX512", "ZVECTOR",
                                                                               "VSX", "SVE256")
     assert rd.read_json("config.json")["config_name"] == "AttnOnly"
     for key in ("scale", "impl", "config", "seed", "steps", "best_val_loss", "best_step",
@@ -338,3 +338,22 @@ def test_determinism_is_switched_both_ways_and_off_costs_nothing(monkeypatch):
         assert calls == [True, False] and not torch.are_deterministic_algorithms_enabled()
     finally:
         real(False)
+
+
+def test_the_cpu_model_is_read_from_cpuinfo_and_its_absence_is_said(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\nprocessor\t: 1\n"
+                    "model name\t: AMD EPYC 7B13\n")
+    assert cpu_model(info) == "AMD EPYC 7B13"
+    info.write_text("processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n")  # an ARM kernel's
+    assert cpu_model(info).startswith("unknown ") and "no model name in" in cpu_model(info)
+    assert "no model name in" in cpu_model(tmp_path / "absent")
+
+
+def test_segments_read_each_stretch_of_training_from_env_json(tmp_path):
+    rd = RunDir(tmp_path)
+    assert rd.segments() == []  # no env.json: nothing recorded
+    (tmp_path / "env.json").write_text(json.dumps({"micro_batch": None, "resumed": [
+        {"step": 150, "micro_batch": 8, "fast_dropout": True}]}))
+    assert rd.segments() == [{"step": 0, "micro_batch": None, "fast_dropout": False},  # before --fast-dropout existed
+                             {"step": 150, "micro_batch": 8, "fast_dropout": True}]
