@@ -44,30 +44,48 @@ def effects_table(rows):
     return pd.DataFrame(rows, columns=["impl", "factor", "seed", "escape_step", "best_val_loss"])
 
 
+def effects(rows, **kw):
+    """schedule_effects on hand-made rows, each factor planned over exactly the seeds it has."""
+    planned = {}
+    for impl, factor, seed, *_ in rows:
+        planned.setdefault((impl, factor), set()).add(seed)
+    return bundle.schedule_effects(effects_table(rows), planned=planned, **kw)
+
+
 def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds():
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
     overlap = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
-    fx = bundle.schedule_effects(effects_table(base + early + overlap)).set_index("factor")
+    fx = effects(base + early + overlap).set_index("factor")
     assert fx.loc["warm-up + cosine", "decides"] is True and fx.loc["warm-up + cosine", "escaped"] == 3
     assert fx.loc["no biases", "decides"] is False  # step 300 lies inside 200..never
     assert fx.loc["none", "baseline range"] == "step 200 to never"
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap)))
+    c = bundle.claim_schedule_factors(effects(base + early + overlap))
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + overlap)))
+    c = bundle.claim_schedule_factors(effects(base + overlap))
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []  # overlapping the baseline over the same seeds
     # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
-    fx = bundle.schedule_effects(effects_table(base[:2] + stuck)).set_index("factor")
+    fx = effects(base[:2] + stuck).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is True
-    fx = bundle.schedule_effects(effects_table(base[:1] + stuck)).set_index("factor")
+    fx = effects(base[:1] + stuck).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
-    assert bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base))).verdict == "NOT TESTED"
+    assert bundle.claim_schedule_factors(effects(base)).verdict == "NOT TESTED"
     # a baseline that escapes at the first evaluation in one seed and never in another leaves no room at all
     edge = [("nanogpt", "none", 1, 25, 2.5), ("nanogpt", "none", 2, NAN, 3.34)]
     some = [("nanogpt", "no biases", 1, 50, 2.2), ("nanogpt", "no biases", 2, NAN, 3.34)]
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(edge + some), first_eval=25))
+    c = bundle.claim_schedule_factors(effects(edge + some, first_eval=25))
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["named"] == []
+
+
+def test_a_factor_is_judged_only_over_all_its_planned_seeds():
+    # one seed each: a single-step baseline "range" that any other step lies outside; judged only at the plan's five
+    base, early = [("nanogpt", "none", 1337, 675, 2.55)], [("nanogpt", "warm-up + cosine", 1337, 75, 1.89)]
+    fx = bundle.schedule_effects(effects_table(base + early)).set_index("factor")  # the plan's seeds: five each
+    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "planned"] == 5
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early)))
+    assert c.verdict == "NOT TESTED" and "nanogpt warm-up + cosine 1 of 5" in c.why
+    assert effects(base + early).set_index("factor").loc["warm-up + cosine", "decides"] is True  # planned as trained
 
 
 def test_every_schedule_run_is_named_by_its_factor():

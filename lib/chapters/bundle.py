@@ -155,15 +155,22 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
-def schedule_effects(table: pd.DataFrame, first_eval: int | None = None) -> pd.DataFrame:
+def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
+                     planned: dict[tuple[str, str], set[int]] | None = None) -> pd.DataFrame:
     """Issue 23's rule for naming a deciding factor, per (implementation, factor) of ``bundle.schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
     decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
-    implementation) over the same seeds, "never" counting as later than any step. ``room``: whether that range
-    leaves any outcome outside it at all (a baseline that escapes at the first evaluation, ``first_eval``, and also
-    never leaves none: no factor could decide)."""
+    implementation) over the same seeds, "never" counting as later than any step. A factor is judged only once
+    all of its ``planned`` seeds (default: ``plans.schedule_seeds``'s) are trained: over fewer, the baseline's range
+    is narrower than the seed noise the plan was sized to measure, and with one seed it is a single step, which
+    any other step lies outside. ``room``: whether that range leaves any outcome outside it at all (a baseline that
+    escapes at the first evaluation, ``first_eval``, and also never leaves none: no factor could decide)."""
     if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
         first_eval = plans.schedule_seeds()[0].train.eval_interval
+    if planned is None:  # the plan's seeds per (implementation, factor)
+        planned = {}
+        for e in plans.schedule_seeds():
+            planned.setdefault((e.impl, plans.schedule_factor(e)), set()).add(e.seed)
     rows = []
     # a diverged seed has no outcome to place inside or outside the baseline's range
     done = table.dropna(subset=["best_val_loss"]) if len(table) else table
@@ -175,19 +182,21 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None) -> pd.D
         # inf for "never", so that never compares as later than any step in the range test below
         b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
         s = steps.fillna(np.inf)
-        # None (not judged): the baseline itself, no baseline, or seeds that differ from the baseline's, where a
-        # seed's own effect could pass for the factor's
-        decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) else
+        # None (not judged): the baseline itself, no baseline, seeds that differ from the baseline's, where a
+        # seed's own effect could pass for the factor's, or fewer seeds than planned
+        want = planned.get((impl, factor), set())
+        decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) or set(s.index) != want else
                    bool(((s < b.min()) | (s > b.max())).all()))
-        rows.append({"impl": impl, "factor": factor, "seeds": len(g), "escaped": int(steps.notna().sum()),
+        rows.append({"impl": impl, "factor": factor, "seeds": len(g), "planned": len(want),
+                     "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
                      "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
                      "decides": decides,
                      # room: a baseline that escapes later than the first evaluation leaves room for an earlier escape,
                      # one that always escapes leaves room for "never"; one that spans both leaves none
                      "room": None if b.empty else bool(b.min() > first_eval or np.isfinite(b.max()))})
-    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "escaped", "escape steps", "baseline range",
-                                       "decides", "room"])
+    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps",
+                                       "baseline range", "decides", "room"])
 
 
 @claim("The schedule, clipping or biases decide AttnOnly's escape, over seeds")
@@ -199,8 +208,9 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
     if judged.empty:
-        return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over the same seeds are "
-                     "not all trained")
+        trained = ", ".join(f"{r.impl} {r.factor} {r.seeds} of {r.planned}" for r in effects.itertuples())
+        return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over all its planned "
+                     "seeds are not all trained" + (f" (seeds trained: {trained})" if trained else ""))
     named = judged[judged.decides.astype(bool)]
     lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
              f"{r['baseline range']}." for _, r in judged.iterrows()]
