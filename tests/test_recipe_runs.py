@@ -23,7 +23,7 @@ def test_the_headline_results_are_read_for_each_set_of_values():
     rows += [("author's", "residualgpt", "AttnOnly", 1, 3.34), ("author's", "residualgpt", "AttnOnly", 2, 2.1),
              ("author's", "residualgpt", "FFNOnly", 1, 3.34), ("author's", "residualgpt", "FullResidual", 1, 1.9),
              ("author's", "nanogpt", "AttnOnly", 1, 3.34), ("author's", "nanogpt", "AttnOnly", 2, 3.34)]
-    asym = asymmetry.claim_author_values_asymmetry(runs(rows), FLOOR)
+    asym = asymmetry.claim_author_values_asymmetry(runs(rows), FLOOR, planned=2)
     assert asym.verdict == "CONTRADICTED" and (asym.facts["attn_left"], asym.facts["attn_seeds"]) == (1, 2)
     assert "ResidualGPT AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in asym.lines[0]  # stand-in
     collapse = asymmetry.claim_author_values_collapse(runs(rows), FLOOR)
@@ -34,7 +34,11 @@ def test_the_headline_results_are_read_for_each_set_of_values():
     holds = runs(rows[:6] + [("author's", "residualgpt", c, s, v) for c, s, v in
                              [("AttnOnly", 1, 2.0), ("AttnOnly", 2, 2.1), ("FFNOnly", 1, 3.34),
                               ("FullResidual", 1, 1.9)]])
-    assert asymmetry.claim_author_values_asymmetry(holds, FLOOR).verdict == "HOLDS"
+    assert asymmetry.claim_author_values_asymmetry(holds, FLOOR, planned=1).verdict == "HOLDS"
+    # agreement in part of the plan's seeds is not yet a finding; a seed against it is one already
+    partial = asymmetry.claim_author_values_asymmetry(holds, FLOOR, planned=3)
+    assert partial.verdict == "NOT TESTED" and "FFNOnly 1, Full Residual 1 of 3 seeds" in partial.why
+    assert asymmetry.claim_author_values_asymmetry(runs(rows), FLOOR, planned=3).verdict == "CONTRADICTED"
     only_ours = runs(rows[:6])
     assert asymmetry.claim_author_values_asymmetry(only_ours, FLOOR).verdict == "NOT TESTED"
     assert asymmetry.claim_author_values_collapse(only_ours, FLOOR).verdict == "NOT TESTED"

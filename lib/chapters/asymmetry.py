@@ -215,11 +215,14 @@ def _left(table: pd.DataFrame, values: str, impl: str, config: str, floor: float
 
 
 @claim("The 10M asymmetry with the author's values")
-def claim_author_values_asymmetry(table: pd.DataFrame, floor: float) -> Claim:
+def claim_author_values_asymmetry(table: pd.DataFrame, floor: float, planned: int | None = None) -> Claim:
     """Does the stand-in's asymmetry survive the author's values (``author_value_runs``: the stability notebook's
     plain init, dropout 0.2 and peak 3e-4)? ResidualGPT AttnOnly leaves the floor in every seed and FFNOnly in
     none, beside Full Residual, the control, which must have left it. A line per set of values sets the author's
-    beside the stand-in's own."""
+    beside the stand-in's own. A seed against it (AttnOnly on the floor, FFNOnly off it, beside a control that
+    left) contradicts it for good; it holds only over all ``planned`` seeds (default: ``plans.author_values``'s)."""
+    if planned is None:
+        planned = len({e.seed for e in plans.author_values()})
     count = {(v, c): _left(table, v, "residualgpt", c, floor) for v in ("stand-in", "author's")
              for c in ("AttnOnly", "FFNOnly", "FullResidual")}
     # the stand-in's own line comes first, so the reader sees what the author's values change, not just the result
@@ -229,12 +232,16 @@ def claim_author_values_asymmetry(table: pd.DataFrame, floor: float) -> Claim:
                   for v in ("stand-in", "author's") if any(count[v, c][1] for c in ("AttnOnly", "FFNOnly")))
     (a, na), (f, nf), (full, nfull) = (count["author's", c] for c in ("AttnOnly", "FFNOnly", "FullResidual"))
     facts = {"attn_left": a, "attn_seeds": na, "ffn_left": f, "ffn_seeds": nf, "full_left": full}
-    if not (na and nf and nfull):
-        # refused rather than judged on part of the plan: the command that trains the rest is the reason given
-        return Claim("NOT TESTED", "the runs with the author's values are not all trained: python -m lib sweep "
-                                   "--plan author_values", facts, lines)
     shows = full == nfull  # the control left the floor in every seed
     agrees = a == na and f == 0
+    # a seed against the claim beside a control that left is final, whatever the other seeds do; agreement is not,
+    # until every planned seed agrees
+    against = bool(nfull) and shows and (a < na or f > 0)
+    if not against and min(na, nf, nfull) < planned:
+        # refused rather than judged on part of the plan: the command that trains the rest is the reason given
+        return Claim("NOT TESTED", f"the runs with the author's values are not all trained (AttnOnly {na}, FFNOnly "
+                                   f"{nf}, Full Residual {nfull} of {planned} seeds): python -m lib sweep --plan "
+                                   f"author_values", facts, lines)
     why = (f"with the author's values AttnOnly left the floor in {a} of {na} seeds, FFNOnly in {f} of {nf}"
            + ("" if shows else "; Full Residual, the control, did not leave it in every seed"))
     return Claim(verdict(True, shows, agrees), why, facts, lines)
