@@ -224,5 +224,6 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.loc[("residualgpt", "constant lr"), "escaped"] == 0
     assert fx.loc[("nanogpt", "gradient clipping"), "escape steps"] == "1337: step 50"
     assert fx.loc[("nanogpt", "gradient clipping"), "planned"] == 3
+    assert fx.loc[("nanogpt", "no biases"), "escape steps"] == "1337: step 100"  # no biases: escapes at step 100
     assert fx.decides.isna().all() and (fx.planned >= 3).all()
     assert bundle.claim_schedule_factors(fx.reset_index()).verdict == "NOT TESTED"
