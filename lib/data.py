@@ -268,7 +268,7 @@ def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = 
         ids.tofile(tmp)
         tmp.replace(out / f"{split}.bin")
     # meta.json last and atomic: its presence is what marks the folder as prepared (openwebtext() checks it).
-    from .runs import write_json_atomic
+    from .files import write_json_atomic
     write_json_atomic(out / "meta.json", meta)
     print(f"OpenWebText: {n:,} documents -> {meta['train_tokens']:,} train + {meta['val_tokens']:,} val tokens "
           f"(the paper: {OPENWEBTEXT_DOCS:,} documents, ~{OPENWEBTEXT_TOKENS:,} tokens) in {out}")

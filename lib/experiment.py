@@ -18,22 +18,18 @@ import torch
 from .config import STAND_IN_FOR, ConfigError, Experiment
 from .data import Batches, load_corpus, unigram_floor
 from .diagnostics import default_callbacks
-from .gain import apply_gain
-from .model import GPT, MaskStream
-from .runs import (
-    RUNS_DIR,
-    RunDir,
+from .files import (
     RunError,
-    RunLock,
-    environment,
-    export_weights,
     remove_stale_tmp,
-    run_path,
     save_bytes_atomic,
     save_torch_atomic,
     write_json_atomic,
     write_jsonl_atomic,
 )
+from .gain import apply_gain
+from .host import environment
+from .model import GPT, MaskStream
+from .runs import RUNS_DIR, RunDir, RunLock, export_weights, run_path
 from .train import (
     Callback,
     Dist,

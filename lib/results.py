@@ -14,7 +14,9 @@ from . import plans
 from .config import PAPER_SEED, Experiment
 from .data import Batches, load_corpus
 from .experiment import ESCAPE_MARGIN, build_model, escape_step  # the margin runs record escapes by
-from .runs import ROOT, RUNS_DIR, RunDir, RunError, load_torch_file, run_path
+from .files import RunError, load_torch_file
+from .host import ROOT
+from .runs import RUNS_DIR, RunDir, run_path
 
 FIG2_SEED = PAPER_SEED  # Fig. 2 (§4.1) diagnoses Table 2's runs at the anchor seed: the run the book reads
 
@@ -39,7 +41,7 @@ def layer0_ffn(row: dict) -> float:
 
 def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
-    # weights_only loading (lib.runs.load_torch_file): a weights.pt arrives with a clone or a download, and an
+    # weights_only loading (lib.files.load_torch_file): a weights.pt arrives with a clone or a download, and an
     # unrestricted torch.load would run whatever code its pickle names.
     blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
     if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):

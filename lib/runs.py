@@ -6,150 +6,24 @@ holds
 and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
 overwritten unless forced (and then the old directory is kept aside).
 
-Longer than the house's ~350 lines because every rule about a run directory (its path from the
-experiment, its atomic files, the lock, the checks that a run is what its config says, the checkpoint) lives
-here and nowhere else.
+Every rule about a run directory lives here: its path from the experiment, the lock, the checks that a run is
+what its config says, the checkpoint. How its files are written is lib.files; what env.json records is lib.host.
 """
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import json
 import math
 import os
 import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-import torch
-
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
+from .files import RunError, load_torch_file, save_torch_atomic
+from .host import ROOT
 
-# Anchored to the package, not to the working directory: a notebook executed from book/, a test in a
-# temporary folder and a sweep started anywhere all find the same released runs/.
-ROOT = Path(__file__).resolve().parent.parent
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
-
-
-class RunError(RuntimeError):
-    """A run directory or checkpoint that cannot be used; the message names the file."""
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (Linux); elsewhere by setting and restoring it."""
-    try:
-        # Setting the umask to read it changes it for every thread of the process for that instant (a file
-        # created meanwhile by another thread, such as tiktoken's download, would get the wrong mode).
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except OSError:
-        pass
-    # No /proc (macOS): set and restore at once, the only portable way to read it.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _atomic(path: Path, write) -> None:
-    """Write ``path`` through a temporary sibling renamed into place, so a reader never sees half a file and a
-    killed writer leaves the old file whole (its ``.tmp`` is removed on error here, and by ``remove_stale_tmp``
-    after a kill). The file gets the mode an ordinary ``open`` would (0666 less the umask), not mkstemp's 0600.
-    A full disk is named as such, with the file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # The temporary file is a sibling, not in /tmp: os.replace is atomic only within one file system.
-    # Its leading dot and .tmp suffix are what remove_stale_tmp looks for.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # mkstemp's 0600 would make every run file private to the user who trained it; open() would not.
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            # On disk before the rename: after a power cut the name holds the old file or the whole new one.
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    # BaseException: a Ctrl-C in the middle of torch.save must not leave a .tmp beside the checkpoint either.
-    except BaseException as e:
-        # Whether the disk is full is read before the partial file is removed (which frees what it took).
-        # torch reports a full disk as its own RuntimeError ("unexpected pos ..."), not as ENOSPC.
-        full = isinstance(e, OSError) and e.errno == errno.ENOSPC or (
-            isinstance(e, RuntimeError) and _disk_full(path.parent))
-        Path(tmp).unlink(missing_ok=True)
-        if full:
-            raise RunError(f"disk full: could not write {path} "
-                           f"({shutil.disk_usage(path.parent).free / 2**20:.0f} MiB free there)") from e
-        raise
-
-
-# A RuntimeError from torch.save carries no errno, so a full disk is inferred from what is left: with less
-# than 64 MiB free the failure is read as the disk; with more, torch's own error is passed on unchanged.
-def _disk_full(folder: Path, below: int = 64 * 2**20) -> bool:
-    try:
-        return shutil.disk_usage(folder).free < below
-    except OSError:
-        return False
-
-
-def remove_stale_tmp(folder: Path) -> list[Path]:
-    """Delete the ``.<name>.*.tmp`` files a killed writer left in ``folder`` (never a finished file)."""
-    # Safe only under the run lock (lib.experiment calls it at the end of a run): a live writer's .tmp would
-    # match too. Returned so that a caller or a test can say what was removed.
-    stale = sorted(Path(folder).glob(".*.tmp"))
-    for p in stale:
-        p.unlink(missing_ok=True)
-    return stale
-
-
-def finite(obj):
-    """``obj`` with every NaN or infinite float replaced by None: JSON has no NaN or Infinity, and a reader
-    must see a missing value, not a number. (A diverged run says why in its own fields.)"""
-    # numpy's float64 subclasses float, so it is caught here as well.
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
-    # Per-layer diagnostics are lists of floats; one NaN layer becomes null, the others stay.
-    if isinstance(obj, (list, tuple)):
-        return [finite(v) for v in obj]
-    return obj
-
-
-def write_json_atomic(path, obj) -> None:
-    # Sorted keys and a fixed indent: a rewritten config.json or summary.json differs from the committed one
-    # only where a value changed, so git diffs of released runs stay readable. allow_nan=False makes any NaN
-    # that escaped finite() an error here, not a file Python reads but strict readers (JSON.parse) refuse.
-    text = json.dumps(finite(obj), indent=2, sort_keys=True, default=_jsonable, allow_nan=False) + "\n"
-    _atomic(path, lambda f: f.write(text.encode()))
-
-
-def write_jsonl_atomic(path, rows) -> None:
-    # One evaluation per line (JSON Lines): the history is rewritten whole after each evaluation, so a diff
-    # between two commits of a run shows the new rows, and a reader can parse it line by line.
-    text = "".join(json.dumps(finite(r), default=_jsonable, allow_nan=False) + "\n" for r in rows)
-    _atomic(path, lambda f: f.write(text.encode()))
-
-
-def _jsonable(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    # A numpy scalar that is no float subclass (float32, int64) or a one-element tensor: its Python number.
-    if hasattr(x, "item"):
-        return x.item()
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
-
-
-# The checkpoint is rewritten after every evaluation: a kill during torch.save must keep the last one.
-def save_torch_atomic(path, obj) -> None:
-    _atomic(path, lambda f: torch.save(obj, f))
-
-
-def save_bytes_atomic(path, data: bytes) -> None:
-    _atomic(path, lambda f: f.write(data))
 
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
@@ -173,63 +47,6 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         # Sorted, so two commands that set the same fields in another order name the same directory.
         leaf += f"_{key}-{value:g}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
-
-
-def git_state() -> dict:
-    # git missing, not a repository (a release tarball) or hung: the run still trains and records no commit.
-    def git(*args):
-        try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip()  # a hung git must not hold up training
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    commit = git("rev-parse", "HEAD")
-    # Only lib/ counts: runs/ changes while a sweep trains and says nothing about the code. A released
-    # run must have a commit and a clean lib/ (tests/test_released.py), so its code can be checked out again.
-    dirty = bool(git("status", "--porcelain", "--", "lib"))  # does the code that trained differ?
-    return {"git_commit": commit or None, "git_dirty_lib": dirty}
-
-
-# Read once, when lib is imported: a long sweep process keeps running the code it
-# imported, so a later commit must not be credited with its runs.
-GIT_AT_IMPORT = git_state()
-
-
-def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32",
-                diagnostics: bool = True) -> dict:
-    # What a reader needs to tell two machines apart: the paper's absolute losses shift across environments
-    # (§3.5), and §8.3 names the GPU, PyTorch and CUDA version of each sweep, so every run records them.
-    import numpy
-    env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
-           "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-           "device": device, "threads": torch.get_num_threads(),  # CPU speed depends on it
-           "deterministic": deterministic, "compile": compile, "diagnostics": diagnostics,
-           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),  # read back, not assumed
-           "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
-    # Spelled out: bf16 here is autocast (fp32 weights and optimiser state, bf16 matmuls), not bf16 weights.
-    env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"
-    if device.startswith("cuda"):
-        # "cuda" alone does not tell an A100-PCIE from an A100-SXM4, the two GPUs of the paper's two sweeps (§8.3).
-        env.update(device_name=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
-    else:
-        # "cpu" alone does not tell two hosts apart, and their kernels round differently: torch dispatches by the
-        # instruction set it finds (AVX2 or AVX-512), and a rounding-only change can move an escape
-        # (book/escape_and_bundle.ipynb). Sessions here have run on an AVX2 AMD EPYC and an AVX-512 Intel Xeon.
-        env.update(device_name=cpu_model(), cpu_capability=torch.backends.cpu.get_cpu_capability())
-    return env
-
-
-def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The CPU's model name as Linux reports it (``cpuinfo``'s first "model name"). Where there is none (another
-    system, or a Linux CPU whose cpuinfo has no such line, as on many ARM kernels) it says so and names the
-    architecture instead, so env.json never passes off the architecture as a model."""
-    try:
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:  # no /proc: not Linux
-        pass
-    return f"unknown {platform.machine() or 'CPU'} (no model name in {cpuinfo})"
 
 
 def _as_experiment(d: dict) -> Experiment | None:
@@ -412,20 +229,6 @@ class RunDir:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state
-
-
-def load_torch_file(path: Path, remedy: str):
-    """A checkpoint or ``weights.pt`` this project wrote, loaded with ``weights_only=True`` (no code runs). A
-    damaged or foreign file is this project's RunError naming the file and the remedy; torch's own message is
-    not passed on, since its advice (retry with ``weights_only=False``) is the wrong one for a hostile file."""
-    try:
-        # weights_only: a weights.pt comes with a clone of the repository, and a crafted pickle could run code
-        # when a chapter loads it (tests/test_integrity.py). map_location="cpu": a checkpoint written on a GPU
-        # loads on a machine without one; load_state_dict then copies it onto the model's own device.
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # truncated files and refused pickles raise several different errors
-        raise RunError(f"{path} is truncated, damaged or not a file this project wrote "
-                       f"({type(e).__name__}); {remedy}") from None
 
 
 class RunLocked(RunError):

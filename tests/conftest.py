@@ -28,7 +28,8 @@ def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", step
     of ``n_evals`` evaluations from 4.2 (or above ``best``) down to ``best`` at ``steps`` (the budget by
     default); a diverged run ends with lib's divergence row. ``config`` replaces the config.json (an edited
     file)."""
-    from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
+    from lib.files import write_json_atomic, write_jsonl_atomic
+    from lib.runs import run_path
     d = run_path(exp, runs_dir)
     d.mkdir(parents=True)
     steps = exp.train.max_steps if steps is None else steps

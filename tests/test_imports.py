@@ -64,8 +64,9 @@ def test_the_cycle_finder_finds_one():
 def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lower_one():
     g = graph()
     assert g["config"] == set()
-    lower = ("experiment", "train", "model", "data", "runs", "config", "diagnostics", "gain", "plans", "sweep",
-             "results", "verdicts")
+    assert g["files"] == set() and g["host"] == set()  # how a run's files are written, what trained it: leaves
+    lower = ("experiment", "train", "model", "data", "runs", "files", "host", "config", "diagnostics", "gain",
+             "plans", "sweep", "results", "verdicts")
     upper = {"book", "plots", "scorecard", "front_page", "cli"}
 
     def layers(m):  # the top-level package or module of each import: book.chapter is the book layer

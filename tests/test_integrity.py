@@ -12,7 +12,8 @@ import torch
 from lib import book, plans, results
 from lib.chapters import asymmetry, bundle, escape_map
 from lib.experiment import recover_weights, run
-from lib.runs import RunDir, RunError, export_weights, run_path, write_json_atomic
+from lib.files import write_json_atomic
+from lib.runs import RunDir, RunError, export_weights, run_path
 from lib.train import Trainer
 
 
@@ -321,16 +322,16 @@ def test_cli_input_errors_are_one_line_and_exit_2(argv, expected, tmp_path, caps
 
 
 def test_torchs_own_full_disk_error_is_named_too(tmp_path, monkeypatch):
-    import lib.runs
-    from lib.runs import save_torch_atomic
+    import lib.files
+    from lib.files import save_torch_atomic
 
     def unexpected_pos(*a, **k):
         raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0")
     monkeypatch.setattr(torch, "save", unexpected_pos)
-    monkeypatch.setattr(lib.runs, "_disk_full", lambda folder: True)  # what shutil.disk_usage says when full
+    monkeypatch.setattr(lib.files, "_disk_full", lambda folder: True)  # what shutil.disk_usage says when full
     with pytest.raises(RunError, match=r"disk full: could not write .*latest\.pt"):
         save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
-    monkeypatch.setattr(lib.runs, "_disk_full", lambda folder: False)  # another torch error stays itself
+    monkeypatch.setattr(lib.files, "_disk_full", lambda folder: False)  # another torch error stays itself
     with pytest.raises(RuntimeError, match="unexpected pos"):
         save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
     assert not list(tmp_path.iterdir())

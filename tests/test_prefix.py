@@ -157,7 +157,8 @@ def test_bench_prints_both_precisions_and_their_ratio():
 def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypatch):
     """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
     from lib import plots
-    from lib.runs import run_path, write_json_atomic, write_jsonl_atomic
+    from lib.files import write_json_atomic, write_jsonl_atomic
+    from lib.runs import run_path
     monkeypatch.setattr(paper_shape, "RUNS_DIR", tmp_path)
     from lib.plans import paper_10m_prefix
     for exp, vals in zip(paper_10m_prefix()[:2], ([4.19, 3.36], [4.18, 3.10])):

@@ -6,7 +6,9 @@ import pytest
 import torch
 
 from lib.experiment import run
-from lib.runs import RunDir, RunError, cpu_model, run_path, write_json_atomic
+from lib.files import write_json_atomic
+from lib.host import cpu_model
+from lib.runs import RunDir, RunError, run_path
 from lib.train import Callback
 
 TIMING = ("train_time_s",)
@@ -129,7 +131,7 @@ def test_nan_loss_marks_run_diverged_and_keeps_history(tiny, tmp_path):
     # in the trainer: the step's loss, a float that is NaN or infinite
     assert last.row["diverged"] is True and last.row["step"] == s["steps"]
     assert isinstance(last.row["train_loss"], float) and not math.isfinite(last.row["train_loss"])
-    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.runs.finite)
+    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.files.finite)
     hist = rd.history()
     assert hist[-1] == {**last.row, "train_loss": None, "val_loss": None}
     assert len(hist) > 1
