@@ -359,7 +359,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         dist.barrier()  # rank 0 has written the summary
         return rd.summary
     if rd.ckpt.exists():
-        before = (rd.read_json("env.json") or {}).get("diagnostics")
+        recorded = rd.read_json("env.json") or {}  # how the earlier segments ran
+        before = recorded.get("diagnostics")
         if before is not None and before != diagnostics:
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
@@ -374,8 +375,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
         # Appended, never replaced: a run resumed on another machine keeps both machines' records, in order.
-        env = {**(rd.read_json("env.json") or {}), "resumed": [
-            *((rd.read_json("env.json") or {}).get("resumed", [])), {"step": trainer.step, **env}]}
+        env = {**recorded, "resumed": [*recorded.get("resumed", []), {"step": trainer.step, **env}]}
     else:
         # before the first step: from now on check_config protects the directory, even if the run is killed
         write_json_atomic(rd.path / "config.json", exp.to_dict())
