@@ -84,7 +84,7 @@ def autocast(device: str, precision: str):
 
 
 def set_deterministic(on: bool) -> None:
-    """The paper's forced determinism (§8.3): cuBLAS workspace + deterministic algorithms."""
+    """The paper's forced determinism (§6.1, Figs. 3-4): cuBLAS workspace + deterministic algorithms."""
     if on:
         # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2; ":4096:8" is one of the
         # two values the CUDA docs name. Harmless on the CPU, and recorded in env.json either way.

@@ -316,14 +316,18 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     assert bundle.bundle_effects(alone, 100)["trained"] == 1
     c = bundle.claim_bundle(t, 100, control="SDPA kernel")
     assert c.verdict == "HOLDS" and c.facts["earlier"] == ["warm-up + cosine"] and c.facts["later"] == []
-    assert ("Without any factor: its rounding-only twin (SDPA kernel) stays on the floor for its whole budget. So "
-            "one seed of this setting escapes anywhere from step 800 to never with no factor switched.") in c.lines
+    assert ("Without any factor: nanoGPT's own run with only the rounding changed (SDPA kernel) stays on the floor "
+            "for its whole budget. So one seed of this setting escapes anywhere from step 800 to never with no factor "
+            "switched.") in c.lines
     # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations, nor (a run without
     # any factor never escaping) for a doubling: nothing can be named either way
     c = bundle.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["lo"] == 200 and pd.isna(c.facts["hi"])
     assert c.why.startswith("no factor can be named: without any factor one seed escapes anywhere from step 200 "
                             "to never")
+    # the twin is named before the other seeds, so it cannot be read as theirs
+    assert any(ln.startswith("Without any factor: nanoGPT's own run with only the rounding changed (SDPA kernel) "
+                             "stays on the floor for its whole budget; nanoGPT at seed 42 ") for ln in c.lines)
     assert "Lowest best loss: warm-up + cosine 1.900 (nanoGPT 2.600; one seed, its spread not measured)." in c.lines
     # the factors' own escape steps, counted (the control and nanoGPT itself apart)
     assert "Alone, the 3 factors that change the training escape at step 100 (1), step 400 (1), never (1)." in c.lines

@@ -82,7 +82,7 @@ class ChapterSpec:
     gains: bool = False              # the gain-confound chapter retrains gain variants
     probe: str | None = None         # lib.plans function of a stand-in-only probe the chapter shows
     anchor_configs: tuple[str, ...] = ()  # configurations the tables need at seed 1337 only (retrained only then)
-    deterministic: bool = False      # the paper ran this chapter's runs under forced determinism (§8.3)
+    deterministic: bool = False      # the paper ran this chapter's runs under forced determinism (Fig. 4)
 
 
 CHAPTERS = {
@@ -92,7 +92,7 @@ CHAPTERS = {
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
     # §5.2: the two checkpoints whose gap the evaluation noise is weighed against
     "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
-    # Phase 3, the sweep Table 3 and Fig. 4 report, ran with forced determinism on an A100 (§8.1).
+    # Phase 3, the sweep Table 3 and Fig. 4 report, ran with forced determinism on an A100 (Fig. 4; §8.3).
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
     # Table 5: NoResidual is one seed-1337 anchor.
     "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep",

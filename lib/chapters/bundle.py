@@ -104,14 +104,16 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     lines = [f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}); {fx['trained']} of "
              f"{fx['planned']} factors trained."]
     # the other runs without a factor (seeds, the rounding twin): they show the reader the range is not one run's
-    others = {k: v for k, v in fx["noise"].items() if k != "nanoGPT"}
+    # the twin first: it is nanoGPT's own run with the rounding changed, and a seed named before it would read as its
+    others = dict(sorted(((k, v) for k, v in fx["noise"].items() if k != "nanoGPT"), key=lambda kv: kv[0] != control))
     lo, hi = fx["lo"], fx["hi"]
     # the range without any factor in words; "anywhere from step N to never" leaves no room for a later escape
     span = ("never" if pd.isna(lo) else f"anywhere from step {int(lo)} to never" if pd.isna(hi)
             else f"at step {int(lo)}" if lo == hi else f"from step {int(lo)} to step {int(hi)}")
     if others:
         lines.append("Without any factor: " + "; ".join(
-            (f"its rounding-only twin ({k}) " if k == control else f"nanoGPT at {k} ") + _when(v)
+            (f"nanoGPT's own run with only the rounding changed ({k}) " if k == control else f"nanoGPT at {k} ")
+            + _when(v)
             for k, v in others.items()) + f". So one seed of this setting escapes {span} with no factor switched.")
     alone = table[(table.status == "complete") & ~table.factor.isin(["none", control, *paired])]
     if len(alone):  # how the factors' own escape steps spread, beside the range without any factor
