@@ -198,8 +198,10 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
     # ``switched``: what switching nanoGPT to fixed batches alone did (the bundle's row), said inside this one
     c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise,
                                            switched=None if paired is None else paired.ours)
-    # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over
-    ours = (f"noise std of a 50-batch random evaluation {c.facts['noise_std']:.4f}, against the escape margin "
+    # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over. The std
+    # is the gap's (the two checkpoints' evaluation noise in quadrature, ``gap_vs_noise``), not one evaluation's.
+    ours = (f"noise std of the gap between two 50-batch random evaluations {c.facts['noise_std']:.4f}, against the "
+            f"escape margin "
             f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
             if c.facts else "no checkpoints")
     # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits

@@ -309,10 +309,10 @@ def test_budget_counts_tokens_from_the_preset_and_runs_from_the_summaries():
     b = budget_table("cpu", "residualgpt", summ, floor=3.35)["cpu"]  # cpu: batch 32 x block 128, 1,500 steps
     assert b["tokens per step (batch x accum x block)"] == "4,096"
     assert b["tokens seen per run (epochs of the train split)"].startswith("6,144,000 (")
-    assert b["FullResidual: best val below the unigram floor by"].startswith("1.550 nats, worst seed")
+    assert b["FullResidual: best val below the chapter's floor by"].startswith("1.550 nats, worst seed")
     assert "wall minutes per run, mean (min-max)" not in b  # costs are the reproducibility chapter's
     empty = budget_table("cpu", "residualgpt", summ.iloc[:0], floor=3.35)["cpu"]
-    assert empty["finished runs"] == "0" and empty["FullResidual: best val below the unigram floor by"] == "no run"
+    assert empty["finished runs"] == "0" and empty["FullResidual: best val below the chapter's floor by"] == "no run"
 
 
 def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():

@@ -74,6 +74,9 @@ def test_the_book_tables_hide_only_a_row_count_index():
     assert "2.17e-05" in cells and "0.8788" in cells and "inf" in cells  # a starved gradient beside a live one
     assert "1,500" in cells and "2.0000" in cells  # a step column reads as whole numbers, a loss column never
     assert "<th>3</th>" not in frame_html(df.assign(x=1).iloc[[0]].set_axis([3]))  # a filtered row number
+    # the paper's seed column is empty on a row pooled over seeds: "-", as every other missing value, never "<NA>"
+    seeds = frame_html(pd.DataFrame({"seed": pd.array([1337, None], dtype="Int64"), "note": ["one", "mean"]}))
+    assert "&lt;NA&gt;" not in seeds and "<td>-</td>" in seeds and "<td>1337</td>" in seeds
 
 
 def test_no_cell_prints_a_raw_dict(pages):

@@ -32,6 +32,14 @@ def frame_html(df: pd.DataFrame) -> str:
                    and pd.api.types.is_integer_dtype(df.index))
     # Only float columns get a format: integers and strings already print as they should.
     formatters = {c: _column_format(df[c]) for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    # A nullable integer (the paper's seed column, empty on a row pooled over seeds) prints its missing value as
+    # "<NA>", which neither na_rep nor a formatter reaches: written out as text, with the same "-".
+    nullable = [c for c in df.columns if isinstance(df[c].dtype, pd.api.extensions.ExtensionDtype)
+                and pd.api.types.is_integer_dtype(df[c])]
+    if nullable:
+        df = df.copy()  # the caller's frame keeps its numbers
+        for c in nullable:
+            df[c] = ["-" if pd.isna(v) else str(v) for v in df[c]]
     # pandas cuts a cell at 50 characters by default; a verdict's reason or a paper note cut short misleads.
     with pd.option_context("display.max_colwidth", None):
         # na_rep: a missing value reads as "-" (not measured, never left, not trained: the column says which), never
@@ -262,7 +270,9 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
             "tokens seen per run (epochs of the train split)":
                 f"{per_step * e.train.max_steps:,} ({per_step * e.train.max_steps / len(corpus.train):.1f})",
             "finished runs": str(len(summaries)),
-            "FullResidual: best val below the unigram floor by":
+            # the floor the chapter's verdicts use (Chapter.floor): the unigram floor on characters, on BPE data the
+            # NoResidual run's, so the row names no particular floor and the chapter's floor note says which
+            "FullResidual: best val below the chapter's floor by":
                 # the worst Full Residual seed (the highest loss): a positive number says every seed left the floor
                 f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run"}
     return pd.DataFrame({scale: rows})  # one column, named for the scale
