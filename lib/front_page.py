@@ -28,7 +28,8 @@ def takeaway(card: pd.DataFrame) -> str:
         "the paper:\n" + items("CONTRADICTED", "why"),
         "**What cannot be tested here**, and why (these neither confirm nor contradict the paper):\n"
         + items("NOT TESTABLE HERE", "why"),
-        "**What has not been run yet**, and what it would take:\n" + items("NOT TESTED", "why"),
+        # the paper's claims only: the book's own findings, with their runs still training, are listed apart
+        "**Which of the paper's claims have not been run yet**, and what it would take:\n" + items("NOT TESTED", "why"),
     ])
 
 
