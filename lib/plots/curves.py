@@ -206,7 +206,7 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
     paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    fig, ax = plt.subplots(figsize=(9, 6))
     # the author's three Phase-2 seeds, told apart by line style (their colour is their configuration's)
     styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
     # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
@@ -220,16 +220,15 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
         name = "warm-up + cosine" if schedule == "cosine" else "constant"
         # black: this book's own runs stand apart from the author's coloured curves
         ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
-                label=f"this book, ResidualGPT AttnOnly at the 10M paper shape, {name} "
-                      f"(first {int(g.step.max()):,} steps)")
+                label=f"this book, ResidualGPT AttnOnly, 10M paper shape, {name} (first {int(g.step.max()):,} steps)")
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     # from below Phase 3's 1.580 to above the step-0 loss (ln 65 = 4.17)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title, ylim=(1.3, 4.3))
-    # beside the axis: about ten entries would cover the curves
-    ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    # below the axis, in two columns: about ten entries would cover the curves, and beside it they squeeze the axis
+    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     fig.tight_layout()
     return fig
 
