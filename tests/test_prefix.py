@@ -37,6 +37,8 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
     assert r.last_val == 3.36 and r.best_val == 3.36 and pd.isna(r.left_floor_at)
     assert r.layer0_grad == pytest.approx(0.0004) and r.starved
     assert r.paper_best == "3.3534"  # Table 2, seed 1337
+    # ResidualGPT's prefix is set beside Phase 3 (Fig. 4), the recipe the 10M preset trains, not Table 3's 1.5999
+    assert table(run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90])).iloc[0].paper_best == "1.580 ± 0.003"
     assert r.schedule == "recipe" and r.max_val_se == pytest.approx(0.002)
 
 

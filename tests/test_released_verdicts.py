@@ -130,7 +130,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert round(r.loc[("residualgpt", "AttnOnly", "recipe"), "best_val"], 3) == 2.354
     assert r.loc[("residualgpt", "AttnOnly", "recipe"), "left_floor_at"] == 50
     # ResidualGPT FFNOnly, first 300 steps (micro-batches of 8, --fast-dropout): on the floor throughout (best 3.350 at
-    # step 100, Table 3's 3.3493 after 3,000), layer-0 FFN gradient 1.8e-06 at step 300 (starved): beside AttnOnly,
+    # step 100, Fig. 4's 3.350 after 3,000), layer-0 FFN gradient 1.8e-06 at step 300 (starved): beside AttnOnly,
     # off the floor from step 50, the asymmetry holds as far as the prefixes go
     ffn = r.loc[("residualgpt", "FFNOnly", "recipe")]
     assert pd.isna(ffn.left_floor_at) and round(ffn.best_val, 3) == 3.350 and ffn.starved
