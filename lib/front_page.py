@@ -67,9 +67,11 @@ def _cell_html(value) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
-def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
+def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | None = None) -> str:
     """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
-    a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found."""
+    a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found. ``early``
+    (``scorecard.early_training``): the readings of the paper-shape prefixes early in training, which are the
+    book's findings rather than the paper's claims, named after the card's count so they are not counted in it."""
     stand = at_stand_in(card)
     # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)
     paper_shape = card.evidence.str.contains("paper shape", regex=False)
@@ -93,6 +95,10 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         # "0 are not run yet" reads as a count of something; none left says it plainly
         + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not run yet." if len(untested)
            else "every claim has runs to judge it by."),
+        *([] if early is None or early.empty else [
+            "Early in training at the paper's own 10M shape, which the paper does not report (where each run stands "
+            "by the end of its prefix, not where it ends; What holds lists them): " + "; ".join(
+                f"{r.claim.split(' at the paper')[0]} {r.verdict}" for r in early.itertuples()) + "."]),
         f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
         f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
         f"learning-rate schedule than Table 1's."])

@@ -414,11 +414,48 @@ def schedule_paper_shape(prefix) -> Row:
                c.verdict, c.why)
 
 
+def early_training_paper_shape(prefix) -> list[Row]:
+    """The early-training readings at the paper's own 10M shape (``chapters.paper_shape``'s contrast, asymmetry and
+    Fig. 2a claims, on the released prefixes): where each run stands by step 300. The paper gives where its runs
+    end, not where they stand at step 300, so these are the book's findings, not the paper's claims; the card's
+    row on where the run ends is ``joint_collapse_paper_shape``."""
+    t = prefix.table
+    # the runs each claim reads, on their own implementation's schedule: (implementation, configurations)
+    claims = [(paper_shape.claim_prefix_contrast(t), "§4, §6.1", "Table 2: nanoGPT AttnOnly best "
+               f"{_paper('Table 2', 'AttnOnly', 4)} over 3,000 steps; Fig. 4: ResidualGPT AttnOnly "
+               f"{_paper('Fig. 4', 'AttnOnly')}; no step given for either",
+               [("nanogpt", "AttnOnly"), ("residualgpt", "AttnOnly")]),
+              (paper_shape.claim_prefix_asymmetry(t), "§6.1, Fig. 4", f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, "
+               f"FFNOnly {_paper('Fig. 4', 'FFNOnly')} over 3,000 steps; no step given",
+               [("residualgpt", "AttnOnly"), ("residualgpt", "FFNOnly")]),
+              (paper_shape.claim_prefix_starvation(t), "§4.1, Fig. 2a", _fig2a_paper(),
+               [("nanogpt", c) for c in ("AttnOnly", "FFNOnly", "FullResidual")])]
+    rows = []
+    for c, where, paper, runs in claims:
+        found = [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
+        starvation = where.endswith("Fig. 2a")
+        # each run in a few words: its layer-0 gradient for Fig. 2a, else where it stands against the floor
+        ours = "; ".join(f"{r.impl} {r.config} " + (f"{r.layer0_grad:.2g} at step {int(r.steps):,}" if starvation
+                                                     else f"{paper_shape.where_it_is(r)} (best {r.best_val:.3f})")
+                         for r in found) or "no run"
+        trained = ", ".join(f"{r.impl} {r.config} first {int(r.steps):,}" for r in found)
+        evidence = f"10M paper shape, {trained} of 3,000 steps, seed {PAPER_SEED}" if found else "-"
+        rows.append(Row(f"{c.name}, early in training", where, paper, ours, evidence, c.verdict, c.why))
+    return rows
+
+
+def early_training(runs_dir=None) -> pd.DataFrame:
+    """``early_training_paper_shape`` on the released prefixes (or those of ``runs_dir``), as the front page states
+    them."""
+    return pd.DataFrame([vars(r) for r in early_training_paper_shape(paper_shape.paper_shape_prefix(runs_dir))])
+
+
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
+    prefix = paper_shape.paper_shape_prefix(runs_dir)
     # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
-    rows = [mechanism(runs_dir), schedule_paper_shape(paper_shape.paper_shape_prefix(runs_dir))]
+    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_paper_shape(prefix)]
     return pd.DataFrame([vars(r) for r in rows])
 
 

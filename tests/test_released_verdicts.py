@@ -28,6 +28,14 @@ RELEASED = {
     "Cross-position routing (§7.1): with": ("NOT TESTABLE HERE", ['2.482-2.484 (n=3): "partial recovery"']),
 }
 OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["AttnOnly + mixer 2.483 (3 seeds)"]),
+       # the paper-shape prefixes early in training (seed 1337, the first 300 of 3,000 steps; Full Residual 100)
+       "Central contrast at the paper's shape, early in training": ("HOLDS", [
+           "nanogpt AttnOnly on the floor (3.347) (best 3.351)", "residualgpt AttnOnly left the floor at step 50"]),
+       "10M asymmetry at the paper's shape, early in training": ("HOLDS", [
+           "residualgpt FFNOnly on the floor (3.347) (best 3.350)"]),
+       "Layer-0 starvation at the paper's shape, early in training": ("HOLDS", [
+           "nanogpt AttnOnly 2.9e-06 at step 300", "nanogpt FFNOnly 1e-05 at step 300",
+           "nanogpt FullResidual 0.072 at step 100"]),
        # ResidualGPT AttnOnly at a constant rate (the Phase-2 notebook's schedule) leaves the floor too, later
        "The learning-rate schedule decides": ("CONTRADICTED", ["constant lr left the floor at step 200 (best 2.714)",
                                                                "warm-up + cosine left the floor at step 100"])}

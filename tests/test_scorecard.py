@@ -186,6 +186,13 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     assert "and 1 at the paper's own 10M shape" in text
     assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
     assert "1 cannot be tested here" in text and "1 is not run yet" in text and "found 2 discrepancies" in text
+    # the early-training readings are named after the card's count, with their verdicts, and never counted in it
+    early = pd.DataFrame([{"claim": "Central contrast at the paper's shape, early in training", "verdict": "HOLDS"},
+                          {"claim": "Layer-0 starvation at the paper's shape, early in training",
+                           "verdict": "NOT TESTED"}])
+    with_early = front_page.abstract(card, pd.DataFrame({"finding": ["f1"]}), early)
+    assert "Central contrast HOLDS; Layer-0 starvation NOT TESTED." in with_early
+    assert "Of the paper's 5 claims checked here" in with_early and "Early in training" not in text
 
 
 def test_gap_recovered_is_zero_on_no_residual_and_one_on_the_full_model():

@@ -90,7 +90,7 @@ def execution(rd: RunDir) -> str:
     return "; ".join(f"from step {seg['step']:,}: {w}" for seg, w in zip(segments, said))
 
 
-def _row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
+def run_row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
     # one run per (implementation, configuration, schedule); None where it is not trained yet, which each claim turns
     # into NOT TESTED rather than an error
     r = table[(table.impl == impl) & (table.config == config) & (table.schedule == schedule)]
@@ -106,7 +106,7 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
     makes each behave like the other; where both implementations on their own schedules are alike by that
     step there is nothing for the schedule to explain (NOT TESTABLE HERE)."""
     # (implementation, its own schedule, the other's schedule): nanoGPT gets ResidualGPT's, and the reverse
-    pairs = [(impl, _row(table, impl, "AttnOnly"), _row(table, impl, "AttnOnly", other))
+    pairs = [(impl, run_row(table, impl, "AttnOnly"), run_row(table, impl, "AttnOnly", other))
              for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
     runs = [r for _, own, swapped in pairs for r in (own, swapped)]
     lines = [f"{impl} AttnOnly: " + ("its own schedule" if own is None else "the swapped schedule")
@@ -144,7 +144,7 @@ def claim_prefix_schedule(table: pd.DataFrame) -> Claim:
 
 
 # a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against
-def _where(r) -> str:
+def where_it_is(r) -> str:
     return (f"left the floor at step {int(r.left_floor_at):,}" if not pd.isna(r.left_floor_at)
             else f"on the floor ({r.floor:.3f})")
 
@@ -157,12 +157,12 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     every evaluation, so a nanoGPT prefix already more than the margin below the paper's best contradicts it
     whatever else; a ResidualGPT prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE:
     a longer prefix would). Both are read at the step both reached."""
-    nano, resid = _row(table, "nanogpt", "AttnOnly"), _row(table, "residualgpt", "AttnOnly")
+    nano, resid = run_row(table, "nanogpt", "AttnOnly"), run_row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
     # the two are compared at the step both reached: a longer prefix of one side is not an advantage
     step = int(min(nano.steps, resid.steps))
-    lines = tuple(f"{r.impl} AttnOnly, 10M, {r.trained}: best {r.best_val:.3f}, {_where(r)}; paper "
+    lines = tuple(f"{r.impl} AttnOnly, 10M, {r.trained}: best {r.best_val:.3f}, {where_it_is(r)}; paper "
                   f"({PREFIX_PAPER_REF[r.impl]}) {r.paper_best} after 3,000 steps" for r in (nano, resid))
     nano_left = not pd.isna(nano.left_floor_at) and nano.left_floor_at <= step  # both read at the common step
     resid_left = not pd.isna(resid.left_floor_at) and resid.left_floor_at <= step
@@ -301,8 +301,8 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     early-training claim): AttnOnly leaves the floor, FFNOnly stays on it. FFNOnly below the paper's FFNOnly best
     by more than the margin contradicts it (a best is a minimum over the whole run); an AttnOnly prefix still on
     the floor has not shown the phenomenon (NOT TESTABLE HERE)."""
-    attn, ffn = _row(table, "residualgpt", "AttnOnly"), _row(table, "residualgpt", "FFNOnly")
-    lines = tuple(f"residualgpt {r.config}, 10M, {r.trained}: best {r.best_val:.3f}, {_where(r)}; paper "
+    attn, ffn = run_row(table, "residualgpt", "AttnOnly"), run_row(table, "residualgpt", "FFNOnly")
+    lines = tuple(f"residualgpt {r.config}, 10M, {r.trained}: best {r.best_val:.3f}, {where_it_is(r)}; paper "
                   f"({PREFIX_PAPER_REF['residualgpt']}, Phase 3) {r.paper_best}" for r in (attn, ffn) if r is not None)
     # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked before anything else, as
     # it needs no AttnOnly run
