@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-# Relative to the package, as lib.runs: a notebook run from book/ finds the same data/.
-ROOT = Path(__file__).resolve().parent.parent
+from .host import ROOT  # the repository, anchored to the package: a notebook run from book/ finds the same data/
+
 DATA_DIR = ROOT / "data"
 
 # The file nanoGPT's data/shakespeare_char/prepare.py downloads. The checksum pins its bytes: a changed

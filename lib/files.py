@@ -1,8 +1,9 @@
-"""A run's files, written whole or not at all, and read back refusing what this project did not write.
+"""A run's files written whole or not at all, and its torch files loaded refusing what this project did not write.
 
-Every file of a run directory (lib.runs) goes through here: JSON and JSON Lines with NaN turned into null, the
-checkpoint and weights.pt through torch. A write goes to a temporary sibling renamed into place, so a reader or
-a resumed run never meets half a file; a full disk is named as such, with the file.
+Every file a run directory (lib.runs) writes but its lock goes through here: JSON and JSON Lines with NaN turned
+into null, the checkpoint and weights.pt through torch. A write goes to a temporary sibling renamed into place, so
+a reader or a resumed run never meets half a file; a full disk is named as such, with the file. The JSON files are
+read back by lib.runs.RunDir, which names a file it cannot parse.
 """
 from __future__ import annotations
 

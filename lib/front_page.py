@@ -28,7 +28,7 @@ def takeaway(card: pd.DataFrame) -> str:
         "the paper:\n" + items("CONTRADICTED", "why"),
         "**What cannot be tested here**, and why (these neither confirm nor contradict the paper):\n"
         + items("NOT TESTABLE HERE", "why"),
-        # the paper's claims only: the book's own findings, with their runs still training, are listed apart
+        # the paper's claims only: the book's own findings are listed apart
         "**Which of the paper's claims have not been run yet**, and what it would take:\n" + items("NOT TESTED", "why"),
     ])
 
@@ -96,8 +96,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
         + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not run yet." if len(untested)
            else "every claim has runs to judge it by."),
         *([] if early is None or early.empty else [
-            "Early in training at the paper's own 10M shape, which the paper does not report (where each run stands "
-            "by the end of its prefix, not where it ends; What holds lists them): " + "; ".join(
+            "Where the paper-shape runs stand by the end of their prefixes, which the paper does not report (it "
+            "gives where its runs end; What holds lists these among the book's own findings): " + "; ".join(
                 f"{r.claim.split(' at the paper')[0]} {r.verdict}" for r in early.itertuples()) + "."]),
         f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
         f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "

@@ -38,6 +38,10 @@ def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page)
     import re
     cells = re.findall(r">\s*(" + "|".join(VERDICTS) + r")(?: at the stand-in)?\s*</td>", text)
     assert len(cells) >= 11, cells  # one verdict cell per claim row
+    # both pages name the paper-shape prefixes' early-training readings: the summary on the front page, the
+    # book's own findings in the closing chapter
+    assert ("Where the paper-shape runs stand by the end of their prefixes" if page == "intro"
+            else "Central contrast at the paper") in text, page
 
 
 def test_the_book_speaks_only_the_four_verdict_words(pages):

@@ -16,7 +16,11 @@ RELEASED = {
     # the first 100): a prefix on the floor cannot show where the run ends, which Table 2 is about
     "Joint collapse at the paper's own 10M shape (first 300 of 3,000 steps)": (
         "NOT TESTABLE HERE", ["AttnOnly best 3.351, on the floor for the first 300 of 3,000 steps"]),
-    "Layer-0 gradient starved": ("HOLDS", ["FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"]),
+    "Layer-0 gradient starved in every": ("HOLDS", ["FFNOnly 2.2e-05 (from step 100)",
+                                                    "NoResidual 5e-06 (from step 100)"]),
+    # the nanoGPT prefixes at step 300 (Full Residual, the control, at step 100): both collapsed ones starved
+    "Layer-0 gradient starved at the paper's own 10M shape": ("HOLDS", [
+        "AttnOnly 2.9e-06 at step 300", "FFNOnly 1e-05 at step 300", "FullResidual 0.072 at step 100"]),
     "Hidden-state growth": ("NOT TESTABLE HERE", ["AttnOnly 7.43×", "FFNOnly 33.03×", "FullResidual 9.99×"]),
     "(a) Runtime gains": ("CONTRADICTED", ["left the floor at g = 2, 4; stayed at g = 0.25, 0.5"]),
     "(b) The runtime-gain curves": ("NOT TESTABLE HERE", ["runtime 0.0152"]),
@@ -28,14 +32,11 @@ RELEASED = {
     "Cross-position routing (§7.1): with": ("NOT TESTABLE HERE", ['2.482-2.484 (n=3): "partial recovery"']),
 }
 OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["AttnOnly + mixer 2.483 (3 seeds)"]),
-       # the paper-shape prefixes early in training (seed 1337, the first 300 of 3,000 steps; Full Residual 100)
+       # the paper-shape prefixes early in training (seed 1337, the first 300 of 3,000 steps)
        "Central contrast at the paper's shape, early in training": ("HOLDS", [
-           "nanogpt AttnOnly on the floor (3.347) (best 3.351)", "residualgpt AttnOnly left the floor at step 50"]),
+           "nanoGPT AttnOnly on the floor (3.347), best 3.351", "ResidualGPT AttnOnly left the floor at step 50"]),
        "10M asymmetry at the paper's shape, early in training": ("HOLDS", [
-           "residualgpt FFNOnly on the floor (3.347) (best 3.350)"]),
-       "Layer-0 starvation at the paper's shape, early in training": ("HOLDS", [
-           "nanogpt AttnOnly 2.9e-06 at step 300", "nanogpt FFNOnly 1e-05 at step 300",
-           "nanogpt FullResidual 0.072 at step 100"]),
+           "ResidualGPT FFNOnly on the floor (3.347), best 3.350"]),
        # ResidualGPT AttnOnly at a constant rate (the Phase-2 notebook's schedule) leaves the floor too, later
        "The learning-rate schedule decides": ("CONTRADICTED", ["constant lr left the floor at step 200 (best 2.714)",
                                                                "warm-up + cosine left the floor at step 100"])}
@@ -85,7 +86,7 @@ def _chapter_claims() -> dict[str, object]:
     return {
         "Joint collapse: every partial nanoGPT": joint_collapse.claim_joint_collapse(
             s, f, joint_collapse.released_rounding_edge(), robust=joint_collapse.released_robust_escapes()),
-        "Layer-0 gradient starved": joint_collapse.claim_starvation(joint_collapse.layer0_grad(h), s, f),
+        "Layer-0 gradient starved in every": joint_collapse.claim_starvation(joint_collapse.layer0_grad(h), s, f),
         "Hidden-state growth": joint_collapse.claim_growth_order(joint_collapse.final_values(h, "hidden_growth"), s, f),
         "(a) Runtime gains": gain_confound.claim_gain_fate(gain.gain_table(gc.summaries()[
             gc.summaries().source == "released"])),
@@ -97,6 +98,8 @@ def _chapter_claims() -> dict[str, object]:
         "AttnOnly is seed-sensitive at 124M": asymmetry.claim_seed_sensitivity(s124_s, s124.floor()),
         # the joint-collapse chapter's paper-shape section, as its verdict cell calls it
         "Joint collapse at the paper's own 10M shape": paper_shape.claim_paper_shape_collapse(
+            paper_shape.paper_shape_prefix().table),
+        "Layer-0 gradient starved at the paper's own 10M shape": paper_shape.claim_prefix_starvation(
             paper_shape.paper_shape_prefix().table),
     }
 
@@ -112,7 +115,7 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
 def test_the_front_page_tally_and_the_lead_figure_numbers():
     from lib.front_page import tally
     from lib.scorecard import lead_rows
-    assert tally(scorecard()) == "**12 claims**: 3 HOLDS · 2 CONTRADICTED · 7 NOT TESTABLE HERE"
+    assert tally(scorecard()) == "**13 claims**: 4 HOLDS · 2 CONTRADICTED · 7 NOT TESTABLE HERE"
     book = lead_rows()
     book = book[book.source == "book"].groupby(["group", "config"]).recovered
     lo, hi = book.min(), book.max()

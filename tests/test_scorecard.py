@@ -233,11 +233,23 @@ def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch
     assert row.verdict == "NOT TESTED" and row.ours == "no AttnOnly run with the mixer"
 
 
+def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
+    # a nanoGPT prefix evaluated only at step 0 (or trained without diagnostics) has no layer-0 gradient: the row
+    # says so rather than formatting a missing number, and the claim is not decided from it
+    from types import SimpleNamespace
+    t = pd.DataFrame({"impl": ["nanogpt"], "config": ["AttnOnly"], "schedule": ["recipe"], "layer0_grad": [None],
+                      "steps": [0], "trained": ["first 0 of 3,000 steps"], "seed": [1337], "starved": [False],
+                      "left_floor_at": [None]})
+    row = sc.starvation_paper_shape(SimpleNamespace(table=t))
+    assert row.ours == "AttnOnly no gradient recorded" and row.verdict == "NOT TESTED"
+    assert row.evidence == "10M paper shape, nanoGPT AttnOnly first 0 of 3,000 steps, seed 1337"
+
+
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
     # what_holds' runs_dir reaches every row: from a folder with no runs, no row may read the released runs/.
     from lib.scorecard import lead_rows, own_findings, scorecard
     card = scorecard(tmp_path)
-    assert len(card) == 12 and set(card.verdict) == {"NOT TESTED"}
+    assert len(card) == 13 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
     assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
     assert set(lead_rows(tmp_path).source) == {"paper"}  # the book's bars come from runs; there are none

@@ -92,7 +92,8 @@ CHAPTERS = {
     "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
     # §5.2: the two checkpoints whose gap the evaluation noise is weighed against
     "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
-    # Phase 3, the sweep Table 3 and Fig. 4 report, ran with forced determinism on an A100 (Fig. 4; §8.3).
+    # Phase 3 (Fig. 4) ran under forced determinism on an A100 (Fig. 4's caption, §8.3); Table 3, which the
+    # chapter's first table is read against, is the original record.
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
     # Table 5: NoResidual is one seed-1337 anchor.
     "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep",

@@ -186,7 +186,8 @@ PREFIX_COLUMNS = {"impl": "impl", "config": "config", "schedule": "schedule", "e
                   "last_val": "last val", "best_val": "best val",
                   "left_floor_at": "left the floor at step",  # "-": not by the last step trained
                   "layer0_grad": "layer-0 FFN gradient (last)", "max_val_se": "largest val s.e.",
-                  "paper_best": "paper's best (3,000 steps)"}
+                  # two references: Table 2's seed-1337 value for nanoGPT, Phase 3's mean (Fig. 4) for ResidualGPT
+                  "paper_best": "paper's best over 3,000 steps (nanoGPT: Table 2; ResidualGPT: Fig. 4)"}
 
 
 def prefix_view(table: pd.DataFrame) -> pd.DataFrame:

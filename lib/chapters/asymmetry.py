@@ -116,8 +116,8 @@ def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float 
     a, f = (s[s.config == c] for c in ("AttnOnly", "FFNOnly"))
     seeds_ok = len(a) >= 2 and len(f) >= 2  # a std needs two seeds; one seed has no spread to compare
     attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
-    # pandas' std is the sample one (ddof=1), as §3.5 says the paper's are (the author's 10M notebooks use the
-    # population one: data/audit_findings.csv); with as many seeds of each, either gives the rule the same ratio
+    # pandas' std is the sample one (ddof=1), the one Table 5's caption names (the author's 10M notebooks use the
+    # population one: data/audit_findings.csv)
     spread = (float(a.best_val_loss.std()), float(f.best_val_loss.std())) if seeds_ok else (None, None)
     # FFNOnly is the yardstick: it sits on the floor in every seed, so its spread is the seeds' noise alone
     # (floored at 1e-4, where that noise would be below the losses' printed precision)

@@ -303,7 +303,7 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     the floor has not shown the phenomenon (NOT TESTABLE HERE)."""
     attn, ffn = run_row(table, "residualgpt", "AttnOnly"), run_row(table, "residualgpt", "FFNOnly")
     lines = tuple(f"residualgpt {r.config}, 10M, {r.trained}: best {r.best_val:.3f}, {where_it_is(r)}; paper "
-                  f"({PREFIX_PAPER_REF['residualgpt']}, Phase 3) {r.paper_best}" for r in (attn, ffn) if r is not None)
+                  f"({PREFIX_PAPER_REF['residualgpt']}) {r.paper_best}" for r in (attn, ffn) if r is not None)
     # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked before anything else, as
     # it needs no AttnOnly run
     if ffn is not None and ffn.best_val < ffn.paper_best_value - ffn.margin:
