@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 listing=$("$PY" -c '
-from lib.runs import RUNS_DIR, ROOT
+from lib.host import ROOT
+from lib.runs import RUNS_DIR
 from lib.sweep import releasable
 ok, skipped = releasable(RUNS_DIR)
 for p in ok:

@@ -232,7 +232,8 @@ def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected, tmp_p
 
 @pytest.mark.parametrize("runs_dir", ["runs", "runs/mine", "RUNS_ABS"])
 def test_a_chapter_never_writes_into_the_released_runs(runs_dir, monkeypatch):
-    from lib.runs import ROOT, RUNS_DIR
+    from lib.host import ROOT
+    from lib.runs import RUNS_DIR
     monkeypatch.chdir(ROOT)
     runs_dir = str(RUNS_DIR) if runs_dir == "RUNS_ABS" else runs_dir
     with pytest.raises(book.ParameterError, match="released runs/"):

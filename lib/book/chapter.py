@@ -31,6 +31,7 @@ from ..config import (
     replace,
 )
 from ..data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
+from ..host import ROOT
 from ..results import (
     FINISHED,
     histories_of,
@@ -40,7 +41,7 @@ from ..results import (
     unfinished,
     usable,
 )
-from ..runs import ROOT, RUNS_DIR, RunDir, run_path
+from ..runs import RUNS_DIR, RunDir, run_path
 from ..train import Callback
 from .tables import show_tables_as_the_book_does, variant_label
 

@@ -18,8 +18,9 @@ from ..config import (
     off_preset_precision,
     off_preset_steps,
 )
+from ..host import ROOT
 from ..results import FINISHED, pooled, summaries_of
-from ..runs import ROOT, RUNS_DIR, RunDir, run_path
+from ..runs import RUNS_DIR, RunDir, run_path
 
 
 def frame_html(df: pd.DataFrame) -> str:
