@@ -36,21 +36,44 @@ def epigraphs():
             text = f.read_text()
         else:
             continue
-        for m in re.finditer(r":::\{epigraph\}(.*?)\n:::", text, re.S):
-            quote, _, attribution = m.group(1).strip().rpartition("\n\n")
+        # an epigraph inside a list item is indented with it
+        for m in re.finditer(r":::\{epigraph\}(.*?)\n[ \t]*:::", text, re.S):
+            body = "\n".join(line.strip() for line in m.group(1).strip().splitlines())
+            quote, _, attribution = body.rpartition("\n\n")
             if "the paper" in attribution:
                 yield f.name, attribution.strip(), quote
 
 
+def section(paper: str, attribution: str) -> str:
+    """The part of the paper an attribution names first: the abstract, or §N / §N.M / §N.M.K with its
+    subsections, up to the next heading of the same or a higher level."""
+    m = re.search(r"abstract|§(\d+(?:\.\d+)*)", attribution)
+    assert m, f"an epigraph names no section of the paper: {attribution!r}"
+    title = r"Abstract" if m.group(0) == "abstract" else re.escape(m.group(1)) + r"\s"
+    head = re.search(rf"^(#+) {title}", paper, re.M)
+    assert head, f"the paper has no section {m.group(0)!r}"
+    level = len(head.group(1))
+    nxt = re.compile(rf"^#{{1,{level}}} ", re.M).search(paper, head.end())
+    return paper[head.start():nxt.start() if nxt else len(paper)]
+
+
 def test_the_book_quotes_the_paper_in_epigraphs():
-    assert len(list(epigraphs())) >= 10  # the pattern finds the book's epigraphs; a test over none checks nothing
+    assert len(list(epigraphs())) >= 12  # the pattern finds the book's epigraphs; a test over none checks nothing
 
 
 @pytest.mark.skipif(not PAPER.exists(), reason=f"the paper's text is not at {PAPER}")
-def test_every_epigraph_from_the_paper_is_in_the_paper():
-    paper = normalise(PAPER.read_text())
-    wrong = [(page, who, p[:80]) for page, who, quote in epigraphs() for p in pieces(quote) if p not in paper]
+def test_every_epigraph_from_the_paper_is_in_the_section_it_names():
+    paper = PAPER.read_text()
+    wrong = [(page, who, p[:80]) for page, who, quote in epigraphs()
+             for p in pieces(quote) if p not in normalise(section(paper, who))]
     assert wrong == []
+
+
+def test_a_section_runs_to_the_next_heading_of_its_level():
+    paper = "## 4 A\nfour\n### 4.1 B\nfour one\n## 5 C\nfive\n"
+    assert section(paper, "the paper, §4") == "## 4 A\nfour\n### 4.1 B\nfour one\n"
+    assert section(paper, "the paper, §4.1 (Fig. 2)") == "### 4.1 B\nfour one\n"
+    assert "five" not in section(paper, "the paper, §4 and Table 2")
 
 
 def test_a_quotation_not_in_the_text_is_caught():
