@@ -306,7 +306,7 @@ def mechanism() -> list[Experiment]:
     seed 1337, the four short runs probed during training, the mixer's other seeds, the bundle one factor at a
     time and the rounding twin of its other seed, the escape map and its boundary cells at the full budget. The
     schedule over seeds, which the second
-    chapter reads too, is issue 23's own plan (``schedule_seeds``, in ``RECIPE_PLANS``)."""
+    chapter reads too, is a recipe plan of its own (``schedule_seeds``, in ``RECIPE_PLANS``)."""
     return unique([*mixer_test(seeds=(PROBE_SEED,)), *probe_during(), *mixer_test(), *bundle(), *rounding_twins(),
                     *escape_map(), *escape_long_budget()])
 

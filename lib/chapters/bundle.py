@@ -159,7 +159,7 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
 
 def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      planned: dict[tuple[str, str], set[int]] | None = None) -> pd.DataFrame:
-    """Issue 23's rule for naming a deciding factor, per (implementation, factor) of ``bundle.schedule_runs``:
+    """The rule for naming a deciding factor over seeds, per (implementation, factor) of ``bundle.schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
     decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
     implementation) over the same seeds, "never" counting as later than any step. A factor is judged only once
