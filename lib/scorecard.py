@@ -2,7 +2,8 @@
 and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
 each time the book is built; the front page and the closing chapter show it, rendered by ``lib.front_page``.
 It has no rule of its own: each row renders a ``lib.chapters`` Claim. Longer than the house's ~350 lines: one
-row function per claim of the paper (twelve), two of the book's own and the front page's figure rows, each short.
+row function per claim of the paper (thirteen), the book's own findings (five rows from three functions) and the
+front page's figure rows, each short.
 """
 from __future__ import annotations
 
