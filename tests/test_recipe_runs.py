@@ -66,6 +66,11 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     assert fx.loc["none", "baseline range"] == "step 200 to never"
     c = bundle.claim_schedule_factors(effects(base + early + overlap))
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
+    assert "not judged yet" not in c.why  # every factor judged
+    # a factor named over all its seeds stays named; one whose seeds are not all in is said to be pending
+    plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine", "no biases")}
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap[:1]), planned=plan))
+    assert c.verdict == "HOLDS" and "not judged yet: no biases (nanogpt, 1 of 3 seeds)" in c.why
     c = bundle.claim_schedule_factors(effects(base + overlap))
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []  # overlapping the baseline over the same seeds
     # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing

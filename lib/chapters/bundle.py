@@ -224,6 +224,11 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     if not len(named) and not room:
         why = ("no factor can be named: every baseline range reaches from the first evaluation to never, which "
                "leaves no outcome outside it")
+    # a factor named over all its seeds stays named whatever the others do; those still training are said
+    pending = effects[effects.decides.isna() & (effects.factor != "none")]
+    if len(pending):
+        why += "; not judged yet: " + ", ".join(f"{r.factor} ({r.impl}, {r.seeds} of {r.planned} seeds)"
+                                                for r in pending.itertuples())
     return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
                  {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()], "judged": len(judged)}, tuple(lines))
 
