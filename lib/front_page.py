@@ -70,7 +70,7 @@ def _cell_html(value) -> str:
 def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | None = None) -> str:
     """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
     a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found. ``early``
-    (``scorecard.early_training``): the readings of the paper-shape prefixes early in training, which are the
+    (``findings.early_training``): the readings of the paper-shape prefixes early in training, which are the
     book's findings rather than the paper's claims, named after the card's count so they are not counted in it."""
     stand = at_stand_in(card)
     # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)

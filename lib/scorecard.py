@@ -1,9 +1,9 @@
 """The claims scorecard: every claim of the paper, the paper's number beside ours, the evidence it rests on,
 and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv``
 each time the book is built; the front page and the closing chapter show it, rendered by ``lib.front_page``.
-It has no rule of its own: each row renders a ``lib.chapters`` Claim. Longer than the house's ~350 lines: one
-row function per claim of the paper (thirteen), the book's own findings (five rows from three functions) and the
-front page's figure rows, each short.
+It has no rule of its own: each row renders a ``lib.chapters`` Claim. The book's own findings, printed as these
+rows are, live in ``lib.findings``. Longer than the house's ~350 lines: one row function per claim of the paper
+(thirteen rows) and the front page's figure rows, each short.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class Row:
     why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
 
 
-def _paper(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
+def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
     """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
     seeds)``; the standard deviation and the seed count where the paper gives them."""
     # one row per (ref, config, metric) in the paper file
@@ -98,7 +98,7 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
     ours = "; ".join(f"{k} {_range(g)}" for k, g in partial.groupby("config", sort=False)) or "no runs"
     return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
                # the paper's three partial configurations, at Table 2's four digits
-               ", ".join(f"{k} {_paper('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
+               ", ".join(f"{k} {paper_text('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
                _evidence(jc, summ), c.verdict, c.why)
 
 
@@ -109,7 +109,7 @@ def joint_collapse_paper_shape(prefix) -> Row:
     claim = "Joint collapse at the paper's own 10M shape"
     # the paper's full run: Table 2's value over the 10M preset's whole schedule
     full = get_preset("10M", "nanogpt", "AttnOnly").train.max_steps
-    paper = f"nanoGPT AttnOnly best {_paper('Table 2', 'AttnOnly', 4)} over {full:,} steps"
+    paper = f"nanoGPT AttnOnly best {paper_text('Table 2', 'AttnOnly', 4)} over {full:,} steps"
     # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
     if "trained" not in c.facts:
         return Row(claim, "§4, Table 2", paper, "no run", "-", c.verdict, c.why)
@@ -145,7 +145,7 @@ def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) ->
     gr = c.facts["growth"]
     ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
     return Row("Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", "§4.1, Fig. 2b",
-               ", ".join(f"{_paper('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
+               ", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
                          for k in ("AttnOnly", "FFNOnly", "FullResidual")),
                ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
                c.verdict, c.why)
@@ -206,7 +206,8 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
             f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
             if c.facts else "no checkpoints")
     # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits
-    shift = f"{_paper('Table 2', 'AttnOnly', 2)} → {_paper('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]}"
+    phase3 = paper_text('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]
+    shift = f"{paper_text('Table 2', 'AttnOnly', 2)} → {phase3}"
     return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
                f"AttnOnly's {shift} shift)", "§5.2", "not quantified; not isolated causally", ours,
                f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
@@ -220,7 +221,7 @@ def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
                # Fig. 4 (Phase 3, the primary 10M estimate of §8.1), not Table 3's original record
-               f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, FFNOnly {_paper('Fig. 4', 'FFNOnly')}",
+               f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, FFNOnly {paper_text('Fig. 4', 'FFNOnly')}",
                f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", _evidence(ch, summ), c.verdict, c.why)
 
 
@@ -248,7 +249,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
     cost = "; the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours"
     gap = sep.facts.get("min_gap")
     return [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
-                " < ".join(_paper("Table 5", k, seeds=False) for k in ("FullResidual", "AttnOnly", "FFNOnly"))
+                " < ".join(paper_text("Table 5", k, seeds=False) for k in ("FullResidual", "AttnOnly", "FFNOnly"))
                 + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
                 f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
@@ -258,12 +259,12 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
                 f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
                 f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
-                f"(range {_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
-                f"{_paper('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
+                f"(range {paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
+                f"{paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
                 _evidence(ch, summ), sens.verdict, sens.why + (cost if not sep.facts.get("attn_left") else ""))]
 
 
-def routing_paper(runs_dir=None) -> Row:
+def routingpaper_text(runs_dir=None) -> Row:
     """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``chapters.mechanism.
     claim_routing_by_author_rule``), at the `cpu` stand-in (book/mechanism.ipynb)."""
     from .chapters.mechanism import floors, like_for_like, mixer_runs
@@ -281,37 +282,6 @@ def routing_paper(runs_dir=None) -> Row:
     return Row(claim, "§7.1-7.2", paper, f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
                f"\"{c.facts['reading']}\" by the author's rule", f"`cpu` stand-in, {steps:,} steps, seeds "
                f"{', '.join(map(str, seeds))}", c.verdict, c.why)
-
-
-def mechanism(runs_dir=None) -> Row:
-    """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in (book/mechanism.ipynb):
-    listed under what this book finds that the paper does not say."""
-    from .chapters.mechanism import floors, like_for_like, mixer_runs, mixer_summary
-    claim = ("Cross-position routing (§7.1), as this book reads it: the sublayer that replaces the stream "
-             "decides; tested with the position-blind local mixer (§7.2)")
-    paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
-    paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
-    runs = mixer_runs(runs_dir)
-    # the book's reading, with the author's rule given beside it for context
-    c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
-    # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
-    if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
-        return Row(claim, "§7.1-7.2", paper, c.lines[0] if c.lines else "no AttnOnly run with the mixer",
-                   "`cpu` stand-in", c.verdict,
-                   c.why + " (`python -m lib sweep --plan mixer_test`)")
-    if c.verdict == "NOT TESTED":
-        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,
-                   f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
-                   f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
-    # mean per configuration and mixer, with its seed count
-    summ = mixer_summary(runs.table)
-    mixed = summ[summ.mixer == "local"]
-    ours = "; ".join(f"{r.config} + mixer {r.mean:.3f}" + (f" ({r.seeds} seeds)" if r.seeds > 1 else "")
-                     for r in mixed.itertuples())
-    seeds = sorted(set(runs.table[runs.table.mixer == "local"].seed))
-    steps = plans.mixer_test()[0].train.max_steps
-    return Row(claim, "§7.1-7.2", paper, ours, f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
-               c.verdict, c.why)
 
 
 def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = None,
@@ -396,37 +366,20 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
             *runtime_gain(gc),
             fixed_val(fv, _bundle_row(runs_dir)),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),
-            *sweep_124m(s124, s124_s, s124.floor()), routing_paper(runs_dir)]
+            *sweep_124m(s124, s124_s, s124.floor()), routingpaper_text(runs_dir)]
     return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
-
-
-def schedule_paper_shape(prefix) -> Row:
-    """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
-    ``chapters.paper_shape.claim_prefix_schedule``. The paper calls the Phase 2 → Phase 3 discrepancy an effect of
-    the environment (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
-    c = paper_shape.claim_prefix_schedule(prefix.table)
-    claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
-    paper = "not claimed: §8.1 attributes the Phase 2 → Phase 3 discrepancy to the environment"
-    if c.verdict == "NOT TESTED":
-        return Row(claim, "§8.1", paper, "; ".join(c.lines) or "no runs", "-", c.verdict,
-                   "the four 300-step prefixes of `python -m lib sweep --plan 10m_prefix` (about 70 min each on 2 "
-                   "cores): each implementation's AttnOnly on its own schedule and on the other's")
-    f = c.facts
-    claim += f" (first {f['step']:,} of {prefix.table.max_steps.max():,} steps)"
-    return Row(claim, "§8.1", paper, " ".join(c.lines), f"10M paper shape, first {f['step']:,} steps, one seed",
-               c.verdict, c.why)
 
 
 # The implementations as the card writes them (the runs' directories spell them in lower case).
 IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
 
 
-def _prefix_rows(t: pd.DataFrame, runs) -> list:
+def prefix_rows(t: pd.DataFrame, runs) -> list:
     """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
     return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
 
 
-def _prefix_evidence(found: list) -> str:
+def prefix_evidence(found: list) -> str:
     """How far each judged prefix trained and at which seed ("first 300 of 3,000 steps": the table's own words)."""
     if not found:
         return "-"
@@ -440,53 +393,12 @@ def starvation_paper_shape(prefix) -> Row:
     paper's claim ("exactly 0.000 from step 300 onward"), read at step 300, which the nanoGPT prefixes reach (Full
     Residual, the control, at its own shorter prefix)."""
     c = paper_shape.claim_prefix_starvation(prefix.table)
-    found = _prefix_rows(prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
+    found = prefix_rows(prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
     # a prefix with no evaluation after step 0 (or trained without diagnostics) has no gradient to show yet
     ours = "; ".join(f"{r.config} " + ("no gradient recorded" if pd.isna(r.layer0_grad) else
                                        f"{r.layer0_grad:.2g} at step {int(r.steps):,}") for r in found) or "no run"
     return Row("Layer-0 gradient starved at the paper's own 10M shape (at step 300, Fig. 2a's first starved step)",
-               "§4.1, Fig. 2a", _fig2a_paper(), ours, _prefix_evidence(found), c.verdict, c.why)
-
-
-def early_training_paper_shape(prefix) -> list[Row]:
-    """The paper-shape prefixes read early in training (``chapters.paper_shape``'s contrast and asymmetry claims):
-    where each run stands by the end of its prefix. The paper gives where its runs end, not where they stand then,
-    so these are the book's findings, not the paper's claims; the card's rows on the paper's claims at this shape
-    are ``joint_collapse_paper_shape`` (where the run ends) and ``starvation_paper_shape`` (Fig. 2a)."""
-    t = prefix.table
-    # each claim with the paper's values it is set beside and the runs it reads
-    claims = [(paper_shape.claim_prefix_contrast(t), "§4, §6.1", "Table 2: nanoGPT AttnOnly best "
-               f"{_paper('Table 2', 'AttnOnly', 4)} over 3,000 steps; Fig. 4: ResidualGPT AttnOnly "
-               f"{_paper('Fig. 4', 'AttnOnly')}; no step given for either",
-               [("nanogpt", "AttnOnly"), ("residualgpt", "AttnOnly")]),
-              (paper_shape.claim_prefix_asymmetry(t), "§6.1, Fig. 4", f"AttnOnly {_paper('Fig. 4', 'AttnOnly')}, "
-               f"FFNOnly {_paper('Fig. 4', 'FFNOnly')} over 3,000 steps; no step given",
-               [("residualgpt", "AttnOnly"), ("residualgpt", "FFNOnly")])]
-    rows = []
-    for c, where, paper, runs in claims:
-        found = _prefix_rows(t, runs)
-        # each run in a few words: where it stands against the floor, and its best
-        ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
-                         for r in found) or "no run"
-        rows.append(Row(f"{c.name}, early in training", where, paper, ours, _prefix_evidence(found), c.verdict,
-                        c.why))
-    return rows
-
-
-def early_training(runs_dir=None) -> pd.DataFrame:
-    """``early_training_paper_shape`` on the released prefixes (or those of ``runs_dir``), as the front page states
-    them."""
-    return pd.DataFrame([vars(r) for r in early_training_paper_shape(paper_shape.paper_shape_prefix(runs_dir))])
-
-
-def own_findings(runs_dir=None) -> pd.DataFrame:
-    """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
-    apart from the paper's claims (the scorecard)."""
-    prefix = paper_shape.paper_shape_prefix(runs_dir)
-    # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
-    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_paper_shape(prefix)]
-    return pd.DataFrame([vars(r) for r in rows])
-
+               "§4.1, Fig. 2a", _fig2a_paper(), ours, prefix_evidence(found), c.verdict, c.why)
 
 
 # The front page's figure: each scale's paper reference beside the stand-in that plays it here.

@@ -4,7 +4,8 @@ per-batch losses come from _build/.cache where the book build left them)."""
 
 import pandas as pd
 
-from lib.scorecard import own_findings, scorecard
+from lib.findings import own_findings
+from lib.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {

@@ -3,7 +3,7 @@ gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
 import pandas as pd
 import pytest
 
-from lib import front_page
+from lib import findings, front_page
 from lib import scorecard as sc
 from lib.book import Chapter
 from lib.chapters import joint_collapse
@@ -137,9 +137,9 @@ def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_p
 
 
 def test_the_paper_column_is_read_from_the_paper_file():
-    assert sc._paper("Table 2", "AttnOnly", 4) == "3.3534"
-    assert sc._paper("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
-    assert sc._paper("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
+    assert sc.paper_text("Table 2", "AttnOnly", 4) == "3.3534"
+    assert sc.paper_text("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
+    assert sc.paper_text("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
 
 
 def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_spread():
@@ -229,7 +229,7 @@ def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch
     table = pd.DataFrame({"config": ["FFNOnly", "AttnOnly"], "mixer": ["local", "attention"], "seed": [1337, 1337],
                           "best_val_loss": [2.48, 1.95], "status": ["complete", "complete"]})
     monkeypatch.setattr(mech, "mixer_runs", lambda runs_dir=None: Runs(table, pd.DataFrame(), [], 9))
-    row = sc.mechanism()
+    row = findings.mechanism()
     assert row.verdict == "NOT TESTED" and row.ours == "no AttnOnly run with the mixer"
 
 
@@ -247,7 +247,8 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
 
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
     # what_holds' runs_dir reaches every row: from a folder with no runs, no row may read the released runs/.
-    from lib.scorecard import lead_rows, own_findings, scorecard
+    from lib.findings import own_findings
+    from lib.scorecard import lead_rows, scorecard
     card = scorecard(tmp_path)
     assert len(card) == 13 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"

@@ -1,0 +1,101 @@
+"""What this book finds that the paper does not say: claims of the book's own, judged by the same rule
+(``verdicts.verdict``, through each chapter's Claim) and printed as the scorecard's rows are, but kept apart from
+the paper's claims. What holds lists them; the front page names the early-training readings in one sentence,
+outside the card's count."""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import plans
+from .chapters import mechanism as routing
+from .chapters import paper_shape
+from .paper import mixer_rule, paper_value
+from .scorecard import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_rows
+
+
+def mechanism(runs_dir=None) -> Row:
+    """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in (book/mechanism.ipynb):
+    listed under what this book finds that the paper does not say."""
+    from .chapters.mechanism import floors, like_for_like, mixer_runs, mixer_summary
+    claim = ("Cross-position routing (§7.1), as this book reads it: the sublayer that replaces the stream "
+             "decides; tested with the position-blind local mixer (§7.2)")
+    paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
+    paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
+    runs = mixer_runs(runs_dir)
+    # the book's reading, with the author's rule given beside it for context
+    c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
+    # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
+    if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
+        return Row(claim, "§7.1-7.2", paper, c.lines[0] if c.lines else "no AttnOnly run with the mixer",
+                   "`cpu` stand-in", c.verdict,
+                   c.why + " (`python -m lib sweep --plan mixer_test`)")
+    if c.verdict == "NOT TESTED":
+        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,
+                   f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
+                   f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
+    # mean per configuration and mixer, with its seed count
+    summ = mixer_summary(runs.table)
+    mixed = summ[summ.mixer == "local"]
+    ours = "; ".join(f"{r.config} + mixer {r.mean:.3f}" + (f" ({r.seeds} seeds)" if r.seeds > 1 else "")
+                     for r in mixed.itertuples())
+    seeds = sorted(set(runs.table[runs.table.mixer == "local"].seed))
+    steps = plans.mixer_test()[0].train.max_steps
+    return Row(claim, "§7.1-7.2", paper, ours, f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
+               c.verdict, c.why)
+
+
+def schedule_paper_shape(prefix) -> Row:
+    """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
+    ``chapters.paper_shape.claim_prefix_schedule``. The paper calls the Phase 2 → Phase 3 discrepancy an effect of
+    the environment (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
+    c = paper_shape.claim_prefix_schedule(prefix.table)
+    claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
+    paper = "not claimed: §8.1 attributes the Phase 2 → Phase 3 discrepancy to the environment"
+    if c.verdict == "NOT TESTED":
+        return Row(claim, "§8.1", paper, "; ".join(c.lines) or "no runs", "-", c.verdict,
+                   "the four 300-step prefixes of `python -m lib sweep --plan 10m_prefix` (about 70 min each on 2 "
+                   "cores): each implementation's AttnOnly on its own schedule and on the other's")
+    f = c.facts
+    claim += f" (first {f['step']:,} of {prefix.table.max_steps.max():,} steps)"
+    return Row(claim, "§8.1", paper, " ".join(c.lines), f"10M paper shape, first {f['step']:,} steps, one seed",
+               c.verdict, c.why)
+
+
+def early_training_paper_shape(prefix) -> list[Row]:
+    """The paper-shape prefixes read early in training (``chapters.paper_shape``'s contrast and asymmetry claims):
+    where each run stands by the end of its prefix. The paper gives where its runs end, not where they stand then,
+    so these are the book's findings, not the paper's claims; the card's rows on the paper's claims at this shape
+    are ``joint_collapse_paper_shape`` (where the run ends) and ``starvation_paper_shape`` (Fig. 2a)."""
+    t = prefix.table
+    # each claim with the paper's values it is set beside and the runs it reads
+    claims = [(paper_shape.claim_prefix_contrast(t), "§4, §6.1", "Table 2: nanoGPT AttnOnly best "
+               f"{paper_text('Table 2', 'AttnOnly', 4)} over 3,000 steps; Fig. 4: ResidualGPT AttnOnly "
+               f"{paper_text('Fig. 4', 'AttnOnly')}; no step given for either",
+               [("nanogpt", "AttnOnly"), ("residualgpt", "AttnOnly")]),
+              (paper_shape.claim_prefix_asymmetry(t), "§6.1, Fig. 4", f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, "
+               f"FFNOnly {paper_text('Fig. 4', 'FFNOnly')} over 3,000 steps; no step given",
+               [("residualgpt", "AttnOnly"), ("residualgpt", "FFNOnly")])]
+    rows = []
+    for c, where, paper, runs in claims:
+        found = prefix_rows(t, runs)
+        # each run in a few words: where it stands against the floor, and its best
+        ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
+                         for r in found) or "no run"
+        rows.append(Row(f"{c.name}, early in training", where, paper, ours, prefix_evidence(found), c.verdict,
+                        c.why))
+    return rows
+
+
+def early_training(runs_dir=None) -> pd.DataFrame:
+    """``early_training_paper_shape`` on the released prefixes (or those of ``runs_dir``), as the front page states
+    them."""
+    return pd.DataFrame([vars(r) for r in early_training_paper_shape(paper_shape.paper_shape_prefix(runs_dir))])
+
+
+def own_findings(runs_dir=None) -> pd.DataFrame:
+    """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
+    apart from the paper's claims (the scorecard)."""
+    prefix = paper_shape.paper_shape_prefix(runs_dir)
+    # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
+    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_paper_shape(prefix)]
+    return pd.DataFrame([vars(r) for r in rows])
