@@ -9,7 +9,8 @@ from pathlib import Path
 
 from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, PAPER_SEED, SCALES, ConfigError, Experiment, get_preset, replace
 from .data import DataError
-from .runs import RUNS_DIR, RunError
+from .files import RunError
+from .runs import RUNS_DIR
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.

@@ -10,8 +10,9 @@ import torch.nn.functional as F
 
 from lib.config import ConfigError, ModelConfig, get_preset, replace
 from lib.experiment import build_model, run
+from lib.files import RunError
 from lib.model import CausalSelfAttention, Dropout, MaskStream, use_mask_stream
-from lib.runs import RunDir, RunError, run_path
+from lib.runs import RunDir, run_path
 from lib.train import check_fast_dropout
 
 P = 0.2

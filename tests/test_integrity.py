@@ -12,8 +12,8 @@ import torch
 from lib import book, plans, results
 from lib.chapters import asymmetry, bundle, escape_map
 from lib.experiment import recover_weights, run
-from lib.files import write_json_atomic
-from lib.runs import RunDir, RunError, export_weights, run_path
+from lib.files import RunError, write_json_atomic
+from lib.runs import RunDir, export_weights, run_path
 from lib.train import Trainer
 
 

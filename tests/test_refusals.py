@@ -85,8 +85,9 @@ def test_a_complete_run_with_a_truncated_history_is_named_not_called_complete(tm
 
 
 def test_a_damaged_weights_file_is_the_projects_run_error_naming_it(tmp_path):
+    from lib.files import RunError
     from lib.results import load_model
-    from lib.runs import RunDir, RunError
+    from lib.runs import RunDir
     rd = RunDir(tmp_path)
     (tmp_path / "weights.pt").write_bytes(b"PK\x03\x04 not a zip archive")  # 5
     with pytest.raises(RunError) as e:

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from lib.experiment import run
-from lib.files import write_json_atomic
+from lib.files import RunError, write_json_atomic
 from lib.host import cpu_model
-from lib.runs import RunDir, RunError, run_path
+from lib.runs import RunDir, run_path
 from lib.train import Callback
 
 TIMING = ("train_time_s",)
