@@ -76,9 +76,13 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
     # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)
     paper_shape = card.evidence.str.contains("paper shape", regex=False)
 
+    def short(claim, cuts=(":", " (")):
+        # a claim's name up to the first of ``cuts`` (by default its first colon or bracket): short enough for a
+        # sentence
+        return re.split("|".join(map(re.escape, cuts)), claim)[0]
+
     def names(rows):
-        # each claim's name up to its first colon or bracket: short enough for a sentence
-        return "; ".join(r.claim.split(":")[0].split(" (")[0] for r in rows.itertuples()) or "none"
+        return "; ".join(short(r.claim) for r in rows.itertuples()) or "none"
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
     # how far the paper-shape runs trained, said with them: a prefix is not the paper's run
@@ -98,7 +102,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
         *([] if early is None or early.empty else [
             "Where the paper-shape runs stand by the end of their prefixes, which the paper does not report (it "
             "gives where its runs end; What holds lists these among the book's own findings): " + "; ".join(
-                f"{r.claim.split(' at the paper')[0]} {r.verdict}" for r in early.itertuples()) + "."]),
+                # the sentence names the paper's shape once, so each claim's name stops before it
+                f"{short(r.claim, (' at the paper',))} {r.verdict}" for r in early.itertuples()) + "."]),
         f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
         f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
         f"learning-rate schedule than Table 1's."])
