@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from .config import STAND_IN_FOR, ConfigError, Experiment
-from .data import Batches, load_corpus, unigram_floor
+from .data import Batches, load_corpus
 from .diagnostics import default_callbacks
 from .files import (
     RunError,
@@ -26,6 +26,7 @@ from .files import (
     write_json_atomic,
     write_jsonl_atomic,
 )
+from .floors import unigram_floor
 from .gain import apply_gain
 from .host import environment
 from .model import GPT, MaskStream

@@ -65,7 +65,7 @@ def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lo
     g = graph()
     assert g["config"] == set()
     assert g["files"] == set() and g["host"] == set()  # how a run's files are written, what trained it: leaves
-    lower = ("experiment", "train", "model", "data", "runs", "files", "host", "config", "diagnostics", "gain",
+    lower = ("experiment", "train", "model", "data", "floors", "runs", "files", "host", "config", "diagnostics", "gain",
              "plans", "sweep", "results", "verdicts")
     upper = {"book", "plots", "scorecard", "findings", "front_page", "cli"}
 

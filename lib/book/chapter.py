@@ -30,7 +30,8 @@ from ..config import (
     off_preset_steps,
     replace,
 )
-from ..data import fixed_val_batches, load_corpus, unigram_floor, unigram_floor_on
+from ..data import fixed_val_batches, load_corpus
+from ..floors import unigram_floor, unigram_floor_on
 from ..host import ROOT
 from ..results import (
     FINISHED,
@@ -293,7 +294,7 @@ class Chapter:
                                   e.train.val_seed)
         empirical = None
         # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
-        # (lib.data.unigram_floor), so the floor is the one a NoResidual run reached
+        # (lib.floors.unigram_floor), so the floor is the one a NoResidual run reached
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
             # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent

@@ -6,8 +6,9 @@ import pandas as pd
 
 from .. import plans
 from ..config import CONFIGS, PAPER_SEED, Experiment, get_preset, replace
-from ..data import bigram_floor_on, fixed_val_batches, load_corpus, ngram_floor, unigram_floor_on
+from ..data import fixed_val_batches, load_corpus
 from ..experiment import build_model
+from ..floors import bigram_floor_on, ngram_floor, unigram_floor_on
 from ..probes import PROBE_SEQUENCES, probe
 from ..results import (
     Runs,
@@ -254,7 +255,7 @@ FLOOR_ORDERS = {1: "unigram: no context", 2: "bigram: the current token", 3: "tr
 
 
 def floors(dataset: str = "shakespeare_char", orders=(1, 2, 3, 4), scale: str = "cpu") -> pd.DataFrame:
-    """The n-gram floors of ``dataset`` (``lib.data.ngram_floor``: estimated on the train split with
+    """The n-gram floors of ``dataset`` (``lib.floors.ngram_floor``: estimated on the train split with
     add-1/2 smoothing, scored on the val split), one row per order; for the unigram and the bigram also
     scored on the fixed validation batches of ``scale``'s preset, the very tokens its runs are evaluated on."""
     corpus = load_corpus(dataset)

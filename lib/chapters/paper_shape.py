@@ -8,8 +8,9 @@ import pandas as pd
 
 from .. import plans
 from ..config import get_preset
-from ..data import load_corpus, unigram_floor
+from ..data import load_corpus
 from ..experiment import ESCAPE_MARGIN
+from ..floors import unigram_floor
 from ..results import SHOWN_AS_PREFIX, histories_of, layer0_ffn, summaries_of
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..verdicts import Claim, claim, verdict
