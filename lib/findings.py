@@ -50,7 +50,7 @@ def schedule_paper_shape(prefix) -> Row:
     the environment (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
     c = paper_shape.claim_prefix_schedule(prefix.table)
     claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
-    paper = "not claimed: §8.1 attributes the Phase 2 → Phase 3 discrepancy to the environment"
+    paper = "not claimed: §8.1 calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown"
     if c.verdict == "NOT TESTED":
         return Row(claim, "§8.1", paper, "; ".join(c.lines) or "no runs", "-", c.verdict,
                    "the four 300-step prefixes of `python -m lib sweep --plan 10m_prefix` (about 70 min each on 2 "

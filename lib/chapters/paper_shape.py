@@ -347,7 +347,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     ffn_text = (f"; FFNOnly stays on the floor in {int((ffn.groupby('seed').val_loss.min() > floor - margin).sum())} "
                 f"of {ffn.seed.nunique()} seeds" if len(ffn) else "")
     return ("The author's Phase-2 notebook (constant learning rate, printed every 100 steps), AttnOnly: "
-            + "; ".join(parts) + ffn_text + f". Phase 3 (warm-up and cosine; §8.1): AttnOnly {p3} over 8 seeds.")
+            + "; ".join(parts) + ffn_text
+            + f". Phase 3 (§8.1; Table 1 gives its warm-up and cosine): AttnOnly {p3} over 8 seeds.")
 
 
 @dataclass
