@@ -69,12 +69,12 @@ MODEL_RECIPES: dict[str, dict[str, Any]] = {
                     scaled_init=False,    # N(0, 0.02) on every Linear and Embedding, no 1/sqrt(2L)
                     emb_dropout=False),   # token + position embeddings go straight into block 0
 }
-# Where one scale's recipe departs from its implementation's bundle. The 10M ResidualGPT recipe is the one of
-# the paper's primary 10M estimate (§8.1, Phase 3), read in the author's `Notebooks/10M/AttnOnly_seed_stability
-# .ipynb` (cell 4: N(0, 0.02) on every Linear and Embedding, no GPT-2 1/sqrt(2L) on the output projections;
-# cells 1 and 5: Table 1's schedule, dropout, optimiser and clipping, which the 10M preset already has). The
-# stand-ins keep GPT-2's scaling, and every released run's config.json records the value it trained with
-# (book/reproducibility.md, "The author's 10M recipes").
+# Where one scale's recipe departs from its implementation's bundle. No notebook holds the paper's primary 10M
+# estimate (§8.1, Phase 3); the 10M ResidualGPT recipe is the closest one, Table 3's, read in the author's
+# `Notebooks/10M/AttnOnly_seed_stability.ipynb` (cell 4: N(0, 0.02) on every Linear and Embedding, no GPT-2
+# 1/sqrt(2L) on the output projections; cells 1 and 5: Table 1's schedule, dropout, optimiser and clipping, which
+# the 10M preset already has). The stand-ins keep GPT-2's scaling, and every released run's config.json records
+# the value it trained with (book/reproducibility.md, "The author's 10M recipes").
 SCALE_RECIPES: dict[tuple[str, str], dict[str, Any]] = {("10M", "residualgpt"): dict(scaled_init=False)}
 # The released nanogpt runs trained before the recipe was read from the author's notebook had
 # biases on q/k/v and dropout after the embeddings; their config.json has no bundle fields.

@@ -44,11 +44,12 @@ def mechanism(runs_dir=None) -> Row:
                c.verdict, c.why)
 
 
-def schedule_paper_shape(prefix) -> Row:
+def schedule_paper_shape(prefix, seed_steps: dict[int, float]) -> Row:
     """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
-    ``chapters.paper_shape.claim_prefix_schedule``. The paper calls the Phase 2 → Phase 3 discrepancy an effect of
-    the environment (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
-    c = paper_shape.claim_prefix_schedule(prefix.table)
+    ``chapters.paper_shape.claim_prefix_schedule``, against what the seed alone does at the stand-in (``seed_steps``:
+    ``chapters.bundle.baseline_escapes``). The paper calls the Phase 2 → Phase 3 discrepancy cross-environment, its
+    cause unknown (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
+    c = paper_shape.claim_prefix_schedule(prefix.table, seed_steps)
     claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
     paper = "not claimed: §8.1 calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown"
     if c.verdict == "NOT TESTED":
@@ -92,10 +93,28 @@ def early_training(runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame([vars(r) for r in early_training_paper_shape(paper_shape.paper_shape_prefix(runs_dir))])
 
 
+def schedule_seeds(runs_dir=None) -> Row:
+    """Which single factors move AttnOnly's escape beyond what the seed does, at the `cpu` stand-in
+    (book/escape_and_bundle.ipynb, "with seeds"): ``chapters.bundle.claim_schedule_factors`` over
+    ``plans.schedule_seeds``."""
+    from .chapters import bundle
+    runs = bundle.schedule_runs(runs_dir)
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(runs.table))
+    paper = "not isolated: §5.2 and §8.3 (limitation 2) leave the nanoGPT → ResidualGPT bundle's factors bundled"
+    done = len(runs.table)
+    evidence = (f"`cpu` stand-in, AttnOnly, {done} of {runs.planned} runs, evaluated every "
+                f"{plans.schedule_seeds()[0].train.eval_interval} steps, up to 5 seeds a factor")
+    return Row(c.name, "§5.2, §8.1", paper, " ".join(c.lines) or f"{done} of {runs.planned} runs trained",
+               evidence, c.verdict, c.why + ("" if not runs.missing else
+                                             " (`python -m lib sweep --plan schedule_seeds` trains the rest)"))
+
+
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
+    from .chapters.bundle import baseline_escapes
     prefix = paper_shape.paper_shape_prefix(runs_dir)
     # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
-    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_paper_shape(prefix)]
+    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_seeds(runs_dir),
+            schedule_paper_shape(prefix, baseline_escapes(runs_dir=runs_dir))]
     return pd.DataFrame([vars(r) for r in rows])

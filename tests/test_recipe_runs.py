@@ -87,6 +87,46 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["named"] == []
 
 
+def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interval():
+    base = [("residualgpt", "none", s, 50, 1.95) for s in (1, 2, 3)]
+    # one evaluation later than a baseline that escapes at step 50 in every seed: within the resolution
+    near = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
+    assert effects(base + near, first_eval=25).set_index("factor").loc["constant lr", "decides"] is False
+    far = [("residualgpt", "constant lr", s, e, 2.0) for s, e in ((1, 100), (2, NAN), (3, 400))]
+    fx = effects(base + far, first_eval=25).set_index("factor")
+    assert fx.loc["constant lr", "decides"] is True and fx.loc["constant lr", "direction"] == "later"
+    assert fx.loc["constant lr", "chance"] == pytest.approx(2 / 20)  # three seeds a side: 10% with no effect
+    # some seeds earlier, others later: outside the range in every seed, but no one effect
+    wide = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 300), (3, 400))]
+    split = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, NAN), (3, 50))]
+    c = bundle.claim_schedule_factors(effects(wide + split, first_eval=25))
+    assert c.verdict == "CONTRADICTED" and c.facts["named"] == []
+    early = [("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2, 3)]
+    c = bundle.claim_schedule_factors(effects(wide + early + split, first_eval=25))
+    assert c.facts["directions"] == {"warm-up + cosine (nanogpt)": "earlier"}
+    assert "earlier in every seed by more than one evaluation interval (with no effect, chance 10.0%)" in c.lines[0]
+    five = [("nanogpt", "none", s, 200, 2.5) for s in range(5)] + [("nanogpt", "x", s, 50, 2) for s in range(5)]
+    assert effects(five, first_eval=25).chance.dropna().tolist() == [pytest.approx(2 / 252)]  # 0.8%
+
+
+def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
+    base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
+    early = [("nanogpt", "warm-up + cosine", s, 50, v) for s, v in ((1, 1.9), (2, NAN), (3, 1.9))]
+    fx = effects(base + early).set_index("factor")
+    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "diverged"] == [2]
+    c = bundle.claim_schedule_factors(effects(base + early))
+    assert c.verdict == "NOT TESTED" and "seed 2 diverged" in c.why
+    # the status says so too, even where a best loss was recorded before the run diverged
+    t = effects_table(base + [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)])
+    t["status"] = ["complete"] * 4 + ["diverged", "complete"]
+    plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine")}
+    assert bundle.schedule_effects(t, planned=plan).set_index("factor").loc["warm-up + cosine", "diverged"] == [2]
+    # a factor with all its seeds whose baseline is not all in yet: the baseline is what is pending
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base[:2] + early[:1] + [
+        ("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (2, 3)]), planned=plan))
+    assert "warm-up + cosine (nanogpt, its baseline 2 of 3 seeds)" in c.why
+
+
 def test_a_factor_is_judged_only_over_all_its_planned_seeds():
     # one seed each: a single-step baseline "range" that any other step lies outside; judged only at the plan's five
     base, early = [("nanogpt", "none", 1337, 675, 2.55)], [("nanogpt", "warm-up + cosine", 1337, 75, 1.89)]
@@ -108,7 +148,14 @@ def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
     from lib import plots
     t = effects_table([("nanogpt", "none", 1, 200, 2.5), ("nanogpt", "none", 2, NAN, 3.3),
                        ("residualgpt", "constant lr", 1, 50, 2.0)])
+    t = pd.concat([t, effects_table([("residualgpt", "none", 1, 50, 1.9)])], ignore_index=True)
     fig = plots.escape_strip(t, 1500, "t")
-    dots = [c.get_offsets() for c in fig.axes[0].collections]
-    assert [len(d) for d in dots] == [2, 1] and dots[0][:, 1].max() == pytest.approx(1650)
+    ax = fig.axes[0]
+    from matplotlib.collections import PathCollection, PolyCollection
+    dots = [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)]  # a scatter per seed per column
+    assert len(dots) == 4 and max(d[0, 1] for d in dots) == pytest.approx(1650)  # never: above the budget
+    # the band behind ResidualGPT's constant lr: its baseline's range over the same seed (step 50 alone)
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 1 and bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(50)
+    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["seed 1", "seed 2", "baseline's range, same seeds"]
     plots.escape_strip(t.iloc[0:0], 1500, "empty")

@@ -3,6 +3,8 @@ the nanoGPT recipe's bundle of differences from ResidualGPT, one factor at a tim
 the learning-rate schedule over seeds."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -161,12 +163,20 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      planned: dict[tuple[str, str], set[int]] | None = None) -> pd.DataFrame:
     """The rule for naming a deciding factor over seeds, per (implementation, factor) of ``bundle.schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
-    decides: every one of its seeds' escape steps lies outside the range of its baseline's ("none", the same
-    implementation) over the same seeds, "never" counting as later than any step. A factor is judged only once
-    all of its ``planned`` seeds (default: ``plans.schedule_seeds``'s) are trained: over fewer, the baseline's range
-    is narrower than the seed noise the plan was sized to measure, and with one seed it is a single step, which
-    any other step lies outside. ``room``: whether that range leaves any outcome outside it at all (a baseline that
-    escapes at the first evaluation, ``first_eval``, and also never leaves none: no factor could decide)."""
+    decides: every one of its seeds escapes earlier than the earliest of its baseline's ("none", the same
+    implementation, over the same seeds), or every one later than the latest ("never" counting as later than any
+    step), by more than one evaluation interval (``first_eval``, the plan's interval: the resolution of an escape
+    step, as the escape map's). One direction for all seeds: a factor that moves some seeds earlier and others later
+    is no single effect. A factor is judged only once all of its ``planned`` seeds (default:
+    ``plans.schedule_seeds``'s) are trained and none of its or its baseline's diverged: over fewer, the baseline's
+    range is narrower than the seed noise the plan was sized to measure, and with one seed it is a single step,
+    which any other step lies outside.
+
+    ``chance``: how often the rule names a factor that does nothing. With no effect, the 2n escape steps of a
+    factor and its baseline over n seeds are exchangeable, and all n of the factor's fall on one side of the
+    baseline's with probability 2 / C(2n, n) (ties and the one-interval margin only lower it): 0.8% at five seeds,
+    10% at three. ``room``: whether the baseline's range leaves any outcome outside it at all (one that escapes
+    within two evaluations and also never leaves none: no factor could decide)."""
     if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
         first_eval = plans.schedule_seeds()[0].train.eval_interval
     if planned is None:  # the plan's seeds per (implementation, factor)
@@ -175,62 +185,97 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
             planned.setdefault((e.impl, plans.schedule_factor(e)), set()).add(e.seed)
     rows = []
     # a diverged seed has no outcome to place inside or outside the baseline's range
-    done = table.dropna(subset=["best_val_loss"]) if len(table) else table
+    bad = table.best_val_loss.isna() if len(table) else pd.Series(dtype=bool)
+    if "status" in table:
+        bad |= table.status.eq("diverged")
+    done = table[~bad]
     # sort=False: the rows keep the plan's order, each implementation's baseline before its factors
-    for (impl, factor), g in done.groupby(["impl", "factor"], sort=False):
+    for (impl, factor), g in table.groupby(["impl", "factor"], sort=False):
+        ok = done[(done.impl == impl) & (done.factor == factor)]
         # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
-        base = done[(done.impl == impl) & (done.factor == "none") & done.seed.isin(g.seed)]
-        steps = g.set_index("seed").escape_step.astype(float)
+        base_all = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
+        base = done.loc[done.index.intersection(base_all.index)]
+        diverged = sorted(set(g.seed) - set(ok.seed) | set(base_all.seed) - set(base.seed))
+        steps = ok.set_index("seed").escape_step.astype(float)
         # inf for "never", so that never compares as later than any step in the range test below
         b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
         s = steps.fillna(np.inf)
-        # None (not judged): the baseline itself, no baseline, seeds that differ from the baseline's, where a
-        # seed's own effect could pass for the factor's, or fewer seeds than planned
         want = planned.get((impl, factor), set())
-        decides = (None if factor == "none" or b.empty or set(b.index) != set(s.index) or set(s.index) != want else
-                   bool(((s < b.min()) | (s > b.max())).all()))
+        # None (not judged): the baseline itself, no baseline, a diverged seed on either side, seeds that differ from
+        # the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
+        judged = (factor != "none" and not b.empty and not diverged and set(b.index) == set(s.index) == want)
+        earlier = judged and bool((s < b.min() - first_eval).all())
+        later = judged and bool((s > b.max() + first_eval).all())  # inf > inf + interval is False: never = never
         rows.append({"impl": impl, "factor": factor, "seeds": len(g), "planned": len(want),
                      "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
                      "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
-                     "decides": decides,
-                     # room: a baseline that escapes later than the first evaluation leaves room for an earlier escape,
-                     # one that always escapes leaves room for "never"; one that spans both leaves none
-                     "room": None if b.empty else bool(b.min() > first_eval or np.isfinite(b.max()))})
+                     "baseline seeds": len(base_all), "diverged": diverged,
+                     "decides": (earlier or later) if judged else None,
+                     "direction": "earlier" if earlier else "later" if later else None,
+                     "chance": 2 / math.comb(2 * len(want), len(want)) if judged else None,
+                     # room: a baseline whose earliest escape is past the second evaluation leaves room for an
+                     # earlier one, one that always escapes leaves room for a later one or "never"
+                     "room": None if b.empty else bool(b.min() > 2 * first_eval or np.isfinite(b.max()))})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps",
-                                       "baseline range", "decides", "room"])
+                                       "baseline range", "baseline seeds", "diverged", "decides", "direction",
+                                       "chance", "room"])
 
 
-@claim("The schedule, clipping or biases decide AttnOnly's escape, over seeds")
+def _pending(r) -> str:
+    """Why a factor has no verdict of its own yet, in a few words (a row of ``schedule_effects``)."""
+    if r.diverged:
+        return f"{r.factor} ({r.impl}, seed {', '.join(map(str, r.diverged))} diverged: no escape step to judge)"
+    if r.seeds < r.planned:
+        return f"{r.factor} ({r.impl}, {r.seeds} of {r.planned} seeds)"
+    return f"{r.factor} ({r.impl}, its baseline {r['baseline seeds']} of {r.planned} seeds)"
+
+
+@claim("Switched alone, the schedule, clipping or biases move AttnOnly's escape beyond seed noise")
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
-    """The factors ``schedule_effects`` names as deciding (HOLDS), or none over the same seeds (CONTRADICTED:
-    every factor's escape steps overlap its baseline's range, where that range left room for them not to; NOT
-    TESTABLE HERE where it left none, as with one seed in the bundle); NOT TESTED until a factor and its baseline are
-    trained over the same seeds."""
+    """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none over the same
+    seeds (CONTRADICTED: every factor's escape steps overlap its baseline's range, or lie on both sides of it, where
+    that range left room for them not to; NOT TESTABLE HERE where it left none, as with one seed in the bundle); NOT
+    TESTED until a factor and its baseline are trained over the same seeds."""
     # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
+    pending = effects[effects.decides.isna() & (effects.factor != "none")]
     if judged.empty:
         trained = ", ".join(f"{r.impl} {r.factor} {r.seeds} of {r.planned}" for r in effects.itertuples())
         return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over all its planned "
-                     "seeds are not all trained" + (f" (seeds trained: {trained})" if trained else ""))
+                     "seeds are not all trained, or one diverged" + (f" (seeds trained: {trained})" if trained else "")
+                     + (f"; {'; '.join(_pending(r) for _, r in pending.iterrows())}" if len(pending) else ""))
     named = judged[judged.decides.astype(bool)]
     lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
-             f"{r['baseline range']}." for _, r in judged.iterrows()]
-    why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl})" for r in named.itertuples())
+             f"{r['baseline range']}" + (f"; {r.direction} in every seed by more than one evaluation interval "
+                                         f"(with no effect, chance {r.chance:.1%})" if r.decides else "") + "."
+             for _, r in judged.iterrows()]
+    why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl}, {r.direction})" for r in named.itertuples())
            if len(named) else "no factor can be named as deciding: every factor's escape steps overlap its "
-                              "baseline's range over the same seeds")
+                              "baseline's range over the same seeds, or lie on both sides of it")
     # one factor with room is enough for "none decides" to be a finding; with no room anywhere it is not one
     room = bool(judged.room.astype(bool).any())
     if not len(named) and not room:
-        why = ("no factor can be named: every baseline range reaches from the first evaluation to never, which "
+        why = ("no factor can be named: every baseline range reaches from the first evaluations to never, which "
                "leaves no outcome outside it")
     # a factor named over all its seeds stays named whatever the others do; those still training are said
-    pending = effects[effects.decides.isna() & (effects.factor != "none")]
     if len(pending):
-        why += "; not judged yet: " + ", ".join(f"{r.factor} ({r.impl}, {r.seeds} of {r.planned} seeds)"
-                                                for r in pending.itertuples())
+        why += "; not judged yet: " + ", ".join(_pending(r) for _, r in pending.iterrows())
     return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
-                 {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()], "judged": len(judged)}, tuple(lines))
+                 {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()],
+                  "directions": {f"{r.factor} ({r.impl})": r.direction for r in named.itertuples()},
+                  "judged": len(judged)}, tuple(lines))
+
+
+def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, float]:
+    """``impl`` AttnOnly's escape step on its own recipe at each released seed of ``plans.schedule_seeds`` (NaN:
+    never; a diverged run left out): what the seed alone does to the escape, which a one-seed reading elsewhere
+    (``paper_shape.claim_prefix_schedule``) is weighed against."""
+    t = schedule_runs(runs_dir).table
+    if t.empty:
+        return {}
+    g = t[(t.impl == impl) & (t.factor == "none") & t.best_val_loss.notna()]
+    return {int(s): float(e) for s, e in zip(g.seed, g.escape_step.astype(float))}
 
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:

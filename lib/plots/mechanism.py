@@ -210,25 +210,49 @@ def probes_over_training_figure(table: pd.DataFrame, title: str):
     return fig
 
 
+SEED_MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # one shape per seed, in the order the seeds first appear
+
+
 def escape_strip(table: pd.DataFrame, budget: int, title: str):
     """Escape step per seed per factor (``bundle.schedule_runs().table``), one column per (implementation,
-    factor), one dot per seed; a run that never left the floor is drawn at "never", above the budget."""
-    fig, ax = plt.subplots(figsize=(9, 3.8))
+    factor), one marker per seed (the same shape for a seed in every column, so a seed can be followed across
+    them); a run that never left the floor is drawn at "never", above the budget. Behind each factor's column, its
+    baseline's range over the same seeds (the same implementation's "none"), which the rule
+    (``bundle.schedule_effects``) reads it against."""
+    fig, ax = plt.subplots(figsize=(9, 4.2))
     # one column per (implementation, factor), in the plan's order
     keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []
+    seeds = list(dict.fromkeys(table.seed)) if len(table) else []
+    marker = {s: SEED_MARKERS[k % len(SEED_MARKERS)] for k, s in enumerate(seeds)}
     # "never" sits above the budget, apart from a late escape; the budget itself is the dotted line
     never = budget * 1.1
     for i, (impl, factor) in enumerate(keys):
         g = table[(table.impl == impl) & (table.factor == factor)]
         y = g.escape_step.astype(float).fillna(never)  # never left the floor: drawn at "never"
-        jitter = np.linspace(-0.12, 0.12, len(g)) if len(g) > 1 else [0.0]  # the seeds side by side
+        if factor != "none":  # the baseline's range over this factor's seeds, as a band behind its column
+            base = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
+            if len(base):
+                b = base.escape_step.astype(float).fillna(never)
+                ax.fill_between([i - 0.3, i + 0.3], b.min(), b.max(), color="grey", alpha=0.2, lw=0,
+                                label="baseline's range, same seeds" if "baseline's range, same seeds" not in
+                                ax.get_legend_handles_labels()[1] else None)
+                # its edges as lines, so that a range of one step (every seed alike) still shows
+                ax.hlines([b.min(), b.max()], i - 0.3, i + 0.3, color="grey", lw=0.8, alpha=0.6)
+        jitter = np.linspace(-0.15, 0.15, len(g)) if len(g) > 1 else [0.0]  # the seeds side by side
         # ResidualGPT in AttnOnly's green, nanoGPT in black
-        ax.scatter(i + np.asarray(jitter), y, s=30, color=COLORS["AttnOnly"] if impl == "residualgpt" else "black",
-                   zorder=3)
+        color = COLORS["AttnOnly"] if impl == "residualgpt" else "black"
+        for x, (seed, v) in zip(i + np.asarray(jitter), zip(g.seed, y)):
+            ax.scatter([x], [v], s=30, color=color, marker=marker[seed], zorder=3)
     ax.axhline(budget, color="grey", lw=0.8, ls=":")
     ax.set_xticks(range(len(keys)), [f"{impl}\n{factor}" for impl, factor in keys], fontsize=8)
     # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
     ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
+    # the legend: each seed's shape (in grey: the colour is the implementation's), then the band
+    handles = [plt.Line2D([], [], ls="", marker=marker[s], color="grey", label=f"seed {s}") for s in seeds]
+    handles += [h for h, lab in zip(*ax.get_legend_handles_labels()) if lab.startswith("baseline")]
+    if handles:
+        ax.legend(handles=handles, frameon=False, fontsize=8, ncol=len(handles), loc="upper center",
+                  bbox_to_anchor=(0.5, -0.18))
     fig.tight_layout()
     return fig
