@@ -159,3 +159,19 @@ def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
     assert len(bands) == 1 and bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(50)
     assert [x.get_text() for x in ax.get_legend().get_texts()] == ["seed 1", "seed 2", "baseline's range, same seeds"]
     plots.escape_strip(t.iloc[0:0], 1500, "empty")
+
+
+def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_first():
+    from lib.book import values_view
+    t = pd.DataFrame([("author's", "residualgpt", "AttnOnly", 42, 2.3367, 100.0),
+                      ("stand-in", "residualgpt", "FFNOnly", 1337, 3.3391, NAN),
+                      ("stand-in", "residualgpt", "AttnOnly", 1337, 1.9707, 100.0),
+                      ("author's", "nanogpt", "AttnOnly", 1337, 2.7038, 1200.0)],
+                     columns=["values", "impl", "config", "seed", "best_val_loss", "escape_step"])
+    v = values_view(t, "residualgpt")
+    assert list(v.columns) == ["values", "configuration", "seed 42", "seed 1337"]
+    assert v[["values", "configuration"]].values.tolist() == [["stand-in", "AttnOnly"], ["stand-in", "FFNOnly"],
+                                                              ["author's", "AttnOnly"]]
+    assert v["seed 1337"].tolist() == ["1.971 (left at step 100)", "3.339 (never left the floor)", "-"]
+    assert values_view(t, "nanogpt")["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
+    assert values_view(t, "none").empty

@@ -243,6 +243,12 @@ def test_the_author_values_runs_released_so_far():
                                                      "full_left": 3}
     c = asymmetry.claim_author_values_collapse(t, floor)
     assert c.verdict == "CONTRADICTED" and c.facts == {"left": 3, "seeds": 3}
+    # the chapters' tables show the same runs, the stand-in's values above the author's
+    from lib.book import values_view
+    v = values_view(t, "residualgpt").set_index(["values", "configuration"])
+    assert v.loc[("author's", "AttnOnly"), "seed 1337"] == "2.320 (left at step 100)"
+    assert v.loc[("stand-in", "FFNOnly"), "seed 123"] == "3.339 (never left the floor)"
+    assert values_view(t, "nanogpt").set_index("values").loc["author's", "seed 1337"] == "2.704 (left at step 1,200)"
 
 
 def test_the_schedule_seed_runs_released_so_far():

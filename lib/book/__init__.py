@@ -17,6 +17,7 @@ from .tables import (
     release_report,
     seed_table,
     show_tables_as_the_book_does,
+    values_view,
     variant_label,
 )
 from .verdict import Verdict
@@ -24,4 +25,4 @@ from .verdict import Verdict
 __all__ = ["CHAPTERS", "PARAMETERS", "READERS", "Chapter", "ParameterError", "Verdict", "beside_paper",
            "budget_table", "cross_scale_table", "export_run_data", "frame_html", "open_runs", "prefix_view",
            "presets_table", "quantities", "release_report", "seed_table", "show_tables_as_the_book_does",
-           "variant_label"]
+           "values_view", "variant_label"]

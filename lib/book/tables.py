@@ -197,6 +197,28 @@ def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
     return table[list(PREFIX_COLUMNS)].rename(columns=PREFIX_COLUMNS)
 
 
+def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
+    """``asymmetry.author_value_runs().table`` for one implementation as the 10M and joint-collapse chapters show
+    it: a row per set of values and configuration, a column per seed, each cell the run's best validation loss and
+    where it left the floor ("-": not trained)."""
+    t = table[table.impl == impl]
+    if t.empty:
+        return pd.DataFrame(columns=["values", "configuration"])
+
+    def cell(r) -> str:  # the best, and where the run left the floor
+        left = "never left the floor" if pd.isna(r.escape_step) else f"left at step {int(r.escape_step):,}"
+        return f"{r.best_val_loss:.3f} ({left})"
+    shown = t.assign(cell=[cell(r) for r in t.itertuples()])
+    # the stand-in's own values first, then the author's; configurations in CONFIGS' order
+    order = {v: k for k, v in enumerate(("stand-in", "author's"))}
+    configs = [c for c in CONFIGS if c in set(t.config)]
+    wide = shown.pivot_table(index=["values", "config"], columns="seed", values="cell", aggfunc="first")
+    wide = wide.reindex(sorted(wide.index, key=lambda k: (order.get(k[0], 2), configs.index(k[1]))))
+    wide = wide.reindex(columns=list(dict.fromkeys(t.seed))).fillna("-")  # the seeds in the plan's order
+    wide.columns = [f"seed {s}" for s in wide.columns]
+    return wide.reset_index().rename(columns={"config": "configuration"})
+
+
 def variant_label(exp: Experiment) -> str:
     """How a run differs from its preset, with the same facts as its directory name (``run_path``): a gain,
     another budget or precision, the mixer, every other off-preset field; or "plain"."""
