@@ -77,7 +77,7 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_pref
     empty = SimpleNamespace(histories=pd.DataFrame(columns=["step", "val_loss", "impl", "config", "schedule"]))
     fig = plots.phase2_figure(author_phase2_curves(), empty, 3.3473, 1.580, "t")
     labels = [ln.get_label() for ln in fig.axes[0].lines]
-    assert sum(label.startswith("author, Phase 2") for label in labels) == 6
+    assert sum(label.startswith("author's Phase-2 notebook") for label in labels) == 6
     ours = pd.DataFrame({"step": [0, 50], "val_loss": [4.2, 3.4], "impl": "residualgpt", "config": "AttnOnly",
                          "schedule": "constant"})
     fig = plots.phase2_figure(author_phase2_curves(), SimpleNamespace(histories=ours), 3.3473, 1.580, "t")

@@ -212,7 +212,7 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
     for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
         ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
-                label=f"author, Phase 2, {config} seed {seed}")
+                label=f"author's Phase-2 notebook, {config} seed {seed}")
     h = prefix.histories
     # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
