@@ -264,8 +264,8 @@ def test_the_schedule_seed_runs_released_so_far():
                                                                        "0: step 75, 7: step 75")
     assert fx.loc[("residualgpt", "none"), "escape steps"] == ("1337: step 50, 42: step 50, 123: step 50, "
                                                                "0: step 50, 7: step 50")
-    # ResidualGPT at the Phase-2 constant rate stays on the floor for all 1,500 steps; nanoGPT with gradient
-    # clipping escapes at step 50
+    # ResidualGPT at the Phase-2 constant rate stays on the floor for all 1,500 steps (seeds 1337 and 42; seed
+    # 42's best 3.266 at step 1,475, 0.08 below the floor); nanoGPT with gradient clipping escapes at step 50
     assert fx.loc[("residualgpt", "constant lr"), "escaped"] == 0
     assert fx.loc[("nanogpt", "gradient clipping"), "escape steps"] == "1337: step 50"
     assert fx.loc[("nanogpt", "gradient clipping"), "planned"] == 3
@@ -276,4 +276,4 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.drop(index=[("nanogpt", "warm-up + cosine")]).decides.isna().all() and (fx.planned >= 3).all()
     c = bundle.claim_schedule_factors(fx.reset_index())
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
-    assert "not judged yet: constant lr (residualgpt, 1 of 5 seeds)" in c.why
+    assert "not judged yet: constant lr (residualgpt, 2 of 5 seeds)" in c.why
