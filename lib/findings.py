@@ -10,7 +10,7 @@ from . import plans
 from .chapters import mechanism as routing
 from .chapters import paper_shape
 from .paper import mixer_rule, paper_value
-from .scorecard import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_rows
+from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_rows
 
 
 def mechanism(runs_dir=None) -> Row:
@@ -46,9 +46,10 @@ def mechanism(runs_dir=None) -> Row:
 
 def schedule_paper_shape(prefix, seed_steps: dict[int, float]) -> Row:
     """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
-    ``chapters.paper_shape.claim_prefix_schedule``, against what the seed alone does at the stand-in (``seed_steps``:
-    ``chapters.bundle.baseline_escapes``). The paper calls the Phase 2 → Phase 3 discrepancy cross-environment, its
-    cause unknown (§8.1); the Phase-2 notebook also trains another schedule (book/reproducibility.md)."""
+    ``chapters.paper_shape.claim_prefix_schedule``, with what the seed alone does at the stand-in beside it as a
+    caution (``seed_steps``: ``chapters.bundle.baseline_escapes``). The paper calls the Phase 2 → Phase 3
+    discrepancy cross-environment, its cause unknown (§8.1); the Phase-2 notebook also trains another schedule
+    (book/reproducibility.md)."""
     c = paper_shape.claim_prefix_schedule(prefix.table, seed_steps)
     claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
     paper = "not claimed: §8.1 calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown"
@@ -93,7 +94,7 @@ def early_training(runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame([vars(r) for r in early_training_paper_shape(paper_shape.paper_shape_prefix(runs_dir))])
 
 
-def schedule_seeds(runs_dir=None) -> Row:
+def schedule_over_seeds(runs_dir=None) -> Row:
     """Which single factors move AttnOnly's escape beyond what the seed does, at the `cpu` stand-in
     (book/escape_and_bundle.ipynb, "with seeds"): ``chapters.bundle.claim_schedule_factors`` over
     ``plans.schedule_seeds``."""
@@ -103,7 +104,8 @@ def schedule_seeds(runs_dir=None) -> Row:
     paper = "not isolated: §5.2 and §8.3 (limitation 2) leave the nanoGPT → ResidualGPT bundle's factors bundled"
     done = len(runs.table)
     evidence = (f"`cpu` stand-in, AttnOnly, {done} of {runs.planned} runs, evaluated every "
-                f"{plans.schedule_seeds()[0].train.eval_interval} steps, up to 5 seeds a factor")
+                f"{plans.schedule_seeds()[0].train.eval_interval} steps, up to {len(plans.SCHEDULE_SEEDS)} seeds "
+                f"a factor")
     return Row(c.name, "§5.2, §8.1", paper, " ".join(c.lines) or f"{done} of {runs.planned} runs trained",
                evidence, c.verdict, c.why + ("" if not runs.missing else
                                              " (`python -m lib sweep --plan schedule_seeds` trains the rest)"))
@@ -115,6 +117,6 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
     from .chapters.bundle import baseline_escapes
     prefix = paper_shape.paper_shape_prefix(runs_dir)
     # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
-    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_seeds(runs_dir),
+    rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_over_seeds(runs_dir),
             schedule_paper_shape(prefix, baseline_escapes(runs_dir=runs_dir))]
     return pd.DataFrame([vars(r) for r in rows])

@@ -7,8 +7,6 @@ rows are, live in ``lib.findings``. Longer than the house's ~350 lines: one row 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from . import gain, plans, results, verdicts
@@ -19,30 +17,9 @@ from .chapters import mechanism as routing
 from .config import PAPER_SEED, get_preset
 from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
+from .rows import Row, paper_text, prefix_evidence, prefix_rows
 
 MARGIN = ESCAPE_MARGIN  # 0.1 nats below the floor: what "left the floor" means, printed in §5.2's row
-
-
-# One claim as the front page and the closing chapter print it: each field is a column of the card.
-@dataclass
-class Row:
-    claim: str
-    where: str            # the paper's section or table
-    paper: str  # the paper's number, with its digits and seeds
-    ours: str  # ours, from runs/
-    evidence: str         # scale and budget of our runs
-    verdict: str
-    why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
-
-
-def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
-    """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
-    seeds)``; the standard deviation and the seed count where the paper gives them."""
-    # one row per (ref, config, metric) in the paper file
-    r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
-    # the std at the value's own digits; "(n seeds)" only where the paper's value pools more than one
-    text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
-    return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
 
 
 def _fig2a_paper() -> str:
@@ -264,7 +241,7 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 _evidence(ch, summ), sens.verdict, sens.why + (cost if not sep.facts.get("attn_left") else ""))]
 
 
-def routingpaper_text(runs_dir=None) -> Row:
+def routing_paper(runs_dir=None) -> Row:
     """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``chapters.mechanism.
     claim_routing_by_author_rule``), at the `cpu` stand-in (book/mechanism.ipynb)."""
     from .chapters.mechanism import floors, like_for_like, mixer_runs
@@ -366,26 +343,8 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
             *runtime_gain(gc),
             fixed_val(fv, _bundle_row(runs_dir)),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),
-            *sweep_124m(s124, s124_s, s124.floor()), routingpaper_text(runs_dir)]
+            *sweep_124m(s124, s124_s, s124.floor()), routing_paper(runs_dir)]
     return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
-
-
-# The implementations as the card writes them (the runs' directories spell them in lower case).
-IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
-
-
-def prefix_rows(t: pd.DataFrame, runs) -> list:
-    """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
-    return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
-
-
-def prefix_evidence(found: list) -> str:
-    """How far each judged prefix trained and at which seed ("first 300 of 3,000 steps": the table's own words)."""
-    if not found:
-        return "-"
-    seeds = ", ".join(map(str, sorted({int(r.seed) for r in found})))
-    return "10M paper shape, " + "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {r.trained}" for r in found) + \
-        f", seed {seeds}"
 
 
 def starvation_paper_shape(prefix) -> Row:

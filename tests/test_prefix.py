@@ -107,29 +107,23 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     resid_const = run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35], schedule="constant")
     t = table(nano, resid, nano_cos, resid_const)
     assert set(t.schedule) == {"recipe", "warm-up + cosine", "constant lr"}
-    # the stand-in's seeds, nanoGPT on its own recipe: none leaves the floor by step 300, so the seed alone does not
-    # decide that there, and one seed per schedule can be read
-    steady = {1: 675.0, 2: 575.0, 3: NAN}
-    c = paper_shape.claim_prefix_schedule(t, steady)
-    assert c.verdict == "HOLDS" and c.facts["follow"] == 2 and not c.facts["seed_flips"]
+    # the stand-in's seeds, nanoGPT on its own recipe, are printed beside the reading as a caution: another model
+    # and budget, so they do not move this shape's verdict
+    spread = {1: 675.0, 2: 175.0, 3: NAN}
+    c = paper_shape.claim_prefix_schedule(t, spread)
+    assert c.verdict == "HOLDS" and c.facts["follow"] == 2
+    assert "(1: step 675, 2: step 175, 3: never)" in c.why
     resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    c = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), steady)
+    c = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), spread)
     assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1
-    assert "residualgpt AttnOnly with constant lr leaves the floor, unlike nanogpt on its own schedule" in c.why
-    # where the seed alone decides whether the run has left the floor by then (one seed by step 175, the others
-    # later), one seed per schedule neither confirms nor contradicts; nor where the seed's effect is not measured
-    for seeds in ({1: 675.0, 2: 175.0, 3: NAN}, {}):
-        for runs_ in ((nano, resid, nano_cos, resid_const), (nano, resid, nano_cos, resid_const_left)):
-            c = paper_shape.claim_prefix_schedule(table(*runs_), seeds)
-            assert c.verdict == "NOT TESTABLE HERE" and c.facts["seed_flips"]
-    assert "1 of 3 seeds do: 1: step 675, 2: step 175, 3: never" in paper_shape.claim_prefix_schedule(
-        table(nano, resid, nano_cos, resid_const_left), {1: 675.0, 2: 175.0, 3: NAN}).why
+    assert "residualgpt AttnOnly with constant lr leaves the floor, unlike nanogpt" in c.why
+    assert "stand-in" not in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), {}).why
     # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
     nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
     both_leave = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    c = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave), steady)
+    c = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave), spread)
     assert c.verdict == "NOT TESTABLE HERE" and "nothing to explain" in c.why
-    assert paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos), steady).verdict == "NOT TESTED"
+    assert paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos), spread).verdict == "NOT TESTED"
     # the contrast reads each implementation's own schedule, never a swapped run
     assert paper_shape.claim_prefix_contrast(t).facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
 

@@ -1,5 +1,6 @@
 """Issue 23's stand-in questions on hand-made run tables: the headline results under the author's values, and the
-rule that names a deciding factor (escape steps outside the baseline's range over the same seeds)."""
+rule that names a deciding factor (every seed's escape on one side of the baseline's range over the same seeds, by
+more than one evaluation interval)."""
 import math
 
 import pandas as pd
@@ -109,18 +110,53 @@ def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interv
     assert effects(five, first_eval=25).chance.dropna().tolist() == [pytest.approx(2 / 252)]  # 0.8%
 
 
+def overlap3():
+    return [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
+
+
+def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_over_all_factors():
+    # a baseline that escaped at the last evaluation: a run that never escapes is not an interval later than it
+    last = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 1500), (2, 1450), (3, 1400))]
+    stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2, 3)]
+    fx = effects(last + stuck, first_eval=25, budget=1500).set_index("factor")
+    assert fx.loc["gradient clipping", "decides"] is False
+    assert fx.loc["none", "baseline range"] == "step 1400 to step 1500"  # escape_label's words
+    earlier = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 1450), (2, 1400), (3, 1300))]
+    assert effects(earlier + stuck, first_eval=25, budget=1500).set_index("factor").loc[
+        "gradient clipping", "direction"] == "later"
+    # a baseline that never escapes: a factor escaping at the last evaluation is not an interval earlier
+    never = [("nanogpt", "none", s, NAN, 3.34) for s in (1, 2, 3)]
+    late = [("nanogpt", "no biases", s, 1500, 3.2) for s in (1, 2, 3)]
+    fx = effects(never + late, first_eval=25, budget=1500).set_index("factor")
+    assert fx.loc["no biases", "decides"] is False and fx.loc["none", "baseline range"] == "never to never"
+    # two factors judged: the reason gives the chance that one is named with no effect anywhere, 1 - 0.9 ** 2
+    base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
+    early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
+    assert "chance that at least one of the 2 judged factors is named is 19%" in bundle.claim_schedule_factors(
+        effects(base + early + overlap3())).why
+    # seeds outside the plan are said to be so, not counted as "3 of 0"
+    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early), planned={}))
+    assert "warm-up + cosine (nanogpt, not in the plan)" in c.why
+
+
 def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "warm-up + cosine", s, 50, v) for s, v in ((1, 1.9), (2, NAN), (3, 1.9))]
     fx = effects(base + early).set_index("factor")
-    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "diverged"] == [2]
+    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "no outcome"] == [2]
     c = bundle.claim_schedule_factors(effects(base + early))
     assert c.verdict == "NOT TESTED" and "seed 2 diverged" in c.why
+    # a diverged baseline seed is said as the baseline's, and leaves the factor unjudged for good
+    lost_base = [("nanogpt", "none", 2, NAN, NAN)] + base[:1] + base[2:]
+    c = bundle.claim_schedule_factors(effects(lost_base + [("nanogpt", "warm-up + cosine", s, 50, 1.9)
+                                                           for s in (1, 2, 3)] + overlap3()))
+    assert c.verdict == "NOT TESTED" and "warm-up + cosine (nanogpt, its baseline's seed 2 diverged" in c.why
     # the status says so too, even where a best loss was recorded before the run diverged
     t = effects_table(base + [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)])
     t["status"] = ["complete"] * 4 + ["diverged", "complete"]
     plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine")}
-    assert bundle.schedule_effects(t, planned=plan).set_index("factor").loc["warm-up + cosine", "diverged"] == [2]
+    assert bundle.schedule_effects(t, planned=plan).set_index("factor").loc["warm-up + cosine", "no outcome"] == [2]
+    assert bundle.baseline_escapes.__doc__ and "no_outcome" in bundle.baseline_escapes.__doc__
     # a factor with all its seeds whose baseline is not all in yet: the baseline is what is pending
     c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base[:2] + early[:1] + [
         ("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (2, 3)]), planned=plan))
@@ -159,6 +195,11 @@ def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
     assert len(bands) == 1 and bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(50)
     assert [x.get_text() for x in ax.get_legend().get_texts()] == ["seed 1", "seed 2", "baseline's range, same seeds"]
     plots.escape_strip(t.iloc[0:0], 1500, "empty")
+    # a diverged run is not drawn (the rule leaves it out) but named under its column
+    t["status"] = ["complete", "diverged", "complete", "complete"]
+    ax = plots.escape_strip(t, 1500, "t").axes[0]
+    assert len([c for c in ax.collections if isinstance(c, PathCollection)]) == 3
+    assert "(seed 2 diverged)" in ax.get_xticklabels()[0].get_text()
 
 
 def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_first():
@@ -175,3 +216,5 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
     assert v["seed 1337"].tolist() == ["1.971 (left at step 100)", "3.339 (never left the floor)", "-"]
     assert values_view(t, "nanogpt")["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
     assert values_view(t, "none").empty
+    t["status"] = ["complete", "complete", "diverged", "complete"]
+    assert values_view(t, "residualgpt")["seed 1337"].tolist()[0] == "diverged"

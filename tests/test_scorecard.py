@@ -7,6 +7,7 @@ from lib import findings, front_page
 from lib import scorecard as sc
 from lib.book import Chapter
 from lib.chapters import joint_collapse
+from lib.rows import paper_text
 from lib.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
@@ -137,9 +138,9 @@ def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_p
 
 
 def test_the_paper_column_is_read_from_the_paper_file():
-    assert sc.paper_text("Table 2", "AttnOnly", 4) == "3.3534"
-    assert sc.paper_text("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
-    assert sc.paper_text("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
+    assert paper_text("Table 2", "AttnOnly", 4) == "3.3534"
+    assert paper_text("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
+    assert paper_text("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
 
 
 def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_spread():

@@ -205,7 +205,9 @@ def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
     if t.empty:
         return pd.DataFrame(columns=["values", "configuration"])
 
-    def cell(r) -> str:  # the best, and where the run left the floor
+    def cell(r) -> str:  # the best, and where the run left the floor; a diverged run has neither
+        if pd.isna(r.best_val_loss) or getattr(r, "status", "complete") == "diverged":
+            return "diverged"
         left = "never left the floor" if pd.isna(r.escape_step) else f"left at step {int(r.escape_step):,}"
         return f"{r.best_val_loss:.3f} ({left})"
     shown = t.assign(cell=[cell(r) for r in t.itertuples()])

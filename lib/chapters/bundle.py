@@ -159,73 +159,92 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
+def no_outcome(table: pd.DataFrame) -> pd.Series:
+    """The runs of a ``schedule_runs`` table with no escape step to judge: diverged (by status, even where a best
+    loss was recorded before), or without a best loss at all."""
+    bad = table.best_val_loss.isna()
+    return bad | table.status.eq("diverged") if "status" in table else bad
+
+
 def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
-                     planned: dict[tuple[str, str], set[int]] | None = None) -> pd.DataFrame:
+                     planned: dict[tuple[str, str], set[int]] | None = None,
+                     budget: int | None = None) -> pd.DataFrame:
     """The rule for naming a deciding factor over seeds, per (implementation, factor) of ``bundle.schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
     decides: every one of its seeds escapes earlier than the earliest of its baseline's ("none", the same
-    implementation, over the same seeds), or every one later than the latest ("never" counting as later than any
-    step), by more than one evaluation interval (``first_eval``, the plan's interval: the resolution of an escape
-    step, as the escape map's). One direction for all seeds: a factor that moves some seeds earlier and others later
-    is no single effect. A factor is judged only once all of its ``planned`` seeds (default:
-    ``plans.schedule_seeds``'s) are trained and none of its or its baseline's diverged: over fewer, the baseline's
-    range is narrower than the seed noise the plan was sized to measure, and with one seed it is a single step,
-    which any other step lies outside.
+    implementation, over the same seeds), or every one later than the latest, by more than one evaluation interval
+    (``first_eval``, the plan's interval: the resolution of an escape step, as the escape map's). "Never" counts as
+    the first evaluation past the ``budget`` (the plan's steps), the earliest it could be, so a run that never
+    escapes is later by more than an interval only than one that escaped before the last evaluation. One direction
+    for all seeds: a factor that moves some seeds earlier and others later is no single effect. A factor is judged
+    only once all of its ``planned`` seeds (default: ``plans.schedule_seeds``'s) are trained and none of its or its
+    baseline's runs has no outcome (``no_outcome``): over fewer, the baseline's range is narrower than the seed noise
+    the plan was sized to measure, and with one seed it is a single step, which any other step lies outside.
 
-    ``chance``: how often the rule names a factor that does nothing. With no effect, the 2n escape steps of a
-    factor and its baseline over n seeds are exchangeable, and all n of the factor's fall on one side of the
-    baseline's with probability 2 / C(2n, n) (ties and the one-interval margin only lower it): 0.8% at five seeds,
-    10% at three. ``room``: whether the baseline's range leaves any outcome outside it at all (one that escapes
-    within two evaluations and also never leaves none: no factor could decide)."""
+    ``chance``: how often the rule names a factor that does nothing. If the 2n runs of a factor and its baseline
+    over n seeds were independent, all n of the factor's would fall on one side of the baseline's with probability
+    2 / C(2n, n) (ties and the one-interval margin only lower it): 0.8% at five seeds, 10% at three. A factor's run
+    and its baseline's share a seed's initial weights and batches, which makes them more alike, not less.
+    ``room``: whether the baseline's range leaves any outcome outside it at all (one that escapes within two
+    evaluations and also never leaves none: no factor could decide)."""
     if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
         first_eval = plans.schedule_seeds()[0].train.eval_interval
+    if budget is None:
+        budget = plans.schedule_seeds()[0].train.max_steps
     if planned is None:  # the plan's seeds per (implementation, factor)
         planned = {}
         for e in plans.schedule_seeds():
             planned.setdefault((e.impl, plans.schedule_factor(e)), set()).add(e.seed)
+    never = budget + first_eval  # where "never" stands in the range test: the first evaluation past the budget
+
+    def label(step):  # a step of the range test in the reader's words, "never" where it stands for one
+        return escape_label(float("nan") if step >= never else step)
     rows = []
-    # a diverged seed has no outcome to place inside or outside the baseline's range
-    bad = table.best_val_loss.isna() if len(table) else pd.Series(dtype=bool)
-    if "status" in table:
-        bad |= table.status.eq("diverged")
-    done = table[~bad]
+    done = table[~no_outcome(table)]
     # sort=False: the rows keep the plan's order, each implementation's baseline before its factors
     for (impl, factor), g in table.groupby(["impl", "factor"], sort=False):
         ok = done[(done.impl == impl) & (done.factor == factor)]
         # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
         base_all = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
         base = done.loc[done.index.intersection(base_all.index)]
-        diverged = sorted(set(g.seed) - set(ok.seed) | set(base_all.seed) - set(base.seed))
+        lost = sorted(set(g.seed) - set(ok.seed)) if factor != "none" else []
+        lost_base = sorted(set(base_all.seed) - set(base.seed))
         steps = ok.set_index("seed").escape_step.astype(float)
-        # inf for "never", so that never compares as later than any step in the range test below
-        b = base.set_index("seed").escape_step.astype(float).fillna(np.inf)
-        s = steps.fillna(np.inf)
+        s, b = steps.fillna(never), base.set_index("seed").escape_step.astype(float).fillna(never)
         want = planned.get((impl, factor), set())
-        # None (not judged): the baseline itself, no baseline, a diverged seed on either side, seeds that differ from
-        # the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
-        judged = (factor != "none" and not b.empty and not diverged and set(b.index) == set(s.index) == want)
+        # None (not judged): the baseline itself, no baseline, a run with no outcome on either side, seeds that differ
+        # from the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
+        judged = (factor != "none" and not b.empty and not lost and not lost_base and bool(want)
+                  and set(b.index) == set(s.index) == want)
         earlier = judged and bool((s < b.min() - first_eval).all())
-        later = judged and bool((s > b.max() + first_eval).all())  # inf > inf + interval is False: never = never
+        later = judged and bool((s > b.max() + first_eval).all())
         rows.append({"impl": impl, "factor": factor, "seeds": len(g), "planned": len(want),
                      "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
-                     "baseline range": (f"{escape_label(b.min())} to {escape_label(b.max())}" if len(b) else "-"),
-                     "baseline seeds": len(base_all), "diverged": diverged,
+                     # the range as the reader sees it: "never" for a baseline seed that stayed on the floor
+                     "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
+                     "baseline seeds": len(base_all), "no outcome": lost, "baseline no outcome": lost_base,
                      "decides": (earlier or later) if judged else None,
                      "direction": "earlier" if earlier else "later" if later else None,
                      "chance": 2 / math.comb(2 * len(want), len(want)) if judged else None,
                      # room: a baseline whose earliest escape is past the second evaluation leaves room for an
-                     # earlier one, one that always escapes leaves room for a later one or "never"
-                     "room": None if b.empty else bool(b.min() > 2 * first_eval or np.isfinite(b.max()))})
+                     # earlier one; one whose latest escape comes before the last evaluation, room for a later one
+                     "room": None if b.empty else bool(b.min() > 2 * first_eval or b.max() < budget)})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps",
-                                       "baseline range", "baseline seeds", "diverged", "decides", "direction",
-                                       "chance", "room"])
+                                       "baseline range", "baseline seeds", "no outcome", "baseline no outcome",
+                                       "decides", "direction", "chance", "room"])
 
 
 def _pending(r) -> str:
-    """Why a factor has no verdict of its own yet, in a few words (a row of ``schedule_effects``)."""
-    if r.diverged:
-        return f"{r.factor} ({r.impl}, seed {', '.join(map(str, r.diverged))} diverged: no escape step to judge)"
+    """Why a factor has no verdict of its own, in a few words (a row of ``schedule_effects``)."""
+    def seeds(x):
+        return f"seed{'s' if len(x) > 1 else ''} {', '.join(map(str, x))}"
+    if not r.planned:
+        return f"{r.factor} ({r.impl}, not in the plan)"
+    if r["no outcome"]:
+        return f"{r.factor} ({r.impl}, {seeds(r['no outcome'])} diverged: no escape step to judge)"
+    if r["baseline no outcome"]:
+        return f"{r.factor} ({r.impl}, its baseline's {seeds(r['baseline no outcome'])} diverged: no escape step)"
     if r.seeds < r.planned:
         return f"{r.factor} ({r.impl}, {r.seeds} of {r.planned} seeds)"
     return f"{r.factor} ({r.impl}, its baseline {r['baseline seeds']} of {r.planned} seeds)"
@@ -235,15 +254,16 @@ def _pending(r) -> str:
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none over the same
     seeds (CONTRADICTED: every factor's escape steps overlap its baseline's range, or lie on both sides of it, where
-    that range left room for them not to; NOT TESTABLE HERE where it left none, as with one seed in the bundle); NOT
-    TESTED until a factor and its baseline are trained over the same seeds."""
+    that range left room for them not to; NOT TESTABLE HERE where it left none); NOT TESTED until a factor and its
+    baseline are trained over the same seeds with an outcome in each. With several factors judged, the reason gives
+    the chance that at least one of them is named if none does anything (from each one's ``chance``)."""
     # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
     pending = effects[effects.decides.isna() & (effects.factor != "none")]
     if judged.empty:
         trained = ", ".join(f"{r.impl} {r.factor} {r.seeds} of {r.planned}" for r in effects.itertuples())
         return Claim("NOT TESTED", "no factor can be judged yet: its runs and its baseline's over all its planned "
-                     "seeds are not all trained, or one diverged" + (f" (seeds trained: {trained})" if trained else "")
+                     "seeds are not all trained with an outcome" + (f" (seeds trained: {trained})" if trained else "")
                      + (f"; {'; '.join(_pending(r) for _, r in pending.iterrows())}" if len(pending) else ""))
     named = judged[judged.decides.astype(bool)]
     lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
@@ -258,9 +278,19 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     if not len(named) and not room:
         why = ("no factor can be named: every baseline range reaches from the first evaluations to never, which "
                "leaves no outcome outside it")
+    # the rule is run once per factor: the chance that some factor is named when none does anything
+    if len(judged) > 1:
+        anyone = 1 - float(np.prod([1 - c for c in judged.chance]))
+        why += (f"; with no effect anywhere, the chance that at least one of the {len(judged)} judged factors is "
+                f"named is {anyone:.0%}")
     # a factor named over all its seeds stays named whatever the others do; those still training are said
-    if len(pending):
-        why += "; not judged yet: " + ", ".join(_pending(r) for _, r in pending.iterrows())
+    # still training (judged once trained), or for good (a run with no outcome, a factor outside the plan)
+    final = pending.apply(lambda r: bool(r["no outcome"] or r["baseline no outcome"] or not r.planned), axis=1) \
+        if len(pending) else pd.Series(dtype=bool)
+    for words, rows in (("not judged yet", pending[~final] if len(pending) else pending),
+                        ("not judged", pending[final] if len(pending) else pending)):
+        if len(rows):
+            why += f"; {words}: " + ", ".join(_pending(r) for _, r in rows.iterrows())
     return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
                  {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()],
                   "directions": {f"{r.factor} ({r.impl})": r.direction for r in named.itertuples()},
@@ -269,12 +299,12 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
 
 def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, float]:
     """``impl`` AttnOnly's escape step on its own recipe at each released seed of ``plans.schedule_seeds`` (NaN:
-    never; a diverged run left out): what the seed alone does to the escape, which a one-seed reading elsewhere
-    (``paper_shape.claim_prefix_schedule``) is weighed against."""
+    never; a run with no outcome, ``no_outcome``, left out): what the seed alone does to the escape, printed beside
+    a one-seed reading elsewhere (``paper_shape.claim_prefix_schedule``)."""
     t = schedule_runs(runs_dir).table
     if t.empty:
         return {}
-    g = t[(t.impl == impl) & (t.factor == "none") & t.best_val_loss.notna()]
+    g = t[(t.impl == impl) & (t.factor == "none") & ~no_outcome(t)]
     return {int(s): float(e) for s, e in zip(g.seed, g.escape_step.astype(float))}
 
 

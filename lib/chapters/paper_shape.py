@@ -107,12 +107,10 @@ def claim_prefix_schedule(table: pd.DataFrame, seed_steps: dict[int, float]) -> 
     makes each behave like the other; where both implementations on their own schedules are alike by that
     step there is nothing for the schedule to explain (NOT TESTABLE HERE).
 
-    Each run is one seed. ``seed_steps``: nanoGPT AttnOnly's escape step on its own recipe at each of the stand-in's
-    seeds (``bundle.baseline_escapes``; NaN: never), the book's only measure of what the seed alone does on this
-    plateau. Where some of those seeds leave the floor by the step read here and others do not, whether one run
-    has left it is a coin the seed tosses, so one seed per schedule neither confirms nor contradicts (NOT TESTABLE
-    HERE, the knife-edge of ``verdicts.verdict``); with fewer than two such seeds that is not measured, and
-    the same holds."""
+    Each run is one seed, and the verdict is this shape's reading of it. ``seed_steps`` (nanoGPT AttnOnly's escape
+    step on its own recipe at each of the `cpu` stand-in's seeds, ``bundle.baseline_escapes``; NaN: never) is printed
+    beside it as a caution, not weighed in: the stand-in is a smaller model on another budget, so its steps are not
+    this shape's, but they show how far the seed alone moves such an escape there."""
     # (implementation, its own schedule, the other's schedule): nanoGPT gets ResidualGPT's, and the reverse
     pairs = [(impl, run_row(table, impl, "AttnOnly"), run_row(table, impl, "AttnOnly", other))
              for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
@@ -147,19 +145,12 @@ def claim_prefix_schedule(table: pd.DataFrame, seed_steps: dict[int, float]) -> 
     why = "; ".join(f"{impl} AttnOnly with {sched} {'leaves' if left[impl, 'swapped'] else 'stays on'} the floor, "
                     f"{'as' if f else 'unlike'} {other} on its own schedule"
                     for (impl, other, sched), f in zip(swaps, follows)) + ". One seed, a prefix"
-    # what the seed alone does to "left the floor by this step", at the stand-in's seeds
-    by_step = [s for s in seed_steps.values() if not pd.isna(s) and s <= step]
-    flips = len(seed_steps) < 2 or 0 < len(by_step) < len(seed_steps)
-    if len(seed_steps) < 2:
-        why += ("; what the seed alone does to this escape is not measured (`python -m lib sweep --plan "
-                "schedule_seeds`), so one seed per schedule cannot carry a verdict")
-    elif flips:
-        steps_text = ", ".join(f"{s}: {'never' if pd.isna(v) else f'step {int(v):,}'}" for s, v in seed_steps.items())
-        why += (f"; at the stand-in, the seed alone decides whether nanoGPT AttnOnly on its own recipe leaves the "
-                f"floor by step {step:,} ({len(by_step)} of {len(seed_steps)} seeds do: {steps_text}), so one seed "
-                f"per schedule can neither name the schedule nor rule it out")
-    return Claim(verdict(True, True, all(follows), knife_edge=flips), why + ".",
-                 {**facts, "follow": sum(follows), "seed_flips": flips}, tuple(lines))
+    # a caution, not a reason: what the seed alone does to the same implementation's escape at the stand-in
+    if seed_steps:
+        spread = ", ".join(f"{s}: {'never' if pd.isna(v) else f'step {int(v):,}'}" for s, v in seed_steps.items())
+        why += (f"; a second seed at this shape would tell whether that holds: at the `cpu` stand-in (a smaller model, "
+                f"another budget) the seed alone moves nanoGPT AttnOnly's own-recipe escape ({spread})")
+    return Claim(verdict(True, True, all(follows)), why + ".", {**facts, "follow": sum(follows)}, tuple(lines))
 
 
 # a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against

@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..chapters.bundle import no_outcome
 from ..config import PAPER_SEED
 from ..results import pooled
 from .style import COLORS, FLOOR_STYLE, _configs, _legend
@@ -220,8 +221,11 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str):
     baseline's range over the same seeds (the same implementation's "none"), which the rule
     (``bundle.schedule_effects``) reads it against."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
-    # one column per (implementation, factor), in the plan's order
+    # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged) is named under
+    # its column, not drawn, as the rule leaves it out
     keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []
+    lost = table[no_outcome(table)] if len(table) else table
+    table = table[~no_outcome(table)] if len(table) else table
     seeds = list(dict.fromkeys(table.seed)) if len(table) else []
     marker = {s: SEED_MARKERS[k % len(SEED_MARKERS)] for k, s in enumerate(seeds)}
     # "never" sits above the budget, apart from a late escape; the budget itself is the dotted line
@@ -244,7 +248,10 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str):
         for x, (seed, v) in zip(i + np.asarray(jitter), zip(g.seed, y)):
             ax.scatter([x], [v], s=30, color=color, marker=marker[seed], zorder=3)
     ax.axhline(budget, color="grey", lw=0.8, ls=":")
-    ax.set_xticks(range(len(keys)), [f"{impl}\n{factor}" for impl, factor in keys], fontsize=8)
+    def tick(impl, factor):
+        gone = lost[(lost.impl == impl) & (lost.factor == factor)].seed.tolist() if len(lost) else []
+        return f"{impl}\n{factor}" + (f"\n(seed {', '.join(map(str, gone))} diverged)" if gone else "")
+    ax.set_xticks(range(len(keys)), [tick(impl, factor) for impl, factor in keys], fontsize=8)
     # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
     ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))

@@ -1,0 +1,51 @@
+"""One claim as the front page, the closing chapter and What holds print it (``Row``), and the few helpers that
+both the paper's card (``lib.scorecard``) and the book's own findings (``lib.findings``) write their rows with: the
+paper's value in words, and the paper-shape prefix rows with how far each trained."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .chapters import paper_shape
+from .paper import paper_values
+
+
+# One claim as the front page and the closing chapter print it: each field is a column of the card.
+@dataclass
+class Row:
+    claim: str
+    where: str            # the paper's section or table
+    paper: str  # the paper's number, with its digits and seeds
+    ours: str  # ours, from runs/
+    evidence: str         # scale and budget of our runs
+    verdict: str
+    why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
+
+
+def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
+    """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
+    seeds)``; the standard deviation and the seed count where the paper gives them."""
+    # one row per (ref, config, metric) in the paper file
+    r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
+    # the std at the value's own digits; "(n seeds)" only where the paper's value pools more than one
+    text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
+    return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
+
+
+# The implementations as the card writes them (the runs' directories spell them in lower case).
+IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
+
+
+def prefix_rows(t: pd.DataFrame, runs) -> list:
+    """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
+    return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
+
+
+def prefix_evidence(found: list) -> str:
+    """How far each judged prefix trained and at which seed ("first 300 of 3,000 steps": the table's own words)."""
+    if not found:
+        return "-"
+    seeds = ", ".join(map(str, sorted({int(r.seed) for r in found})))
+    return "10M paper shape, " + "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {r.trained}" for r in found) + \
+        f", seed {seeds}"
