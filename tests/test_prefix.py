@@ -116,7 +116,8 @@ def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_imple
     resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
     c = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), spread)
     assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1
-    assert "residualgpt AttnOnly with constant lr leaves the floor, unlike nanogpt" in c.why
+    assert "residualgpt AttnOnly with constant lr leaves the floor (at step 200; on its own schedule at 200), " \
+        "unlike nanogpt" in c.why
     assert "stand-in" not in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), {}).why
     # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
     nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])

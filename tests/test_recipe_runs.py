@@ -193,7 +193,10 @@ def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
     # the band behind ResidualGPT's constant lr: its baseline's range over the same seed (step 50 alone)
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert len(bands) == 1 and bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(50)
-    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["seed 1", "seed 2", "baseline's range, same seeds"]
+    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["seed 1", "seed 2", "nanoGPT", "ResidualGPT",
+                                                                   "baseline's range, same seeds"]
+    ticks = plots.escape_strip(t, 1500, "t", planned={("nanogpt", "none"): 5}).axes[0].get_xticklabels()
+    assert "2 of 5 seeds" in ticks[0].get_text() and "of" not in ticks[1].get_text()
     plots.escape_strip(t.iloc[0:0], 1500, "empty")
     # a diverged run is not drawn (the rule leaves it out) but named under its column
     t["status"] = ["complete", "diverged", "complete", "complete"]
@@ -218,3 +221,12 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
     assert values_view(t, "none").empty
     t["status"] = ["complete", "complete", "diverged", "complete"]
     assert values_view(t, "residualgpt")["seed 1337"].tolist()[0] == "diverged"
+
+
+def test_the_warm_up_reading_says_whether_the_escape_came_before_the_cosine_began():
+    t = effects_table([("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2)])
+    assert bundle.warmup_reading(t, warmup=100).startswith("All 2 nanoGPT seeds on the warm-up + cosine schedule "
+                                                            "leave the floor by step 75, before its 100-step warm-up")
+    late = effects_table([("nanogpt", "warm-up + cosine", 1, 75, 1.9), ("nanogpt", "warm-up + cosine", 2, 150, 2)])
+    assert bundle.warmup_reading(late, warmup=100).startswith("1 of 2")
+    assert bundle.warmup_reading(t.iloc[0:0], warmup=100).startswith("No nanoGPT run")

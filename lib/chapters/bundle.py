@@ -308,6 +308,57 @@ def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, floa
     return {int(s): float(e) for s, e in zip(g.seed, g.escape_step.astype(float))}
 
 
+def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
+    """Which part of the warm-up + cosine schedule can have moved nanoGPT AttnOnly's escape (``schedule_runs``'
+    table): a run that leaves the floor before its ``warmup`` (default: the plan's) ends has not yet reached the
+    cosine decay, so for it only the warm-up's low early rate differs from nanoGPT's constant one."""
+    if warmup is None:
+        warmup = plans.warmup_cosine()["warmup_steps"]
+    g = table[(table.impl == "nanogpt") & (table.factor == "warm-up + cosine") & ~no_outcome(table)] \
+        if len(table) else table
+    if g.empty:
+        return "No nanoGPT run on the warm-up + cosine schedule is trained yet."
+    early = g[g.escape_step.notna() & (g.escape_step < warmup)]
+    if len(early) == len(g):
+        return (f"All {len(g)} nanoGPT seeds on the warm-up + cosine schedule leave the floor by step "
+                f"{int(g.escape_step.max()):,}, before its {warmup}-step warm-up ends: what moved them is the "
+                f"warm-up's low early rate, not the cosine decay, which had not begun.")
+    return (f"{len(early)} of {len(g)} nanoGPT seeds on the warm-up + cosine schedule leave the floor before its "
+            f"{warmup}-step warm-up ends; the others reach the cosine decay first, so the two parts are not told "
+            f"apart.")
+
+
+def rerun_reading(runs_dir=RUNS_DIR) -> str:
+    """nanoGPT AttnOnly trained twice on its own recipe at the same seed: the bundle's runs (evaluated every
+    ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule plan's baselines (every 25). Our
+    evaluations cannot change what is trained, so the two are the same training by design; they differ in the
+    machine and code version that ran them (each run's env.json). Where the escape steps disagree beyond the coarser
+    cadence, a change that should not matter moved the escape, as the rounding twin does."""
+    coarse = plans.bundle_factors()["none"].train.eval_interval
+    b = bundle_runs(runs_dir).table
+    done = b[(b.factor == "none") & b.status.eq("complete")]
+    first = {int(s): float(e) for s, e in zip(done.seed, done.escape_step)} | baseline_seeds(runs_dir)
+    again = baseline_escapes("nanogpt", runs_dir)
+    both = [s for s in first if s in again]
+    if not both:
+        return "No seed is trained at both cadences yet."
+
+    def at_coarse(step):  # where an escape seen every 25 steps would be seen every ``coarse``: the next evaluation
+        return step if pd.isna(step) else math.ceil(step / coarse) * coarse
+    parts, moved = [], []
+    for s in both:
+        a, f = first[s], again[s]
+        parts.append(f"seed {s} at {escape_label(a)} evaluated every {coarse} steps and at {escape_label(f)} every 25 "
+                     f"({escape_label(at_coarse(f))} at the {coarse}-step cadence)")
+        if not (pd.isna(a) and pd.isna(f)) and at_coarse(f) != a:
+            moved.append(s)
+    verdict_text = (f"seed {', '.join(map(str, moved))} escapes at another step, beyond the cadence: the same training "
+                    f"on another machine or code version moved it, one more change that should not matter and does"
+                    if moved else "each escapes at the same step, once read at the same cadence")
+    return (f"nanoGPT AttnOnly trained twice on its own recipe: {'; '.join(parts)}. Evaluation cannot change what is "
+            f"trained here, so {verdict_text}.")
+
+
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     factors = plans.bundle_factors()
     # plan_runs hands back experiments; their JSON (the key plans.unique uses too) maps each to its factor's name

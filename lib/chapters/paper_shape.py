@@ -142,9 +142,24 @@ def claim_prefix_schedule(table: pd.DataFrame, seed_steps: dict[int, float]) -> 
     swaps = (("nanogpt", "residualgpt", "warm-up + cosine"), ("residualgpt", "nanogpt", "constant lr"))
     follows = [left[impl, "swapped"] == left[other, "own"] for impl, other, _ in swaps]
     # each implementation under the other's schedule, said against the other on its own
-    why = "; ".join(f"{impl} AttnOnly with {sched} {'leaves' if left[impl, 'swapped'] else 'stays on'} the floor, "
-                    f"{'as' if f else 'unlike'} {other} on its own schedule"
+    rows = {impl: (own, swapped) for impl, own, swapped in pairs}
+
+    def moved(impl):  # where both runs of a pair left the floor, the swap's delay or advance, in steps
+        own, swapped = rows[impl]
+        return (f" (at step {int(swapped.left_floor_at):,}; on its own schedule at {int(own.left_floor_at):,})"
+                if left[impl, "own"] and left[impl, "swapped"] else "")
+    why = "; ".join(f"{impl} AttnOnly with {sched} {'leaves' if left[impl, 'swapped'] else 'stays on'} the floor"
+                    f"{moved(impl)}, {'as' if f else 'unlike'} {other} on its own schedule"
                     for (impl, other, sched), f in zip(swaps, follows)) + ". One seed, a prefix"
+    # a pair trained with and without micro-batches differs by rounding too, which can move an escape on its own
+    def batching(r):  # "whole batch" or "micro-batches of 8", without the dropout note; None where not recorded
+        e = getattr(r, "execution", None)
+        return e.split(",")[0] if isinstance(e, str) else None
+    mixed = [impl for impl, (own, swapped) in rows.items()
+             if None not in (batching(own), batching(swapped)) and batching(own) != batching(swapped)]
+    if mixed:
+        why += "; " + ", ".join(f"{impl}'s pair ran as {batching(rows[impl][0])} and {batching(rows[impl][1])}"
+                                for impl in mixed) + ", a rounding-only difference beside the schedule"
     # a caution, not a reason: what the seed alone does to the same implementation's escape at the stand-in
     if seed_steps:
         spread = ", ".join(f"{s}: {'never' if pd.isna(v) else f'step {int(v):,}'}" for s, v in seed_steps.items())

@@ -36,7 +36,7 @@ def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
     per seed; a dot per seed; a diverged seed is no result and is not drawn), the floors as horizontal lines."""
     # pooled: a diverged seed's earlier best is no result
     ends = pooled(ends)
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    fig, ax = plt.subplots(figsize=(9, 4.8))
     models = list(dict.fromkeys(ends.model)) if len(ends) else []  # the models in the order the reader gave them
     for i, m in enumerate(models):
         y = ends[ends.model == m].best_val_loss
@@ -214,12 +214,13 @@ def probes_over_training_figure(table: pd.DataFrame, title: str):
 SEED_MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # one shape per seed, in the order the seeds first appear
 
 
-def escape_strip(table: pd.DataFrame, budget: int, title: str):
+def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | None = None):
     """Escape step per seed per factor (``bundle.schedule_runs().table``), one column per (implementation,
     factor), one marker per seed (the same shape for a seed in every column, so a seed can be followed across
     them); a run that never left the floor is drawn at "never", above the budget. Behind each factor's column, its
     baseline's range over the same seeds (the same implementation's "none"), which the rule
-    (``bundle.schedule_effects``) reads it against."""
+    (``bundle.schedule_effects``) reads it against. ``planned``: seeds planned per (implementation, factor), said
+    under each column beside the seeds drawn, so a column still training is not read as complete."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
     # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged) is named under
     # its column, not drawn, as the rule leaves it out
@@ -250,16 +251,21 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str):
     ax.axhline(budget, color="grey", lw=0.8, ls=":")
     def tick(impl, factor):
         gone = lost[(lost.impl == impl) & (lost.factor == factor)].seed.tolist() if len(lost) else []
-        return f"{impl}\n{factor}" + (f"\n(seed {', '.join(map(str, gone))} diverged)" if gone else "")
+        drawn = int(((table.impl == impl) & (table.factor == factor)).sum()) if len(table) else 0
+        n = f"\n{drawn} of {planned[impl, factor]} seeds" if planned and (impl, factor) in planned else ""
+        return f"{impl}\n{factor}{n}" + (f"\n(seed {', '.join(map(str, gone))} diverged)" if gone else "")
     ax.set_xticks(range(len(keys)), [tick(impl, factor) for impl, factor in keys], fontsize=8)
     # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
     ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
     # the legend: each seed's shape (in grey: the colour is the implementation's), then the band
     handles = [plt.Line2D([], [], ls="", marker=marker[s], color="grey", label=f"seed {s}") for s in seeds]
+    # the colour key: the implementation, whatever the seed
+    handles += [plt.Line2D([], [], ls="", marker="o", color=c, label=impl) for impl, c in
+                (("nanoGPT", "black"), ("ResidualGPT", COLORS["AttnOnly"])) if impl.lower() in set(table.impl)]
     handles += [h for h, lab in zip(*ax.get_legend_handles_labels()) if lab.startswith("baseline")]
     if handles:
-        ax.legend(handles=handles, frameon=False, fontsize=8, ncol=len(handles), loc="upper center",
-                  bbox_to_anchor=(0.5, -0.18))
+        ax.legend(handles=handles, frameon=False, fontsize=8, ncol=min(len(handles), 5), loc="upper center",
+                  bbox_to_anchor=(0.5, -0.3))
     fig.tight_layout()
     return fig
