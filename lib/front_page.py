@@ -105,8 +105,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
                 # the sentence names the paper's shape once, so each claim's name stops before it
                 f"{short(r.claim, (' at the paper',))} {r.verdict}" for r in early.itertuples()) + "."]),
         f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
-        f"them, no notebook holds the primary 10M estimate, and the notebook that matches Phase 2 trains another "
-        f"learning-rate schedule than Table 1's."])
+        f"them, no notebook holds the primary 10M estimate, and the notebook whose seeds 42 and 123 match Phase 2 "
+        f"trains another learning-rate schedule than Table 1's."])
 
 
 def tally(card: pd.DataFrame) -> str:

@@ -426,7 +426,8 @@ class Chapter:
         # released runs at the paper's scale: until GPU runs are released there are none, and the cell says so
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale), self.released_dir)
         if df.empty:
-            print(f"No {self.spec.paper_scale} runs are released yet in runs/{self.spec.paper_scale}/.")
+            print(f"No complete {self.spec.paper_scale} run of this chapter's plan is released yet in "
+                  f"runs/{self.spec.paper_scale}/.")
             return None
         return df
 
