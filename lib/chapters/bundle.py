@@ -152,8 +152,10 @@ def claim_bundle(table: pd.DataFrame, interval: int, control: str | None = None,
         # Said in full, with what it would take: the reader should not take NOT TESTABLE HERE for a finding that the
         # bundle does not matter.
         why = (f"no factor can be named: without any factor one seed escapes {span}, which leaves no room to halve "
-               f"the earliest step at {interval}-step evaluations or to double the latest; naming one needs several "
-               f"seeds per factor set against nanoGPT's own spread over the same seeds")
+               f"the earliest step at {interval}-step evaluations (an escape first seen at an evaluation happened at "
+               f"some step since the one before, so the earliest may have happened up to {interval} steps before it "
+               f"was seen, and a halving is certain only from step {4 * interval:,} on) or to double the latest; "
+               f"naming one needs several seeds per factor set against nanoGPT's own spread over the same seeds")
     # A named factor is HOLDS: it moved the escape past the range (a paired factor past nanoGPT's own step, which
     # can be possible where the range leaves no room). None named is CONTRADICTED only where the range left room.
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
