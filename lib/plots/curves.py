@@ -216,11 +216,25 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     h = prefix.histories
     # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
+    # the first steps, where this book's prefixes are, again in an inset: at the full axis they fill its first tenth
+    inset = ax.inset_axes([0.42, 0.5, 0.33, 0.33]) if len(h) else None
     for schedule, g in (h.groupby("schedule") if len(h) else []):
         name = "warm-up + cosine" if schedule == "cosine" else "constant"
-        # black: this book's own runs stand apart from the author's coloured curves
-        ax.plot(g.step, g.val_loss, color="black", marker="o", ms=3, lw=2, ls="-" if schedule == "cosine" else "--",
+        # black, solid, told apart by marker: this book's runs stand apart from the author's coloured curves, whose
+        # line styles are their seeds
+        style = dict(color="black", marker="o" if schedule == "cosine" else "s", ms=3, lw=2)
+        ax.plot(g.step, g.val_loss, **style,
                 label=f"this book, ResidualGPT AttnOnly, 10M paper shape, {name} (first {int(g.step.max()):,} steps)")
+        inset.plot(g.step, g.val_loss, **style)
+    if inset is not None:
+        end = int(h.step.max())
+        for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
+            g = g[g.step <= end]
+            inset.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8)
+        inset.axhline(floor, **FLOOR_STYLE)
+        inset.set(xlim=(0, end), ylim=(2.0, 4.3), title=f"first {end:,} steps", xlabel="step")
+        inset.title.set_fontsize(8)
+        inset.tick_params(labelsize=7)
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
