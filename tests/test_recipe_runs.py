@@ -102,6 +102,10 @@ def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interv
     split = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, NAN), (3, 50))]
     c = bundle.claim_schedule_factors(effects(wide + split, first_eval=25))
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []
+    assert c.lines[0].endswith("not named: 2 of 3 clearly earlier, 1 clearly later.")
+    inside = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 250), (3, 50))]
+    assert bundle.claim_schedule_factors(effects(wide + inside, first_eval=25)).lines[0].endswith(
+        "2 of 3 clearly earlier, 0 clearly later, 1 inside it or within an interval of it.")
     early = [("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2, 3)]
     c = bundle.claim_schedule_factors(effects(wide + early + split, first_eval=25))
     assert c.facts["directions"] == {"warm-up + cosine (nanogpt)": "earlier"}

@@ -218,14 +218,17 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         # from the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
         judged = (factor != "none" and not b.empty and not lost and not lost_base and bool(want)
                   and set(b.index) == set(s.index) == want)
-        earlier = judged and bool((s < b.min() - first_eval).all())
-        later = judged and bool((s > b.max() + first_eval).all())
+        n_early = int((s < b.min() - first_eval).sum()) if len(b) else 0  # seeds clearly earlier than every baseline
+        n_late = int((s > b.max() + first_eval).sum()) if len(b) else 0  # and clearly later
+        earlier = judged and n_early == len(s)
+        later = judged and n_late == len(s)
         rows.append({"impl": impl, "factor": factor, "seeds": len(g), "planned": len(want),
                      "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
                      # the range as the reader sees it: "never" for a baseline seed that stayed on the floor
                      "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
                      "baseline seeds": len(base_all), "no outcome": lost, "baseline no outcome": lost_base,
+                     "earlier seeds": n_early, "later seeds": n_late,
                      "decides": (earlier or later) if judged else None,
                      "direction": "earlier" if earlier else "later" if later else None,
                      "chance": 2 / math.comb(2 * len(want), len(want)) if judged else None,
@@ -234,7 +237,7 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      "room": None if b.empty else bool(b.min() > 2 * first_eval or b.max() < budget)})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps",
                                        "baseline range", "baseline seeds", "no outcome", "baseline no outcome",
-                                       "decides", "direction", "chance", "room"])
+                                       "earlier seeds", "later seeds", "decides", "direction", "chance", "room"])
 
 
 def _pending(r) -> str:
@@ -270,7 +273,12 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     named = judged[judged.decides.astype(bool)]
     lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
              f"{r['baseline range']}" + (f"; {r.direction} in every seed by more than one evaluation interval "
-                                         f"(with no effect, chance {r.chance:.1%})" if r.decides else "") + "."
+                                         f"(with no effect, chance {r.chance:.1%})" if r.decides else
+                                         f"; not named: {r['earlier seeds']} of {r.seeds} clearly earlier, "
+                                         f"{r['later seeds']} clearly later" + (
+                                             f", {r.seeds - r['earlier seeds'] - r['later seeds']} inside it or "
+                                             f"within an interval of it"
+                                             if r.seeds > r['earlier seeds'] + r['later seeds'] else "")) + "."
              for _, r in judged.iterrows()]
     why = ("deciding, by that rule: " + ", ".join(f"{r.factor} ({r.impl}, {r.direction})" for r in named.itertuples())
            if len(named) else "no factor can be named as deciding: every factor's escape steps overlap its "
