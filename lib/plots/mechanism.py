@@ -257,7 +257,7 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | N
     ax.set_xticks(range(len(keys)), [tick(impl, factor) for impl, factor in keys], fontsize=8)
     # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
-    ax.set(ylabel="escape step (first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
+    ax.set(ylabel="escape step\n(first evaluation 0.1 below the floor)", title=title, ylim=(0, never * 1.05))
     # the legend: each seed's shape (in grey: the colour is the implementation's), then the band
     handles = [plt.Line2D([], [], ls="", marker=marker[s], color="grey", label=f"seed {s}") for s in seeds]
     # the colour key: the implementation, whatever the seed
