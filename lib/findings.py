@@ -47,7 +47,7 @@ def mechanism(runs_dir=None) -> Row:
 def schedule_paper_shape(prefix, seed_steps: dict[int, float]) -> Row:
     """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
     ``chapters.paper_shape.claim_prefix_schedule``, with what the seed alone does at the stand-in beside it as a
-    caution (``seed_steps``: ``chapters.bundle.baseline_escapes``). The paper calls the Phase 2 → Phase 3
+    caution (``seed_steps``: ``chapters.schedule_seeds.baseline_escapes``). The paper calls the Phase 2 → Phase 3
     discrepancy cross-environment, its cause unknown (§8.1); the Phase-2 notebook also trains another schedule
     (book/reproducibility.md)."""
     c = paper_shape.claim_prefix_schedule(prefix.table, seed_steps)
@@ -96,11 +96,11 @@ def early_training(runs_dir=None) -> pd.DataFrame:
 
 def schedule_over_seeds(runs_dir=None) -> Row:
     """Which single factors move AttnOnly's escape beyond what the seed does, at the `cpu` stand-in
-    (book/escape_and_bundle.ipynb, "with seeds"): ``chapters.bundle.claim_schedule_factors`` over
+    (book/escape_and_bundle.ipynb, "with seeds"): ``chapters.schedule_seeds.claim_schedule_factors`` over
     ``plans.schedule_seeds``."""
-    from .chapters import bundle
-    runs = bundle.schedule_runs(runs_dir)
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(runs.table))
+    from .chapters import schedule_seeds
+    runs = schedule_seeds.schedule_runs(runs_dir)
+    c = schedule_seeds.claim_schedule_factors(schedule_seeds.schedule_effects(runs.table))
     paper = "not isolated: §5.2 and §8.3 (limitation 2) leave the nanoGPT → ResidualGPT bundle's factors bundled"
     done = len(runs.table)
     evidence = (f"`cpu` stand-in, AttnOnly, {done} of {runs.planned} runs, evaluated every "
@@ -114,7 +114,7 @@ def schedule_over_seeds(runs_dir=None) -> Row:
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
-    from .chapters.bundle import baseline_escapes
+    from .chapters.schedule_seeds import baseline_escapes
     prefix = paper_shape.paper_shape_prefix(runs_dir)
     # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
     rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_over_seeds(runs_dir),

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from lib import plans
-from lib.chapters import asymmetry, bundle
+from lib.chapters import asymmetry
+from lib.chapters import schedule_seeds as sched
 
 FLOOR = 3.347
 NAN = math.nan
@@ -54,7 +55,7 @@ def effects(rows, **kw):
     planned = {}
     for impl, factor, seed, *_ in rows:
         planned.setdefault((impl, factor), set()).add(seed)
-    return bundle.schedule_effects(effects_table(rows), planned=planned, **kw)
+    return sched.schedule_effects(effects_table(rows), planned=planned, **kw)
 
 
 def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds():
@@ -65,14 +66,14 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     assert fx.loc["warm-up + cosine", "decides"] is True and fx.loc["warm-up + cosine", "escaped"] == 3
     assert fx.loc["no biases", "decides"] is False  # step 300 lies inside 200..never
     assert fx.loc["none", "baseline range"] == "step 200 to never"
-    c = bundle.claim_schedule_factors(effects(base + early + overlap))
+    c = sched.claim_schedule_factors(effects(base + early + overlap))
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
     assert "not judged yet" not in c.why  # every factor judged
     # a factor named over all its seeds stays named; one whose seeds are not all in is said to be pending
     plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine", "no biases")}
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early + overlap[:1]), planned=plan))
+    c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base + early + overlap[:1]), planned=plan))
     assert c.verdict == "HOLDS" and "not judged yet: no biases (nanogpt, 1 of 3 seeds)" in c.why
-    c = bundle.claim_schedule_factors(effects(base + overlap))
+    c = sched.claim_schedule_factors(effects(base + overlap))
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []  # overlapping the baseline over the same seeds
     # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
@@ -80,11 +81,11 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     assert fx.loc["gradient clipping", "decides"] is True
     fx = effects(base[:1] + stuck).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
-    assert bundle.claim_schedule_factors(effects(base)).verdict == "NOT TESTED"
+    assert sched.claim_schedule_factors(effects(base)).verdict == "NOT TESTED"
     # a baseline that escapes at the first evaluation in one seed and never in another leaves no room at all
     edge = [("nanogpt", "none", 1, 25, 2.5), ("nanogpt", "none", 2, NAN, 3.34)]
     some = [("nanogpt", "no biases", 1, 50, 2.2), ("nanogpt", "no biases", 2, NAN, 3.34)]
-    c = bundle.claim_schedule_factors(effects(edge + some, first_eval=25))
+    c = sched.claim_schedule_factors(effects(edge + some, first_eval=25))
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["named"] == []
 
 
@@ -100,14 +101,14 @@ def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interv
     # some seeds earlier, others later: outside the range in every seed, but no one effect
     wide = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 300), (3, 400))]
     split = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, NAN), (3, 50))]
-    c = bundle.claim_schedule_factors(effects(wide + split, first_eval=25))
+    c = sched.claim_schedule_factors(effects(wide + split, first_eval=25))
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []
     assert c.lines[0].endswith("not named: 2 of 3 clearly earlier, 1 clearly later.")
     inside = [("nanogpt", "no biases", s, e, 2.2) for s, e in ((1, 50), (2, 250), (3, 50))]
-    assert bundle.claim_schedule_factors(effects(wide + inside, first_eval=25)).lines[0].endswith(
+    assert sched.claim_schedule_factors(effects(wide + inside, first_eval=25)).lines[0].endswith(
         "2 of 3 clearly earlier, 0 clearly later, 1 inside it or within an interval of it.")
     early = [("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2, 3)]
-    c = bundle.claim_schedule_factors(effects(wide + early + split, first_eval=25))
+    c = sched.claim_schedule_factors(effects(wide + early + split, first_eval=25))
     assert c.facts["directions"] == {"warm-up + cosine (nanogpt)": "earlier"}
     assert "earlier in every seed by more than one evaluation interval (with no effect, chance 10.0%)" in c.lines[0]
     five = [("nanogpt", "none", s, 200, 2.5) for s in range(5)] + [("nanogpt", "x", s, 50, 2) for s in range(5)]
@@ -136,10 +137,10 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
     # two factors judged: the reason gives the chance that one is named with no effect anywhere, 1 - 0.9 ** 2
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
-    assert "chance that at least one of the 2 judged factors is named is 19%" in bundle.claim_schedule_factors(
+    assert "chance that at least one of the 2 judged factors is named is 19%" in sched.claim_schedule_factors(
         effects(base + early + overlap3())).why
     # seeds outside the plan are said to be so, not counted as "3 of 0"
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early), planned={}))
+    c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base + early), planned={}))
     assert "warm-up + cosine (nanogpt, not in the plan)" in c.why
 
 
@@ -148,21 +149,21 @@ def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
     early = [("nanogpt", "warm-up + cosine", s, 50, v) for s, v in ((1, 1.9), (2, NAN), (3, 1.9))]
     fx = effects(base + early).set_index("factor")
     assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "no outcome"] == [2]
-    c = bundle.claim_schedule_factors(effects(base + early))
+    c = sched.claim_schedule_factors(effects(base + early))
     assert c.verdict == "NOT TESTED" and "seed 2 diverged" in c.why
     # a diverged baseline seed is said as the baseline's, and leaves the factor unjudged for good
     lost_base = [("nanogpt", "none", 2, NAN, NAN)] + base[:1] + base[2:]
-    c = bundle.claim_schedule_factors(effects(lost_base + [("nanogpt", "warm-up + cosine", s, 50, 1.9)
+    c = sched.claim_schedule_factors(effects(lost_base + [("nanogpt", "warm-up + cosine", s, 50, 1.9)
                                                            for s in (1, 2, 3)] + overlap3()))
     assert c.verdict == "NOT TESTED" and "warm-up + cosine (nanogpt, its baseline's seed 2 diverged" in c.why
     # the status says so too, even where a best loss was recorded before the run diverged
     t = effects_table(base + [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)])
     t["status"] = ["complete"] * 4 + ["diverged", "complete"]
     plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine")}
-    assert bundle.schedule_effects(t, planned=plan).set_index("factor").loc["warm-up + cosine", "no outcome"] == [2]
-    assert bundle.baseline_escapes.__doc__ and "no_outcome" in bundle.baseline_escapes.__doc__
+    assert sched.schedule_effects(t, planned=plan).set_index("factor").loc["warm-up + cosine", "no outcome"] == [2]
+    assert sched.baseline_escapes.__doc__ and "no_outcome" in sched.baseline_escapes.__doc__
     # a factor with all its seeds whose baseline is not all in yet: the baseline is what is pending
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base[:2] + early[:1] + [
+    c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base[:2] + early[:1] + [
         ("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (2, 3)]), planned=plan))
     assert "warm-up + cosine (nanogpt, its baseline 2 of 3 seeds)" in c.why
 
@@ -170,9 +171,9 @@ def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
 def test_a_factor_is_judged_only_over_all_its_planned_seeds():
     # one seed each: a single-step baseline "range" that any other step lies outside; judged only at the plan's five
     base, early = [("nanogpt", "none", 1337, 675, 2.55)], [("nanogpt", "warm-up + cosine", 1337, 75, 1.89)]
-    fx = bundle.schedule_effects(effects_table(base + early)).set_index("factor")  # the plan's seeds: five each
+    fx = sched.schedule_effects(effects_table(base + early)).set_index("factor")  # the plan's seeds: five each
     assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "planned"] == 5
-    c = bundle.claim_schedule_factors(bundle.schedule_effects(effects_table(base + early)))
+    c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base + early)))
     assert c.verdict == "NOT TESTED" and "nanogpt warm-up + cosine 1 of 5" in c.why
     assert effects(base + early).set_index("factor").loc["warm-up + cosine", "decides"] is True  # planned as trained
 
@@ -229,8 +230,8 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
 
 def test_the_warm_up_reading_says_whether_the_escape_came_before_the_cosine_began():
     t = effects_table([("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2)])
-    assert bundle.warmup_reading(t, warmup=100).startswith("All 2 nanoGPT seeds on the warm-up + cosine schedule "
+    assert sched.warmup_reading(t, warmup=100).startswith("All 2 nanoGPT seeds on the warm-up + cosine schedule "
                                                             "leave the floor by step 75, before its 100-step warm-up")
     late = effects_table([("nanogpt", "warm-up + cosine", 1, 75, 1.9), ("nanogpt", "warm-up + cosine", 2, 150, 2)])
-    assert bundle.warmup_reading(late, warmup=100).startswith("1 of 2")
-    assert bundle.warmup_reading(t.iloc[0:0], warmup=100).startswith("No nanoGPT run")
+    assert sched.warmup_reading(late, warmup=100).startswith("1 of 2")
+    assert sched.warmup_reading(t.iloc[0:0], warmup=100).startswith("No nanoGPT run")

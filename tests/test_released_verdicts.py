@@ -160,7 +160,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
     constant = r.loc[("residualgpt", "AttnOnly", "constant lr")]
     assert constant.left_floor_at == 200 and round(constant.best_val, 3) == 2.714
-    from lib.chapters.bundle import baseline_escapes
+    from lib.chapters.schedule_seeds import baseline_escapes
     c = paper_shape.claim_prefix_schedule(t, baseline_escapes())
     assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1 and c.facts["residualgpt swapped left"]
     assert "(1337: step 675, 42: step 175, 123: step 200, 0: step 575, 7: never)" in c.why
@@ -254,8 +254,8 @@ def test_the_schedule_seed_runs_released_so_far():
     # own constant rate, all five seeds: step 675, 175, 200, 575, and seed 7 never leaves the floor in 1,500 steps;
     # on ResidualGPT's warm-up + cosine at step 75 in all five; ResidualGPT AttnOnly at 50 in all five.
     # A factor is judged only once all its planned seeds are trained.
-    from lib.chapters import bundle
-    fx = bundle.schedule_effects(bundle.schedule_runs().table).set_index(["impl", "factor"])
+    from lib.chapters import schedule_seeds
+    fx = schedule_seeds.schedule_effects(schedule_seeds.schedule_runs().table).set_index(["impl", "factor"])
     assert fx.loc[("nanogpt", "none"), "escape steps"] == ("1337: step 675, 42: step 175, 123: step 200, 0: step 575, "
                                                            "7: never")
     assert fx.loc[("nanogpt", "warm-up + cosine"), "escape steps"] == ("1337: step 75, 42: step 75, 123: step 75, "
@@ -279,13 +279,13 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.loc[("residualgpt", "constant lr"), "direction"] == "later"
     assert fx.loc[("nanogpt", "gradient clipping"), "direction"] == "earlier"
     assert (fx.planned >= 3).all() and (fx.seeds == fx.planned).all()  # all 26 runs released
-    runs = bundle.schedule_runs().table
+    runs = schedule_seeds.schedule_runs().table
     # every nanoGPT seed on the warm-up + cosine schedule escapes inside the warm-up; seed 1337 on its own recipe,
     # trained twice (the bundle's run every 100 steps, the schedule baseline every 25, on other machines and code
     # versions), escapes at step 800 and at step 675: beyond the cadence
-    assert bundle.warmup_reading(runs).startswith("All 5 nanoGPT seeds")
-    assert "seed 1337 escapes at another step, beyond the cadence" in bundle.rerun_reading()
-    c = bundle.claim_schedule_factors(fx.reset_index())
+    assert schedule_seeds.warmup_reading(runs).startswith("All 5 nanoGPT seeds")
+    assert "seed 1337 escapes at another step, beyond the cadence" in schedule_seeds.rerun_reading()
+    c = schedule_seeds.claim_schedule_factors(fx.reset_index())
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)", "constant lr (residualgpt)",
                                                          "gradient clipping (nanogpt)"]
     # every factor judged: four, so about one in five that some factor is named with no effect anywhere

@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 
 from .. import plans
-from ..chapters import bundle, escape_map, mechanism, paper_shape
+from ..chapters import bundle, escape_map, mechanism, paper_shape, schedule_seeds
 from ..results import cost_table
 from ..runs import RUNS_DIR
 from .chapter import CHAPTERS, Chapter
@@ -43,7 +43,7 @@ def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
     # runs too).
     mixer, during = mechanism.mixer_runs(runs_dir), mechanism.probe_during_runs(runs_dir)
     escape, long = escape_map.escape_runs(runs_dir), escape_map.escape_long_runs(runs_dir)
-    factors, schedule = bundle.bundle_runs(runs_dir), bundle.schedule_runs(runs_dir)
+    factors, schedule = bundle.bundle_runs(runs_dir), schedule_seeds.schedule_runs(runs_dir)
     # mixer_runs sets the attention runs beside the mixer ones; those are the 10M chapter's cost, not this part's.
     return cost_table({"mechanism: local-mixer test (§3)": (mixer.table[mixer.table.mixer == "local"],
                                                             mixer.planned),

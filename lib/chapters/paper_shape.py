@@ -108,9 +108,9 @@ def claim_prefix_schedule(table: pd.DataFrame, seed_steps: dict[int, float]) -> 
     step there is nothing for the schedule to explain (NOT TESTABLE HERE).
 
     Each run is one seed, and the verdict is this shape's reading of it. ``seed_steps`` (nanoGPT AttnOnly's escape
-    step on its own recipe at each of the `cpu` stand-in's seeds, ``bundle.baseline_escapes``; NaN: never) is printed
-    beside it as a caution, not weighed in: the stand-in is a smaller model on another budget, so its steps are not
-    this shape's, but they show how far the seed alone moves such an escape there."""
+    step on its own recipe at each of the `cpu` stand-in's seeds, ``schedule_seeds.baseline_escapes``; NaN: never)
+    is printed beside it as a caution, not weighed in: the stand-in is a smaller model on another budget, so its
+    steps are not this shape's, but they show how far the seed alone moves such an escape there."""
     # (implementation, its own schedule, the other's schedule): nanoGPT gets ResidualGPT's, and the reverse
     pairs = [(impl, run_row(table, impl, "AttnOnly"), run_row(table, impl, "AttnOnly", other))
              for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]

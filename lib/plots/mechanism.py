@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..chapters.bundle import no_outcome
+from ..chapters.schedule_seeds import no_outcome
 from ..config import PAPER_SEED
 from ..results import pooled
 from .style import COLORS, FLOOR_STYLE, _configs, _legend
@@ -215,12 +215,12 @@ SEED_MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # one shape per seed, in the
 
 
 def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | None = None):
-    """Escape step per seed per factor (``bundle.schedule_runs().table``), one column per (implementation,
+    """Escape step per seed per factor (``schedule_seeds.schedule_runs().table``), one column per (implementation,
     factor), one marker per seed (the same shape for a seed in every column, so a seed can be followed across
     them); a run that never left the floor is drawn at "never", above the budget. Behind each factor's column, its
     baseline's range over the same seeds (the same implementation's "none"), which the rule
-    (``bundle.schedule_effects``) reads it against. ``planned``: seeds planned per (implementation, factor), said
-    under each column beside the seeds drawn, so a column still training is not read as complete."""
+    (``schedule_seeds.schedule_effects``) reads it against. ``planned``: seeds planned per (implementation, factor),
+    said under each column beside the seeds drawn, so a column still training is not read as complete."""
     fig, ax = plt.subplots(figsize=(9, 4.2))
     # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged) is named under
     # its column, not drawn, as the rule leaves it out
