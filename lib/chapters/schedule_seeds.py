@@ -153,14 +153,13 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
         anyone = 1 - float(np.prod([1 - c for c in judged.chance]))
         why += (f"; with no effect anywhere, the chance that at least one of the {len(judged)} judged factors is "
                 f"named is {anyone:.0%}")
-    # a factor named over all its seeds stays named whatever the others do; those still training are said
+    # a factor named over all its seeds stays named whatever the others do; the unjudged ones are said, apart:
     # still training (judged once trained), or for good (a run with no outcome, a factor outside the plan)
-    final = pending.apply(lambda r: bool(r["no outcome"] or r["baseline no outcome"] or not r.planned), axis=1) \
-        if len(pending) else pd.Series(dtype=bool)
-    for words, rows in (("not judged yet", pending[~final] if len(pending) else pending),
-                        ("not judged", pending[final] if len(pending) else pending)):
-        if len(rows):
-            why += f"; {words}: " + ", ".join(_pending(r) for _, r in rows.iterrows())
+    unjudged = [r for _, r in pending.iterrows()]
+    for_good = [bool(r["no outcome"] or r["baseline no outcome"] or not r.planned) for r in unjudged]
+    for words, final in (("not judged yet", False), ("not judged", True)):
+        if said := [_pending(r) for r, f in zip(unjudged, for_good) if f == final]:
+            why += f"; {words}: " + ", ".join(said)
     return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
                  {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()],
                   "directions": {f"{r.factor} ({r.impl})": r.direction for r in named.itertuples()},
@@ -200,11 +199,12 @@ def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
 
 def rerun_reading(runs_dir=RUNS_DIR) -> str:
     """nanoGPT AttnOnly trained twice on its own recipe at the same seed: the bundle's runs (evaluated every
-    ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule plan's baselines (every 25). Our
+    ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule plan's (every ``fine``). Our
     evaluations cannot change what is trained, so the two are the same training by design; they differ in the
     machine and code version that ran them (each run's env.json). Where the escape steps disagree beyond the coarser
     cadence, a change that should not matter moved the escape, as the rounding twin does."""
     coarse = plans.bundle_factors()["none"].train.eval_interval
+    fine = plans.schedule_seeds()[0].train.eval_interval
     b = bundle_runs(runs_dir).table
     done = b[(b.factor == "none") & b.status.eq("complete")]
     first = {int(s): float(e) for s, e in zip(done.seed, done.escape_step)} | baseline_seeds(runs_dir)
@@ -213,13 +213,13 @@ def rerun_reading(runs_dir=RUNS_DIR) -> str:
     if not both:
         return "No seed is trained at both cadences yet."
 
-    def at_coarse(step):  # where an escape seen every 25 steps would be seen every ``coarse``: the next evaluation
+    def at_coarse(step):  # where an escape seen every ``fine`` steps would be seen every ``coarse``: the next one
         return step if pd.isna(step) else math.ceil(step / coarse) * coarse
     parts, moved = [], []
     for s in both:
         a, f = first[s], again[s]
-        parts.append(f"seed {s} at {escape_label(a)} evaluated every {coarse} steps and at {escape_label(f)} every 25 "
-                     f"({escape_label(at_coarse(f))} at the {coarse}-step cadence)")
+        parts.append(f"seed {s} at {escape_label(a)} evaluated every {coarse} steps and at {escape_label(f)} every "
+                     f"{fine} ({escape_label(at_coarse(f))} at the {coarse}-step cadence)")
         if not (pd.isna(a) and pd.isna(f)) and at_coarse(f) != a:
             moved.append(s)
     verdict_text = (f"seed {', '.join(map(str, moved))} escapes at another step, beyond the cadence: the same training "
