@@ -1,6 +1,7 @@
 """scripts/author_curves.py on a small notebook of the author's format, and the committed data file it wrote."""
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -83,3 +84,81 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_pref
     fig = plots.phase2_figure(author_phase2_curves(), SimpleNamespace(histories=ours), 3.3473, 1.580, "t")
     assert ("this book, ResidualGPT AttnOnly, 10M paper shape, constant (first 50 steps)"
             in [ln.get_label() for ln in fig.axes[0].lines])  # the implementation, and how far the prefix trained
+
+
+def nanogpt10m_notebook(tmp_path, log, summary, settings="SEED          = 7   # same seed\nMAX_ITERS     = 600\n"):
+    """A notebook laid out as NanoGPT_10M.ipynb: settings in cell 4's source, the log in cell 8, the table in 13."""
+    cells = [{"cell_type": "code", "source": [], "outputs": []} for _ in range(14)]
+    cells[4]["source"] = settings.splitlines(True)
+    for cell, text in ((8, log), (13, summary)):
+        cells[cell]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": text.splitlines(True)}]
+    path = tmp_path / "nanogpt10m.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    return path
+
+
+LOG_10M = ("  Starting: Full Residual  (attn_res=True | ffn_res=True)\n"
+           "  iter    0 | train 4.2000 | val 4.2100 | gap 0.0100 | dead_L0 50.0% | h_norm_L5 9.00 | tok/s 1,000\n"
+           "  iter  599 | train 2.0000 | val 2.1000 | gap 0.1000 | dead_L0 80.0% | h_norm_L5 20.00 | tok/s 26,000\n"
+           "\n   Full Residual done | 3.0 min | final val: 2.1000\n"
+           "  iter  599 | train 3.3000 | val 3.3500 | gap 0.0500 | dead_L0 50.0% | h_norm_L5 90.00 | tok/s 26,000\n"
+           "\n   FFN-Only Res done | 3.0 min | final val: 3.3500\n\n All 4 configs complete!\n")
+SUMMARY_10M = ("Config             |    Train |      Val |      Gap | Δ Val vs Baseline\n"
+               "Full Residual      |   2.0000 |   2.1000 |   0.1000 |          +0.0000\n"
+               "Attn-Only Res      |   3.3100 |   3.3600 |   0.0500 |          +1.2600\n"
+               "Full Residual      | 81.4% | 85.5% | 84.6% | 81.9% | 81.6% | 80.6% | 82.6%\n"
+               "Worst Validation Loss : Attn-Only Res (3.3600)\n")
+
+
+def test_the_nanogpt10m_log_lines_take_the_run_their_done_line_names_and_the_table_the_last_step(tmp_path):
+    out = tmp_path / "curves.csv"
+    path = nanogpt10m_notebook(tmp_path, LOG_10M, SUMMARY_10M)
+    assert author_curves.main(["--source", "nanogpt10m", str(path), "--out", str(out)]) == 0
+    df = pd.read_csv(out)
+    assert list(df.columns) == list(author_curves.COLUMNS) and set(df.notebook) == {author_curves.NANOGPT10M}
+    assert df[["cell", "config", "seed", "step", "train_loss", "val_loss"]].values.tolist() == [
+        [8, "FullResidual", 7, 0, 4.2, 4.21], [8, "FullResidual", 7, 599, 2.0, 2.1], [8, "FFNOnly", 7, 599, 3.3, 3.35],
+        [13, "FullResidual", 7, 599, 2.0, 2.1], [13, "AttnOnly", 7, 599, 3.31, 3.36]]
+
+
+@pytest.mark.parametrize("log, summary, settings, message", [
+    ("  iter  599 | train 3.3000 | val 3.3500 | gap 0.0500 |\n", SUMMARY_10M, None, "no 'done' line names"),
+    (LOG_10M, "All 4 configs complete!\n", None, "cell 13 prints no line"),
+    (LOG_10M, SUMMARY_10M.replace("Attn-Only Res", "Attn Only"), None, "unknown configuration 'Attn Only'"),
+    (LOG_10M, SUMMARY_10M, "SEED = 7\n", "cell 4 sets no MAX_ITERS")])
+def test_a_nanogpt10m_notebook_that_does_not_say_what_a_row_needs_is_refused(tmp_path, capsys, log, summary,
+                                                                              settings, message):
+    kwargs = {} if settings is None else {"settings": settings}
+    path = nanogpt10m_notebook(tmp_path, log, summary, **kwargs)
+    out = tmp_path / "x.csv"
+    assert author_curves.main(["--source", "nanogpt10m", str(path), "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_the_nanogpt10m_notebook_is_read_from_its_own_cells_not_a_given_one(tmp_path, capsys):
+    path = nanogpt10m_notebook(tmp_path, LOG_10M, SUMMARY_10M)
+    with pytest.raises(SystemExit):
+        author_curves.main(["--source", "nanogpt10m", str(path), "--cell", "8", "--out", str(tmp_path / "x.csv")])
+    assert "read from cells 4, 8 and 13" in capsys.readouterr().err
+
+
+def test_the_committed_nanogpt10m_file_holds_the_final_losses_of_the_four_runs():
+    """The notebook's cell 13 prints each run's last evaluation (step 2,999, seed 1337): AttnOnly trains to 3.3161
+    where FullResidual reaches 1.1297. Of cell 8's log only FFN-Only's last line survives the dashboard's
+    clear_output, and it is the same evaluation cell 13 prints."""
+    df = pd.read_csv(author_curves.NANOGPT10M_OUT)
+    assert set(df.notebook) == {author_curves.NANOGPT10M} and set(df.seed) == {1337} and set(df.step) == {2999}
+    final = df[df.cell == 13].set_index("config")
+    assert sorted(final.index) == ["AttnOnly", "FFNOnly", "FullResidual", "NoResidual"]
+    assert final.loc["AttnOnly", ["train_loss", "val_loss"]].tolist() == [3.3161, 3.3534]
+    assert final.loc["FullResidual", ["train_loss", "val_loss"]].tolist() == [1.1297, 1.4751]
+    log = df[df.cell == 8]
+    assert log[["config", "train_loss", "val_loss"]].values.tolist() == [
+        ["FFNOnly", *final.loc["FFNOnly", ["train_loss", "val_loss"]]]]
+
+
+def test_the_nanogpt10m_final_val_losses_are_the_ones_the_recipes_file_records():
+    from lib.paper import recipe_entry
+    recorded = dict(re.findall(r"(\w+) (\d\.\d{4})", recipe_entry("NanoGPT_10M.ipynb", "best val loss")))
+    final = pd.read_csv(author_curves.NANOGPT10M_OUT).query("cell == 13").set_index("config").val_loss
+    assert {config: float(v) for config, v in recorded.items()} == final.to_dict()
