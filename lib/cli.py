@@ -15,8 +15,9 @@ from .runs import RUNS_DIR
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-              "124m_longer_budget", "10m_prefix", "10m_whole", "bf16_agreement", "mechanism", "mixer_test", "probe_during",
-              "escape_map", "escape_long", "bundle", "recipes", "author_values", "schedule_seeds", "rounding_twins")
+              "124m_longer_budget", "10m_prefix", "10m_whole", "10m_schedule_seeds", "bf16_agreement", "mechanism",
+              "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "recipes", "author_values",
+              "schedule_seeds", "rounding_twins")
 
 
 # The options train and sweep share, so a sweep without --plan builds each run exactly as `train` would.
@@ -119,6 +120,10 @@ def parser() -> argparse.ArgumentParser:
                                    "its weights kept only if it reproduces the run's history")
     w.add_argument("run_dirs", nargs="+")
     w.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
+    a = add("adopt", help="put a retrain from step 0 in the place of a released partial run whose checkpoint is "
+                          "gone, if it reproduces that run's history within evaluation noise (lib.adopt)")
+    a.add_argument("retrain_dir", help="the retrain's run directory (e.g. under runs-retrain/)")
+    a.add_argument("--runs-dir", default=str(RUNS_DIR), help="where the released partial run is (default runs/)")
     r = add("report", help="best val loss per configuration over a plan's finished runs (markdown)")
     # release by default: the runs the first six chapters read.
     r.add_argument("--plan", default="release", choices=PLAN_NAMES)
@@ -326,6 +331,9 @@ def main(argv=None) -> int:
                 else:
                     export_weights(rd)
                 print(f"wrote {d}/weights.pt")
+        elif args.command == "adopt":
+            from .adopt import adopt
+            print(json.dumps(adopt(args.retrain_dir, args.runs_dir)))
         elif args.command == "prepare":
             from . import data
             if args.dataset == "tinyshakespeare":
@@ -391,6 +399,14 @@ def main(argv=None) -> int:
                     from .plans import PREFIX_CONTROL_STEPS
                     kwargs["until"] = lambda e: (min(args.until, PREFIX_CONTROL_STEPS)
                                                  if e.config_name == "FullResidual" else args.until)
+                if args.plan == "10m_schedule_seeds":  # each run stops where its question is answered (the plan's rule)
+                    from .plans import schedule_10m_until
+                    from .runs import RunDir, run_path
+
+                    def stop(e, cap=args.until):
+                        at = schedule_10m_until(e, RunDir(run_path(e, args.runs_dir)).summary)
+                        return at if cap is None else min(at, cap)
+                    kwargs["until"] = stop
                 # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
                 train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)

@@ -288,11 +288,19 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
     if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
-    # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued.
+    # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued,
+    # and training here would replace it by a run nobody compared with it (lib.adopt: retrain beside it, then adopt).
     if rd.status == "partial" and not rd.ckpt.exists():
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
-        _move_aside(rd, f"partial run without its checkpoint ({rd.summary['steps']} steps)")
+        if not force:
+            steps = rd.summary["steps"]
+            raise RunError(f"{rd.path} is a partial run ({steps} of {exp.train.max_steps} steps) whose checkpoint is "
+                           f"gone, so it cannot be continued, and training here would replace it. Retrain it from "
+                           f"step 0 beside it (the same command with --runs-dir runs-retrain and --until {steps} or "
+                           f"more), then `python -m lib adopt <that run's directory>` puts the retrain in its place "
+                           f"if it reproduces this history; or --force moves it aside and retrains here")
+        _move_aside(rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)")
     return None  # train: from the checkpoint if there is one, else from step 0
 
 
@@ -310,7 +318,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     of the full run, on its schedule. Running again with a larger ``until``, or none, continues it
     exactly. A complete (or diverged) run is returned as it is, whatever ``until`` says, unless
     ``force``, in which case the old directory is moved aside, never deleted. A partial run whose
-    checkpoint is gone (a released prefix on a fresh clone) is moved aside and retrained from step 0.
+    checkpoint is gone (a released prefix on a fresh clone) is refused unless ``force`` (``lib.adopt``).
     A finished run's checkpoint (model, optimiser and RNG state, only needed to resume) is deleted;
     ``keep_weights`` first saves the final model weights as ``weights.pt`` (fp16) for chapters that
     probe the trained model.
@@ -366,6 +374,13 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
+        # A checkpoint behind its history (an older segment's, restored from elsewhere) would resume there and
+        # rewrite the rows past it: the two must meet at the history's last evaluation.
+        hist = rd.history()
+        if hist and state["trainer"]["step"] != hist[-1]["step"]:
+            raise RunError(f"{rd.ckpt} is at step {state['trainer']['step']} but {rd.path / 'history.jsonl'} reaches "
+                           f"step {hist[-1]['step']}: the checkpoint is not this history's; move it away (the run "
+                           f"then counts as one whose checkpoint is gone, see `python -m lib adopt`)")
         # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"

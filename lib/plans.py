@@ -142,6 +142,36 @@ def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
             for impl, config in (("nanogpt", "AttnOnly"), ("residualgpt", "AttnOnly"), ("nanogpt", "FullResidual"))]
 
 
+# The schedule at the paper's shape over five seeds (issue 35, item 2): ResidualGPT AttnOnly on the Phase-3 preset
+# (warm-up + cosine) and on the Phase-2 notebook's recipe (a constant 3e-4, no warm-up, no decay), evaluated as the
+# prefixes (every 50 steps). Each trains only as far as its question needs (``schedule_10m_until``).
+SCHEDULE_10M_WARMUP_STEPS = 200  # warm-up + cosine: the seed-1337 prefix left the floor at step 50
+SCHEDULE_10M_MAX_STEPS = 600     # constant lr: Phase 2's seeds 1337 and 123 left near steps 200 and 300
+SCHEDULE_10M_AFTER = 100         # a constant-rate run trains this far past its escape, to show it stays off the floor
+
+
+def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
+    """ResidualGPT AttnOnly at the paper's 10M shape on its own warm-up + cosine and at a constant rate
+    (``constant_lr``: its peak 3e-4, the Phase-2 recipe), seed by seed (``SCHEDULE_SEEDS``). Seed 1337's two runs
+    are the released prefixes of ``paper_10m_prefix``, the same experiments."""
+    def at(seed, **changes):
+        return replace(get_preset("10M", "residualgpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
+    return [e for s in (SCHEDULE_SEEDS if seeds is None else seeds) for e in (at(s), at(s, **constant_lr("10M")))]
+
+
+def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
+    """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None: not started): a
+    warm-up run at ``SCHEDULE_10M_WARMUP_STEPS``; a constant-rate run ``SCHEDULE_10M_AFTER`` steps past its escape,
+    or at ``SCHEDULE_10M_MAX_STEPS`` if it has not left the floor. Trained in segments of ``SCHEDULE_10M_AFTER``
+    steps, so the stop is moved as soon as an escape is seen (``sweep.train_queue`` asks again after each)."""
+    if exp.train.schedule != "constant":
+        return SCHEDULE_10M_WARMUP_STEPS
+    done = (summary or {}).get("steps") or 0
+    escape = (summary or {}).get("escape_step")
+    target = SCHEDULE_10M_MAX_STEPS if escape is None else min(escape + SCHEDULE_10M_AFTER, SCHEDULE_10M_MAX_STEPS)
+    return min(target, (done // SCHEDULE_10M_AFTER + 1) * SCHEDULE_10M_AFTER)
+
+
 AGREEMENT_STEPS = 300  # a prefix past the escape, which the `cpu` AttnOnly makes by step 100 (see ESCAPE_BUDGET)
 
 
@@ -365,7 +395,7 @@ def keeps_weights(exp: Experiment) -> bool:
 
 
 # Plans trained for their first steps only (``sweep --plan P --until N``); not part of ``release``.
-PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole")
+PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
 MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins")
@@ -375,6 +405,7 @@ RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix, "10m_whole": paper_10m_whole,
+         "10m_schedule_seeds": paper_10m_schedule_seeds,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
          "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds,

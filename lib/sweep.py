@@ -59,21 +59,28 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
         held = []
         for i, exp in enumerate(exps, 1):
             rd = RunDir(run_path(exp, runs_dir))
-            # A plan whose runs stop at different prefixes (10m_prefix's control stops at 100 steps) passes a function.
-            stop = until(exp) if callable(until) else until
-            # --force retrains a finished run once (its first visit); afterwards a finished run is done.
-            if is_done(rd, stop) and not (run_kwargs.get("force") and i not in visited):
-                continue
-            visited.add(i)
-            log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}")
-            try:
-                summaries.append(run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop}))
-                on_done(summaries[-1])
-            except RunLocked as e:
-                # Not an error: another process is training it. Any other error (a damaged run, a full disk)
-                # stops the sweep, since it is for a person to look at.
-                log(f"  held by another process, will come back: {e}")
-                held.append(rd.path)
+            # A plan whose runs stop at different prefixes (10m_prefix's control stops at 100 steps) passes a function,
+            # asked again after each segment: a rule that reads the run (plans.schedule_10m_until: 100 steps past its
+            # escape) moves its stop as the run goes, and the run is trained until the stop it gives is reached.
+            while True:
+                stop = until(exp) if callable(until) else until
+                # --force retrains a finished run once (its first visit); afterwards a finished run is done.
+                if is_done(rd, stop) and not (run_kwargs.get("force") and i not in visited):
+                    break
+                visited.add(i)
+                log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"
+                    + (f" (to step {stop:,})" if stop else ""))
+                try:
+                    summaries.append(run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop}))
+                    on_done(summaries[-1])
+                except RunLocked as e:
+                    # Not an error: another process is training it. Any other error (a damaged run, a full disk)
+                    # stops the sweep, since it is for a person to look at.
+                    log(f"  held by another process, will come back: {e}")
+                    held.append(rd.path)
+                    break
+                if not callable(until):
+                    break
         if not held:
             return summaries
         # Only while some run is held: a killed holder's run is then resumed by whoever comes back first, and a
@@ -87,6 +94,16 @@ def spawn_workers(argv: list[str], gpus: str) -> int:
     ids = [g.strip() for g in gpus.split(",") if g.strip()]
     if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
         raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
+    # Checked here, before any worker starts: a worker given an index the machine does not have would see no GPU and
+    # train on the CPU under --device auto, as if it were one. The indices are the ones this process sees.
+    import torch
+    if not torch.cuda.is_available():
+        raise ConfigError(f"--gpus {gpus}: this machine has no CUDA device (torch.cuda.is_available() is False); "
+                          f"sweep without --gpus trains the plan in one process")
+    count = torch.cuda.device_count()
+    if missing := [g for g in ids if int(g) >= count]:
+        raise ConfigError(f"--gpus {gpus}: this machine has {count} CUDA device(s), so GPU {', '.join(missing)} does "
+                          f"not exist; valid indices: 0 to {count - 1}")
     # The workers run at once, each on its own GPU; they share nothing but the run locks in runs/.
     procs = []
     for g in ids:

@@ -1,0 +1,104 @@
+"""A run trained in segments as the paper-shape 10M runs are (micro-batches, --fast-dropout, --until), and the
+rule for a segment whose checkpoint is gone (lib.adopt): tiny runs with dropout, so the mask stream matters."""
+import json
+import shutil
+
+import pytest
+
+from lib.adopt import NOISE_SIGMAS, adopt
+from lib.experiment import run
+from lib.files import RunError, write_jsonl_atomic
+from lib.runs import RunDir, run_path
+
+# the whole runs' execution mode, scaled down: the batch of 8 in slices of 4, masks from the run's own stream
+MODE = dict(progress=False, device="cpu", micro_batch=4, fast_dropout=True)
+
+
+@pytest.fixture
+def exp(tiny):
+    return tiny(dropout=0.2)
+
+
+def history(rd):
+    return [{k: v for k, v in r.items() if k != "train_time_s"} for r in rd.history()]
+
+
+def listing(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_run_trained_in_segments_is_the_run_trained_straight_through(exp, tmp_path):
+    run(exp, runs_dir=tmp_path / "straight", **MODE)
+    for until in (5, 10, 15, None):  # four segments, each resumed from the last one's checkpoint
+        s = run(exp, runs_dir=tmp_path / "segments", until=until, **MODE)
+        assert s["status"] == ("complete" if until is None else "partial")
+    a, b = (RunDir(run_path(exp, tmp_path / d)) for d in ("straight", "segments"))
+    assert history(a) == history(b) and len(history(a)) == 5
+    assert [seg["step"] for seg in b.read_json("env.json")["resumed"]] == [5, 10, 15]
+    assert all(seg["fast_dropout"] and seg["micro_batch"] == 4 for seg in b.read_json("env.json")["resumed"])
+
+
+def test_a_checkpoint_behind_its_history_is_refused(exp, tmp_path):
+    run(exp, runs_dir=tmp_path, until=5, **MODE)
+    rd = RunDir(run_path(exp, tmp_path))
+    old = tmp_path / "old.pt"
+    shutil.copy(rd.ckpt, old)
+    run(exp, runs_dir=tmp_path, until=10, **MODE)
+    shutil.copy(old, rd.ckpt)  # step 5's checkpoint beside a history to step 10
+    before = listing(rd.path)
+    with pytest.raises(RunError, match="not this history's"):
+        run(exp, runs_dir=tmp_path, until=15, **MODE)
+    assert listing(rd.path) == before
+
+
+def lost_checkpoint(exp, released, retrain, until=10):
+    """A released prefix to ``until`` whose checkpoint is gone, and a retrain from step 0 beside it."""
+    run(exp, runs_dir=released, until=until, **MODE)
+    rd = RunDir(run_path(exp, released))
+    shutil.rmtree(rd.ckpt.parent)  # as on a new machine: checkpoints are not released
+    run(exp, runs_dir=retrain, until=until + 5, **MODE)
+    return rd, RunDir(run_path(exp, retrain))
+
+
+def test_a_retrain_that_reproduces_the_prefix_takes_its_place_and_the_run_goes_on(exp, tmp_path):
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    with pytest.raises(RunError, match="checkpoint is gone"):  # the released prefix is never trained over
+        run(exp, runs_dir=tmp_path / "runs", **MODE)
+    result = adopt(re.path, tmp_path / "runs")
+    assert result["max_sigmas"] == 0.0 and result["steps"] == 10  # same machine, same options: bitwise
+    assert rd.ckpt.exists() and not re.path.exists() and rd.summary["steps"] == 15
+    assert json.loads((rd.path / "env.json").read_text())["adopted"]["steps"] == 10
+    aside = rd.path.with_name(rd.path.name + ".replaced-by-retrain")
+    assert json.loads((aside / "summary.json").read_text())["steps"] == 10  # the released files, kept
+    assert run(exp, runs_dir=tmp_path / "runs", **MODE)["status"] == "complete"
+    run(exp, runs_dir=tmp_path / "straight", **MODE)
+    assert history(rd) == history(RunDir(run_path(exp, tmp_path / "straight")))
+
+
+@pytest.mark.parametrize("damage", ["shifted", "short", "no_se"])
+def test_a_retrain_that_does_not_reproduce_the_prefix_moves_nothing(exp, tmp_path, damage):
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    hist = rd.history()
+    if damage == "shifted":  # one evaluation far outside the noise: another realisation, not this run
+        hist[1]["val_loss"] += 50 * NOISE_SIGMAS * hist[1]["val_loss_se"]
+        match = "does not reproduce"
+    elif damage == "no_se":  # no stated noise: no test, so no adoption
+        del hist[1]["val_loss_se"]
+        match = "no val_loss_se"
+    else:
+        hist = hist[:-1]
+        match = "same steps"
+    write_jsonl_atomic(rd.path / "history.jsonl", hist)
+    before = listing(tmp_path)
+    with pytest.raises(RunError, match=match):
+        adopt(re.path, tmp_path / "runs")
+    assert listing(tmp_path) == before
+
+
+def test_adopt_refuses_a_run_that_still_has_its_checkpoint(exp, tmp_path):
+    run(exp, runs_dir=tmp_path / "runs", until=10, **MODE)
+    run(exp, runs_dir=tmp_path / "retrain", until=10, **MODE)
+    before = listing(tmp_path)
+    with pytest.raises(RunError, match="has its checkpoint"):
+        adopt(RunDir(run_path(exp, tmp_path / "retrain")).path, tmp_path / "runs")
+    assert listing(tmp_path) == before
