@@ -26,12 +26,14 @@ def mechanism(runs_dir=None) -> Row:
     c = routing.claim_mixer(runs.table, like_for_like(floors()), paper_mixer, author_rule=mixer_rule())
     # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
     if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
-        return Row(claim, "§7.1-7.2", paper, c.lines[0] if c.lines else "no AttnOnly run with the mixer",
-                   "`cpu` stand-in", c.verdict,
-                   c.why + " (`python -m lib sweep --plan mixer_test`)")
+        return Row(claim=claim, where="§7.1-7.2", paper=paper,
+                   ours=c.lines[0] if c.lines else "no AttnOnly run with the mixer",
+                   scale="stand-in", evidence="`cpu` stand-in", verdict=c.verdict,
+                   why=c.why + " (`python -m lib sweep --plan mixer_test`)")
     if c.verdict == "NOT TESTED":
-        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict,
-                   f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
+        return Row(claim=claim, where="§7.1-7.2", paper=paper, ours="no runs", scale="none", evidence="-",
+                   verdict=c.verdict,
+                   why=f"`python -m lib sweep --plan mixer_test`: {runs.planned} `cpu` stand-in runs (AttnOnly, Full "
                    f"Residual and FFNOnly with the mixer, 3 seeds), about 15 minutes each on 2 cores")
     # mean per configuration and mixer, with its seed count
     summ = mixer_summary(runs.table)
@@ -40,27 +42,26 @@ def mechanism(runs_dir=None) -> Row:
                      for r in mixed.itertuples())
     seeds = sorted(set(runs.table[runs.table.mixer == "local"].seed))
     steps = plans.mixer_test()[0].train.max_steps
-    return Row(claim, "§7.1-7.2", paper, ours, f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
-               c.verdict, c.why)
+    return Row(claim=claim, where="§7.1-7.2", paper=paper, ours=ours, scale="stand-in",
+               evidence=f"`cpu` stand-in, {steps:,} steps, seeds {', '.join(map(str, seeds))}",
+               verdict=c.verdict, why=c.why)
 
 
-def schedule_paper_shape(prefix, seed_steps: dict[int, float]) -> Row:
-    """Does the learning-rate schedule decide AttnOnly's early escape at the paper's own 10M shape? Judged by
-    ``chapters.paper_shape.claim_prefix_schedule``, with what the seed alone does at the stand-in beside it as a
-    caution (``seed_steps``: ``chapters.schedule_seeds.baseline_escapes``). The paper calls the Phase 2 → Phase 3
-    discrepancy cross-environment, its cause unknown (§8.1); the Phase-2 notebook also trains another schedule
-    (book/reproducibility.md)."""
-    c = paper_shape.claim_prefix_schedule(prefix.table, seed_steps)
-    claim = "The learning-rate schedule decides whether AttnOnly leaves the floor early, at the paper's own 10M shape"
+def schedule_paper_shape(runs_dir=None) -> Row:
+    """Does a constant learning rate delay or prevent AttnOnly's escape at the paper's own 10M shape, beyond what
+    the seed does? Judged by ``chapters.schedule_10m.claim_schedule_10m`` on five seeds a schedule (the rank rule),
+    never on one: the paper calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown (§8.1),
+    and the Phase-2 notebook trains another schedule than Table 1's (book/reproducibility.md)."""
+    from .chapters import schedule_10m
+    effects = schedule_10m.schedule_10m_effects(schedule_10m.schedule_10m_runs(runs_dir))
+    c = schedule_10m.claim_schedule_10m(effects)
     paper = "not claimed: §8.1 calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown"
     if c.verdict == "NOT TESTED":
-        return Row(claim, "§8.1", paper, "; ".join(c.lines) or "no runs", "-", c.verdict,
-                   "the four 300-step prefixes of `python -m lib sweep --plan 10m_prefix` (about 70 min each on 2 "
-                   "cores): each implementation's AttnOnly on its own schedule and on the other's")
-    f = c.facts
-    claim += f" (first {f['step']:,} of {prefix.table.max_steps.max():,} steps)"
-    return Row(claim, "§8.1", paper, " ".join(c.lines), f"10M paper shape, first {f['step']:,} steps, one seed",
-               c.verdict, c.why)
+        return Row(claim=c.name, where="§8.1", paper=paper, ours=c.facts["trained"], scale="none", evidence="-",
+                   verdict=c.verdict, why=c.why)
+    return Row(claim=c.name, where="§8.1", paper=paper, ours=" ".join(c.lines), scale="paper shape",
+               evidence="10M paper shape, ResidualGPT AttnOnly, 5 seeds a schedule, evaluated every 50 steps",
+               verdict=c.verdict, why=c.why)
 
 
 def early_training_paper_shape(prefix) -> list[Row]:
@@ -83,8 +84,9 @@ def early_training_paper_shape(prefix) -> list[Row]:
         # each run in a few words: where it stands against the floor, and its best
         ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
                          for r in found) or "no run"
-        rows.append(Row(f"{c.name}, early in training", where, paper, ours, prefix_evidence(found), c.verdict,
-                        c.why))
+        rows.append(Row(claim=f"{c.name}, early in training", where=where, paper=paper, ours=ours,
+                        scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
+                        why=c.why))
     return rows
 
 
@@ -106,17 +108,17 @@ def schedule_over_seeds(runs_dir=None) -> Row:
     evidence = (f"`cpu` stand-in, AttnOnly, {done} of {runs.planned} runs, evaluated every "
                 f"{plans.schedule_seeds()[0].train.eval_interval} steps, up to {len(plans.SCHEDULE_SEEDS)} seeds "
                 f"a factor")
-    return Row(c.name, "§5.2, §8.1", paper, " ".join(c.lines) or f"{done} of {runs.planned} runs trained",
-               evidence, c.verdict, c.why + ("" if not runs.missing else
+    return Row(claim=c.name, where="§5.2, §8.1", paper=paper,
+               ours=" ".join(c.lines) or f"{done} of {runs.planned} runs trained",
+               scale="stand-in", evidence=evidence, verdict=c.verdict, why=c.why + ("" if not runs.missing else
                                              " (`python -m lib sweep --plan schedule_seeds` trains the rest)"))
 
 
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
-    from .chapters.schedule_seeds import baseline_escapes
     prefix = paper_shape.paper_shape_prefix(runs_dir)
     # Rows of the book's own, kept off the paper's card: the paper does not make these claims.
     rows = [mechanism(runs_dir), *early_training_paper_shape(prefix), schedule_over_seeds(runs_dir),
-            schedule_paper_shape(prefix, baseline_escapes(runs_dir=runs_dir))]
+            schedule_paper_shape(runs_dir)]
     return pd.DataFrame([vars(r) for r in rows])

@@ -40,9 +40,8 @@ VERDICT_STYLE = {"CONTRADICTED": "color: #b00020; font-weight: bold", "HOLDS": "
 
 
 def at_stand_in(card: pd.DataFrame) -> pd.Series:
-    """Which rows rest on a stand-in (their evidence says so), whose verdict cell must say it too."""
-    # the evidence column says "stand-in" for every row judged at one (``_evidence`` and the rows' own texts)
-    return card.evidence.str.contains("stand-in", regex=False)
+    """Which rows rest on a stand-in (``Row.scale``), whose verdict cell must say it too."""
+    return card.scale == "stand-in"
 
 
 def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
@@ -52,14 +51,24 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
     source = card if full is None else full
     shown = card.copy()
     # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
-    if "verdict" in shown and "evidence" in source:
+    if "verdict" in shown and "scale" in source:
         shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
+        # a row decided at the paper's shape names the stand-in's own verdict beside it, which is not counted
+        if "stand_in" in source:
+            shown["verdict"] = [f"{v} (the stand-in: {_word(n)})" if n else v
+                                for v, n in zip(shown.verdict, source.stand_in.fillna(""))]
     # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then `code` (a command,
     # a preset's name, as the chapters' verdict blocks write it in Markdown) becomes <code>, not raw backticks
     return (shown.style.hide(axis="index").format(_cell_html)
             # the style of the word itself, without the suffix
-            .map(lambda v: VERDICT_STYLE.get(v.removesuffix(" at the stand-in"), ""), subset=["verdict"])
+            .map(lambda v: VERDICT_STYLE.get(_word(v), ""), subset=["verdict"])
             .set_properties(**{"text-align": "left", "vertical-align": "top"}))  # sentences, not numbers
+
+
+def _word(text: str) -> str:
+    """The verdict word a cell or a stand-in reading opens with (the longest that fits: NOT TESTED is a prefix of
+    NOT TESTABLE HERE)."""
+    return max((w for w in verdicts.VERDICTS if text.startswith(w)), key=len, default="")
 
 
 def _cell_html(value) -> str:
@@ -73,8 +82,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
     (``findings.early_training``): the readings of the paper-shape prefixes early in training, which are the
     book's findings rather than the paper's claims, named after the card's count so they are not counted in it."""
     stand = at_stand_in(card)
-    # the rows judged at the paper's own shape (``joint_collapse_paper_shape``'s evidence)
-    paper_shape = card.evidence.str.contains("paper shape", regex=False)
+    # the rows judged at the paper's own shape (``Row.scale``)
+    paper_shape = card.scale == "paper shape"
 
     def short(claim, cuts=(":", " (")):
         # a claim's name up to the first of ``cuts`` (by default its first colon or bracket): short enough for a
@@ -84,6 +93,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
     def names(rows):
         return "; ".join(short(r.claim) for r in rows.itertuples()) or "none"
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
+    # rows decided at the paper's shape with a stand-in reading beside them (scorecard.paper_shape_first)
+    beside = card[card.stand_in.fillna("") != ""] if "stand_in" in card else card.iloc[0:0]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
     # how far the paper-shape runs trained, said with them: a prefix is not the paper's run
     trained = sorted({m.group(0) for e in card.evidence[paper_shape]
@@ -94,11 +105,16 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | N
         + (f", on the {', '.join(trained)} of its runs." if trained else "."),
         f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
         f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
+        *([] if beside.empty else [
+            "Where a claim was judged both at the paper's shape and at a stand-in, the paper's shape decides it and "
+            "the stand-in's verdict is shown beside it, not counted (" + "; ".join(
+                f"{short(r.claim, (' at the paper', ':', ' ('))}: {r.verdict} at the paper's shape, "
+                f"{_word(r.stand_in)} at the stand-in" for r in beside.itertuples()) + ")."]),
         f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
-        f"outcome, the outcome flips under a rounding-only change, or a prefix has not reached where the run ends; "
+        f"outcome, or the outcome flips under a rounding-only change; "
         # "0 are not run yet" reads as a count of something; none left says it plainly
-        + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not run yet." if len(untested)
-           else "every claim has runs to judge it by."),
+        + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not decided yet (not run, or still training "
+           f"towards the step the claim speaks of)." if len(untested) else "every claim has runs to judge it by."),
         *([] if early is None or early.empty else [
             "Where the paper-shape runs stand by the end of their prefixes, which the paper does not report (it "
             "gives where its runs end; What holds lists these among the book's own findings): " + "; ".join(

@@ -13,6 +13,7 @@ PAPER_CSV = Path(__file__).resolve().parent.parent / "data" / "paper_results.csv
 RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
 CURVES_CSV = PAPER_CSV.with_name("author_phase2_curves.csv")  # written by scripts/author_curves.py
 AUDIT_CSV = PAPER_CSV.with_name("audit_findings.csv")
+NANOGPT10M_CSV = PAPER_CSV.with_name("author_nanogpt10m_curves.csv")  # written by scripts/author_curves.py
 
 
 # Read once per process: every chapter, the scorecard and the tests ask for paper values many times per build.
@@ -111,6 +112,14 @@ def author_phase2_curves() -> pd.DataFrame:
     printed), one row per evaluation: notebook, cell, config, seed, step, train_loss, val_loss."""
     # read from the notebook's printed lines by scripts/author_curves.py: building the book needs no copy of it
     return pd.read_csv(CURVES_CSV)
+
+
+@lru_cache(maxsize=1)
+def author_nanogpt10m_losses() -> pd.DataFrame:
+    """The last losses the author's NanoGPT_10M notebook printed (seed 1337, step 2,999), one row per configuration:
+    notebook, cell, config, seed, step, train_loss, val_loss. FFNOnly is printed in two cells with the same numbers;
+    the summary cell's row is kept."""
+    return pd.read_csv(NANOGPT10M_CSV).drop_duplicates(subset=["config", "step"], keep="last")
 
 
 def audit_findings() -> pd.DataFrame:

@@ -9,18 +9,35 @@ import pandas as pd
 
 from .chapters import paper_shape
 from .paper import paper_values
+from .verdicts import VERDICTS
+
+# What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
+# page lays the card out by this field (which rows say "at the stand-in", which count as the paper's shape), never
+# by reading the evidence's words.
+SCALES = ("paper shape", "stand-in", "none")
 
 
-# One claim as the front page and the closing chapter print it: each field is a column of the card.
-@dataclass
+# One claim as the front page and the closing chapter print it: each field is a column of the card. Keyword-only,
+# so that two swapped strings cannot pass unnoticed.
+@dataclass(kw_only=True)
 class Row:
     claim: str
     where: str            # the paper's section or table
     paper: str  # the paper's number, with its digits and seeds
     ours: str  # ours, from runs/
+    scale: str            # one of SCALES
     evidence: str         # scale and budget of our runs
     verdict: str
     why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
+    # Where the paper's shape decides the row: the stand-in's own verdict and reading of the same claim, shown beside
+    # it and not counted (issue 36: evidence at the paper's shape outranks a stand-in's).
+    stand_in: str = ""
+
+    def __post_init__(self):
+        if self.scale not in SCALES:
+            raise ValueError(f"scale {self.scale!r} is not one of {', '.join(SCALES)}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
 
 
 def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:

@@ -3,15 +3,18 @@ and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` a
 each time the book is built; the front page and the closing chapter show it, rendered by ``lib.front_page``.
 It has no rule of its own: each row renders a ``lib.chapters`` Claim. The book's own findings, printed as these
 rows are, live in ``lib.findings``. Longer than the house's ~350 lines: one row function per claim of the paper
-(thirteen rows) and the front page's figure rows, each short.
+(eleven rows, two of them decided at the paper's shape with the stand-in beside them) and the front page's figure
+rows, each short.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from . import gain, plans, results, verdicts
+from . import gain, plans, results
 from .book import Chapter
-from .chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, paper_shape
+from .chapters import asymmetry, fixed_val_batches, gain_confound, paper_shape
 from .chapters import joint_collapse as collapse  # the names joint_collapse and mechanism are rows here
 from .chapters import mechanism as routing
 from .config import PAPER_SEED, get_preset
@@ -52,13 +55,17 @@ def _range(s: pd.DataFrame) -> str:
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
 
+def _scale(ch: Chapter) -> str:
+    """``rows.SCALES``' word for a chapter's runs: a stand-in's, or the paper's own preset (a retrain on a GPU)."""
+    return "stand-in" if ch.stand_in else "paper shape"
+
+
 def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
     # a seed that only some configurations have names them: "seeds 42, 1337" would claim both for every row
     configs = set(s.config) if len(s) else set()
     seeds = [f"{seed}" + ("" if set(g.config) == configs else f" ({', '.join(sorted(set(g.config)))} only)")
              for seed, g in s.groupby("seed")] if len(s) else []
-    # "stand-in" in this text is what front_page.at_stand_in reads: the verdict cell says "at the stand-in" for it
     return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
             f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seed{'s' if len(seeds) > 1 else ''} "
             f"{', '.join(seeds)}")
@@ -73,10 +80,11 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
     partial = results.pooled(summ)
     partial = partial[partial.config != "FullResidual"]
     ours = "; ".join(f"{k} {_range(g)}" for k, g in partial.groupby("config", sort=False)) or "no runs"
-    return Row("Joint collapse: every partial nanoGPT configuration ends on the floor", "§4, Table 2",
+    return Row(claim="Joint collapse: every partial nanoGPT configuration ends on the floor", where="§4, Table 2",
                # the paper's three partial configurations, at Table 2's four digits
-               ", ".join(f"{k} {paper_text('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")), ours,
-               _evidence(jc, summ), c.verdict, c.why)
+               paper=", ".join(f"{k} {paper_text('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")),
+               ours=ours,
+               scale=_scale(jc), evidence=_evidence(jc, summ), verdict=c.verdict, why=c.why)
 
 
 def joint_collapse_paper_shape(prefix) -> Row:
@@ -89,7 +97,8 @@ def joint_collapse_paper_shape(prefix) -> Row:
     paper = f"nanoGPT AttnOnly best {paper_text('Table 2', 'AttnOnly', 4)} over {full:,} steps"
     # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
     if "trained" not in c.facts:
-        return Row(claim, "§4, Table 2", paper, "no run", "-", c.verdict, c.why)
+        return Row(claim=claim, where="§4, Table 2", paper=paper, ours="no run", scale="none", evidence="-",
+                   verdict=c.verdict, why=c.why)
     f = c.facts
     ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
                                                  else f"on the floor for the {f['trained']}")
@@ -97,8 +106,45 @@ def joint_collapse_paper_shape(prefix) -> Row:
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
     # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
-    return Row(claim, "§4, Table 2", paper, ours, f"10M paper shape, {f['trained']}, seed {f['seed']}", c.verdict,
-               c.why)
+    return Row(claim=claim, where="§4, Table 2", paper=paper, ours=ours, scale="paper shape",
+               evidence=f"10M paper shape, {f['trained']}, seed {f['seed']}", verdict=c.verdict,
+               why=c.why)
+
+
+def stand_in_collapse_seeds(runs_dir=None) -> str:
+    """The `cpu` stand-in's nanoGPT AttnOnly beyond the joint-collapse chapter's two seeds, for the row decided at the
+    paper's shape: its own recipe over the schedule plan's five seeds, and with the author's dropout 0.2
+    (``plans.author_values``), each seed's escape step."""
+    from .chapters.asymmetry import author_value_runs
+    from .chapters.escape_map import escape_label
+    from .chapters.schedule_seeds import baseline_escapes
+    seeds = baseline_escapes("nanogpt", runs_dir)
+    t = author_value_runs(runs_dir).table
+    t = t[(t.impl == "nanogpt") & (t.config == "AttnOnly") & (t["values"] == "author's")] if len(t) else t
+    parts = []
+    if seeds:
+        parts.append(f"nanoGPT AttnOnly over {len(seeds)} seeds ({plans.schedule_seeds()[0].train.eval_interval}-step "
+                     f"evaluations) leaves the floor: " + ", ".join(
+                         f"seed {s} {'never' if escape_label(v) == 'never' else 'at ' + escape_label(v)}"
+                         for s, v in seeds.items()))
+    if len(t):
+        parts.append(f"with the author's dropout 0.2, {int(t.escape_step.notna().sum())} of {len(t)} seeds leave it")
+    return "; ".join(parts)
+
+
+def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
+    """One claim judged at the `cpu` stand-in and at the paper's own 10M shape, as one row. Where the paper's shape
+    has runs for it, they decide the row (its verdict, numbers and evidence: what the tally and the abstract count);
+    the stand-in's verdict is printed beside it as the stand-in's (``Row.stand_in``) and counted nowhere. Where
+    the two come out opposite, the row says that the stand-in departs from the paper's model on this claim: a finding
+    about the stand-in, not a contradiction of the paper. Without paper-shape runs the stand-in decides. ``more``:
+    the stand-in's further evidence on the claim, shown whole beside its verdict."""
+    if paper_shape.scale != "paper shape":
+        return stand_in
+    note = f"{stand_in.verdict} ({stand_in.evidence}): {stand_in.ours}" + (f"; {more}" if more else "")
+    if {stand_in.verdict, paper_shape.verdict} == {"HOLDS", "CONTRADICTED"}:
+        note += "; on this claim the stand-in departs from the paper's model"
+    return dataclasses.replace(paper_shape, stand_in=note)
 
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
@@ -110,9 +156,10 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
     # the step it stays starved from, only where the claim counts it starved
     ours = "; ".join(f"{k} {g.final[k]:.2g}" + (f" (from step {int(g.starved_from_step[k])})"
                                                if c.facts["starved"][k] else "") for k in g.index) or "no runs"
-    return Row("Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
-               "§4.1, Fig. 2a", _fig2a_paper(), ours,
-               f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", c.verdict, c.why)
+    return Row(claim="Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
+               where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours,
+               scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", verdict=c.verdict,
+               why=c.why)
 
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
@@ -121,11 +168,11 @@ def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) ->
     c = collapse.claim_growth_order(collapse.final_values(hist, "hidden_growth"), summ, floor)
     gr = c.facts["growth"]
     ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
-    return Row("Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", "§4.1, Fig. 2b",
-               ", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
+    return Row(claim="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", where="§4.1, Fig. 2b",
+               paper=", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
                          for k in ("AttnOnly", "FFNOnly", "FullResidual")),
-               ours, f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
-               c.verdict, c.why)
+               ours=ours, scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
+               verdict=c.verdict, why=c.why)
 
 
 def runtime_gain(gc: Chapter) -> list[Row]:
@@ -149,33 +196,30 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     ev = _evidence(gc, summ)
     paper_gains = ", ".join(f"{g:g}" for g in gain.GAINS_PAPER)
     # Two rows for §5.1's one sentence: where each run ends (a), and whether the curves coincide (b).
-    return [Row(f"(a) Runtime gains g ∈ {{{paper_gains}}} are equivalent: none decides whether AttnOnly leaves "
+    return [Row(claim=f"(a) Runtime gains g ∈ {{{paper_gains}}} are equivalent: none decides whether AttnOnly leaves "
                 "the floor",
-                "§5.1", "all gain values functionally equivalent",
-                f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
-                if len(esc) else "no runs", ev,
-                fate.verdict, fate.why),
-            Row("(b) The runtime-gain curves coincide (those that leave the floor)", "§5.1",
-                f"spread < {bound} at any step",
+                where="§5.1", paper="all gain values functionally equivalent",
+                ours=f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
+                if len(esc) else "no runs", scale=_scale(gc), evidence=ev,
+                verdict=fate.verdict, why=fate.why),
+            Row(claim="(b) The runtime-gain curves coincide (those that leave the floor)", where="§5.1",
+                paper=f"spread < {bound} at any step",
                 # from step 200: §5.1 says AdamW absorbs the gain "within ≈200 steps"
-                f"spread from step 200: runtime {sp['runtime']:.4f}" + (
+                ours=f"spread from step 200: runtime {sp['runtime']:.4f}" + (
                     f", weight-level {sp['weight']:.4f}" if sp["weight"] is not None else "")
-                if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", ev,
-                absorbed.verdict, absorbed.why)]
+                if sp["runtime"] is not None and not pd.isna(sp["runtime"]) else "-", scale=_scale(gc), evidence=ev,
+                verdict=absorbed.verdict, why=absorbed.why)]
 
 
 NOISE_BATCHES = 200  # random validation batches per checkpoint, as the chapter (whose results are cached and shared)
 
 
-def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
-    """§5.2, judged by ``chapters.fixed_val_batches.claim_eval_noise``; ``paired`` (``bundle_fixed_val``): what
-    switching nanoGPT to fixed batches alone did, reported inside this row (by design it cannot change training)."""
+def fixed_val(fv: Chapter) -> Row:
+    """§5.2, judged by ``chapters.fixed_val_batches.claim_eval_noise``."""
     # The heaviest cell of the front page: every checkpoint's 200 random batches, cached (results.cached_losses).
     noise = fv.val_noise(n_random=NOISE_BATCHES)
     noise = noise[noise.source == "released"]
-    # ``switched``: what switching nanoGPT to fixed batches alone did (the bundle's row), said inside this one
-    c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise,
-                                           switched=None if paired is None else paired.ours)
+    c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise)
     # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over. The std
     # is the gap's (the two checkpoints' evaluation noise in quadrature, ``gap_vs_noise``), not one evaluation's.
     ours = (f"noise std of the gap between two 50-batch random evaluations {c.facts['noise_std']:.4f}, against the "
@@ -185,10 +229,11 @@ def fixed_val(fv: Chapter, paired: Row | None = None) -> Row:
     # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits
     phase3 = paper_text('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]
     shift = f"{paper_text('Table 2', 'AttnOnly', 2)} → {phase3}"
-    return Row("Random validation batches add noise that can hide slow progress (one relevant difference in "
-               f"AttnOnly's {shift} shift)", "§5.2", "not quantified; not isolated causally", ours,
-               f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
-               c.verdict, c.why)
+    return Row(claim="Random validation batches add noise that can hide slow progress (one relevant difference in "
+               f"AttnOnly's {shift} shift)", where="§5.2", paper="not quantified; not isolated causally", ours=ours,
+               scale="stand-in",
+               evidence=f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
+               verdict=c.verdict, why=c.why)
 
 
 def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
@@ -196,10 +241,12 @@ def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
     c = asymmetry.claim_asymmetry(summ, floor)
     # k=k fixes each configuration at its own step: the usual guard against a late-bound loop variable
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
-    return Row("10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", "§6.1, Table 3, Phase 3",
+    return Row(claim="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none",
+               where="§6.1, Table 3, Phase 3",
                # Fig. 4 (Phase 3, the primary 10M estimate of §8.1), not Table 3's original record
-               f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, FFNOnly {paper_text('Fig. 4', 'FFNOnly')}",
-               f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", _evidence(ch, summ), c.verdict, c.why)
+               paper=f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, FFNOnly {paper_text('Fig. 4', 'FFNOnly')}",
+               ours=f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", scale=_scale(ch), evidence=_evidence(ch, summ),
+               verdict=c.verdict, why=c.why)
 
 
 def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
@@ -209,10 +256,11 @@ def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
     # the paper's numbers from Table 5's text
     ffn, nores = (paper_value(ref="Table 5", config=k, metric="best_val_loss") for k in ("FFNOnly", "NoResidual"))
     gap = paper_value(ref="Table 5 text", metric="gap_to_noresidual")
-    return Row("FFNOnly collapses to the No Residual floor", "abstract; Table 5 text",
-               f"124M: {ffn:.3f} vs {nores:.3f} ({gap:.3f})",
-               "; ".join(c.lines) or "no runs", " and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
-               c.verdict, c.why)
+    return Row(claim="FFNOnly collapses to the No Residual floor", where="abstract; Table 5 text",
+               paper=f"124M: {ffn:.3f} vs {nores:.3f} ({gap:.3f})",
+               ours="; ".join(c.lines) or "no runs", scale="stand-in",
+               evidence=" and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
+               verdict=c.verdict, why=c.why)
 
 
 def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
@@ -225,20 +273,26 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
     # 16 runs: five seeds of three configurations and the NoResidual anchor; 131,072 tokens x 20,000 steps each
     cost = "; the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours"
     gap = sep.facts.get("min_gap")
-    return [Row("124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed", "§6.2.1, Table 5",
-                " < ".join(paper_text("Table 5", k, seeds=False) for k in ("FullResidual", "AttnOnly", "FFNOnly"))
+    return [Row(claim="124M ordering and separation: Full < every AttnOnly seed < every FFNOnly seed",
+                where="§6.2.1, Table 5",
+                paper=" < ".join(paper_text("Table 5", k, seeds=False) for k in ("FullResidual", "AttnOnly", "FFNOnly"))
                 + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
-                f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
+                ours=f"Full {_range(full)}; AttnOnly {_range(a)}; FFNOnly {_range(f)}"
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
                 # the cost only where AttnOnly never left the floor: then only the paper-scale sweep could answer
-                _evidence(ch, summ), sep.verdict, sep.why + (cost if not sep.facts.get("attn_left") else "")),
-            Row("AttnOnly is seed-sensitive at 124M", f"§6.2 (historical seeds {_historical_124m()}); Table 5",
+                scale=_scale(ch), evidence=_evidence(ch, summ), verdict=sep.verdict,
+                why=sep.why + (cost if not sep.facts.get("attn_left") else "")),
+            Row(claim="AttnOnly is seed-sensitive at 124M",
+                where=f"§6.2 (historical seeds {_historical_124m()}); Table 5",
                 # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
-                f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f} "
+                paper=f"std {paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss')['std'].iloc[0]:.3f}"
+                f" "
                 f"over {int(paper_values(ref='Table 5', config='AttnOnly', metric='best_val_loss').n.iloc[0])} seeds "
                 f"(range {paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
-                f"{paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})", f"AttnOnly {_range(a)}",
-                _evidence(ch, summ), sens.verdict, sens.why + (cost if not sep.facts.get("attn_left") else ""))]
+                f"{paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})",
+                ours=f"AttnOnly {_range(a)}",
+                scale=_scale(ch), evidence=_evidence(ch, summ), verdict=sens.verdict,
+                why=sens.why + (cost if not sep.facts.get("attn_left") else ""))]
 
 
 def routing_paper(runs_dir=None) -> Row:
@@ -252,76 +306,16 @@ def routing_paper(runs_dir=None) -> Row:
     # the bigram floor on the fixed batches: no position-blind model can go below it on this data
     c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2])
     if c.facts["reading"] is None:  # no AttnOnly run with the mixer yet
-        return Row(claim, "§7.1-7.2", paper, "no runs", "-", c.verdict, c.why)
+        return Row(claim=claim, where="§7.1-7.2", paper=paper, ours="no runs", scale="none", evidence="-",
+                   verdict=c.verdict, why=c.why)
     am = c.facts["attn_mixer"]
     steps = plans.mixer_test()[0].train.max_steps  # the plan's own budget (1,500 steps at `cpu`)
     seeds = sorted(set(runs.table[(runs.table.mixer == "local") & (runs.table.config == "AttnOnly")].seed))
-    return Row(claim, "§7.1-7.2", paper, f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
-               f"\"{c.facts['reading']}\" by the author's rule", f"`cpu` stand-in, {steps:,} steps, seeds "
-               f"{', '.join(map(str, seeds))}", c.verdict, c.why)
-
-
-def bundle_fixed_val(table: pd.DataFrame, interval: int, control: str | None = None,
-                     seeds: dict | None = None) -> Row:
-    """§5.2's "one relevant implementation difference", tested directly: nanoGPT AttnOnly at the `cpu` stand-in
-    with only its validation batching switched to ResidualGPT's fixed batches (book/escape_and_bundle.ipynb §2). Our
-    validation batches have their own generator, so the switch changes the measurement only, which is the
-    paper's mechanism: noisy evaluation makes an improving model look stuck. Both runs train the same model
-    states, so the comparison is paired: it holds if the switch alone at least halves nanoGPT's own escape step
-    (``bundle.bundle_effects`` with no rounding control or other seed, which would only add noise that the
-    pair does not have). The control: nanoGPT's own run must stay on the floor long enough for halving to be
-    measurable (at least four evaluation intervals, or throughout). The other factors, listed for context, are
-    read against what rounding (``control``) and other ``seeds`` do. ``table``: ``bundle.bundle_runs().table``."""
-    claim = ("Fixed validation batches are one relevant difference in AttnOnly's nanoGPT → ResidualGPT shift "
-             "(noisy evaluation can make a model that is improving look stuck)")
-    paper = "one relevant difference, not isolated causally (§8.3, limitation 2)"
-    fixed = plans.FIXED_VALIDATION
-    fx = bundle.bundle_effects(table, interval)  # paired: the same training, measured two ways
-    # every factor read against rounding and the seed as well: the other factors, listed for context below
-    fx_all = bundle.bundle_effects(table, interval, control, seeds, paired=(fixed,))
-    done = table[table.status.isin(["complete", "diverged"])].set_index("factor")  # finished factors, by name
-    cmd = "`python -m lib sweep --plan bundle`: one `cpu` stand-in run per factor, about 10 minutes each on 2 cores"
-    # nanoGPT's own run or the switched one missing: nothing to compare
-    if fx is None or fixed not in done.index:
-        return Row(claim, "§5.2", paper, "no run", "-", "NOT TESTED", cmd)
-    b, e = fx["base"], done.loc[fixed, "escape_step"]
-    step = escape_map.escape_label
-    evidence = f"`cpu` stand-in, nanoGPT AttnOnly seed {PAPER_SEED}, one factor switched, {interval}-step evaluations"
-    # the other factors that alone move the escape beyond what rounding and the seed do
-    others = [f for f in fx_all["earlier"] + fx_all["later"] if f != fixed]
-    context = (f" ({fx_all['trained']} of {fx['planned']} factors trained; those that alone move the escape by a "
-               f"factor of two beyond what rounding and the seed do: {', '.join(others) or 'none'})")
-    # diverged: no escape step, so no outcome; never read as "the switch did nothing"
-    if fixed in fx["diverged"]:
-        return Row(claim, "§5.2", paper, "diverged", evidence, "NOT TESTABLE HERE",
-                   "the run with fixed validation batches diverged: it has no escape step to compare" + context)
-    ours = (f"{'no escape' if pd.isna(e) else 'escape at ' + step(e)} with fixed batches, "
-            f"{'no escape' if pd.isna(b) else 'escape at ' + step(b)} with nanoGPT's random ones")
-    # The control: an escape before four evaluation intervals leaves no room to be halved at this cadence.
-    if pd.notna(b) and b < 4 * interval:
-        return Row(claim, "§5.2", paper, ours, evidence, "NOT TESTABLE HERE",
-                   f"nanoGPT's own AttnOnly leaves the floor at {step(b)}, too early for a halving to be measured "
-                   f"at {interval}-step evaluations" + context)
-    # the same step, or "never" on both sides: the switch moved nothing
-    moved = ("leave the escape at " + step(b) if (pd.isna(b) and pd.isna(e)) or b == e
-             else f"move the escape from {step(b)} to {step(e)}")
-    why = (f"switched alone, fixed validation batches {moved}; the training is identical (our validation batches "
-           f"have their own generator), so only the measurement differs, and the claim needs it at least halved "
-           f"(beyond the {interval}-step resolution). In the author's nanoGPT, validation batches come from the "
-           f"global generator, so there the switch also changed which training batches follow: that channel, a "
-           f"change of data order, is not tested here" + context)
-    # by design: our validation batches have their own generator, so this switch cannot change training
-    return Row(claim, "§5.2", paper, ours, evidence,
-               # by_design: NOT TESTABLE HERE whatever ``earlier`` says; the reason still reports the outcome
-               verdicts.verdict(True, True, fixed in fx["earlier"], by_design=True), why)
-
-
-def _bundle_row(runs_dir=None) -> Row:
-    from .chapters.bundle import baseline_seeds, bundle_runs
-    # the bundle's cadence (nanoGPT's `cpu` preset: every 100 steps), its rounding-only twin (the SDPA kernel)
-    # and nanoGPT's other seed
-    return bundle_fixed_val(bundle_runs(runs_dir).table, plans.bundle_factors()["none"].train.eval_interval,
-                            plans.ROUNDING_CONTROL, baseline_seeds(runs_dir))
+    return Row(claim=claim, where="§7.1-7.2", paper=paper,
+               ours=f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
+               f"\"{c.facts['reading']}\" by the author's rule", scale="stand-in",
+               evidence=f"`cpu` stand-in, {steps:,} steps, seeds "
+               f"{', '.join(map(str, seeds))}", verdict=c.verdict, why=c.why)
 
 
 def scorecard(runs_dir=None) -> pd.DataFrame:
@@ -336,12 +330,14 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
     # the rounding-only flip of the bundle chapter: the joint-collapse verdict's knife-edge
     edge, robust = collapse.released_rounding_edge(runs_dir), collapse.released_robust_escapes(runs_dir)
     prefix = paper_shape.paper_shape_prefix(runs_dir)  # the paper-shape prefixes, read once for their two rows
-    # In the paper's order: §4, §4.1, §5.1, §5.2, §6.1, §6.2, §7; a claim judged at the paper's own shape follows its
-    # stand-in row.
-    rows = [joint_collapse(jc, jc_s, jc_f, edge, robust), joint_collapse_paper_shape(prefix),
-            starvation(jc, jc_s, jc_h, jc_f), starvation_paper_shape(prefix), growth(jc, jc_s, jc_h, jc_f),
+    # In the paper's order: §4, §4.1, §5.1, §5.2, §6.1, §6.2, §7; a claim judged at the paper's own shape and at the
+    # stand-in is one row, decided at the paper's shape where it has runs (paper_shape_first).
+    rows = [paper_shape_first(joint_collapse(jc, jc_s, jc_f, edge, robust), joint_collapse_paper_shape(prefix),
+                              stand_in_collapse_seeds(runs_dir)),
+            paper_shape_first(starvation(jc, jc_s, jc_h, jc_f), starvation_paper_shape(prefix)),
+            growth(jc, jc_s, jc_h, jc_f),
             *runtime_gain(gc),
-            fixed_val(fv, _bundle_row(runs_dir)),
+            fixed_val(fv),
             asymmetry_10m(a10, a10_s, a10.floor()), ffn_equals_noresidual([(a10, a10_s), (s124, s124_s)]),
             *sweep_124m(s124, s124_s, s124.floor()), routing_paper(runs_dir)]
     return pd.DataFrame([vars(r) for r in rows])  # a dataclass per row, a column per field
@@ -356,8 +352,10 @@ def starvation_paper_shape(prefix) -> Row:
     # a prefix with no evaluation after step 0 (or trained without diagnostics) has no gradient to show yet
     ours = "; ".join(f"{r.config} " + ("no gradient recorded" if pd.isna(r.layer0_grad) else
                                        f"{r.layer0_grad:.2g} at step {int(r.steps):,}") for r in found) or "no run"
-    return Row("Layer-0 gradient starved at the paper's own 10M shape (at step 300, Fig. 2a's first starved step)",
-               "§4.1, Fig. 2a", _fig2a_paper(), ours, prefix_evidence(found), c.verdict, c.why)
+    return Row(claim="Layer-0 gradient starved at the paper's own 10M shape (at step 300, Fig. 2a's first starved "
+                     "step)",
+               where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
+               evidence=prefix_evidence(found), verdict=c.verdict, why=c.why)
 
 
 # The front page's figure: each scale's paper reference beside the stand-in that plays it here.

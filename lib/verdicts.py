@@ -55,11 +55,13 @@ def claim(name: str):
 
 
 def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,
-            by_design: bool = False) -> str:
-    """No runs: NOT TESTED. Runs whose control did not show what the claim is about (a Full Residual that never
-    left the floor, an AttnOnly that never left it when the claim is about where it lands, a prefix still on
-    the floor when the claim is about where the run ends): NOT TESTABLE HERE, whatever else they say; they
-    neither confirm nor contradict. Two more cases neither confirm nor contradict, and are NOT TESTABLE HERE:
+            by_design: bool = False, reached: bool = True) -> str:
+    """No runs: NOT TESTED; nor, while ``reached`` is False, runs that have not yet trained as far as the claim
+    speaks of (a prefix still on the floor of a run whose end the claim is about: it is being trained, and its
+    end will decide). Runs whose control did not show what the claim is about (a Full Residual that never
+    left the floor, an AttnOnly that never left it when the claim is about where it lands): NOT TESTABLE HERE,
+    whatever else they say; they neither confirm nor contradict. Two more cases neither confirm nor contradict,
+    and are NOT TESTABLE HERE:
 
     * ``by_design``: a test whose outcome our own design fixes is no test (a switch that, by construction,
       cannot change what is trained);
@@ -69,7 +71,7 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
 
     Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
     # The order of the tests is the rule. Missing runs come first: nothing else about them can be known.
-    if not has_runs:
+    if not has_runs or not reached:
         return "NOT TESTED"
     # Then every reason the test could not have come out either way, before ``agrees`` is read at all, so that a
     # broken control can never yield a HOLDS that happens to agree, nor a CONTRADICTED that happens not to.

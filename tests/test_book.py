@@ -451,8 +451,16 @@ def test_eval_noise_claim_sets_the_gap_against_the_noise():
             in c.text)
     assert c.lines[-1] == ("Seed 1337 (released): the FFNOnly - AttnOnly gap is 1.400, 280 standard deviations of "
                            "that noise: evaluation noise cannot move a model across it at this scale.")
-    # by design (our evaluation has its own generator) the claim is no test, whatever the noise
-    assert c.verdict == "NOT TESTABLE HERE" and round(c.facts["gap_over_noise"]) == 280
+    # the noise is far too small, and the author's AttnOnly trains on the floor (its printed log): no explanation
+    assert c.verdict == "CONTRADICTED" and round(c.facts["gap_over_noise"]) == 280
+    assert "3.3161" in c.why and "0.0008 from NoResidual's" in c.why
+    author = pd.DataFrame({"config": ["AttnOnly", "NoResidual"], "cell": 13, "train_loss": [2.9, 3.3153]})
+    # progress in training that validation could hide: the explanation stays open, whatever the noise
+    c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise, author=author)
+    assert c.verdict == "HOLDS" and "progress its validation could hide" in c.why
+    # or noise large enough beside the gap
+    loud = noise.assign(random_eval_std=[0.2, 0.2])
+    assert fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(loud), loud).verdict == "HOLDS"
     empty = noise.iloc[0:0]
     assert fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(empty), empty).verdict == "NOT TESTED"
 

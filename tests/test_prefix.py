@@ -100,33 +100,29 @@ def test_starvation_without_gradient_data_decides_nothing():
     assert paper_shape.claim_prefix_starvation(t).verdict == "NOT TESTED"
 
 
-def test_the_schedule_decides_only_if_swapping_it_flips_the_escape_in_both_implementations():
-    nano = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
-    resid = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 2.90, 2.60])
-    nano_cos = run("nanogpt", "AttnOnly", 300, [4.17, 3.30, 2.90, 2.70], schedule="cosine")
-    resid_const = run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35], schedule="constant")
-    t = table(nano, resid, nano_cos, resid_const)
-    assert set(t.schedule) == {"recipe", "warm-up + cosine", "constant lr"}
-    # the stand-in's seeds, nanoGPT on its own recipe, are printed beside the reading as a caution: another model
-    # and budget, so they do not move this shape's verdict
-    spread = {1: 675.0, 2: 175.0, 3: NAN}
-    c = paper_shape.claim_prefix_schedule(t, spread)
-    assert c.verdict == "HOLDS" and c.facts["follow"] == 2
-    assert "(1: step 675, 2: step 175, 3: never)" in c.why
-    resid_const_left = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    c = paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), spread)
-    assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1
-    assert "residualgpt AttnOnly with constant lr leaves the floor (at step 200; on its own schedule at 200), " \
-        "unlike nanogpt" in c.why
-    assert "stand-in" not in paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos, resid_const_left), {}).why
-    # two flips in the same direction are not the schedule deciding: both own runs on the floor, both swaps leave
-    nano_stuck, resid_stuck = nano, run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
-    both_leave = run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 3.00, 2.80], schedule="constant")
-    c = paper_shape.claim_prefix_schedule(table(nano_stuck, resid_stuck, nano_cos, both_leave), spread)
-    assert c.verdict == "NOT TESTABLE HERE" and "nothing to explain" in c.why
-    assert paper_shape.claim_prefix_schedule(table(nano, resid, nano_cos), spread).verdict == "NOT TESTED"
-    # the contrast reads each implementation's own schedule, never a swapped run
-    assert paper_shape.claim_prefix_contrast(t).facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
+def effects(constant, warmup):
+    """The schedule-over-seeds rule at the paper's shape on hand-made runs: escape steps (None: never) per seed."""
+    from lib.chapters import schedule_10m
+    rows = [{"impl": "residualgpt", "config": "AttnOnly", "seed": seed, "factor": f, "status": "partial",
+             "steps": 600 if f == "constant lr" else 200, "best_val_loss": 2.5 if e else 3.35, "escape_step": e}
+            for f, steps in (("none", warmup), ("constant lr", constant))
+            for seed, e in zip((1337, 42, 123, 0, 7), steps)]
+    return schedule_10m.claim_schedule_10m(schedule_10m.schedule_10m_effects(pd.DataFrame(rows)))
+
+
+def test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one():
+    # every constant-rate seed later than every warm-up seed by more than an interval (50 steps): HOLDS
+    c = effects([200, 300, None, 250, 400], [50, 50, 100, 50, 50])
+    assert c.verdict == "HOLDS" and c.facts["direction"] == "later" and "0.8%" in c.why
+    # one seed inside the warm-up runs' range: not beyond seed noise, and the range left room, so CONTRADICTED
+    c = effects([200, 300, 100, 250, 400], [50, 50, 100, 50, 50])
+    assert c.verdict == "CONTRADICTED" and "1 of 5" not in c.why and "4 of 5 seeds clearly later" not in c.why
+    assert "clearly later" in c.why
+    # earlier in every seed: named, but the claim (a delay) is contradicted
+    assert effects([50, 50, 50, 50, 50], [200, 200, 250, 200, 200]).verdict == "CONTRADICTED"
+    # four seeds of five, or one seed alone: not judged
+    assert effects([200, 300, None, 250], [50, 50, 100, 50, 50]).verdict == "NOT TESTED"
+    assert effects([200], [50]).verdict == "NOT TESTED"
 
 
 def test_stand_in_prediction_compares_at_the_prefixs_step():
@@ -200,8 +196,8 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
 
 
 def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_the_floor():
-    # Table 2 is where the run ends: a prefix on the floor, even beside a control that left, is NOT TESTABLE HERE
-    # (the verdict rule's case); the complete run on the floor beside its control holds.
+    # Table 2 is where the run ends: a prefix on the floor, even beside a control that left, is NOT TESTED yet (the run
+    # is training towards the step the claim speaks of); the complete run on the floor beside its control holds.
     from types import SimpleNamespace
 
     from lib.scorecard import joint_collapse_paper_shape
@@ -209,16 +205,19 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     full = run("nanogpt", "FullResidual", 100, [4.17, 2.50])
     swapped = run("nanogpt", "AttnOnly", 300, [4.17, 3.0, 2.5, 2.2], schedule="cosine")  # never the row's run
     row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn, full, swapped)))
-    assert (row.verdict, row.claim) == ("NOT TESTABLE HERE", "Joint collapse at the paper's own 10M shape "
-                                                              "(first 300 of 3,000 steps)")
-    assert "cannot show where the run ends" in row.why and "Full Residual (first 100 of 3,000 steps) left" in row.why
+    assert (row.verdict, row.claim) == ("NOT TESTED", "Joint collapse at the paper's own 10M shape")
+    assert "on the floor for the first 300 of 3,000 steps" in row.ours
+    assert "decided when it has trained them all" in row.why
+    assert "Full Residual (first 100 of 3,000 steps) left" in row.why
     whole = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.35] * 30)
     whole_full = run("nanogpt", "FullResidual", 3000, [4.17] + [1.6] * 30)
     assert joint_collapse_paper_shape(SimpleNamespace(table=table(whole, whole_full))).verdict == "HOLDS"
     row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn)))
     assert row.verdict == "NOT TESTED"  # no control yet
     stuck_full = run("nanogpt", "FullResidual", 100, [4.17, 3.36])
-    assert joint_collapse_paper_shape(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTABLE HERE"
+    assert joint_collapse_paper_shape(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTED"
+    whole_stuck = run("nanogpt", "FullResidual", 3000, [4.17] + [3.36] * 30)  # the control never left: no test
+    assert joint_collapse_paper_shape(SimpleNamespace(table=table(whole, whole_stuck))).verdict == "NOT TESTABLE HERE"
     left = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9])
     assert joint_collapse_paper_shape(SimpleNamespace(table=table(left, full))).verdict == "CONTRADICTED"
 

@@ -9,23 +9,25 @@ from lib.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
-    # seed 42's AttnOnly leaves the floor at step 200 and so does its rounding twin: a robust escape, so the
-    # contradiction is valid (seed 1337's escape at step 800 does not survive rounding; it is said too)
-    "Joint collapse: every partial nanoGPT": ("CONTRADICTED", ["AttnOnly 2.331-2.624 (n=2)",
-                                                          "FFNOnly 3.339-3.340 (n=2)"]),
-    # nanoGPT AttnOnly on the floor for its first 300 steps, its Full Residual control off it from step 50 (of
-    # the first 100): a prefix on the floor cannot show where the run ends, which Table 2 is about
-    "Joint collapse at the paper's own 10M shape (first 300 of 3,000 steps)": (
-        "NOT TESTABLE HERE", ["AttnOnly best 3.351, on the floor for the first 300 of 3,000 steps"]),
-    "Layer-0 gradient starved in every": ("HOLDS", ["FFNOnly 2.2e-05 (from step 100)",
-                                                    "NoResidual 5e-06 (from step 100)"]),
-    # the nanoGPT prefixes at step 300 (Full Residual, the control, at step 100): both collapsed ones starved
+    # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for its first 300
+    # steps, its Full Residual control off it from step 50 (of the first 100); Table 2 is where the run ends, which
+    # the run has not reached yet. Beside it, the stand-in's own verdict, counted nowhere: seed 42's AttnOnly leaves
+    # the floor at step 200 and so does its rounding twin, a robust escape (seed 1337's at step 800 does not survive
+    # rounding)
+    "Joint collapse at the paper's own 10M shape": (
+        "NOT TESTED", ["AttnOnly best 3.351, on the floor for the first 300 of 3,000 steps"],
+        ["CONTRADICTED", "AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.339-3.340 (n=2)"]),
+    # the nanoGPT prefixes at step 300 (Full Residual, the control, at step 100): both collapsed ones starved; the
+    # stand-in agrees
     "Layer-0 gradient starved at the paper's own 10M shape": ("HOLDS", [
-        "AttnOnly 2.9e-06 at step 300", "FFNOnly 1e-05 at step 300", "FullResidual 0.072 at step 100"]),
+        "AttnOnly 2.9e-06 at step 300", "FFNOnly 1e-05 at step 300", "FullResidual 0.072 at step 100"],
+        ["HOLDS", "FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"]),
     "Hidden-state growth": ("NOT TESTABLE HERE", ["AttnOnly 7.43×", "FFNOnly 33.03×", "FullResidual 9.99×"]),
     "(a) Runtime gains": ("CONTRADICTED", ["left the floor at g = 2, 4; stayed at g = 0.25, 0.5"]),
     "(b) The runtime-gain curves": ("NOT TESTABLE HERE", ["runtime 0.0152"]),
-    "Random validation batches": ("NOT TESTABLE HERE", ["0.0069", "gap of 1.369"]),
+    # the noise of the gap (0.0069 std) is far below the margin and the gap, and the author's own nanoGPT AttnOnly
+    # trains on the floor (train loss 3.3161 against NoResidual's 3.3153): noisy validation cannot explain it
+    "Random validation batches": ("CONTRADICTED", ["0.0069", "gap of 1.369"]),
     "10M asymmetry": ("HOLDS", ["AttnOnly 1.908-1.971 (n=8)", "FFNOnly 3.339 (n=8, all seeds)"]),
     "FFNOnly collapses to the No Residual floor": ("HOLDS", ["cpu: FFNOnly - NoResidual -0.0002"]),
     "124M ordering and separation": ("NOT TESTABLE HERE", ["minimum gap -0.018"]),
@@ -41,20 +43,26 @@ OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["Attn
        # the stand-in's schedule runs over seeds: nanoGPT on ResidualGPT's warm-up + cosine escapes earlier in all five
        "Switched alone, the schedule, clipping or biases move": ("HOLDS", [
            "nanogpt warm-up + cosine: 5 of 5 seeds escape", "earlier in every seed"]),
-       # ResidualGPT AttnOnly at a constant rate (the Phase-2 notebook's schedule) leaves the floor too, later
-       "The learning-rate schedule decides": ("CONTRADICTED", [
-           "constant lr left the floor at step 200 (best 2.714)", "warm-up + cosine left the floor at step 100"])}
+       # the schedule at the paper's shape is judged over five seeds a schedule: seed 1337's two prefixes alone
+       "A constant learning rate delays or prevents": ("NOT TESTED", [
+           "1 of 5 constant-rate and 1 of 5 warm-up + cosine runs trained to their stop"])}
 
 
 def _pinned(card, expected):
     assert len(card) == len(expected)
-    for start, (verdict, facts) in expected.items():
+    for start, (verdict, facts, *stand_in) in expected.items():
         rows = card[card.claim.str.startswith(start)]
         assert len(rows) == 1, start
         row = rows.iloc[0]
         assert row.verdict == verdict, (start, row.verdict, row.why)
         for fact in facts:
             assert fact in row.ours, (start, row.ours)
+        # a row decided at the paper's shape: the stand-in's own verdict and numbers beside it
+        if stand_in:
+            word, *numbers = stand_in[0]
+            assert row.stand_in.startswith(word) and all(n in row.stand_in for n in numbers), (start, row.stand_in)
+        elif "stand_in" in card:
+            assert not row.stand_in, (start, row.stand_in)
 
 
 def test_every_released_verdict_and_the_numbers_it_rests_on():
@@ -108,9 +116,18 @@ def _chapter_claims() -> dict[str, object]:
     }
 
 
+# the stand-in claims the front page shows beside the paper-shape row that decides the same claim
+BESIDE = {"Joint collapse: every partial nanoGPT": "Joint collapse at the paper's own 10M shape",
+          "Layer-0 gradient starved in every": "Layer-0 gradient starved at the paper's own 10M shape"}
+
+
 def test_every_chapter_prints_the_verdict_the_front_page_shows():
     card = scorecard()
     for start, claim in _chapter_claims().items():
+        if start in BESIDE:  # the stand-in's verdict, printed beside the paper shape's
+            row = card[card.claim.str.startswith(BESIDE[start])].iloc[0]
+            assert row.stand_in.startswith(claim.verdict), (start, claim.verdict, row.stand_in)
+            continue
         row = card[card.claim.str.startswith(start)].iloc[0]
         assert claim.verdict == row.verdict, (start, claim.verdict, row.verdict)
         assert claim.why.split(";")[0] in row.why, (start, claim.why, row.why)  # and for the same first reason
@@ -119,7 +136,7 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
 def test_the_front_page_tally_and_the_lead_figure_numbers():
     from lib.front_page import tally
     from lib.scorecard import lead_rows
-    assert tally(scorecard()) == "**13 claims**: 4 HOLDS · 2 CONTRADICTED · 7 NOT TESTABLE HERE"
+    assert tally(scorecard()) == "**11 claims**: 3 HOLDS · 2 CONTRADICTED · 5 NOT TESTABLE HERE · 1 NOT TESTED"
     book = lead_rows()
     book = book[book.source == "book"].groupby(["group", "config"]).recovered
     lo, hi = book.min(), book.max()
@@ -154,16 +171,12 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert c.verdict == "HOLDS" and c.facts == {"attn_left": True}
     # nanoGPT AttnOnly on ResidualGPT's warm-up + cosine leaves the floor by step 100 (best 2.461 at step 300) where
     # its own constant rate keeps it on the floor. ResidualGPT AttnOnly at the Phase-2 notebook's constant rate still
-    # leaves the floor, at step 200 instead of 50 (best 2.714): the swap moves one implementation, not both, so the
-    # schedule does not decide (one seed, a prefix). Beside it, as a caution: the stand-in's nanoGPT seeds
+    # leaves the floor, at step 200 instead of 50 (best 2.714): one seed, which decides nothing about the schedule
+    # (the rank rule over five seeds does: chapters.schedule_10m)
     swapped = r.loc[("nanogpt", "AttnOnly", "warm-up + cosine")]
     assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
     constant = r.loc[("residualgpt", "AttnOnly", "constant lr")]
     assert constant.left_floor_at == 200 and round(constant.best_val, 3) == 2.714
-    from lib.chapters.schedule_seeds import baseline_escapes
-    c = paper_shape.claim_prefix_schedule(t, baseline_escapes())
-    assert c.verdict == "CONTRADICTED" and c.facts["follow"] == 1 and c.facts["residualgpt swapped left"]
-    assert "(1337: step 675, 42: step 175, 123: step 200, 0: step 575, 7: never)" in c.why
     # nanoGPT Full Residual, the control, first 100 steps: off the floor from step 50 (best 2.553 at step 100),
     # its layer-0 FFN gradient 0.0724 at step 100; block 0 of the one configuration on the floor (AttnOnly,
     # 2.85e-06) is starved where Full Residual's is not
@@ -174,8 +187,8 @@ def test_the_paper_shape_prefixes_released_so_far():
     full = r.loc[("residualgpt", "FullResidual", "recipe")]
     assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.490 and round(full.layer0_grad, 4) == 0.0871
     assert full.execution == "whole batch, fast dropout"
-    c = paper_shape.claim_paper_shape_collapse(t)  # the prefix cannot reach where Table 2's run ends
-    assert c.verdict == "NOT TESTABLE HERE" and c.facts["full_left"] and c.facts["left_at"] is None
+    c = paper_shape.claim_paper_shape_collapse(t)  # the prefix has not reached where Table 2's run ends, yet
+    assert c.verdict == "NOT TESTED" and c.facts["full_left"] and c.facts["left_at"] is None
     # nanoGPT FFNOnly, first 300 steps (micro-batches of 8, --fast-dropout): on the floor throughout (best 3.342 at
     # step 250), its layer-0 FFN gradient 1.0e-05 at step 300: starved, as AttnOnly's, so Fig. 2a's "every partial
     # configuration" now has both of its partial configurations

@@ -93,8 +93,10 @@ def test_124m_ordering_not_testable_when_attnonly_never_left_the_floor(monkeypat
 
 
 def test_takeaway_lists_every_verdict_class():
-    card = pd.DataFrame([vars(sc.Row("c1", "§1", "p", "o", "e", "HOLDS", "w1")),
-                         vars(sc.Row("c2", "§2", "p", "o", "e", "NOT TESTED", "run X"))])
+    card = pd.DataFrame([vars(sc.Row(claim="c1", where="§1", paper="p", ours="o", scale="stand-in", evidence="e",
+                                     verdict="HOLDS", why="w1")),
+                         vars(sc.Row(claim="c2", where="§2", paper="p", ours="o", scale="none", evidence="e",
+                                     verdict="NOT TESTED", why="run X"))])
     text = front_page.takeaway(card)
     assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
     assert "**c2** (§2): run X." in text
@@ -104,52 +106,10 @@ def bundle_table(rows):
     return pd.DataFrame(rows, columns=["factor", "status", "escape_step", "best_val_loss"])
 
 
-def test_the_fixed_validation_row_reads_the_bundle_factor_against_nanogpts_own_plateau():
-    fixed = sc.plans.FIXED_VALIDATION
-    assert fixed in sc.plans.bundle_factors()
-    base = [("none", "complete", 800, 2.6), ("warm-up + cosine", "complete", 100, 1.9),
-            ("weight decay", "complete", None, 3.34)]
-    row = sc.bundle_fixed_val(bundle_table(base + [(fixed, "not trained", None, None)]), 100)
-    assert row.verdict == "NOT TESTED" and "--plan bundle" in row.why
-    row = sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 800, 2.6)]), 100)
-    # by design (our validation batches have their own generator) the switch cannot change training: no test,
-    # whichever way the escape moves
-    assert row.verdict == "NOT TESTABLE HERE"
-    assert row.ours == "escape at step 800 with fixed batches, escape at step 800 with nanoGPT's random ones"
-    assert row.why.startswith("switched alone, fixed validation batches leave the escape at step 800;")
-    assert "that channel, a change of data order, is not tested here" in row.why
-    assert ("(3 of 3 factors trained; those that alone move the escape by a factor of two beyond what rounding and "
-            "the seed do: warm-up + cosine, weight decay)") in row.why
-    assert sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", 300, 2.3)]), 100).verdict == "NOT TESTABLE HERE"
-    assert sc.bundle_fixed_val(bundle_table(base + [(fixed, "complete", None, 3.3)]), 100).verdict == \
-        "NOT TESTABLE HERE"
-    # nanoGPT that never leaves the floor is the paper's own case: a valid test
-    never = [("none", "complete", None, 3.34)]
-    row = sc.bundle_fixed_val(bundle_table(never + [(fixed, "complete", 600, 2.4)]), 100)
-    assert row.verdict == "NOT TESTABLE HERE" and "move the escape from never to step 600" in row.why
-    row = sc.bundle_fixed_val(bundle_table(never + [(fixed, "complete", None, 3.34)]), 100)
-    assert row.verdict == "NOT TESTABLE HERE" and row.ours.startswith("no escape with fixed batches, no escape")
-    # nanoGPT escaping within four evaluations leaves no room to measure a halving: no test
-    for b in (100, 300):
-        early = [("none", "complete", b, 2.0), (fixed, "complete", 100, 2.0)]
-        assert sc.bundle_fixed_val(bundle_table(early), 100).verdict == "NOT TESTABLE HERE"
-    lost = bundle_table(base + [(fixed, "diverged", None, None)])
-    assert sc.bundle_fixed_val(lost, 100).verdict == "NOT TESTABLE HERE"
-
-
 def test_the_paper_column_is_read_from_the_paper_file():
     assert paper_text("Table 2", "AttnOnly", 4) == "3.3534"
     assert paper_text("Fig. 4", "AttnOnly") == "1.580 ± 0.003 (8 seeds)"
     assert paper_text("Table 5", "AttnOnly", seeds=False, metric="best_val_max") == "6.508"
-
-
-def test_the_fixed_validation_row_is_a_paired_comparison_whatever_the_seed_spread():
-    fixed = sc.plans.FIXED_VALIDATION
-    t = bundle_table([("none", "complete", 800, 2.6), (fixed, "complete", 300, 2.4),
-                      ("SDPA kernel", "complete", None, 3.34)])
-    # another seed escaping at 200 leaves other factors no room, but the paired fixed-validation test stands
-    row = sc.bundle_fixed_val(t, 100, "SDPA kernel", {42: 200})
-    assert row.verdict == "NOT TESTABLE HERE" and "(2 of 2 factors trained;" in row.why
 
 
 def test_the_papers_routing_test_is_judged_by_the_authors_rule():
@@ -177,16 +137,17 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
 
 def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     card = pd.DataFrame([
-        {"claim": "A: x", "evidence": "cpu stand-in, 1,500 steps", "verdict": "HOLDS"},
-        {"claim": "B (detail)", "evidence": "10M paper shape, first 300 of 3,000 steps", "verdict": "HOLDS"},
-        {"claim": "C", "evidence": "cpu stand-in", "verdict": "CONTRADICTED"},
-        {"claim": "D", "evidence": "cpu stand-in", "verdict": "NOT TESTABLE HERE"},
-        {"claim": "E", "evidence": "-", "verdict": "NOT TESTED"}])
+        {"claim": "A: x", "scale": "stand-in", "evidence": "cpu stand-in, 1,500 steps", "verdict": "HOLDS"},
+        {"claim": "B (detail)", "scale": "paper shape", "evidence": "10M paper shape, first 300 of 3,000 steps",
+         "verdict": "HOLDS"},
+        {"claim": "C", "scale": "stand-in", "evidence": "cpu stand-in", "verdict": "CONTRADICTED"},
+        {"claim": "D", "scale": "stand-in", "evidence": "cpu stand-in", "verdict": "NOT TESTABLE HERE"},
+        {"claim": "E", "scale": "none", "evidence": "-", "verdict": "NOT TESTED"}])
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
     assert "Of the paper's 5 claims checked here, 3 are judged at CPU stand-ins" in text
     assert "and 1 at the paper's own 10M shape" in text
     assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
-    assert "1 cannot be tested here" in text and "1 is not run yet" in text and "found 2 discrepancies" in text
+    assert "1 cannot be tested here" in text and "1 is not decided yet" in text and "found 2 discrepancies" in text
     # the early-training readings are named after the card's count, with their verdicts, and never counted in it
     early = pd.DataFrame([{"claim": "Central contrast at the paper's shape, early in training", "verdict": "HOLDS"},
                           {"claim": "Layer-0 starvation at the paper's shape, early in training",
@@ -251,7 +212,7 @@ def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path)
     from lib.findings import own_findings
     from lib.scorecard import lead_rows, scorecard
     card = scorecard(tmp_path)
-    assert len(card) == 13 and set(card.verdict) == {"NOT TESTED"}
+    assert len(card) == 11 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
     assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
     assert set(lead_rows(tmp_path).source) == {"paper"}  # the book's bars come from runs; there are none
@@ -282,3 +243,46 @@ def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
     write_fake_run(twin42, tmp_path, 3.34, None)
     edge = joint_collapse.released_rounding_edge(tmp_path)
     assert "seed 1337" in edge and "seed 42 leaves the floor at step 200" in edge and "no rounding twin" not in edge
+
+
+def _row(verdict, scale, claim="Joint collapse at the paper's own 10M shape", ours="o"):
+    return sc.Row(claim=claim, where="§4", paper="p", ours=ours, scale=scale,
+                  evidence={"paper shape": "10M paper shape", "stand-in": "cpu stand-in"}.get(scale, "-"),
+                  verdict=verdict, why="w")
+
+
+@pytest.mark.parametrize("paper_verdict", ["HOLDS", "CONTRADICTED", "NOT TESTED"])
+def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_verdict):
+    # a stand-in contradiction beside paper-shape evidence: the row, the tally and the abstract carry the paper
+    # shape's verdict, and the stand-in's stands beside it, counted nowhere
+    stand = _row("CONTRADICTED" if paper_verdict != "CONTRADICTED" else "HOLDS", "stand-in",
+                 claim="Joint collapse: every partial nanoGPT configuration ends on the floor", ours="AttnOnly 2.3")
+    row = sc.paper_shape_first(stand, _row(paper_verdict, "paper shape"))
+    assert (row.verdict, row.scale) == (paper_verdict, "paper shape")
+    assert row.stand_in.startswith(stand.verdict) and "AttnOnly 2.3" in row.stand_in
+    # opposite verdicts are a finding about the stand-in; a paper-shape run still training is not opposite yet
+    assert ("departs from the paper's model" in row.stand_in) == (paper_verdict != "NOT TESTED")
+    card = pd.DataFrame([vars(row), vars(_row("HOLDS", "stand-in", claim="Other"))])
+    assert front_page.tally(card) == {"HOLDS": "**2 claims**: 2 HOLDS",
+                                      "CONTRADICTED": "**2 claims**: 1 HOLDS · 1 CONTRADICTED",
+                                      "NOT TESTED": "**2 claims**: 1 HOLDS · 1 NOT TESTED"}[paper_verdict]
+    text = front_page.abstract(card, pd.DataFrame({"finding": ["f1"]}))
+    if paper_verdict != "CONTRADICTED":
+        assert "0 are contradicted by a valid test" in text
+    assert f"Joint collapse: {paper_verdict} at the paper's shape, {stand.verdict} at the stand-in" in text
+    shown = front_page.styled(card[["claim", "verdict"]], card).to_html()
+    assert f"{paper_verdict} (the stand-in: {stand.verdict})" in shown
+
+
+def test_without_paper_shape_runs_the_stand_in_decides():
+    stand = _row("CONTRADICTED", "stand-in", claim="Joint collapse: every partial")
+    assert sc.paper_shape_first(stand, _row("NOT TESTED", "none")) is stand
+
+
+def test_a_row_refuses_an_unknown_scale_or_verdict():
+    with pytest.raises(ValueError, match="scale"):
+        _row("HOLDS", "stand in")
+    with pytest.raises(ValueError, match="verdict"):
+        _row("HOLD", "stand-in")
+    with pytest.raises(TypeError):  # keyword-only: no two strings can be swapped by position
+        sc.Row("c", "§", "p", "o", "stand-in", "e", "HOLDS", "w")

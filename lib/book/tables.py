@@ -183,7 +183,7 @@ def _pm(mean, std, n) -> str:
 
 # The paper-shape prefix table's columns as the two chapters that show it name them (``paper_shape.prefix_table``).
 PREFIX_COLUMNS = {"impl": "impl", "config": "config", "schedule": "schedule", "execution": "executed as",
-                  "trained": "trained",
+                  "trained": "trained", "eval_every": "evaluated every (steps)",
                   "last_val": "last val", "best_val": "best val",
                   "left_floor_at": "left the floor at step",  # "-": not by the last step trained
                   "layer0_grad": "layer-0 FFN gradient (last)", "max_val_se": "largest val s.e.",

@@ -54,6 +54,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
                      "schedule": schedule_variant(s.impl, s.schedule),
                      # micro-batches and the dropout masks' generator: how it ran, not what it trained
                      "execution": getattr(s, "execution", None),
+                     # the whole runs evaluate every 100 steps, the prefixes every 50: an escape is dated to within it
+                     "eval_every": getattr(s, "eval_every", None),
                      # in words, so that no reader of the table takes a prefix for a complete run
                      "trained": f"first {s.steps:,} of {s.max_steps:,} steps" if s.steps < s.max_steps
                      else f"all {s.max_steps:,} steps",
@@ -69,8 +71,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
                      # the margin rides along in the table, so the contrast and asymmetry claims read the one it was
                      # built with
                      "margin": ESCAPE_MARGIN})
-    cols = ["impl", "config", "seed", "schedule", "execution", "trained", "steps", "max_steps", "status", "last_val",
-            "best_val", "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best",
+    cols = ["impl", "config", "seed", "schedule", "execution", "eval_every", "trained", "steps", "max_steps", "status",
+            "last_val", "best_val", "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best",
             "paper_best_value", "margin"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -96,76 +98,6 @@ def run_row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe
     # into NOT TESTED rather than an error
     r = table[(table.impl == impl) & (table.config == config) & (table.schedule == schedule)]
     return None if r.empty else r.iloc[0]
-
-
-@claim("The learning-rate schedule decides AttnOnly's escape at the paper's shape")
-def claim_prefix_schedule(table: pd.DataFrame, seed_steps: dict[int, float]) -> Claim:
-    """Does the learning-rate schedule decide AttnOnly's escape at the paper's shape? Each implementation's
-    AttnOnly on its own schedule beside the same run on the other's (nanoGPT with ResidualGPT's warm-up and
-    cosine, ResidualGPT at a constant rate), read at the step both reached. The schedule decides here only if
-    swapping it flips whether the run has left the floor, in both implementations and in the direction that
-    makes each behave like the other; where both implementations on their own schedules are alike by that
-    step there is nothing for the schedule to explain (NOT TESTABLE HERE).
-
-    Each run is one seed, and the verdict is this shape's reading of it. ``seed_steps`` (nanoGPT AttnOnly's escape
-    step on its own recipe at each of the `cpu` stand-in's seeds, ``schedule_seeds.baseline_escapes``; NaN: never)
-    is printed beside it as a caution, not weighed in: the stand-in is a smaller model on another budget, so its
-    steps are not this shape's, but they show how far the seed alone moves such an escape there."""
-    # (implementation, its own schedule, the other's schedule): nanoGPT gets ResidualGPT's, and the reverse
-    pairs = [(impl, run_row(table, impl, "AttnOnly"), run_row(table, impl, "AttnOnly", other))
-             for impl, other in (("nanogpt", "warm-up + cosine"), ("residualgpt", "constant lr"))]
-    runs = [r for _, own, swapped in pairs for r in (own, swapped)]
-    lines = [f"{impl} AttnOnly: " + ("its own schedule" if own is None else "the swapped schedule")
-             + " is not trained yet." for impl, own, swapped in pairs if own is None or swapped is None]
-    # all four runs or no reading: a swap with one side missing cannot show that the schedule decides
-    if lines:
-        return Claim("NOT TESTED", "both pairs are needed", {}, tuple(lines))
-    step = int(min(r.steps for r in runs))  # every run read at the step all four reached
-    # left the floor by the common step; an escape a longer prefix found later does not count here
-    left = {(impl, kind): not pd.isna(r.left_floor_at) and r.left_floor_at <= step
-            for impl, own, swapped in pairs for kind, r in (("own", own), ("swapped", swapped))}
-    def outcome(r, has_left):  # with the step: a swap that only delays an escape is seen as such
-        return f"left the floor at step {int(r.left_floor_at):,}" if has_left else "on the floor"
-    for impl, own, swapped in pairs:
-        lines.append(f"{impl} AttnOnly by step {step:,}: own schedule {outcome(own, left[impl, 'own'])} "
-                     f"(best {own.best_val:.3f}), {swapped.schedule} {outcome(swapped, left[impl, 'swapped'])} "
-                     f"(best {swapped.best_val:.3f}).")
-    facts = {"step": step, **{f"{impl} {kind} left": v for (impl, kind), v in left.items()}}
-    # the phenomenon: the two implementations differ on their own schedules; if they do not, there is nothing the
-    # schedule could be the cause of
-    if left["nanogpt", "own"] == left["residualgpt", "own"]:
-        return Claim(verdict(True, False, False), "nothing to explain: both implementations on their own schedules "
-                     "are alike by this step (one seed, a prefix)", facts, tuple(lines))
-    # the schedule decides only if each implementation, given the other's schedule, does what the other does
-    # both directions are required: a swap that moves one implementation only shows that the schedule matters there,
-    # not that it decides the difference
-    swaps = (("nanogpt", "residualgpt", "warm-up + cosine"), ("residualgpt", "nanogpt", "constant lr"))
-    follows = [left[impl, "swapped"] == left[other, "own"] for impl, other, _ in swaps]
-    # each implementation under the other's schedule, said against the other on its own
-    rows = {impl: (own, swapped) for impl, own, swapped in pairs}
-
-    def moved(impl):  # where both runs of a pair left the floor, the swap's delay or advance, in steps
-        own, swapped = rows[impl]
-        return (f" (at step {int(swapped.left_floor_at):,}; on its own schedule at {int(own.left_floor_at):,})"
-                if left[impl, "own"] and left[impl, "swapped"] else "")
-    why = "; ".join(f"{impl} AttnOnly with {sched} {'leaves' if left[impl, 'swapped'] else 'stays on'} the floor"
-                    f"{moved(impl)}, {'as' if f else 'unlike'} {other} on its own schedule"
-                    for (impl, other, sched), f in zip(swaps, follows)) + ". One seed, a prefix"
-    # a pair trained with and without micro-batches differs by rounding too, which can move an escape on its own
-    def batching(r):  # "whole batch" or "micro-batches of 8", without the dropout note; None where not recorded
-        e = getattr(r, "execution", None)
-        return e.split(",")[0] if isinstance(e, str) else None
-    mixed = [impl for impl, (own, swapped) in rows.items()
-             if None not in (batching(own), batching(swapped)) and batching(own) != batching(swapped)]
-    if mixed:
-        why += "; " + ", ".join(f"{impl}'s pair ran as {batching(rows[impl][0])} and {batching(rows[impl][1])}"
-                                for impl in mixed) + ", a rounding-only difference beside the schedule"
-    # a caution, not a reason: what the seed alone does to the same implementation's escape at the stand-in
-    if seed_steps:
-        spread = ", ".join(f"{s}: {'never' if pd.isna(v) else f'step {int(v):,}'}" for s, v in seed_steps.items())
-        why += (f"; a second seed at this shape would tell whether that holds: at the `cpu` stand-in (a smaller model, "
-                f"another budget) the seed alone moves nanoGPT AttnOnly's own-recipe escape ({spread})")
-    return Claim(verdict(True, True, all(follows)), why + ".", {**facts, "follow": sum(follows)}, tuple(lines))
 
 
 # a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against
@@ -258,11 +190,11 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     stand-in's nanoGPT AttnOnly is on the floor at step 300 too, and leaves it at step 800). A complete run is
     judged against its own Full Residual, which must have left the floor."""
     # Table 2's runs: nanoGPT on its own constant rate; the swapped schedule is another question
-    # (claim_prefix_schedule)
+    # (chapters.schedule_10m, over seeds)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
     # the command and its cost, the reason given while a run is missing, so the reader knows what the answer costs
-    cost = ("python -m lib sweep --plan 10m_prefix --until 300 --micro-batch 8 --fast-dropout: on a 2-core CPU about "
-            "an hour per 300-step run (evaluations included); minutes on a GPU for all 3,000")
+    cost = ("python -m lib sweep --plan 10m_whole --micro-batch 8 --fast-dropout (in segments with --until): on a "
+            "2-core CPU 5 to 9 hours a 3,000-step run; minutes on a GPU")
     if "AttnOnly" not in t.index:
         return Claim("NOT TESTED", cost)
     r = t.loc["AttnOnly"]
@@ -281,11 +213,12 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     if full is None:
         return Claim("NOT TESTED", f"its control, Full Residual, is not trained yet; {cost}", facts)
     if facts["prefix"] and not left:
-        # The claim is where the run ends; a prefix on the floor has not reached it, whatever its control did. The
-        # early-training claims it does carry are claim_prefix_contrast and claim_prefix_starvation.
-        return Claim(verdict(True, False, True),
-                     f"on the floor for the {r.trained}, as Table 2's run, but a prefix still on the floor cannot "
-                     f"show where the run ends (Table 2 is the best over all {int(r.max_steps):,} steps)" + control,
+        # The claim is where the run ends; a prefix on the floor has not reached it, whatever its control did: not
+        # tested yet, as the run is being trained to its end (plans.paper_10m_whole). The early-training claims it
+        # does carry are claim_prefix_contrast and claim_prefix_starvation.
+        return Claim(verdict(True, full_left, True, reached=False),
+                     f"on the floor for the {r.trained}, as Table 2's run; where the run ends (Table 2 is the best "
+                     f"over all {int(r.max_steps):,} steps) is decided when it has trained them all" + control,
                      facts)
     why = (f"left the floor at step {int(r.left_floor_at)}, which Table 2's run never does" if left
            else "the full run beside its Full Residual")
@@ -388,17 +321,35 @@ class Prefix:
     missing: list[str]
 
 
+def furthest(exp, runs_dir) -> tuple:
+    """The run the book reads for one paper-shape experiment of ``plans.paper_10m_prefix``: its prefix, or the same
+    model and recipe trained whole (``plans.paper_10m_whole``, evaluated every 100 steps rather than 50) where that
+    run has reached further. One run per experiment, so a table row and a verdict never mix the two."""
+    rd = RunDir(run_path(exp, runs_dir))
+    key = (exp.impl, exp.config_name, exp.seed, exp.train.schedule)
+    for w in plans.paper_10m_whole(exp.seed):
+        if (w.impl, w.config_name, w.seed, w.train.schedule) != key:
+            continue
+        wrd = RunDir(run_path(w, runs_dir))
+        steps = (wrd.summary or {}).get("steps") if wrd.status in SHOWN_AS_PREFIX else None
+        if steps is not None and steps > ((rd.summary or {}).get("steps") or 0):
+            return w, wrd, "released"
+    return exp, rd, "released"
+
+
 def paper_shape_prefix(runs_dir=None) -> Prefix:
     """Released paper-shape 10M runs (in ``runs_dir``, None: runs/), partial or complete, and the commands for
     those not released yet."""
     runs_dir = runs_dir or RUNS_DIR  # looked up when called, so a test's runs folder takes its place
     exps = plans.paper_10m_prefix()
-    located = [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
+    located = [furthest(e, runs_dir) for e in exps]
     # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and that is what there is to read
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     if len(summ):
-        how = {(e.impl, e.config_name, e.seed, e.train.schedule): execution(rd) for e, rd, _ in located}
-        summ["execution"] = [how[r.impl, r.config, r.seed, r.schedule] for r in summ.itertuples()]
+        how = {(e.impl, e.config_name, e.seed, e.train.schedule): (execution(rd), e.train.eval_interval)
+               for e, rd, _ in located}
+        summ["execution"] = [how[r.impl, r.config, r.seed, r.schedule][0] for r in summ.itertuples()]
+        summ["eval_every"] = [how[r.impl, r.config, r.seed, r.schedule][1] for r in summ.itertuples()]
     hist = histories_of(located, SHOWN_AS_PREFIX)
     # the whole split's floor, the one the runs recorded their escape steps against (``left_floor_at``)
     floor = unigram_floor(load_corpus(exps[0].dataset))

@@ -168,8 +168,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
 
 def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, float]:
     """``impl`` AttnOnly's escape step on its own recipe at each released seed of ``plans.schedule_seeds`` (NaN:
-    never; a run with no outcome, ``no_outcome``, left out): what the seed alone does to the escape, printed beside
-    a one-seed reading elsewhere (``paper_shape.claim_prefix_schedule``)."""
+    never; a run with no outcome, ``no_outcome``, left out): what the seed alone does to the escape."""
     t = schedule_runs(runs_dir).table
     if t.empty:
         return {}

@@ -1,0 +1,75 @@
+"""The learning-rate schedule at the paper's own 10M shape, over five seeds (``plans.paper_10m_schedule_seeds``):
+does a constant rate (the Phase-2 notebook's 3e-4, no warm-up, no decay) delay or prevent ResidualGPT AttnOnly's
+escape beyond what the seed alone does, against the Phase-3 preset's warm-up + cosine? Judged by the book's rank
+rule over seeds (``schedule_seeds.schedule_effects``), never by one seed: the author's own Phase-2 logs show the
+outcome turning on the seed under one recipe (1337 and 123 leave the floor near steps 200 and 300, 42 never)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import plans
+from ..results import SHOWN_AS_PREFIX, summaries_of
+from ..runs import RUNS_DIR, RunDir, run_path
+from ..verdicts import Claim, claim, verdict
+from .schedule_seeds import schedule_effects
+
+CONSTANT = "constant lr"  # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
+
+
+def factor(exp) -> str:
+    """"none" for the Phase-3 preset (warm-up + cosine, the baseline), ``CONSTANT`` for the Phase-2 recipe."""
+    return "none" if exp.train.schedule == "cosine" else CONSTANT
+
+
+def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:
+    """The plan's runs that have trained as far as their question needs (``plans.schedule_10m_until``: a warm-up
+    run to step 200, a constant-rate run 100 steps past its escape or to step 600), one row each with its
+    factor; a run still short of its stop is not among them (it is counted in ``trained``)."""
+    runs_dir = runs_dir or RUNS_DIR
+    rows = []
+    for e in plans.paper_10m_schedule_seeds():
+        rd = RunDir(run_path(e, runs_dir))
+        s = summaries_of([(e, rd, "released")], SHOWN_AS_PREFIX)
+        # a diverged run is finished wherever it stopped; any other one only once it reaches the plan's stop
+        if len(s) and (s.status.iloc[0] == "diverged" or s.steps.iloc[0] >= plans.schedule_10m_until(e, rd.summary)):
+            rows.append(s.assign(factor=factor(e)))
+    cols = ["impl", "config", "seed", "factor", "status", "steps", "best_val_loss", "escape_step"]
+    return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
+
+
+def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
+    """``schedule_seeds.schedule_effects`` at this plan's cadence (50 steps), seeds and budget (a constant-rate run
+    that never leaves the floor counts as leaving at the first evaluation past step 600)."""
+    exps = plans.paper_10m_schedule_seeds()
+    planned = {}
+    for e in exps:
+        planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
+    return schedule_effects(table, first_eval=exps[0].train.eval_interval, planned=planned,
+                            budget=plans.SCHEDULE_10M_MAX_STEPS)
+
+
+@claim("A constant learning rate delays or prevents AttnOnly's escape beyond seed noise, at the paper's shape")
+def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
+    """HOLDS where the rank rule names the constant rate as moving ResidualGPT AttnOnly's escape later in every one
+    of the five seeds (beyond every warm-up + cosine seed by more than one evaluation interval; with no effect,
+    chance 2/C(10, 5) = 0.8%); CONTRADICTED where it names it earlier, or names nothing while the warm-up runs'
+    range left room for a later escape; NOT TESTABLE HERE where it left none; NOT TESTED until all ten runs have
+    trained as far as the plan's rule stops them."""
+    r = effects[(effects.impl == "residualgpt") & (effects.factor == CONSTANT)]
+    base = effects[(effects.impl == "residualgpt") & (effects.factor == "none")]
+    trained = f"{int(r.seeds.iloc[0]) if len(r) else 0} of 5 constant-rate and " \
+              f"{int(base.seeds.iloc[0]) if len(base) else 0} of 5 warm-up + cosine runs trained to their stop"
+    if r.empty or pd.isna(r.decides.iloc[0]):
+        return Claim("NOT TESTED", f"{trained}; `python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 "
+                                   f"--fast-dropout` (each warm-up run 200 steps, each constant-rate run up to 600, "
+                                   f"about 10 s a step on 2 cores)", {"trained": trained})
+    r = r.iloc[0]
+    lines = (f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + cosine over the "
+             f"same seeds {r['baseline range']}.",)
+    later = bool(r.decides) and r.direction == "later"
+    why = (f"later in every seed by more than one evaluation interval (with no effect, chance {r.chance:.1%})" if later
+           else f"earlier in every seed (chance {r.chance:.1%} with no effect)" if r.decides
+           else f"not beyond seed noise: {r['earlier seeds']} of {r.seeds} seeds clearly earlier, "
+                f"{r['later seeds']} clearly later than every warm-up + cosine seed")
+    facts = {"named": bool(r.decides), "direction": r.direction, "escape steps": r["escape steps"]}
+    return Claim(verdict(True, bool(r.room) or bool(r.decides), later), why, facts, lines)
