@@ -188,11 +188,17 @@ def runtime_gain(gc: Chapter) -> list[Row]:
     # the spreads computed once, so the row prints the very numbers the claim judges
     sp = gain_confound.gain_spreads(curves, gc.floor())
     absorbed = gain_confound.claim_gain_absorbed(curves, gc.floor(), bound, spreads=sp)
-    esc = table["escape step (runtime)"].dropna() if "escape step (runtime)" in table else pd.Series(dtype=str)
-    # the paper's four gains: g = 1 is the plain run, listed under both modes
-    esc = esc[esc.index.isin(gain.GAINS_PAPER)]
-    left = [f"{g:g}" for g, v in esc.items() if v != "none"]
-    stayed = [f"{g:g}" for g, v in esc.items() if v == "none"]
+    def split(mode):  # the paper's four gains (g = 1 is the plain run, listed under both modes): left, stayed
+        e = table[f"escape step ({mode})"].dropna() if f"escape step ({mode})" in table else pd.Series(dtype=str)
+        e = e[e.index.isin(gain.GAINS_PAPER)]
+        return e, [f"{g:g}" for g, v in e.items() if v != "none"], [f"{g:g}" for g, v in e.items() if v == "none"]
+    esc, left, stayed = split("runtime")
+    # the weight-level gains beside them: whether the runtime-versus-weight-level distinction §5.1 draws changes
+    # which gains leave the floor
+    w_esc, w_left, w_stayed = split("weight")
+    weight = (f"; weight-level: left at g = {', '.join(w_left) or 'none'}, stayed at g = "
+              f"{', '.join(w_stayed) or 'none'}" + (" (the same split)" if (w_left, w_stayed) == (left, stayed) else "")
+              if len(w_esc) else "")
     ev = _evidence(gc, summ)
     paper_gains = ", ".join(f"{g:g}" for g in gain.GAINS_PAPER)
     # Two rows for §5.1's one sentence: where each run ends (a), and whether the curves coincide (b).
@@ -200,7 +206,7 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 "the floor",
                 where="§5.1", paper="all gain values functionally equivalent",
                 ours=f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
-                if len(esc) else "no runs", scale=_scale(gc), evidence=ev,
+                + weight if len(esc) else "no runs", scale=_scale(gc), evidence=ev,
                 verdict=fate.verdict, why=fate.why),
             Row(claim="(b) The runtime-gain curves coincide (those that leave the floor)", where="§5.1",
                 paper=f"spread < {bound} at any step",
