@@ -16,7 +16,7 @@ from .data import Batches, load_corpus
 from .experiment import ESCAPE_MARGIN, build_model, escape_step  # the margin runs record escapes by
 from .files import RunError, load_torch_file
 from .host import ROOT
-from .runs import RUNS_DIR, RunDir, run_path
+from .runs import RUNS_DIR, RunDir, as_experiment, run_path
 
 FIG2_SEED = PAPER_SEED  # Fig. 2 (§4.1) diagnoses Table 2's runs at the anchor seed: the run the book reads
 
@@ -46,11 +46,12 @@ def load_model(rd: RunDir):
     blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
     if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
         raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
-    exp = Experiment.from_dict(blob["experiment"])
+    exp = as_experiment(blob["experiment"])
     # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
-    if exp != rd.experiment() or rd.problems(exp):
+    problems = rd.problems(exp) if exp is not None else []
+    if exp is None or exp != rd.experiment() or problems:
         raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
-                       + ("; ".join(rd.problems(exp)) or "it holds another experiment than config.json"))
+                       + ("; ".join(problems) or "it holds another experiment than config.json"))
     summary = rd.summary
     # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
     if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
@@ -60,8 +61,19 @@ def load_model(rd: RunDir):
     # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.`` keys are there to
     # load into; load_state_dict is strict, so a file of another shape fails here rather than half-loading.
     model = build_model(exp)
-    # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
-    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
+    weights = blob["model"]
+    # A NaN or infinite weight would load without complaint and give a NaN loss, which no probe may read as a result.
+    bad = next((k for k, v in weights.items() if torch.is_tensor(v) and v.is_floating_point()
+                and not torch.isfinite(v).all()), None) if isinstance(weights, dict) else None
+    if bad is not None:
+        raise RunError(f"{rd.path / 'weights.pt'} holds non-finite values in {bad}; the run is left out")
+    try:
+        # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
+        model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
+    # torch's message (a missing key, a tensor of another shape) does not name the file
+    except (RuntimeError, AttributeError) as e:
+        raise RunError(f"{rd.path / 'weights.pt'} does not fit the model of {rd.path / 'config.json'} "
+                       f"({str(e).splitlines()[0].strip()} ...); the run is left out") from None
     return model.eval(), exp
 
 

@@ -25,6 +25,20 @@ from .host import ROOT
 
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
 
+# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
+# 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below the floor, so 0.1 is
+# far from both; it is also far above the noise of one evaluation (the fixed-batch chapter measures it).
+ESCAPE_MARGIN = 0.1
+
+
+def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
+    """First evaluation step whose val loss is at least ``margin`` below ``floor`` (or None)."""
+    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
+    # finite val_loss and never counts; None means the run never left the floor. Here, beside the history it reads,
+    # so that RunDir.problems can hold a summary's escape_step to it.
+    return next((r["step"] for r in history
+                 if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
+
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     # The path is a function of the experiment alone, never of the machine or the command that trained it, so
@@ -49,8 +63,42 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     return Path(runs_dir).joinpath(*parts, leaf)
 
 
-def _as_experiment(d: dict) -> Experiment | None:
+def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
+    """A ``--runs-dir`` that names a folder: not an empty one (which reads as the current directory), and not a
+    folder inside the released ``runs/`` (a run's path starts with its scale, so ``--runs-dir runs/cpu`` would
+    grow a second tree there, ``runs/cpu/cpu/...``, that no reader looks at)."""
+    from .config import ConfigError
+    if not runs_dir.strip():
+        raise ConfigError(f"--runs-dir is empty; give a directory (the default is {released})")
+    # Resolved, so a symlink into runs/ or runs/cpu/../cpu is inside it too.
+    here = Path(runs_dir).resolve()
+    if here != Path(released).resolve() and here.is_relative_to(Path(released).resolve()):
+        raise ConfigError(f"--runs-dir {runs_dir} is inside the released {released}, whose run paths start with the "
+                          f"scale (runs/cpu/...): give --runs-dir {released} itself, or a folder outside it")
+
+
+def check_run_path(path) -> None:
+    """Refuse a run directory the file system cannot hold, before any of its folders is made: a name longer than
+    the file system allows would fail at the innermost mkdir, after its parents were created."""
+    from .config import ConfigError
+    path = Path(path)
+    # The limits of the nearest folder that exists: the one the first new folder would be made in.
+    base = next(p for p in (path, *path.parents) if p.exists())
+    try:
+        name_max = os.pathconf(base, "PC_NAME_MAX")
+    except (OSError, ValueError):  # no pathconf (or not for this file system): the common limit
+        name_max = 255
+    for part in path.relative_to(base).parts:
+        if len(os.fsencode(part)) > name_max:
+            raise ConfigError(f"{path}: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes, longer than "
+                              f"the {name_max} the file system at {base} allows; choose a shorter --runs-dir")
+
+
+def as_experiment(d) -> Experiment | None:
     """The experiment a config.json describes, or None when it describes none."""
+    # A list or a number is valid JSON but no experiment; Experiment.from_dict would raise AttributeError on it.
+    if not isinstance(d, dict):
+        return None
     try:
         return Experiment.from_dict(d)
     # A missing field, an unknown one, or a value lib.config refuses (ConfigError is a ValueError): a
@@ -108,6 +156,17 @@ class RunDir:
         # A summary that parses but is no object, or has no status, is as unusable as one that does not parse.
         return s.get("status", "unreadable") if isinstance(s, dict) else None if s is None else "unreadable"
 
+    def standing(self) -> str:
+        """Where the run stands and how to go on, for the line an interrupted command prints."""
+        try:
+            s = self.summary
+        except RunError:
+            s = None
+        if not isinstance(s, dict):
+            return f"{self.path} had not reached its first evaluation; run the same command again to start it"
+        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
+                f"checkpoint; run the same command again to resume from there")
+
     def segments(self) -> list[dict]:
         """How each stretch of training was executed, first to last: ``step`` (where it began),
         ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
@@ -151,8 +210,8 @@ class RunDir:
             out.append(f"{self.path / 'config.json'} is missing")
         # The directory's name alone does not prove what trained there: a run copied or renamed by hand would
         # pass for its neighbour. Compared as resolved experiments, as check_config does.
-        elif _as_experiment(cfg) != exp:
-            got = _as_experiment(cfg)
+        elif as_experiment(cfg) != exp:
+            got = as_experiment(cfg)
             diff = "" if got is None else ", ".join(
                 f"{k}={v} (expected {want})" for k, (v, want) in _differences(got, exp).items())
             out.append(f"{self.path / 'config.json'} describes another experiment than its directory"
@@ -171,6 +230,7 @@ class RunDir:
         if last != summ.get("steps"):
             out.append(f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} says "
                        f"{summ.get('steps')}")
+        out += self._history_problems(hist, summ, exp)
         # Only a complete run is checked against its budget and its best loss: a partial run (a prefix) stops
         # early on purpose, and a diverged run's best_val_loss is None by design (lib.experiment.run_summary).
         if summ.get("status") == "complete":
@@ -186,12 +246,46 @@ class RunDir:
                            f"{min(vals) if vals else None}")
         return out
 
+    def _history_problems(self, hist: list[dict], summ: dict, exp: Experiment) -> list[str]:
+        """Where the history contradicts itself or the summary made from it: steps out of order, a non-finite loss
+        in a run not marked diverged, a status its last row does not bear out, and an escape or best step that is
+        not the history's. The trainer writes none of these; each is a file edited, mixed or cut by hand."""
+        hp, sp, status = self.path / "history.jsonl", self.path / "summary.json", summ.get("status")
+        steps = [r.get("step") for r in hist]
+        if not all(isinstance(s, int) for s in steps):
+            return [f"{hp} has a row without an integer step"]
+        out = [f"{hp} steps are not increasing ({a} then {b})" for a, b in zip(steps, steps[1:]) if b <= a][:1]
+        # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one and marks it, so a
+        # NaN (or a null) anywhere else was never trained, and a mean over it would be NaN or a wrong number.
+        for r in hist:
+            v = r.get("val_loss")
+            if not r.get("diverged") and not (isinstance(v, (int, float)) and math.isfinite(v)):
+                shown = "null" if v is None else "NaN" if v != v else v
+                out.append(f"{hp} step {r['step']} has val_loss {shown}, but {sp} says {status}: a non-finite loss "
+                           f"makes a run diverged, and only its last row")
+                break
+        diverged = bool(hist[-1].get("diverged"))
+        if status == "diverged" and not diverged:
+            out.append(f"{sp} says diverged, but the last row of {hp} is no divergence")
+        elif status != "diverged" and any(r.get("diverged") for r in hist):
+            out.append(f"{sp} says {status}, but {hp} holds a divergence row")
+        if status == "partial" and steps[-1] >= exp.train.max_steps:
+            out.append(f"{sp} says partial at step {steps[-1]}, the end of its {exp.train.max_steps}-step budget")
+        floor = summ.get("unigram_floor")
+        if isinstance(floor, (int, float)) and summ.get("escape_step") != (e := escape_step(hist, floor)):
+            out.append(f"{sp} escape_step {summ.get('escape_step')} is not the history's ({e} against its unigram "
+                       f"floor {floor})")
+        finite = [r for r in hist if isinstance(r.get("val_loss"), (int, float)) and math.isfinite(r["val_loss"])]
+        # min keeps the first of equal losses, as the trainer's strict "<" does.
+        best = min(finite, key=lambda r: r["val_loss"])["step"] if finite else None
+        if status != "diverged" and summ.get("best_step") != best:
+            out.append(f"{sp} best_step {summ.get('best_step')} is not the history's ({best})")
+        return out
+
     def experiment(self) -> Experiment:
         """The experiment ``config.json`` describes; a clear error if there is none."""
         cfg = self.read_json("config.json")
-        # A config.json that is a list or a number is not an experiment either; Experiment.from_dict would raise
-        # AttributeError on it, which _as_experiment does not catch.
-        exp = _as_experiment(cfg) if isinstance(cfg, dict) else None
+        exp = as_experiment(cfg)  # None for a list or a number too
         if exp is None:
             raise RunError(f"{self.path / 'config.json'} is " + ("missing: not a run directory" if cfg is None
                                                                  else "not a valid experiment"))
@@ -215,7 +309,7 @@ class RunDir:
         existing = self.read_json("config.json")
         # Compared as resolved experiments, so a config.json written before a field existed (and so
         # holding its default) still matches.
-        if existing is not None and _as_experiment(existing) != exp:
+        if existing is not None and as_experiment(existing) != exp:
             raise RunError(f"{self.path / 'config.json'} describes a different experiment; "
                            f"use another runs directory or remove it")
 
@@ -225,7 +319,7 @@ class RunDir:
         if not self.ckpt.exists():
             raise RunError(f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)")
         state = load_torch_file(self.ckpt, "delete it to retrain from scratch")
-        if not isinstance(state, dict) or _as_experiment(state.get("experiment") or {}) != exp:
+        if not isinstance(state, dict) or as_experiment(state.get("experiment") or {}) != exp:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state

@@ -93,7 +93,7 @@ def test_a_verdict_refuses_a_loss_that_is_not_finite():
 def test_a_run_whose_files_do_not_match_is_left_out_and_named(tmp_path, fake_run, edit, expected):
     from lib.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
-    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    d = fake_run(exp, tmp_path, 1.95)  # evaluations at 0 and 1500 only (an escape at 100 would add one there)
     located = [(exp, RunDir(d), "released")]
     assert len(results.summaries_of(located)) == 1 and results.left_out(located) == []
     edit(d, exp)
@@ -388,9 +388,10 @@ def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_us
     from lib.runs import RunDir
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     located = [(exp, RunDir(write_fake_run(exp, tmp_path, best=3.2, escape=100, n_evals=4)), "released")]
-    recorded = results.summaries_of(located).iloc[0]  # history: 4.2 at steps 0, 500, 1000; 3.2 at 1500
+    # history: 4.2 at step 0, 3.225 at 100 and 1000 (below its floor 3.35 - 0.1 from step 100), 3.2 at 1500
+    recorded = results.summaries_of(located).iloc[0]
     assert recorded.escape_step == recorded.escape_step_recorded == 100
-    reread = results.summaries_of(located, floor=3.35).iloc[0]   # escapes at a loss <= 3.25: step 1500
+    reread = results.summaries_of(located, floor=3.31).iloc[0]   # escapes at a loss <= 3.21: step 1500
     assert (reread.escape_step, reread.escape_step_recorded) == (1500, 100)
     assert pd.isna(results.summaries_of(located, floor=3.25).iloc[0].escape_step)  # 3.2 > 3.15: never
 
@@ -419,3 +420,105 @@ def test_weights_recovery_follows_the_runs_segments_and_refuses_two_dropout_stre
     with pytest.raises(RunError, match="has no env.json"):
         recover_weights(rd, dropped, progress=False)
     assert not (rd.path / "weights.pt").exists()
+
+
+# Issue 39, items 2 to 4: a damaged run is left out and named, never pooled, never a crash.
+
+def test_a_config_json_of_the_wrong_type_is_left_out_and_named(tmp_path, fake_run, capsys):
+    from conftest import cli
+
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100, config=[1, 2])  # valid JSON, no experiment
+    located = [(exp, RunDir(d), "released")]
+    assert results.summaries_of(located).empty  # was AttributeError: 'list' object has no attribute 'items'
+    assert any(f"{d / 'config.json'} describes another experiment" in line for line in results.left_out(located))
+    r = cli("report", tmp_path=tmp_path)
+    assert r.returncode == 0 and f"left out: {d / 'config.json'}" in r.stdout, r.stderr
+    r = cli("train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", tmp_path=tmp_path)
+    assert r.returncode == 2 and str(d / "config.json") in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def write_weights(exp, d, edit=lambda w: w):
+    """A weights.pt as ``export_weights`` writes it, from the seeded initial model, after ``edit``."""
+    from lib.experiment import build_model
+    weights = {k: v.half() if v.is_floating_point() else v for k, v in build_model(exp).state_dict().items()}
+    torch.save({"experiment": exp.to_dict(), "model": edit(weights), "step": exp.train.max_steps}, d / "weights.pt")
+
+
+def _reshaped(w):
+    return {**w, "transformer.wpe.weight": w["transformer.wpe.weight"][:-1]}
+
+
+def _without_a_key(w):
+    return {k: v for k, v in w.items() if k != "transformer.wpe.weight"}
+
+
+def _nan(w):
+    return {**w, "transformer.wpe.weight": torch.full_like(w["transformer.wpe.weight"], math.nan)}
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (_reshaped, "does not fit the model"),
+    (_without_a_key, "does not fit the model"),
+    (_nan, "non-finite values in transformer.wpe.weight"),
+])
+def test_damaged_weights_are_named_and_the_fixed_batch_chapter_leaves_the_run_out(tmp_path, fake_run, capsys, edit,
+                                                                                  expected):
+    from lib.chapters import fixed_val_batches
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    write_weights(exp, d)
+    results.load_model(RunDir(d))  # the file as lib writes it loads
+    write_weights(exp, d, edit)
+    with pytest.raises(RunError) as e:  # item 3: torch's raw RuntimeError, or NaN weights loaded in silence
+        results.load_model(RunDir(d))
+    assert str(d / "weights.pt") in str(e.value) and expected in str(e.value), e.value
+    (d / "weights.pt").write_bytes(b"PK\x03\x04 not a zip archive")
+    for damaged in (edit, None):  # the chapter goes on past a damaged file of either kind
+        if damaged is not None:
+            write_weights(exp, d, damaged)
+        noise = fixed_val_batches.val_noise([(exp, RunDir(d), "released")])
+        assert noise.empty and f"{d / 'weights.pt'}" in capsys.readouterr().out
+        (d / "weights.pt").write_bytes(b"PK\x03\x04 not a zip archive")
+
+
+def _rows(d):
+    return [json.loads(line) for line in (d / "history.jsonl").read_text().splitlines()]
+
+
+def _write_rows(d, rows):
+    (d / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _summary(d, **kw):
+    write_json_atomic(d / "summary.json", {**json.loads((d / "summary.json").read_text()), **kw})
+
+
+@pytest.mark.parametrize("edit, expected", [
+    # a NaN in one row of a complete run: a non-finite loss makes a run diverged, never pooled
+    (lambda d: _write_rows(d, [{**r, "val_loss": math.nan} if i == 1 else r for i, r in enumerate(_rows(d))]),
+     "history.jsonl step 100 has val_loss NaN"),
+    (lambda d: _write_rows(d, [_rows(d)[1], _rows(d)[0], *_rows(d)[2:]]), "steps are not increasing (100 then 0)"),
+    (lambda d: _summary(d, escape_step=1400), "escape_step 1400 is not the history's (100"),
+    (lambda d: _summary(d, best_step=100), "best_step 100 is not the history's (1500)"),
+    (lambda d: _summary(d, status="partial"), "says partial at step 1500, the end of its 1500-step budget"),
+    (lambda d: _summary(d, status="diverged"), "history.jsonl is no divergence"),
+])
+def test_a_summary_that_contradicts_its_history_is_left_out_never_pooled(tmp_path, fake_run, edit, expected):
+    from conftest import cli
+
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "FullResidual", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
+    located = [(exp, RunDir(d), "released")]
+    assert len(results.pooled(results.summaries_of(located))) == 1 and RunDir(d).problems(exp) == []
+    edit(d)
+    shown = results.SHOWN_AS_PREFIX  # a prefix too: no reader takes it
+    assert results.summaries_of(located, shown).empty and results.histories_of(located, shown).empty  # item 4
+    out = RunDir(d).problems(exp)
+    assert any(expected in line and str(d) in line for line in out), out
+    if RunDir(d).status == "complete":  # and `train` does not take it for a finished run
+        r = cli("train", "--scale", "cpu", "--config", "FullResidual", "--quiet", tmp_path=tmp_path)
+        assert r.returncode == 2 and "complete but damaged" in r.stderr and expected in r.stderr, r.stderr

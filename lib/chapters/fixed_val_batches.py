@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from ..experiment import ESCAPE_MARGIN
+from ..files import RunError
 from ..verdicts import Claim, claim, verdict
 
 
@@ -35,8 +36,13 @@ def val_noise(located, n_random: int = 200) -> pd.DataFrame:
         if not (rd.path / "weights.pt").exists():
             print(f"no weights.pt in {rd.path}; skipped")
             continue
-        # load_model checks that the weights are this run's before the experiment is taken from them
-        model, exp = load_model(rd)
+        # load_model checks that the weights are this run's before the experiment is taken from them; a damaged or
+        # foreign file leaves this run out, named, and the chapter goes on with the others (README)
+        try:
+            model, exp = load_model(rd)
+        except RunError as e:
+            print(f"left out: {e}")
+            continue
         # a random evaluation of the run's own size: the two modes differ in which tokens, not in how many
         n = exp.train.eval_batches
         # Per-batch losses come from the cache where they exist: the front page and the closing chapter read the same
