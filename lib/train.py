@@ -418,7 +418,10 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
-        if self.masks is not None:  # _run refuses a resume that switches the option, so the state is there
+        # With dropout, _run refuses a resume that switches the option, so the state is there. Without dropout the
+        # stream draws nothing, so a run resumed with the option switched on has no state for it, and needs none:
+        # the fresh stream of the run's seed stands in for one that was never drawn from.
+        if self.masks is not None and "mask_stream" in state:
             self.masks.load_state_dict(state["mask_stream"])
         if "cuda_rng" in state and self.device.startswith("cuda"):
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)

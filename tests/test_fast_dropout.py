@@ -173,3 +173,15 @@ def test_sdpa_written_out_is_torchs_sdpa_bitwise_with_torchs_masks():
     g_theirs = torch.autograd.grad(theirs.square().sum(), (q, k, v))
     assert torch.equal(ours, theirs)
     assert all(torch.equal(a, b) for a, b in zip(g_ours, g_theirs))
+
+
+def test_fast_dropout_switched_on_at_resume_without_dropout_continues_the_run(tmp_path):
+    # Issue 39 item 5: without dropout the stream draws nothing, so switching it on at a resume is still one run
+    # (the cpu preset's dropout is 0); it ended in KeyError: 'mask_stream'.
+    exp = tiny(dropout=0.0)
+    kw = dict(progress=False, diagnostics=False, device="cpu")
+    run(exp, runs_dir=tmp_path / "plain", **kw)
+    assert run(exp, runs_dir=tmp_path / "switched", until=10, **kw)["status"] == "partial"
+    assert run(exp, runs_dir=tmp_path / "switched", fast_dropout=True, **kw)["status"] == "complete"
+    a, b = (RunDir(run_path(exp, tmp_path / d)) for d in ("plain", "switched"))
+    assert history(a) == history(b)
