@@ -1,4 +1,8 @@
-"""``python -m lib train|sweep|describe|prepare``; bad input exits 2 naming the valid values."""
+"""``python -m lib train|sweep|describe|prepare``; bad input exits 2 naming the valid values.
+
+Slightly longer than the house's ~350 lines: every subcommand's options and the one dispatch that refuses bad input
+(and turns a Ctrl-C or a closed pipe into one line) before anything runs are one parser, as argparse keeps them.
+"""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +14,7 @@ from pathlib import Path
 from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, PAPER_SEED, SCALES, ConfigError, Experiment, get_preset, replace
 from .data import DataError
 from .files import RunError
-from .runs import RUNS_DIR
+from .runs import RUNS_DIR, check_runs_dir
 
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
@@ -287,7 +291,10 @@ def main(argv=None) -> int:
         sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     # Set by torchrun: only `train` knows how to share one run among ranks.
     world = int(os.environ.get("WORLD_SIZE", 1))
+    training = None  # the RunDir `train` is training, for the line a Ctrl-C prints
     try:
+        if args.command in ("train", "sweep", "report"):
+            check_runs_dir(args.runs_dir, RUNS_DIR)
         # Every rank runs this same command: any other command would be run once per rank, side by side.
         if world > 1 and args.command != "train":
             raise ConfigError(f"`{args.command}` under torchrun: torchrun trains one run over several processes "
@@ -307,6 +314,9 @@ def main(argv=None) -> int:
             if args.step_cost_only and (args.batch_size is not None or (args.scales and args.scales != ["10M"])):
                 raise ConfigError("--step-cost-only times the paper's whole 10M batch: drop --batch-size, and "
                                   "--scales (or give --scales 10M)")
+            # Zero timed steps would time nothing (and divide by no time): refused before any model is built.
+            if args.steps < 1:
+                raise ConfigError(f"--steps {args.steps}: must be at least 1 (the timed steps of each measurement)")
             scales = args.scales or ["10M", "cpu"]
             timed = args.step_cost_only or "10M" in scales
             if not timed and args.rounds != 1:
@@ -362,9 +372,11 @@ def main(argv=None) -> int:
                 print(f"  left out: {problem}")
         elif args.command == "train":
             from .experiment import run
+            from .runs import RunDir, run_path
             exp = _experiment(args, args.config, args.seed)
             # Before anything is built or written: a refused command leaves no directory behind.
             _guard_released(args, [exp])
+            training = RunDir(run_path(exp, args.runs_dir))
             summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
             # Under torchrun every rank returns the summary; one line is printed, not one per rank.
             if int(os.environ.get("RANK", 0)) == 0:
@@ -392,7 +404,7 @@ def main(argv=None) -> int:
                 # Each worker reruns this very command minus --gpus, so it resolves the same plan in the same order; the
                 # run locks keep them off each other's runs.
                 return spawn_workers(without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
-                                     args.gpus)
+                                     args.gpus, args.device)
             else:
                 kwargs = _run_kwargs(args)
                 if args.plan == "10m_prefix" and args.until is not None:  # the control stops at its own prefix
@@ -410,6 +422,19 @@ def main(argv=None) -> int:
                 # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
                 train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,
                             log=lambda m: print(m, flush=True), on_done=_print_summary)
+        # Inside the try: stdout is flushed here, where a closed pipe can be caught, not at the interpreter's exit.
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        # Ctrl-C: what was written stays (every file is atomic), and the lock is released on the way out.
+        where = training.standing() if training is not None else (
+            "each run stands at its last evaluation (finished runs are kept); run the same command again to resume")
+        print(f"python -m lib: interrupted: {where}", file=sys.stderr)
+        return 130  # 128 + SIGINT, as a shell reports it
+    except BrokenPipeError:
+        # The reader of the output went away (`describe | head -1`): it has what it wanted, so nothing is said.
+        # stdout is pointed at /dev/null, or the interpreter's last flush would raise the same error at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a tool that the closed pipe ended reports it
     # Anything else (a bug, a CUDA error) keeps its traceback: only the errors lib raises on purpose, and the
     # operating system's, are the user's to fix from a one-line message.
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:  # bad input or an unreadable or

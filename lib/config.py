@@ -47,10 +47,29 @@ def check_choice(kind: str, value: Any, valid) -> None:
         raise ConfigError(f"unknown {kind} {value!r}; valid: {', '.join(map(str, valid))}")
 
 
+# torch seeds its generators with 64-bit integers, and a run's data stream seeds two more at offsets of about two
+# million (lib.data.Batches): 2**63 - 1 leaves room for both, far above any seed a sweep names.
+MAX_SEED = 2**63 - 1
+
+
 def check_seed(seed: Any) -> None:
-    """The one rule for a seed, on the command line and in the chapters: a non-negative integer."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    """The one rule for a seed, on the command line and in the chapters: an integer from 0 to ``MAX_SEED``."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed must be a non-negative integer up to {MAX_SEED:,} (2**63 - 1), got {seed!r}")
+
+
+def check_finite(name: str, value: Any) -> None:
+    """A float field holds a finite number: an infinite or NaN learning rate, dropout or decay can only train a run
+    that diverges (or never moves), so it is refused, however it was spelled (1e400, inf, nan)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+
+
+def _check_floats(obj) -> None:
+    # Every float field of a config, so that one added later is covered without being listed here.
+    for f in dataclasses.fields(obj):
+        if str(f.type).startswith("float"):
+            check_finite(f.name, getattr(obj, f.name))
 
 
 # Each implementation of §3.1 is a bundle of model fields (below) and training fields
@@ -114,6 +133,7 @@ class ModelConfig:
                 object.__setattr__(self, key, value)
         check_choice("attention kernel", self.attn_kernel, ATTN_KERNELS)
         check_choice("mixer", self.mixer, MIXERS)
+        _check_floats(self)
         for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -164,6 +184,7 @@ class TrainConfig:
         check_choice("schedule", self.schedule, ("cosine", "constant"))
         check_choice("val_mode", self.val_mode, ("fixed", "random"))
         check_choice("precision", self.precision, PRECISIONS)
+        _check_floats(self)
         for name in ("batch_size", "grad_accum", "max_steps", "eval_interval", "eval_batches", "train_eval_batches"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -328,6 +349,10 @@ def _coerce(name: str, value: Any, typ: Any) -> Any:
     typ = {"int": int, "float": float, "bool": bool, "str": str}.get(str(typ), typ)
     if typ is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    # --set reads 1e400 as inf (JSON), but "inf" and "-inf" as text: either way the refusal is the finite one, not
+    # a wrong-type message for a value that is a number.
+    if typ is float and isinstance(value, str) and value.strip().lstrip("+-").lower() in ("inf", "infinity", "nan"):
+        check_finite(name, float(value))
     if typ in (int, float, bool, str) and type(value) is not typ:
         raise ConfigError(f"{name} must be {typ.__name__}, got {type(value).__name__} {value!r}")
     return value

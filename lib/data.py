@@ -10,6 +10,7 @@ The n-gram floors the chapters draw, computed on a Corpus's splits, are in ``lib
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -56,6 +57,11 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
     # replaced by a download: a missing file there is a mistake to report, not to paper over.
     default = DATA_DIR / "tinyshakespeare" / "input.txt"
     env = os.environ.get("TINYSHAKESPEARE_PATH")
+    # Set but empty is a mistake (an unexpanded variable, `TINYSHAKESPEARE_PATH= python ...`), not a request for the
+    # default: refused rather than falling back to a download the reader did not ask for.
+    if path is None and env is not None and not env.strip():
+        raise DataError(f"TINYSHAKESPEARE_PATH is set but empty; set it to input.txt's path, or unset it to use "
+                        f"{default} (downloaded if missing)")
     candidate = Path(path) if path is not None else Path(env) if env else default
     if not candidate.exists():
         if path is not None or env:
@@ -64,7 +70,9 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
         if not download:
             raise DataError(f"TinyShakespeare not found at {default}; put input.txt there "
                             f"or set TINYSHAKESPEARE_PATH.")
-        # Only the default location is ever downloaded into.
+        # Only the default location is ever downloaded into. The folders made for it are noted, so that a failed
+        # download removes them again: a refusal leaves the file system as it was.
+        made = [p for p in (candidate.parent, *candidate.parent.parents) if not p.exists()]
         candidate.parent.mkdir(parents=True, exist_ok=True)
         try:
             # Downloaded beside the target and renamed: a cut-off download never sits at input.txt, where every
@@ -75,6 +83,10 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
                 tmp.write_bytes(r.read())
             tmp.replace(candidate)
         except OSError as e:
+            tmp.unlink(missing_ok=True)
+            for p in made:  # innermost first; rmdir refuses a folder something else has written into meanwhile
+                with contextlib.suppress(OSError):
+                    p.rmdir()
             raise DataError(f"could not download TinyShakespeare from {SHAKESPEARE_URL} ({e}). "
                             f"Put the file at {default} or set TINYSHAKESPEARE_PATH to it.") from e
     # Checked on every call, for a downloaded file and for one found locally alike (1.1 MB: milliseconds).

@@ -28,9 +28,21 @@ from .files import (
 )
 from .floors import unigram_floor
 from .gain import apply_gain
-from .host import environment
+from .host import environment, memory_bytes
 from .model import GPT, MaskStream
-from .runs import RUNS_DIR, RunDir, RunLock, export_weights, run_path
+
+# ESCAPE_MARGIN and escape_step live beside the history they read (RunDir.problems holds a summary to them); the
+# chapters import them from here, as before.
+from .runs import (
+    ESCAPE_MARGIN,  # noqa: F401
+    RUNS_DIR,
+    RunDir,
+    RunLock,
+    check_run_path,
+    escape_step,
+    export_weights,
+    run_path,
+)
 from .train import (
     Callback,
     Dist,
@@ -43,11 +55,6 @@ from .train import (
     set_deterministic,
 )
 
-# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
-# 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below the floor, so 0.1 is
-# far from both; it is also far above the noise of one evaluation (the fixed-batch chapter measures it).
-ESCAPE_MARGIN = 0.1
-
 
 def check_until(exp: Experiment, until: int | None) -> None:
     """A prefix ends where a checkpoint is written: at a positive multiple of the evaluation interval."""
@@ -56,6 +63,36 @@ def check_until(exp: Experiment, until: int | None) -> None:
     if until is not None and (until < 1 or until % exp.train.eval_interval):
         raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
                           f"({exp.train.eval_interval}), where a checkpoint is written")
+
+
+def check_fits(exp: Experiment, device: str, micro_batch: int | None = None) -> None:
+    """Refuse, before anything is built or written, a run its data or its machine cannot hold: the corpus must load
+    and have the model's vocabulary, a window of ``block_size + 1`` tokens must fit in each split, and a lower
+    bound of what one step keeps in memory must fit in the device's (``lib.host.memory_bytes``)."""
+    corpus = load_corpus(exp.dataset)  # a missing file or tokenizer is a DataError here, before the run's folder
+    m, t = exp.model, exp.train
+    # A corpus with fewer token types than the model would train dead logits; one with more would fail on its
+    # first id past the embedding.
+    if corpus.vocab_size != m.vocab_size:
+        raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects {m.vocab_size}")
+    shortest = min(("train", len(corpus.train)), ("val", len(corpus.val)), key=lambda kv: kv[1])
+    if shortest[1] <= m.block_size:  # a window and its targets, shifted by one
+        raise ConfigError(f"block_size={m.block_size} does not fit: the {exp.dataset} {shortest[0]} split has "
+                          f"{shortest[1]:,} tokens and a window needs block_size + 1; valid: 1 to {shortest[1] - 1:,}")
+    # A lower bound, so that no run that fits is refused: the fixed validation and train-estimate batches (int64
+    # inputs and targets, kept on the device), the position table with its gradient and AdamW's two moments, and
+    # per layer the activations backward must keep for the FFN alone (its input, C, and its 4C hidden before and
+    # after the GELU: 9C a token), in the precision's bytes, for one micro-batch.
+    rows = (micro_batch or t.batch_size) * m.block_size
+    width = 2 if t.precision == "bf16" else 4
+    need = ((t.eval_batches + t.train_eval_batches) * t.batch_size * m.block_size * 2 * 8
+            + 4 * 4 * m.block_size * m.n_embd + m.n_layer * rows * 9 * m.n_embd * width)
+    have = memory_bytes(device)
+    if have is not None and need > have:
+        raise ConfigError(f"block_size={m.block_size}: one training step needs at least {need / 2**30:.1f} GiB of "
+                          f"memory (batch {micro_batch or t.batch_size} x {m.block_size} tokens x {m.n_layer} layers), "
+                          f"more than the {have / 2**30:.1f} GiB of {device}; lower block_size or batch_size, or "
+                          f"pass --micro-batch")
 
 
 def build_model(exp: Experiment) -> GPT:
@@ -71,14 +108,6 @@ def build_model(exp: Experiment) -> GPT:
     if exp.gain_mode is not None:  # a gain run: the plain run's initial weights, with the gain applied
         apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
     return model
-
-
-def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
-    """First evaluation step whose val loss is at least ``margin`` below ``floor`` (or None)."""
-    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
-    # finite val_loss and never counts; None means the run never left the floor.
-    return next((r["step"] for r in history
-                 if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
 
 
 def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, best: tuple, train_s: float,
@@ -206,12 +235,18 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
-        if rd.problems(exp):  # a finished run that no reader would accept is not "done"
-            raise RunError(f"{rd.path} is {rd.status} but damaged: {'; '.join(rd.problems(exp))}; "
-                           f"python -m lib report lists it; move it aside (or --force) to retrain it")
+        # A finished run that no reader would accept is not "done". The message names every problem itself:
+        # `report` walks a plan's runs only, so it would not list an off-plan run.
+        if rd.problems(exp):
+            raise RunError(f"{rd.path} is {rd.status} but damaged: {'; '.join(rd.problems(exp))}; every reader "
+                           f"leaves it out; move it aside (or --force) to retrain it")
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
+    # The lock below makes the run's folder and its parents: what the file system or the data cannot hold is
+    # refused first, so a refusal leaves the file system as it was.
+    check_run_path(rd.path)
+    check_fits(exp, resolve_device(kwargs.get("device", "auto")), kwargs.get("micro_batch"))
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
@@ -338,12 +373,10 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # cuBLAS reads its workspace setting once per process, at its first call, so a process trains with one
     # determinism setting (a sweep passes its --deterministic to every run)
     set_deterministic(deterministic)
+    # Again here, for the callers that come straight to _run (a torchrun rank, a weights recovery): cheap, the
+    # corpus is loaded once per process.
+    check_fits(exp, device, micro_batch)
     corpus = load_corpus(exp.dataset)
-    # A corpus with fewer token types than the model would train dead logits; one with more would fail on its
-    # first id past the embedding.
-    if corpus.vocab_size != exp.model.vocab_size:
-        raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects "
-                          f"{exp.model.vocab_size}")
     model = build_model(exp).to(device)
     # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in data order; the
     # fixed validation batches depend on val_seed alone.

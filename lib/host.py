@@ -19,6 +19,17 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def memory_bytes(device: str) -> int | None:
+    """The memory a run on ``device`` has at most: the GPU's own, or the machine's RAM; None where it cannot be
+    read (lib.experiment.check_fits then refuses nothing)."""
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_properties(device).total_memory
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # no sysconf name for it (not Linux or macOS)
+        return None
+
+
 def git_state() -> dict:
     # git missing, not a repository (a release tarball) or hung: the run still trains and records no commit.
     def git(*args):

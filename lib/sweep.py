@@ -88,20 +88,21 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
         time.sleep(poll_s)
 
 
-def spawn_workers(argv: list[str], gpus: str) -> int:
+def spawn_workers(argv: list[str], gpus: str, device: str = "auto") -> int:
     """Re-run this sweep (``argv`` without ``--gpus``) once per GPU index in ``gpus``, each worker seeing
-    only its GPU (``CUDA_VISIBLE_DEVICES``); returns the worst exit code."""
+    only its GPU (``CUDA_VISIBLE_DEVICES``); returns the worst exit code. ``device``: the sweep's ``--device``;
+    only ``cpu`` (asked for by name: one CPU worker per index) runs without the GPUs being there."""
     ids = [g.strip() for g in gpus.split(",") if g.strip()]
     if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
         raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
-    # Checked here, before any worker starts: a worker given an index the machine does not have would see no GPU and
-    # train on the CPU under --device auto, as if it were one. The indices are the ones this process sees.
+    # Checked before any worker starts: a worker given an index the machine does not have sees no GPU, and under
+    # --device auto would train on the CPU as if it were one. The indices are those this process sees.
     import torch
-    if not torch.cuda.is_available():
+    if device != "cpu" and not torch.cuda.is_available():
         raise ConfigError(f"--gpus {gpus}: this machine has no CUDA device (torch.cuda.is_available() is False); "
-                          f"sweep without --gpus trains the plan in one process")
+                          f"sweep without --gpus, or with --device cpu for one CPU worker per index")
     count = torch.cuda.device_count()
-    if missing := [g for g in ids if int(g) >= count]:
+    if device != "cpu" and (missing := [g for g in ids if int(g) >= count]):
         raise ConfigError(f"--gpus {gpus}: this machine has {count} CUDA device(s), so GPU {', '.join(missing)} does "
                           f"not exist; valid indices: 0 to {count - 1}")
     # The workers run at once, each on its own GPU; they share nothing but the run locks in runs/.

@@ -139,3 +139,20 @@ def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_re
     monkeypatch.undo()  # the real step_cost refuses zero rounds before it builds a model
     r = cli("bench", "--step-cost-only", "--rounds", "0")
     assert r.returncode == 2 and "rounds must be at least 1, not 0" in r.stderr
+
+
+@pytest.mark.parametrize("steps", ["0", "-3"])
+def test_bench_refuses_steps_below_one_before_timing_anything(steps, monkeypatch):
+    from lib import bench
+    monkeypatch.setattr(bench, "bench", lambda *a, **kw: pytest.fail("timed"))
+    r = cli("bench", "--scales", "cpu", "--steps", steps)  # issue 39 item 6: was an UnboundLocalError
+    assert r.returncode == 2 and f"--steps {steps}: must be at least 1" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_closed_pipe_ends_describe_quietly():
+    # `describe | head -1`: the reader is gone before describe writes (issue 39 item 11); no error, no traceback
+    p = subprocess.Popen([sys.executable, "-m", "lib", "describe", "--scale", "cpu"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141 and err == "", err  # 128 + SIGPIPE, as `seq 1e6 | head -1` ends

@@ -93,3 +93,180 @@ def test_a_damaged_weights_file_is_the_projects_run_error_naming_it(tmp_path):
     with pytest.raises(RunError) as e:
         load_model(rd)
     assert str(tmp_path / "weights.pt") in str(e.value) and "weights_only" not in str(e.value)
+
+
+# Issue 39: a refusal leaves the file system exactly as it was; a damaged run is left out, never pooled.
+
+def listing(root):
+    """Every path under ``root`` (files and folders), to compare before and after a refused command."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """A trainer that must never be reached: a refusal that fails fails the test without training anything (a
+    block_size of 100,000 would take the machine's memory)."""
+    from lib.train import Trainer
+
+    def never(*a, **k):
+        raise AssertionError("trained: the command was not refused")
+    monkeypatch.setattr(Trainer, "fit", never)
+
+
+@pytest.mark.parametrize("how", ["inside", "symlink", "dotdot"])
+def test_a_folder_inside_the_released_runs_is_refused_naming_runs_itself(tmp_path, monkeypatch, capsys, how,
+                                                                         no_training):
+    released = tmp_path / "runs"
+    (released / "cpu").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(released / "cpu")
+    monkeypatch.setattr(cli, "RUNS_DIR", released)  # a stand-in for the released runs/: the real one is never read
+    where = {"inside": released / "cpu", "symlink": tmp_path / "link", "dotdot": released / "cpu" / ".." / "cpu"}[how]
+    before = listing(tmp_path)
+    for argv in (["train", "--scale", "cpu", "--config", "AttnOnly", "--until", "100", "--quiet"],  # 1
+                 ["sweep", "--plan", "release", "--dry-run"], ["report"]):
+        refused([*argv, "--runs-dir", str(where)], capsys, "inside the released", f"--runs-dir {released}")
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("value", ["1e400", "inf", "-inf", "nan", "NaN", "Infinity"])
+@pytest.mark.parametrize("key", ["lr", "min_lr", "weight_decay", "dropout"])
+def test_every_float_field_refuses_a_value_that_is_not_finite(tmp_path, capsys, key, value, no_training):
+    refused(train(tmp_path, "--set", f"{key}={value}"), capsys, f"{key} must be a finite number")  # 7
+    assert listing(tmp_path) == []
+
+
+@pytest.mark.parametrize("gpus, available, count, expected", [
+    ("0,1", False, 0, "no CUDA device"),        # 8: trained on the CPU, each worker a "GPU"
+    ("0,1", True, 1, "has 1 CUDA device"),
+])
+def test_gpus_are_refused_where_the_machine_does_not_have_them(tmp_path, monkeypatch, capsys, gpus, available,
+                                                               count, expected):
+    import subprocess
+
+    import lib.sweep
+
+    def never(*a, **k):
+        raise AssertionError("a worker was started")
+    monkeypatch.setattr(lib.sweep.subprocess, "Popen", never)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: available)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+    assert lib.sweep.subprocess is subprocess
+    refused(["sweep", "--scale", "cpu", "--gpus", gpus, "--quiet", "--runs-dir", str(tmp_path)], capsys, expected,
+            f"--gpus {gpus}")
+    assert listing(tmp_path) == []
+
+
+@pytest.mark.parametrize("extra, expected", [
+    (["--set", "vocab_size=10"], "vocabulary 65 but the model expects 10"),  # 9: left run.lock
+    (["--seed", "99999999999999999999"], "seed must be a non-negative integer up to 9,223"),  # 9: torch's overflow
+    (["--set", "block_size=200000"], "block_size=200000 does not fit"),  # 10: longer than the val split
+])
+def test_refusals_at_the_data_write_nothing(tmp_path, capsys, extra, expected, no_training):
+    refused(train(tmp_path, *extra), capsys, expected)
+    assert listing(tmp_path) == []
+
+
+def test_a_block_size_whose_step_cannot_fit_in_memory_is_refused(tmp_path, capsys, monkeypatch, no_training):
+    import lib.experiment
+    # 8 GiB, so the test says the same on any machine; block_size=100000 reached 9.6 GB before anything refused it
+    monkeypatch.setattr(lib.experiment, "memory_bytes", lambda device: 8 * 2**30)
+    line = refused(train(tmp_path, "--set", "block_size=100000"), capsys, "block_size=100000", "memory")  # 10
+    assert "8.0 GiB" in line
+    assert listing(tmp_path) == []
+    # the preset's own shape fits in the same 8 GiB
+    from lib.experiment import check_fits
+    check_fits(get_preset("cpu"), "cpu")
+
+
+@pytest.mark.parametrize("scale, how, expected", [
+    ("cpu", "missing", "TinyShakespeare not found"),
+    ("cpu", "empty", "TINYSHAKESPEARE_PATH is set but empty"),  # 9: created data/tinyshakespeare/
+    ("cpu-bpe", "tokenizer", "tiktoken"),
+])
+def test_a_data_or_tokenizer_error_leaves_nothing_behind(tmp_path, capsys, monkeypatch, no_training, scale, how,
+                                                         expected):
+    import urllib.request
+
+    from lib import data
+
+    def offline(*a, **k):  # no download is tried from a test
+        raise OSError("no network in the tests")
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    monkeypatch.setattr(data, "_CACHE", {})
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "data")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    if how == "missing":
+        monkeypatch.setenv("TINYSHAKESPEARE_PATH", str(tmp_path / "nowhere.txt"))
+    elif how == "empty":
+        monkeypatch.setenv("TINYSHAKESPEARE_PATH", "")
+    else:
+        def offline(timeout_s=None):
+            raise data.DataError("could not load tiktoken's gpt2 encoding (offline)")
+        monkeypatch.setattr(data, "gpt2_encoding", offline)
+    before = listing(tmp_path)
+    refused(["train", "--scale", scale, "--config", "AttnOnly", "--steps", "2", "--quiet", "--runs-dir", str(runs)],
+            capsys, expected)
+    assert listing(tmp_path) == before
+
+
+def test_a_failed_download_leaves_no_data_folder(tmp_path, monkeypatch):
+    import urllib.request
+
+    from lib import data
+    monkeypatch.delenv("TINYSHAKESPEARE_PATH", raising=False)
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path / "data")
+
+    def offline(*a, **k):
+        raise OSError("no route to host")
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    with pytest.raises(data.DataError, match="could not download"):
+        data.shakespeare_path()
+    assert listing(tmp_path) == []
+
+
+def test_a_path_component_too_long_for_the_file_system_writes_nothing(tmp_path, capsys, no_training):
+    runs = tmp_path / "new" / ("x" * 300)
+    refused(train(runs), capsys, "longer than", "x" * 20)  # 9: left its parent directory
+    assert listing(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["report"], ["train", "--scale", "cpu", "--config", "AttnOnly"],
+                                     ["sweep", "--plan", "release", "--dry-run"]])
+def test_an_empty_runs_dir_is_refused_not_read_as_the_current_directory(tmp_path, capsys, monkeypatch, command,
+                                                                        no_training):
+    monkeypatch.chdir(tmp_path)
+    refused([*command, "--runs-dir", ""], capsys, "--runs-dir is empty")  # 9: report read the current directory
+    assert listing(tmp_path) == []
+
+
+def test_the_message_for_a_damaged_run_names_what_lists_it(tmp_path, capsys):
+    argv = train(tmp_path, *TINY, "--set", "eval_interval=1")  # an off-plan run: no plan's report walks it
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    hist = next(tmp_path.rglob("history.jsonl"))
+    hist.write_text(hist.read_text().splitlines(True)[0])
+    line = refused(argv, capsys, "complete but damaged", "history.jsonl ends at step 0")  # 11
+    # whatever the message points to must list the run: `report` walks a plan's runs, not this one
+    assert "report lists it" not in line
+    assert str(hist.parent) in line
+
+
+def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(tmp_path, capsys, monkeypatch):
+    from lib.train import Trainer
+    real, calls = Trainer.train_step, {"n": 0}
+
+    def interrupted(self):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self)
+    monkeypatch.setattr(Trainer, "train_step", interrupted)
+    argv = train(tmp_path, *TINY, "--set", "eval_interval=1", steps="4")
+    rc = cli.main(argv)  # 11: was a KeyboardInterrupt traceback
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert rc == 130 and len(lines) == 1 and "Traceback" not in err, err
+    assert "interrupted" in lines[0] and "at step 2" in lines[0] and "run the same command again" in lines[0]
+    monkeypatch.setattr(Trainer, "train_step", real)
+    assert cli.main(argv) == 0  # and it resumes
