@@ -41,6 +41,22 @@ def gain_confound(scale: str = "cpu", seed: int = PAPER_SEED) -> list[Experiment
     return gain_experiments(base, gains=GAINS)
 
 
+TWIN_GAINS = (2.0, 4.0)  # the runtime gains whose AttnOnly leaves the floor at the stand-in: the curves (b) compares
+TWIN_KERNEL = "manual"   # ResidualGPT's SDPA written as a masked softmax: at dropout 0 the same arithmetic, reordered
+
+
+def gain_twins(scale: str = "cpu") -> list[Experiment]:
+    """§5.1(b)'s null: the runtime-gain runs at ``TWIN_GAINS``, each with the attention computed by the other kernel
+    (``TWIN_KERNEL``), which at the stand-in's dropout 0 changes only the order of floating-point operations
+    (tests/test_model.py). How far a curve moves under that alone is the yardstick a spread between gains is read
+    against."""
+    base = [e for e in gain_confound(scale) if e.gain_mode == "runtime" and e.gain in TWIN_GAINS]
+    if any(e.model.dropout for e in base):  # with dropout the kernels draw different masks: no longer rounding-only
+        raise ConfigError(f"gain_twins at {scale!r}: dropout {base[0].model.dropout} makes the kernel swap more than a "
+                          f"change of rounding")
+    return [replace(e, attn_kernel=TWIN_KERNEL) for e in base]
+
+
 NOISE_PAIR = ("AttnOnly", "FFNOnly")     # the two configurations whose gap fixed_val_batches weighs
 
 
@@ -400,12 +416,13 @@ PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
 MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins")
 # The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
-# ``sweep --plan recipes``, so that ``release`` stays the first six chapters.
-RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds")
+# ``sweep --plan recipes``, so that ``release`` stays the first six chapters; and §5.1(b)'s rounding twins (two).
+RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds", "gain_twins")
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix, "10m_whole": paper_10m_whole,
          "10m_schedule_seeds": paper_10m_schedule_seeds,
+         "gain_twins": gain_twins,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
          "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds,

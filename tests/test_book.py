@@ -664,15 +664,31 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
     finals = {("runtime", 0.25): 3.34, ("runtime", 0.5): 3.34, ("runtime", 2.0): 1.95, ("runtime", 4.0): 1.94,
               ("weight", 2.0): 1.91, ("weight", 4.0): 1.85}
     curves = _gain_curves(finals)
+    # no null yet (the rounding-only twins not trained): not tested, the spreads printed
     c = gain_confound.claim_gain_absorbed(curves, floor=3.35, bound=0.002)
-    # no null for how far one run drifts under rounding: a spread this small is a knife-edge either way
-    assert c.verdict == "NOT TESTABLE HERE" and c.facts["spread"] == pytest.approx(0.01)
-    assert "(g = 2, 4): largest spread of their validation curves from step 200 on 0.0100" in c.text
-    assert "Weight-level gains that left it (g = 2, 4): 0.0600." in c.text and "above the paper's bound" in c.why
-    close = gain_confound.claim_gain_absorbed(_gain_curves({**finals, ("runtime", 4.0): 1.9505}), 3.35, 0.002)
-    assert close.verdict == "NOT TESTABLE HERE" and "below the paper's bound" in close.why
-    c = gain_confound.claim_gain_absorbed(_gain_curves({k: 3.34 for k in finals}), 3.35, 0.002)
-    assert c.verdict == "NOT TESTABLE HERE" and "only 0 of the paper's runtime gains left the floor" in c.why
+    assert c.verdict == "NOT TESTED" and c.facts["spread"] == pytest.approx(1.40) and "gain_twins" in c.why
+    assert "Among those that left the floor (g = 2, 4): 0.0100." in c.text
+    assert "Weight-level gains that left it (g = 2, 4): 0.0600." in c.text
+
+    def twins(d2, d4, of=curves):  # the g = 2 and 4 runs of ``of`` under a rounding-only change, moved by d2, d4
+        run = of[of["mode"] == "runtime"]
+        return pd.DataFrame([{"gain": g, "step": r.step, "val_loss": r.val_loss + (d if r.step else 0)}
+                             for g, d in ((2.0, d2), (4.0, d4)) for r in run[run.gain == g].itertuples()])
+    # the paper's sentence as written: two gains on the floor, two off it, 1.40 apart, far beyond rounding
+    c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.001, 0.0005))
+    assert c.verdict == "CONTRADICTED" and c.facts["null"] == pytest.approx(0.001) and "1,400 times" in c.why
+    # every runtime curve within the bound, with a null below it: HOLDS
+    near = _gain_curves({**finals, **{("runtime", g): 1.95 + 0.0003 * i for i, g in enumerate((0.25, 0.5, 2.0, 4.0))}})
+    assert gain_confound.claim_gain_absorbed(near, 3.35, 0.002, twins=twins(0.0001, 0.0001, near)).verdict == "HOLDS"
+    # a null as large as the bound, the spread within bound + null: a knife-edge, computed from the runs
+    wide = gain_confound.claim_gain_absorbed(near, 3.35, 0.002, twins=twins(0.003, 0.0, near))
+    assert wide.verdict == "NOT TESTABLE HERE"
+    # one twin missing: no null
+    assert gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0, 0)[lambda t: t.gain == 2.0]).verdict \
+        == "NOT TESTED"
+    # nothing left the floor: the precondition unmet
+    c = gain_confound.claim_gain_absorbed(_gain_curves({k: 3.34 for k in finals}), 3.35, 0.002, twins=twins(0, 0))
+    assert c.verdict == "NOT TESTABLE HERE"
     summ = pd.DataFrame([{"gain_mode": m, "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
                          for (m, g), f in finals.items()])
     fate = gain_confound.claim_gain_fate(gain.gain_table(summ))

@@ -18,3 +18,22 @@ def test_switching_validation_batches_alone_cannot_change_training(tiny, tmp_pat
     assert trained == [{k: r.get(k) for k in ("step", "train_loss", "lr", "grad_norm_attn")} for r in runs["fixed"]]
     # and the switch is not a no-op: the validation losses themselves differ
     assert [r["val_loss"] for r in runs["random"]][1:] != [r["val_loss"] for r in runs["fixed"]][1:]
+
+
+def test_the_gain_twins_attention_kernel_is_rounding_only_at_dropout_0():
+    # plans.gain_twins: at the stand-in's dropout 0 the masked softmax computes SDPA's attention, reordered, so the
+    # twin's curve differs from its run's by rounding alone
+    import torch
+
+    from lib import plans
+    from lib.model import GPT
+    twins = plans.gain_twins()
+    assert [e.gain for e in twins] == list(plans.TWIN_GAINS) and {e.model.dropout for e in twins} == {0.0}
+    small = replace(twins[0], n_layer=2, n_embd=32, n_head=2, block_size=32)
+    torch.manual_seed(0)
+    a = GPT(replace(small, attn_kernel="sdpa").model)
+    b = GPT(small.model)
+    b.load_state_dict(a.state_dict())
+    x = torch.randint(0, small.model.vocab_size, (4, 32))
+    la, lb = a(x)[0], b(x)[0]
+    assert torch.allclose(la, lb, atol=1e-5, rtol=0)  # the same values, to rounding
