@@ -60,8 +60,8 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     trained = f"{int(r.seeds.iloc[0]) if len(r) else 0} of 5 constant-rate and " \
               f"{int(base.seeds.iloc[0]) if len(base) else 0} of 5 warm-up + cosine runs trained to their stop"
     if r.empty or pd.isna(r.decides.iloc[0]):
-        return Claim("NOT TESTED", f"{trained}; `python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 "
-                                   f"--fast-dropout` (each warm-up run 200 steps, each constant-rate run up to 600, "
+        return Claim("NOT TESTED", f"{trained}; python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 "
+                                   f"--fast-dropout (each warm-up run 200 steps, each constant-rate run up to 600, "
                                    f"about 10 s a step on 2 cores)", {"trained": trained})
     r = r.iloc[0]
     lines = (f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + cosine over the "
