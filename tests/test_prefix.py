@@ -269,3 +269,17 @@ def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_sp
     assert list(df["speed-up vs plain"]) == [1.0, 0.25, 2.0]
     with pytest.raises(ValueError, match="rounds must be at least 1"):
         bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=0)
+
+
+def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(monkeypatch):
+    # a round slowed by other work measures a low matmul rate; read against it, a step from a quiet round passed 1
+    from lib import bench
+    rates = iter([1e9] * 3 + [2e9] * 3 + [4e9] * 3)  # three loops a round; only the last round is quiet
+    monkeypatch.setattr(bench, "matmul_rate", lambda shapes, device: next(rates))
+    monkeypatch.setattr(bench, "bare_loop_tokens_per_s", lambda exp, steps, device: 1.0)
+    monkeypatch.setattr(bench, "trainer_tokens_per_s", lambda *a, **k: 1.0)
+    df = bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=3)
+    flops = bench.step_flops(bench.get_preset("cpu"))
+    assert set(df["matmul GFLOP/s (best of rounds)"]) == {4.0}
+    # one token a second: the step takes 32 x 128 s, at flops / 4096 FLOP/s, read against the best rate, 4 GFLOP/s
+    assert list(df.utilisation) == [round(flops / 4096 / 4e9, 2)] * 3
