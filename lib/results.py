@@ -11,14 +11,12 @@ import pandas as pd
 import torch
 
 from . import plans
-from .config import PAPER_SEED, Experiment
+from .config import Experiment
 from .data import Batches, load_corpus
 from .experiment import ESCAPE_MARGIN, build_model, escape_step  # the margin runs record escapes by
 from .files import RunError, load_torch_file
 from .host import ROOT
 from .runs import RUNS_DIR, RunDir, as_experiment, run_path
-
-FIG2_SEED = PAPER_SEED  # Fig. 2 (§4.1) diagnoses Table 2's runs at the anchor seed: the run the book reads
 
 
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:

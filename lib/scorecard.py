@@ -22,8 +22,6 @@ from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 from .rows import Row, paper_text, prefix_evidence, prefix_rows
 
-MARGIN = ESCAPE_MARGIN  # 0.1 nats below the floor: what "left the floor" means, printed in §5.2's row
-
 
 def _fig2a_paper() -> str:
     """§4.1's Fig. 2a as the paper says it: the collapsed configurations' gradient (with the paper's own words on
@@ -149,7 +147,7 @@ def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
 
 def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
     """Fig. 2a, judged by ``chapters.joint_collapse.claim_starvation``."""
-    # Fig. 2a's quantity at seed FIG2_SEED, the released run (the paper's Fig. 2 is the seed-1337 run)
+    # Fig. 2a's quantity at seed PAPER_SEED, the released run (the paper's Fig. 2 is the seed-1337 run)
     grads = collapse.layer0_grad(hist)
     c = collapse.claim_starvation(grads, summ, floor)
     g = grads.set_index("config")
@@ -158,7 +156,7 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
                                                if c.facts["starved"][k] else "") for k in g.index) or "no runs"
     return Row(claim="Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours,
-               scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}", verdict=c.verdict,
+               scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {PAPER_SEED}", verdict=c.verdict,
                why=c.why)
 
 
@@ -171,7 +169,7 @@ def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) ->
     return Row(claim="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", where="§4.1, Fig. 2b",
                paper=", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
                          for k in ("AttnOnly", "FFNOnly", "FullResidual")),
-               ours=ours, scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {results.FIG2_SEED}",
+               ours=ours, scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {PAPER_SEED}",
                verdict=c.verdict, why=c.why)
 
 
@@ -231,8 +229,8 @@ def fixed_val(fv: Chapter) -> Row:
     # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over. The std
     # is the gap's (the two checkpoints' evaluation noise in quadrature, ``gap_vs_noise``), not one evaluation's.
     ours = (f"noise std of the gap between two 50-batch random evaluations {c.facts['noise_std']:.4f}, against the "
-            f"escape margin "
-            f"{MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} ({c.facts['gap_over_noise']:,.0f} std)"
+            f"escape margin {ESCAPE_MARGIN} and an AttnOnly-FFNOnly gap of {c.facts['gap']:.3f} "
+            f"({c.facts['gap_over_noise']:,.0f} std)"
             if c.facts else "no checkpoints")
     # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits
     phase3 = paper_text('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]

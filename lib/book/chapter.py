@@ -245,7 +245,7 @@ class Chapter:
             # Anchor configurations (the 124M stand-in's NoResidual) are retrained at seed 1337 only: the tables read
             # them there alone, as Table 5 has one seed-1337 NoResidual.
             exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs
-                    if c not in self.spec.anchor_configs or self.seed == plans.PROBE_SEED]
+                    if c not in self.spec.anchor_configs or self.seed == plans.PAPER_SEED]
         return self._as_retrained(exps)
 
     def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
@@ -296,7 +296,7 @@ class Chapter:
         # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
         # (lib.floors.unigram_floor), so the floor is the one a NoResidual run reached
         if corpus.vocab_size > 256:
-            nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PROBE_SEED)
+            nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PAPER_SEED)
             # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
             for _, rd, _ in usable([(nores, RunDir(run_path(nores, self.released_dir)), "released")],
                                    ("complete",)):
@@ -386,7 +386,7 @@ class Chapter:
                 print(f"At {self.scale} the budget is the paper's own; the longer-budget probe belongs to the "
                       f"{self.spec.stand_in} stand-in.")
             # empty frames with their columns: the cells that read a probe draw nothing instead of failing
-            return Probe(summaries_of([]), histories_of([]), [], plans.PROBE_SEED, applies=False)
+            return Probe(summaries_of([]), histories_of([]), [], plans.PAPER_SEED, applies=False)
         # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
         located = [(e, RunDir(run_path(e, self.released_dir)), "released")
                    for e in plans.PLANS[self.spec.probe](self.scale)]
@@ -397,7 +397,7 @@ class Chapter:
             print(line)
         # pooled and judged on the chapter's floor, as the chapter's own runs
         return Probe(pooled(summaries_of(located, floor=self.floor())), histories_of(located), missing,
-                     plans.PROBE_SEED, applies=True)
+                     plans.PAPER_SEED, applies=True)
 
     def missing(self) -> list[str]:
         """Commands that produce the released runs this chapter shows but that are not finished."""

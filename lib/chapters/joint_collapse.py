@@ -9,7 +9,6 @@ from .. import plans
 from ..config import CONFIGS, PAPER_SEED
 from ..experiment import ESCAPE_MARGIN
 from ..results import (
-    FIG2_SEED,
     as_released,
     layer0_ffn,
     on_floor,
@@ -26,7 +25,7 @@ from .escape_map import escape_label
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
-def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
+def layer0_grad(hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "released") -> pd.DataFrame:
     """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN gradient norm, the
     paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest value over the second half of training,
     and the first step from which it stays below ``STARVED`` (None if it never does)."""
@@ -54,7 +53,7 @@ def layer0_grad(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "releas
     return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
 
 
-def final_values(hist: pd.DataFrame, column: str, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
+def final_values(hist: pd.DataFrame, column: str, seed: int = PAPER_SEED, source: str = "released") -> pd.DataFrame:
     """The last recorded ``column`` of each configuration, for one seed (as ``layer0_grad``)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
@@ -248,13 +247,13 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
                      margin: float = ESCAPE_MARGIN) -> Claim:
     """§4.1 Fig. 2a: block 0's FFN gradient is starved (0.000 from step 300 in the paper) in every partial
     configuration that collapsed, and not in Full Residual (about 0.114). Judged on the configurations that
-    collapsed here, at seed ``FIG2_SEED`` (the paper's Fig. 2 run): a configuration that left the floor is not the
+    collapsed here, at seed ``PAPER_SEED`` (the paper's Fig. 2 run): a configuration that left the floor is not the
     collapsed model §4.1 measured. ``grads``: a ``layer0_grad`` table."""
     from ..paper import paper_values
     # the paper's digits as printed ("0.000", "0.114"), for the line beside ours
     paper = paper_values(ref="§4.1 Fig. 2a").set_index("config").reported
     s = pooled(summaries)
-    s = s[s.seed == FIG2_SEED]  # the gradients are read for this one seed (Fig. 2's), so the floor test is too
+    s = s[s.seed == PAPER_SEED]  # the gradients are read for this one seed (Fig. 2's), so the floor test is too
     # §4.1 measured collapsed models: a configuration that escaped here is a different model, not a counterexample
     collapsed = [c for c in ("AttnOnly", "FFNOnly", "NoResidual")
                  if len(s[s.config == c]) and on_floor(s[s.config == c], floor, margin).all()]
@@ -284,7 +283,7 @@ def claim_starvation(grads: pd.DataFrame, summaries: pd.DataFrame, floor: float,
                  {"collapsed": collapsed, "starved": starved, "final": g.final.to_dict() if len(g) else {}}, lines)
 
 
-def training_growth(hist: pd.DataFrame, seed: int = FIG2_SEED, source: str = "released") -> pd.DataFrame:
+def training_growth(hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "released") -> pd.DataFrame:
     """The author's ``residualscope`` definition of growth, from our histories: a hidden norm at the last
     evaluation divided by the same at the first (over training, not over depth), for the residual stream
     after each block; one row per configuration, one column per block. (``residualscope`` hooks a Linear
@@ -333,7 +332,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
                        margin: float = ESCAPE_MARGIN) -> Claim:
     """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full Residual (14.03×,
     5.37×, 1.38× in the paper), two collapsed models beside the control: where AttnOnly or FFNOnly left the floor
-    here (seed ``FIG2_SEED``), the stand-in is not the model the paper ordered. ``growth``:
+    here (seed ``PAPER_SEED``), the stand-in is not the model the paper ordered. ``growth``:
     ``final_values(hist, 'hidden_growth')``."""
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
@@ -342,7 +341,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     ours = growth.set_index("config").hidden_growth.reindex(paper_order).dropna()
     have = len(ours) == len(paper_order)
     s = pooled(summaries)
-    s = s[s.seed == FIG2_SEED]
+    s = s[s.seed == PAPER_SEED]
     # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is ours that model
     # the configurations of the two that did not collapse, named in the reason
     off_floor = [c for c in ("AttnOnly", "FFNOnly")

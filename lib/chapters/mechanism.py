@@ -281,8 +281,8 @@ def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
 def probe_experiments() -> list[Experiment]:
     """The `cpu` seed-1337 runs whose weights are released: the four configurations, and the mixer runs."""
     # seed 1337 only: that seed's runs are the ones released with their weights (plans.keeps_weights)
-    return ([get_preset("cpu", "residualgpt", c, plans.PROBE_SEED) for c in CONFIGS]
-            + plans.mixer_test(seeds=(plans.PROBE_SEED,)))
+    return ([get_preset("cpu", "residualgpt", c, plans.PAPER_SEED) for c in CONFIGS]
+            + plans.mixer_test(seeds=(plans.PAPER_SEED,)))
 
 
 def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.DataFrame, list[str]]:

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..config import PAPER_SEED
-from ..results import FIG2_SEED, layer0_ffn, one_run
+from ..results import layer0_ffn, one_run
 from .style import COLORS, FLOOR_STYLE, _configs, _draw_floors, _floor, _legend, floor_lines, off_the_top, y_top
 
 
@@ -127,7 +127,7 @@ def prefix_curves(prefix, title: str):
     return fig
 
 
-def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = FIG2_SEED, source: str = "released"):
+def diagnostics_figure(hist: pd.DataFrame, title: str, seed: int = PAPER_SEED, source: str = "released"):
     """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
     which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
