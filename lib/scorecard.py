@@ -217,13 +217,12 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 verdict=absorbed.verdict, why=absorbed.why)]
 
 
-NOISE_BATCHES = 200  # random validation batches per checkpoint, as the chapter (whose results are cached and shared)
 
 
 def fixed_val(fv: Chapter) -> Row:
     """§5.2, judged by ``chapters.fixed_val_batches.claim_eval_noise``."""
     # The heaviest cell of the front page: every checkpoint's 200 random batches, cached (results.cached_losses).
-    noise = fv.val_noise(n_random=NOISE_BATCHES)
+    noise = fv.val_noise()  # fixed_val_batches.NOISE_BATCHES random batches a checkpoint, cached and shared
     noise = noise[noise.source == "released"]
     c = fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise)
     # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over. The std
@@ -238,7 +237,8 @@ def fixed_val(fv: Chapter) -> Row:
     return Row(claim="Random validation batches add noise that can hide slow progress (one relevant difference in "
                f"AttnOnly's {shift} shift)", where="§5.2", paper="not quantified; not isolated causally", ours=ours,
                scale="stand-in",
-               evidence=f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from {NOISE_BATCHES} random batches each",
+               evidence=f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from "
+                        f"{fixed_val_batches.NOISE_BATCHES} random batches each",
                verdict=c.verdict, why=c.why)
 
 

@@ -203,8 +203,7 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
                 gain_confound.claim_gain_absorbed(curves[curves.source == "released"], floor, bound,
                                                   twins=gain_confound.twin_curves()).text], []
     if chapter == "fixed_val_batches":
-        from lib.scorecard import NOISE_BATCHES
-        noise = ch.val_noise(n_random=NOISE_BATCHES)
+        noise = ch.val_noise()
         noise = noise[noise.source == "released"]
         return [fixed_val_batches.claim_eval_noise(fixed_val_batches.gap_vs_noise(noise), noise).text], []
     raise ValueError(chapter)

@@ -97,7 +97,7 @@ def _chapter_claims() -> dict[str, object]:
     s, h, f = jc.summaries(), jc.histories(), jc.floor()
     released = gc.gain_curves()
     released = released[released.source == "released"]
-    noise = fv.val_noise(n_random=200)
+    noise = fv.val_noise()
     noise = noise[noise.source == "released"]
     s124_s = s124.summaries()
     return {

@@ -413,12 +413,12 @@ class Chapter:
         return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir,
                            released_dir=self.released_dir)
 
-    def val_noise(self, n_random: int = 200) -> pd.DataFrame:
+    def val_noise(self, n_random: int | None = None) -> pd.DataFrame:
         """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
-        runs and a retrained seed)."""
+        runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
         # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
-        from ..chapters.fixed_val_batches import val_noise
-        return val_noise(self._located(), n_random)
+        from ..chapters.fixed_val_batches import NOISE_BATCHES, val_noise
+        return val_noise(self._located(), NOISE_BATCHES if n_random is None else n_random)
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line

@@ -19,7 +19,12 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
     return float(means.std(ddof=1))
 
 
-def val_noise(located, n_random: int = 200) -> pd.DataFrame:
+# Random validation batches drawn per checkpoint for the noise: one number for the chapter, the front page and the
+# tests, since their per-batch losses are cached and shared under it (results.cached_losses).
+NOISE_BATCHES = 200
+
+
+def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
     """Per checkpoint of ``located`` ((experiment, run directory, source) triples; only complete runs with
     released ``weights.pt``): the loss on its fixed validation batches, and the spread of nanoGPT-style random
     evaluations of the same size, from ``n_random`` random batches resampled (``eval_noise``). A retrained run
