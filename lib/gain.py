@@ -22,6 +22,7 @@ import torch.nn as nn
 from .config import Experiment
 
 GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)  # the sweep: the paper's four gains and the plain run
+ABSORB_STEP = 200  # §5.1: AdamW absorbs the gain "within ≈200 steps"; spreads are read from this step on
 GAINS_PAPER = tuple(g for g in GAINS if g != 1.0)  # §5.1's g in {0.25, 0.5, 2, 4}: the one gain tuple
 
 
@@ -103,7 +104,7 @@ def _one_run_per_gain(df: pd.DataFrame, keys: list[str]) -> None:
                          f"(e.g. split released and retrained runs by their `source` column)")
 
 
-def spread_after(curves: pd.DataFrame, step: int = 200, gains=None) -> pd.DataFrame:
+def spread_after(curves: pd.DataFrame, step: int = ABSORB_STEP, gains=None) -> pd.DataFrame:
     """Per mode: the largest max-minus-min of val loss across gains at any eval step >= ``step``,
     the same over every evaluation, and at the last evaluation. ``gains`` restricts the set
     (the paper's is g in {0.25, 0.5, 2, 4}, without the plain run)."""

@@ -209,8 +209,8 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 verdict=fate.verdict, why=fate.why),
             Row(claim="(b) Loss curves across all runtime gains overlap completely", where="§5.1",
                 paper=f"spread < {bound} at any step",
-                # from step 200: §5.1 says AdamW absorbs the gain "within ≈200 steps"
-                ours=f"spread from step 200 across the four runtime gains {f['spread']:.4f}" + (
+                # from gain.ABSORB_STEP: §5.1 says AdamW absorbs the gain "within ≈200 steps"
+                ours=f"spread from step {gain.ABSORB_STEP} across the four runtime gains {f['spread']:.4f}" + (
                     f"; among those that left the floor {f['spread_left']:.4f}" if f["spread_left"] is not None else "")
                 + (f"; rounding-only twin {f['null']:.4f}" if f["null"] is not None else "; rounding null not measured")
                 if (f := absorbed.facts) else "-", scale=_scale(gc), evidence=ev,

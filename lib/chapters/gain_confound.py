@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..config import Experiment
 from ..experiment import ESCAPE_MARGIN
-from ..gain import GAINS_PAPER
+from ..gain import ABSORB_STEP, GAINS_PAPER
 from ..runs import RUNS_DIR
 from ..verdicts import Claim, claim, verdict
 
@@ -72,7 +72,7 @@ def twin_curves(runs_dir=None) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["gain", "step", "val_loss"])
 
 
-def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = 200) -> float | None:
+def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = ABSORB_STEP) -> float | None:
     """How far a runtime-gain curve moves under a rounding-only change: the largest |twin - run| of the validation
     loss from ``step`` on, over the twinned gains (``plans.TWIN_GAINS``). None unless every twin is trained."""
     from ..plans import TWIN_GAINS
@@ -90,7 +90,7 @@ def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = 200) ->
 
 
 @claim("(b) Loss curves across all runtime gains overlap completely")
-def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = 200,
+def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = ABSORB_STEP,
                         gains=GAINS_PAPER, margin: float = ESCAPE_MARGIN,
                         spreads: dict | None = None, twins: pd.DataFrame | None = None) -> Claim:
     """§5.1 as written: "loss curves across all gain values overlapped completely (total spread < ``bound`` at any
@@ -139,9 +139,9 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     return Claim(verdict(True, bool(left), every <= bound, knife_edge=knife), why, facts, (text,))
 
 
-# ``step`` 200 is §5.1's "within ~200 steps": the spread is read after AdamW has had the time the paper gives it to
-# absorb the gain
-def gain_spreads(curves: pd.DataFrame, floor: float, step: int = 200, gains=GAINS_PAPER,
+# ``step`` (``gain.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after AdamW has had the
+# time the paper gives it to absorb the gain
+def gain_spreads(curves: pd.DataFrame, floor: float, step: int = ABSORB_STEP, gains=GAINS_PAPER,
                  margin: float = ESCAPE_MARGIN) -> dict:
     """Per mode, the largest spread from ``step`` on of the validation curves of the gains in ``gains`` whose
     run left the floor (None with fewer than two), and those gains."""
