@@ -231,8 +231,9 @@ def _experiment(args, config: str, seed: int) -> Experiment:
 
 
 def _guard_released(args, exps) -> None:
-    """The released ``runs/`` takes the plans' runs only, and is never retrained into by accident: ``--force``
-    there, or a run in no plan (a smoke run, another learning rate), needs ``--into-released``."""
+    """The released ``runs/`` takes the plans' runs only, trained from committed code, and is never retrained into
+    by accident: a dirty ``lib/``, ``--force`` there, or a run in no plan (a smoke run, another learning rate), needs
+    ``--into-released``."""
     from .plans import command_for, planned
     # Resolved, so runs/../runs or a symlink to it is the released runs/ too; any folder inside it counts.
     if args.into_released or not Path(args.runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
@@ -245,6 +246,12 @@ def _guard_released(args, exps) -> None:
     if stray:
         raise ConfigError(f"`{command_for(stray[0])}` is in no plan, so it does not belong in the released "
                           f"{RUNS_DIR}; train it with --runs-dir DIR (or pass --into-released)")
+    # A run trained from uncommitted lib/ can never be released (tests/test_released.py): refused before it costs
+    # hours, where before a whole segment of a 10M run was trained and then could not be committed.
+    from .host import git_state
+    if git_state()["git_dirty_lib"]:
+        raise ConfigError(f"lib/ has uncommitted changes, and a run trained from them into the released {RUNS_DIR} "
+                          f"could never be released: commit them first, or train with --runs-dir DIR")
 
 
 # How to run, as opposed to what to run (the Experiment): the same for every run of a sweep.

@@ -270,3 +270,21 @@ def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(tmp_path
     assert "interrupted" in lines[0] and "at step 2" in lines[0] and "run the same command again" in lines[0]
     monkeypatch.setattr(Trainer, "train_step", real)
     assert cli.main(argv) == 0  # and it resumes
+
+
+@pytest.mark.parametrize("dirty", [True, False])
+def test_training_into_the_released_runs_from_uncommitted_lib_is_refused(tmp_path, monkeypatch, capsys, dirty,
+                                                                          no_training):
+    # a run trained from a dirty lib/ can never be released (tests/test_released.py): refused before it costs hours
+    import lib.host
+    released = tmp_path / "runs"
+    released.mkdir()
+    monkeypatch.setattr(cli, "RUNS_DIR", released)  # a stand-in for the released runs/: the real one is never read
+    monkeypatch.setattr(lib.host, "git_state", lambda: {"git_commit": "0" * 40, "git_dirty_lib": dirty})
+    argv = ["train", "--scale", "cpu", "--config", "AttnOnly", "--until", "100", "--quiet", "--runs-dir", str(released)]
+    if dirty:
+        refused(argv, capsys, "lib/ has uncommitted changes")
+        assert listing(tmp_path) == ["runs"]  # the stand-in's own folder, and nothing written in it
+    else:  # clean: the guard lets it through, to the trainer (which no_training stops)
+        with pytest.raises(AssertionError, match="not refused"):
+            cli.main(argv)
