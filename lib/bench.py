@@ -6,7 +6,7 @@ the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): 
 utilisation says how close a loop is to what this machine's matrix multiplies allow.
 
 For each shape it times (after warm-up steps that are not counted) the Trainer's optimisation steps
-and the bare forward/backward/AdamW loop of ``lib.experiment.bare_loop_tokens_per_s`` on the same
+and the bare forward/backward/AdamW loop of ``bare_loop_tokens_per_s`` on the same
 model and batch, in fp32 and in bf16 autocast, and prints tokens/s and the bf16/fp32 ratio. Nothing
 else should run on the machine meanwhile: two cores are easily shared away.
 """
@@ -18,11 +18,39 @@ import time
 import pandas as pd
 import torch
 
-from .config import get_preset, replace
+from .config import Experiment, get_preset, replace
 from .data import Batches, load_corpus
-from .experiment import bare_loop_tokens_per_s, build_model
+from .experiment import build_model
 from .model import MaskStream
-from .train import Trainer, resolve_device
+from .train import Trainer, autocast, resolve_device
+
+
+def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto") -> float:
+    """Tokens/s of a minimal loop (forward, backward, AdamW step) on the same model, batch size and
+    precision, the yardstick for the trainer's overhead."""
+    device = resolve_device(device)
+    corpus = load_corpus(exp.dataset)
+    model = build_model(exp).to(device)
+    # No schedule, clipping, evaluation or callbacks: only what any training loop must do, so the difference from
+    # the Trainer's rate is the Trainer's own overhead.
+    opt = torch.optim.AdamW(model.parameters(), lr=exp.train.lr)
+    batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
+                      device=device)
+    # three warm-up steps are not timed: the first steps pay for allocation (and, on CUDA, kernel selection)
+    for i in range(steps + 3):
+        if i == 3:
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()  # the warm-up's queued kernels finish before the clock starts
+            t0 = time.perf_counter()
+        x, y = batches.train_batch()
+        with autocast(device, exp.train.precision):
+            _, loss = model(x, y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()  # the kernels are asynchronous: stop the clock when the GPU is done, not Python
+    return steps * exp.train.batch_size * exp.model.block_size / (time.perf_counter() - t0)
 
 
 def trainer_tokens_per_s(exp, steps: int, device: str, warmup: int = 2, micro_batch: int | None = None,

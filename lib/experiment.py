@@ -47,7 +47,6 @@ from .train import (
     Callback,
     Dist,
     Trainer,
-    autocast,
     check_fast_dropout,
     check_micro_batch,
     init_distributed,
@@ -447,31 +446,3 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()
     return rd.summary
-
-
-def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto") -> float:
-    """Tokens/s of a minimal loop (forward, backward, AdamW step) on the same model, batch size and
-    precision, the yardstick for the trainer's overhead."""
-    device = resolve_device(device)
-    corpus = load_corpus(exp.dataset)
-    model = build_model(exp).to(device)
-    # No schedule, clipping, evaluation or callbacks: only what any training loop must do, so the difference from
-    # the Trainer's rate is the Trainer's own overhead.
-    opt = torch.optim.AdamW(model.parameters(), lr=exp.train.lr)
-    batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1,
-                      device=device)
-    # three warm-up steps are not timed: the first steps pay for allocation (and, on CUDA, kernel selection)
-    for i in range(steps + 3):
-        if i == 3:
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()  # the warm-up's queued kernels finish before the clock starts
-            t0 = time.perf_counter()
-        x, y = batches.train_batch()
-        with autocast(device, exp.train.precision):
-            _, loss = model(x, y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()  # the kernels are asynchronous: stop the clock when the GPU is done, not Python
-    return steps * exp.train.batch_size * exp.model.block_size / (time.perf_counter() - t0)
