@@ -9,6 +9,7 @@ import re
 import pandas as pd
 
 from . import verdicts
+from .rows import retrain_command
 
 
 def takeaway(card: pd.DataFrame) -> str:
@@ -44,12 +45,20 @@ def at_stand_in(card: pd.DataFrame) -> pd.Series:
     return card.scale == "stand-in"
 
 
-def styled(card: pd.DataFrame, full: pd.DataFrame | None = None):
+def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool = False):
     """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED in red), and
     a verdict that rests on a stand-in says "at the stand-in" in its own cell. ``full``: the whole card, where
-    ``card`` is a selection of its columns without the evidence."""
+    ``card`` is a selection of its columns without the evidence. Each claim links to the section of the book that
+    decides it (``Row.section``); ``retrain``: a last column with the command that retrains its evidence."""
     source = card if full is None else full
     shown = card.copy()
+    if "claim" in shown and "section" in source:
+        # a Markdown link, turned into HTML by _cell_html; the pages of book/ link to each other by file name
+        shown["claim"] = [f"[{c}]({page}.html#{anchor})" if s else c
+                          for c, s in zip(shown.claim, source.section.fillna(""))
+                          for page, _, anchor in [s.partition("#")]]
+    if retrain:
+        shown["retrain its evidence"] = [f"`{retrain_command(p)}`" if p else "-" for p in source.plan.fillna("")]
     # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
     if "verdict" in shown and "scale" in source:
         shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
@@ -73,56 +82,79 @@ def _word(text: str) -> str:
 
 def _cell_html(value) -> str:
     text = html.escape(str(value))
+    # a whole cell written as a Markdown link ([claim](page.html#section)) becomes a link
+    text = re.sub(r"^\[(.+)\]\(([\w.#-]+)\)$", r'<a href="\2">\1</a>', text)
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
-def abstract(card: pd.DataFrame, findings: pd.DataFrame, early: pd.DataFrame | None = None) -> str:
-    """The front page's summary, computed from the scorecard and the audit: what holds and at which scale, what
-    a valid test contradicts, what cannot be tested on this hardware and why, and what the audit found. ``early``
-    (``findings.early_training``): the readings of the paper-shape prefixes early in training, which are the
-    book's findings rather than the paper's claims, named after the card's count so they are not counted in it."""
-    stand = at_stand_in(card)
-    # the rows judged at the paper's own shape (``Row.scale``)
-    paper_shape = card.scale == "paper shape"
-
-    def short(claim, cuts=(":", " (")):
-        # a claim's name up to the first of ``cuts`` (by default its first colon or bracket): short enough for a
-        # sentence
-        return re.split("|".join(map(re.escape, cuts)), claim)[0]
-
-    def names(rows):
-        return "; ".join(short(r.claim) for r in rows.itertuples()) or "none"
+def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """The front page's abstract, five plain sentences computed from the scorecard and the audit: what the paper
+    asks; what holds, and at which scale; what a valid test contradicts; what cannot be tested on this hardware and
+    why, and what is still training; what the audit found. Each claim is named by ``Row.short`` and, where it is not
+    decided, by the first clause of its reason."""
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
-    # rows decided at the paper's shape with a stand-in reading beside them (scorecard.paper_shape_first)
-    beside = card[card.stand_in.fillna("") != ""] if "stand_in" in card else card.iloc[0:0]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
-    # how far the paper-shape runs trained, said with them: a prefix is not the paper's run
-    trained = sorted({m.group(0) for e in card.evidence[paper_shape]
-                      if (m := re.search(r"first [\d,]+ of [\d,]+ steps", e))})
-    return " ".join([
-        f"Of the paper's {len(card)} claims checked here, {int(stand.sum())} are judged at CPU stand-ins (smaller "
-        f"models than the paper's) and {int(paper_shape.sum())} at the paper's own 10M shape"
-        + (f", on the {', '.join(trained)} of its runs." if trained else "."),
-        f"{len(holds)} hold ({names(holds)})" + (", all at the stand-in." if stand[holds.index].all() else "."),
-        f"{len(contra)} {'is' if len(contra) == 1 else 'are'} contradicted by a valid test ({names(contra)}).",
-        *([] if beside.empty else [
-            "Where a claim was judged both at the paper's shape and at a stand-in, the paper's shape decides it and "
-            "the stand-in's verdict is shown beside it, not counted (" + "; ".join(
-                f"{short(r.claim, (' at the paper', ':', ' ('))}: {r.verdict} at the paper's shape, "
-                f"{_word(r.stand_in)} at the stand-in" for r in beside.itertuples()) + ")."]),
-        f"{len(untestable)} cannot be tested here: the stand-in never showed the phenomenon, our design fixes the "
-        f"outcome, or the outcome flips under a rounding-only change; "
-        # "0 are not run yet" reads as a count of something; none left says it plainly
-        + (f"{len(untested)} {'is' if len(untested) == 1 else 'are'} not decided yet (not run, or still training "
-           f"towards the step the claim speaks of)." if len(untested) else "every claim has runs to judge it by."),
-        *([] if early is None or early.empty else [
-            "Where the paper-shape runs stand by the end of their prefixes, which the paper does not report (it "
-            "gives where its runs end; What holds lists these among the book's own findings): " + "; ".join(
-                # the sentence names the paper's shape once, so each claim's name stops before it
-                f"{short(r.claim, (' at the paper',))} {r.verdict}" for r in early.itertuples()) + "."]),
-        f"Reading the paper against the author's notebooks found {len(findings)} discrepancies, listed below: among "
-        f"them, no notebook holds the primary 10M estimate, and the notebook whose seeds 42 and 123 match Phase 2 "
-        f"trains another learning-rate schedule than Table 1's."])
+
+    def count(rows, one, many):
+        return f"{len(rows)} {one if len(rows) == 1 else many}"
+
+    said = set()  # what a stand-in is, said the first time only
+
+    def at_scale(rows) -> str:
+        # the claims grouped by where their evidence is, the paper's own shape first
+        parts = []
+        for scale in ("paper shape", "stand-in"):
+            names = list(rows[rows.scale == scale].short)
+            if not names:
+                continue
+            if scale == "paper shape":
+                trained = _trained(rows[rows.scale == scale])
+                parts.append(f"{_and(names)} at the paper's own 10M shape" + (f" ({trained})" if trained else ""))
+            else:
+                parts.append(f"{_and(names)} at CPU stand-ins" + ("" if said else ", smaller models than the paper's"))
+                said.add(scale)
+        return "; ".join(parts)
+
+    def reasons(rows) -> str:
+        # each claim with the first clause of its reason: what follows a semicolon, a colon or a "so" is detail (a
+        # command, a breakdown, a consequence) that the table's reason column gives whole
+        return "; ".join(f"{r.short} ({re.split(DETAIL, r.why)[0]}{_beside(r)})" for r in rows.itertuples())
+    sentences = [
+        f"The paper asks what a Pre-LN GPT loses when one of the two skip connections of every block is removed; this "
+        f"book retrains its models and checks {len(card)} of its claims.",
+        f"{count(holds, 'holds', 'hold')}: {at_scale(holds)}." if len(holds) else "None of them holds.",
+        f"{count(contra, 'is', 'are')} contradicted by a valid test: {at_scale(contra)}." if len(contra)
+        else "None is contradicted by a valid test.",
+        # one sentence for the two kinds that neither confirm nor contradict
+        "; and ".join(part for part in [
+            f"{count(untestable, 'cannot', 'cannot')} be tested on this 2-core CPU, and so neither confirm nor "
+            f"contradict the paper: {reasons(untestable)}" if len(untestable) else "",
+            f"{count(untested, 'waits', 'wait')} for runs not yet trained far enough: {reasons(untested)}"
+            if len(untested) else ""] if part) + ".",
+        f"Read against the author's notebooks, the paper departs from them at {len(findings)} points, listed below."]
+    return " ".join(s for s in sentences if s not in ("", "."))
+
+
+# Where a reason's first clause ends: what follows is detail the table gives whole
+DETAIL = r"; |: |, so |, where "
+
+
+def _beside(row) -> str:
+    """A stand-in's verdict where it differs from the paper shape's that decides the row (``Row.stand_in``)."""
+    word = _word(getattr(row, "stand_in", "") or "")
+    return f"; the stand-in: {word}" if word and word != row.verdict else ""
+
+
+def _trained(rows: pd.DataFrame) -> str:
+    """How far the paper-shape runs behind ``rows`` trained, in their evidence's own words ("first 300 of 3,000
+    steps"); empty where every run trained whole."""
+    found = (re.search(r"first [\d,]+ of [\d,]+ steps", e) for e in rows.evidence)
+    return ", ".join(sorted({m.group(0) for m in found if m}))
+
+
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def tally(card: pd.DataFrame) -> str:

@@ -316,20 +316,3 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
                      "hours trained": float(minutes.sum()) / 60,
                      "hours left (estimate)": (planned - len(t)) * med / 60 if len(t) else float("nan")})
     return pd.DataFrame(rows)
-
-
-def gap_recovered(summaries: pd.DataFrame) -> pd.DataFrame:
-    """Per run of a partial configuration with a skip kept (AttnOnly, FFNOnly): the fraction of the No Residual to
-    Full Residual gap its best loss recovers, ``(NoResidual - run) / (NoResidual - FullResidual)`` with the two
-    anchors' means over the same summaries: 0 is collapsed onto No Residual, 1 as good as the full model. Empty
-    where an anchor is missing."""
-    s = pooled(summaries)
-    anchors = s.groupby("config").best_val_loss.mean()
-    cols = ["config", "seed", "best_val_loss", "recovered"]
-    # Without both anchors there is no scale; with a Full Residual that did not beat No Residual (a control still
-    # on the floor) the gap is zero or negative, and the fraction would divide by it or flip its sign.
-    if not {"NoResidual", "FullResidual"} <= set(anchors.index) or anchors.NoResidual <= anchors.FullResidual:
-        return pd.DataFrame(columns=cols)
-    runs = s[s.config.isin(["AttnOnly", "FFNOnly"])]
-    frac = (anchors.NoResidual - runs.best_val_loss) / (anchors.NoResidual - anchors.FullResidual)
-    return runs.assign(recovered=frac.astype(float))[cols].reset_index(drop=True)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .chapters import paper_shape
 from .paper import paper_values
+from .plans import PLANS
 from .verdicts import VERDICTS
 
 # What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
@@ -32,12 +33,33 @@ class Row:
     # Where the paper's shape decides the row: the stand-in's own verdict and reading of the same claim, shown beside
     # it and not counted (issue 36: evidence at the paper's shape outranks a stand-in's).
     stand_in: str = ""
+    # The claim in a few plain words, for the front page's sentences ("the joint collapse")
+    short: str = ""
+    # Where the book decides it: a page of book/ and the id of its section ("joint_collapse#reading-the-result")
+    section: str = ""
+    # The plan of lib.plans whose runs are the evidence: ``retrain_command`` turns it into the line that retrains them
+    plan: str = ""
 
     def __post_init__(self):
         if self.scale not in SCALES:
             raise ValueError(f"scale {self.scale!r} is not one of {', '.join(SCALES)}")
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
+        if self.plan and self.plan not in PLANS:
+            raise ValueError(f"plan {self.plan!r} is not one of {', '.join(PLANS)}")
+
+
+def retrain_command(plan: str) -> str:
+    """The line that retrains a plan's runs beside the released ones (``runs/`` is never overwritten), with the options
+    its released runs were trained with on this CPU (``CPU_OPTIONS``)."""
+    return " ".join([f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *CPU_OPTIONS.get(plan, ())])
+
+
+# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (the README's run section), and the
+# prefixes stopped at step 300 (book/joint_collapse.ipynb)
+CPU_OPTIONS = {"10m_prefix": ("--until 300", "--micro-batch 8", "--fast-dropout"),
+               "10m_whole": ("--micro-batch 8", "--fast-dropout"),
+               "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout")}
 
 
 def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:

@@ -82,7 +82,8 @@ def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | No
                # the paper's three partial configurations, at Table 2's four digits
                paper=", ".join(f"{k} {paper_text('Table 2', k, 4)}" for k in ("AttnOnly", "FFNOnly", "NoResidual")),
                ours=ours,
-               scale=_scale(jc), evidence=_evidence(jc, summ), verdict=c.verdict, why=c.why)
+               scale=_scale(jc), evidence=_evidence(jc, summ), verdict=c.verdict, why=c.why,
+               short="the joint collapse", section=_SIGNATURE, plan="joint_collapse")
 
 
 def joint_collapse_paper_shape(prefix) -> Row:
@@ -96,7 +97,7 @@ def joint_collapse_paper_shape(prefix) -> Row:
     # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
     if "trained" not in c.facts:
         return Row(claim=claim, where="§4, Table 2", paper=paper, ours="no run", scale="none", evidence="-",
-                   verdict=c.verdict, why=c.why)
+                   verdict=c.verdict, why=c.why, **_PAPER_SHAPE_COLLAPSE)
     f = c.facts
     ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
                                                  else f"on the floor for the {f['trained']}")
@@ -106,7 +107,13 @@ def joint_collapse_paper_shape(prefix) -> Row:
     # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
     return Row(claim=claim, where="§4, Table 2", paper=paper, ours=ours, scale="paper shape",
                evidence=f"10M paper shape, {f['trained']}, seed {f['seed']}", verdict=c.verdict,
-               why=c.why)
+               why=c.why, **_PAPER_SHAPE_COLLAPSE)
+
+
+# Where the joint collapse at the paper's shape is decided, and the whole runs that will decide it
+_PAPER_SHAPE_COLLAPSE = dict(short="the joint collapse",
+                             section="joint_collapse#at-the-paper-s-own-shape-the-first-steps-of-the-exact-recipe",
+                             plan="10m_whole")
 
 
 def stand_in_collapse_seeds(runs_dir=None) -> str:
@@ -157,7 +164,11 @@ def starvation(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float
     return Row(claim="Layer-0 gradient starved in every collapsed partial configuration, not in Full Residual",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours,
                scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {PAPER_SEED}", verdict=c.verdict,
-               why=c.why)
+               why=c.why, short="layer-0 gradient starvation", section=_SIGNATURE, plan="joint_collapse")
+
+
+# the joint-collapse chapter's closing verdicts: Table 2 and Fig. 2 at the stand-in
+_SIGNATURE = "joint_collapse#what-agrees-with-the-paper-and-what-does-not"
 
 
 def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) -> Row:
@@ -170,7 +181,8 @@ def growth(jc: Chapter, summ: pd.DataFrame, hist: pd.DataFrame, floor: float) ->
                paper=", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
                          for k in ("AttnOnly", "FFNOnly", "FullResidual")),
                ours=ours, scale="stand-in", evidence=f"{jc.scale} stand-in, nanogpt, seed {PAPER_SEED}",
-               verdict=c.verdict, why=c.why)
+               verdict=c.verdict, why=c.why, short="the order of hidden-state growth", section=_SIGNATURE,
+               plan="joint_collapse")
 
 
 def runtime_gain(gc: Chapter) -> list[Row]:
@@ -206,7 +218,8 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                 where="§5.1", paper="all gain values functionally equivalent",
                 ours=f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
                 + weight if len(esc) else "no runs", scale=_scale(gc), evidence=ev,
-                verdict=fate.verdict, why=fate.why),
+                verdict=fate.verdict, why=fate.why, short="that runtime gains are equivalent",
+                section="gain_confound#reading-the-result", plan="gain_confound"),
             Row(claim="(b) Loss curves across all runtime gains overlap completely", where="§5.1",
                 paper=f"spread < {bound} at any step",
                 # from gain.ABSORB_STEP: §5.1 says AdamW absorbs the gain "within ≈200 steps"
@@ -214,7 +227,8 @@ def runtime_gain(gc: Chapter) -> list[Row]:
                     f"; among those that left the floor {f['spread_left']:.4f}" if f["spread_left"] is not None else "")
                 + (f"; rounding-only twin {f['null']:.4f}" if f["null"] is not None else "; rounding null not measured")
                 if (f := absorbed.facts) else "-", scale=_scale(gc), evidence=ev,
-                verdict=absorbed.verdict, why=absorbed.why)]
+                verdict=absorbed.verdict, why=absorbed.why, short="that the runtime-gain curves overlap",
+                section="gain_confound#reading-the-result", plan="gain_twins")]
 
 
 
@@ -239,7 +253,8 @@ def fixed_val(fv: Chapter) -> Row:
                scale="stand-in",
                evidence=f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from "
                         f"{fixed_val_batches.NOISE_BATCHES} random batches each",
-               verdict=c.verdict, why=c.why)
+               verdict=c.verdict, why=c.why, short="that random validation batches hide slow progress",
+               section="fixed_val_batches#reading-the-result", plan="fixed_val_batches")
 
 
 def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
@@ -258,7 +273,9 @@ def asymmetry_10m(ch: Chapter, summ: pd.DataFrame, floor: float) -> Row:
                    f"{paper_text('Fig. 4', 'AttnOnly', seeds=False)} and every seed at least "
                    f"{paper_value(ref='abstract Fig. 4a', metric='min_gap_to_floor'):.2f} below the FFNOnly floor "
                    f"are for the paper's shape to judge (its whole ResidualGPT AttnOnly run, `--plan 10m_whole`)"
-                   if ch.stand_in else ""))
+                   if ch.stand_in else ""), short="the 10M asymmetry",
+               section="10m_asymmetry#reading-the-result",
+               plan="10m_asymmetry")
 
 
 def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
@@ -272,7 +289,8 @@ def ffn_equals_noresidual(chapters: list[tuple[Chapter, pd.DataFrame]]) -> Row:
                paper=f"124M: {ffn:.3f} vs {nores:.3f} ({gap:.3f})",
                ours="; ".join(c.lines) or "no runs", scale="stand-in",
                evidence=" and ".join(f"{ch.scale} stand-in" for ch, _ in chapters),
-               verdict=c.verdict, why=c.why)
+               verdict=c.verdict, why=c.why, short="FFNOnly's collapse to the No Residual floor",
+               section="10m_asymmetry#reading-the-result", plan="10m_asymmetry")
 
 
 def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
@@ -293,7 +311,8 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
                 # the cost only where AttnOnly never left the floor: then only the paper-scale sweep could answer
                 scale=_scale(ch), evidence=_evidence(ch, summ), verdict=sep.verdict,
-                why=sep.why + (cost if not sep.facts.get("attn_left") else "")),
+                why=sep.why + (cost if not sep.facts.get("attn_left") else ""), short="the 124M ordering",
+                section="124m_sweep#reading-the-result", plan="124m_sweep"),
             Row(claim="AttnOnly is seed-sensitive at 124M",
                 where=f"§6.2 (historical seeds {_historical_124m()}); Table 5",
                 # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
@@ -304,7 +323,9 @@ def sweep_124m(ch: Chapter, summ: pd.DataFrame, floor: float) -> list[Row]:
                 f"{paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})",
                 ours=f"AttnOnly {_range(a)}",
                 scale=_scale(ch), evidence=_evidence(ch, summ), verdict=sens.verdict,
-                why=sens.why + (cost if not sep.facts.get("attn_left") else ""))]
+                why=sens.why + (cost if not sep.facts.get("attn_left") else ""),
+                short="AttnOnly's seed sensitivity at 124M", section="124m_sweep#reading-the-result",
+                plan="124m_sweep")]
 
 
 def routing_paper(runs_dir=None) -> Row:
@@ -316,10 +337,12 @@ def routing_paper(runs_dir=None) -> Row:
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = mixer_runs(runs_dir)
     # the bigram floor on the fixed batches: no position-blind model can go below it on this data
-    c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2])
+    # §7.2's mixer value is 10M on the same characters, so it is placed against the same bigram floor
+    c = routing.claim_routing_by_author_rule(runs.table, mixer_rule(), like_for_like(floors(orders=(1, 2)))[2],
+                                             paper_mixer)
     if c.facts["reading"] is None:  # no AttnOnly run with the mixer yet
         return Row(claim=claim, where="§7.1-7.2", paper=paper, ours="no runs", scale="none", evidence="-",
-                   verdict=c.verdict, why=c.why)
+                   verdict=c.verdict, why=c.why, **_ROUTING)
     am = c.facts["attn_mixer"]
     steps = plans.mixer_test()[0].train.max_steps  # the plan's own budget (1,500 steps at `cpu`)
     seeds = sorted(set(runs.table[(runs.table.mixer == "local") & (runs.table.config == "AttnOnly")].seed))
@@ -327,7 +350,11 @@ def routing_paper(runs_dir=None) -> Row:
                ours=f"AttnOnly + mixer {min(am):.3f}-{max(am):.3f} (n={len(am)}): "
                f"\"{c.facts['reading']}\" by the author's rule", scale="stand-in",
                evidence=f"`cpu` stand-in, {steps:,} steps, seeds "
-               f"{', '.join(map(str, seeds))}", verdict=c.verdict, why=c.why)
+               f"{', '.join(map(str, seeds))}", verdict=c.verdict, why=c.why, **_ROUTING)
+
+
+_ROUTING = dict(short="cross-position routing", section="mechanism#the-paper-s-local-mixer-test-under-clean-conditions",
+                plan="mixer_test")
 
 
 def scorecard(runs_dir=None) -> pd.DataFrame:
@@ -367,46 +394,63 @@ def starvation_paper_shape(prefix) -> Row:
     return Row(claim="Layer-0 gradient starved at the paper's own 10M shape (at step 300, Fig. 2a's first starved "
                      "step)",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
-               evidence=prefix_evidence(found), verdict=c.verdict, why=c.why)
+               evidence=prefix_evidence(found), verdict=c.verdict, why=c.why, short="layer-0 gradient starvation",
+               section=_PAPER_SHAPE_COLLAPSE["section"], plan="10m_prefix")
 
 
-# The front page's figure: each scale's paper reference beside the stand-in that plays it here.
-LEAD_GROUPS = (("10M, nanoGPT (§4)", "Table 2", None, "joint_collapse"),
-               ("10M, ResidualGPT (§6.1, Phase 3)", "Fig. 4", "phase3", "10m_asymmetry"),
-               ("124M, ResidualGPT (§6.2)", "Table 5", "controlled", "124m_sweep"))
+# The front page's figure: each claim with a number, by its ``Row.short``: the paper's reference and phase, the chapter
+# whose stand-in runs judge it, and the implementation whose paper-shape runs do (None: no paper-shape run).
+LEAD_GROUPS = (("the joint collapse", "Table 2", None, "joint_collapse", "nanogpt"),
+               ("the 10M asymmetry", "Fig. 4", "phase3", "10m_asymmetry", "residualgpt"),
+               ("the 124M ordering", "Table 5", "controlled", "124m_sweep", None))
 
 
-def lead_rows(runs_dir=None) -> pd.DataFrame:
-    """``plots.lead_figure``'s rows: per group of ``LEAD_GROUPS``, the paper's gap recovered by AttnOnly and FFNOnly
-    (from its means; the seed range where the paper gives one) and the book's, one row per released seed of the
-    chapter that stands in for it (``results.gap_recovered``)."""
+def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
+    """``plots.lead_figure``'s rows, per claim of ``LEAD_GROUPS``: each best loss as its distance above the No
+    Residual loss of its own sweep (``below``: 0 is collapsed onto No Residual), AttnOnly and FFNOnly, with Full
+    Residual's as the scale's other end (``full``). The paper's means (and Table 5's seed range, ``lo``-``hi``), the
+    paper-shape runs (against the unigram floor, the loss No Residual reaches on these characters: no No Residual run
+    at the paper's shape is trained), and the stand-in's runs, one row per released seed. ``verdict``: the claim's
+    verdict as the card shows it (with the stand-in's beside it), ``why`` its reason."""
     rows = []
-    for group, ref, phase, chapter in LEAD_GROUPS:
-        # the phase picks Fig. 4's Phase 3 and Table 5's controlled sweep; Table 2 has no phase
+    for short, ref, phase, chapter, impl in LEAD_GROUPS:
+        claim = card[card.short == short].iloc[0]
+        shown = claim.verdict + (f" (the stand-in: {claim.stand_in.split(' (')[0]})" if claim.stand_in else "")
+        group = dict(group=f"{short[0].upper()}{short[1:]} ({claim['where']})", verdict=shown,
+                     why=claim.why, scale=claim.scale)
         where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})
         p = paper_values(**where).set_index("config")
-        # the paper's own anchors: its fraction is computed within its own sweep, as ours within ours
-        nores, full = p.value["NoResidual"], p.value["FullResidual"]
-
-        # the defaults bind this group's anchors (a function defined in a loop)
-        def frac(loss, nores=nores, full=full):
-            return float((nores - loss) / (nores - full))
+        nores = p.value["NoResidual"]
+        # the seeds each of the paper's means is over, on one line for the claim: "8 seeds; FFNOnly 3"
+        n = {k: int(p.n[k]) if pd.notna(p.n[k]) else 1 for k in ("AttnOnly", "FFNOnly")}
+        seed = f", seed {int(p.seed['AttnOnly'])}" if pd.notna(p.seed["AttnOnly"]) else ""  # Table 2's one run
+        seeds = (f", {n['AttnOnly']} seeds" + (f" (FFNOnly {n['FFNOnly']})" if n["FFNOnly"] != n["AttnOnly"] else "")
+                 if max(n.values()) > 1 else seed)
         for config in ("AttnOnly", "FFNOnly"):
             lo = hi = None
-            # only Table 5 gives a seed range in the paper file; the other groups show the mean alone
-            if len(paper_values(ref=ref, config=config, metric="best_val_max")):
-                # the worst seed (the highest loss) recovers the least
-                lo = frac(paper_value(ref=ref, config=config, metric="best_val_max"))
-                hi = frac(paper_value(ref=ref, config=config, metric="best_val_min"))
-            n = int(p.n[config]) if pd.notna(p.n[config]) else 1  # the seeds the paper's mean is over
-            rows.append(dict(group=group, label=f"paper: {ref}", source="paper", seeds=n,
-                             config=config, recovered=frac(p.value[config]), lo=lo, hi=hi))
+            if len(paper_values(ref=ref, config=config, metric="best_val_max")):  # only Table 5 gives a range
+                lo = paper_value(ref=ref, config=config, metric="best_val_min") - nores
+                hi = paper_value(ref=ref, config=config, metric="best_val_max") - nores
+            rows.append(group | dict(label=f"paper: {ref}{seeds}", source="paper",
+                                     config=config, seed=None, above=p.value[config] - nores, lo=lo, hi=hi,
+                                     full=p.value["FullResidual"] - nores))
+        if impl is not None:
+            t = paper_shape.paper_shape_prefix(runs_dir).table
+            for config in ("AttnOnly", "FFNOnly"):
+                r = paper_shape.run_row(t, impl, config) if len(t) else None
+                if r is not None:
+                    rows.append(group | dict(label=f"ours: the paper's 10M shape, {r.trained}",
+                                             source="paper shape", config=config, seed=int(r.seed),
+                                             above=r.best_val - r.floor, lo=None, hi=None, full=None))
         ch = _chapter(chapter, runs_dir)
-        summ = ch.summaries()
+        summ = results.pooled(ch.summaries())
         summ = summ[summ.budget == ch.experiments()[0].train.max_steps]  # the preset's budget only
-        # our fraction uses our own NoResidual and Full Residual means from the same runs (§3.5: within one sweep)
-        ours = results.gap_recovered(summ)
-        label = f"this book: {ch.scale} stand-in ({summ.seed.nunique()} seeds)"
-        rows += [dict(group=group, label=label, source="book", config=r.config, recovered=r.recovered, lo=None,
-                      hi=None) for r in ours.itertuples()]
+        means = summ.groupby("config").best_val_loss.mean()
+        if "NoResidual" not in means:
+            continue
+        label = f"ours: {ch.scale} stand-in, {summ.seed.nunique()} seeds"
+        full = means.get("FullResidual", float("nan")) - means.NoResidual
+        rows += [group | dict(label=label, source="stand-in", config=r.config, seed=int(r.seed),
+                              above=r.best_val_loss - means.NoResidual, lo=None, hi=None, full=full)
+                 for r in summ[summ.config.isin(["AttnOnly", "FFNOnly"])].itertuples()]
     return pd.DataFrame(rows)

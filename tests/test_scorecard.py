@@ -1,5 +1,7 @@
 """The verdict rule and the scorecard's rows on hand-made runs: a control that never showed the phenomenon
 gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
+import re
+
 import pandas as pd
 import pytest
 
@@ -136,47 +138,63 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
 
 
 def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
+    def row(short, scale, evidence, verdict, why="w"):
+        return {"claim": short.upper(), "short": short, "scale": scale, "evidence": evidence, "verdict": verdict,
+                "why": why, "stand_in": ""}
     card = pd.DataFrame([
-        {"claim": "A: x", "scale": "stand-in", "evidence": "cpu stand-in, 1,500 steps", "verdict": "HOLDS"},
-        {"claim": "B (detail)", "scale": "paper shape", "evidence": "10M paper shape, first 300 of 3,000 steps",
-         "verdict": "HOLDS"},
-        {"claim": "C", "scale": "stand-in", "evidence": "cpu stand-in", "verdict": "CONTRADICTED"},
-        {"claim": "D", "scale": "stand-in", "evidence": "cpu stand-in", "verdict": "NOT TESTABLE HERE"},
-        {"claim": "E", "scale": "none", "evidence": "-", "verdict": "NOT TESTED"}])
+        row("a", "stand-in", "cpu stand-in, 1,500 steps", "HOLDS"),
+        row("b", "paper shape", "10M paper shape, first 300 of 3,000 steps", "HOLDS"),
+        row("c", "stand-in", "cpu stand-in", "CONTRADICTED"),
+        row("d", "stand-in", "cpu stand-in", "NOT TESTABLE HERE", why="it never left the floor; detail: more"),
+        row("e", "none", "-", "NOT TESTED", why="not trained yet: python -m lib sweep")])
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
-    assert "Of the paper's 5 claims checked here, 3 are judged at CPU stand-ins" in text
-    assert "and 1 at the paper's own 10M shape" in text
-    assert "2 hold (A; B)." in text and "1 is contradicted by a valid test (C)" in text
-    assert "1 cannot be tested here" in text and "1 is not decided yet" in text and "found 2 discrepancies" in text
-    # the early-training readings are named after the card's count, with their verdicts, and never counted in it
-    early = pd.DataFrame([{"claim": "Central contrast at the paper's shape, early in training", "verdict": "HOLDS"},
-                          {"claim": "Layer-0 starvation at the paper's shape, early in training",
-                           "verdict": "NOT TESTED"}])
-    with_early = front_page.abstract(card, pd.DataFrame({"finding": ["f1"]}), early)
-    assert "Central contrast HOLDS; Layer-0 starvation NOT TESTED." in with_early
-    assert "Of the paper's 5 claims checked here" in with_early and "Early in training" not in text
+    # five sentences: the question, what holds and where, what is contradicted, what cannot be decided, the audit
+    assert len(re.findall(r"[.!?](?: |$)", text)) == 5, text
+    assert "checks 5 of its claims" in text
+    assert "2 hold: b at the paper's own 10M shape (first 300 of 3,000 steps); a at CPU stand-ins, smaller" in text
+    assert "1 is contradicted by a valid test: c at CPU stand-ins." in text  # what a stand-in is, said once
+    # each undecided claim with the first clause of its reason, never its command or detail
+    assert "1 cannot be tested on this 2-core CPU" in text and "d (it never left the floor)" in text
+    assert "; and 1 waits for runs not yet trained far enough: e (not trained yet)." in text
+    assert "at 2 points" in text and "python -m lib" not in text
+    # nothing to say is said plainly, not as "0 hold: ."
+    none = front_page.abstract(card[card.verdict == "NOT TESTED"], pd.DataFrame({"finding": []}))
+    assert "None of them holds." in none and "None is contradicted" in none and "cannot be tested" not in none
 
 
-def test_gap_recovered_is_zero_on_no_residual_and_one_on_the_full_model():
-    from lib.results import gap_recovered
-    s = summ([("FullResidual", 1, 1.5), ("NoResidual", 1, 3.5), ("AttnOnly", 1, 2.0), ("AttnOnly", 2, 3.5),
-              ("FFNOnly", 1, 3.5)]).assign(status="complete")
-    g = gap_recovered(s)
-    assert list(zip(g.config, g.seed, g.recovered)) == [("AttnOnly", 1, 0.75), ("AttnOnly", 2, 0.0),
-                                                        ("FFNOnly", 1, 0.0)]
-    assert gap_recovered(s[s.config != "NoResidual"]).empty  # no anchor, no fraction
-
-
-def test_the_lead_figure_sets_each_paper_reference_beside_its_stand_in():
+def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_first():
     from lib import plots
-    rows = sc.lead_rows()
-    paper = rows[rows.source == "paper"].set_index(["group", "config"]).recovered
-    # Table 5: (7.584 - 6.037) / (7.584 - 4.577) of the gap for AttnOnly, (7.584 - 7.569) / ... for FFNOnly
-    assert paper["124M, ResidualGPT (§6.2)", "AttnOnly"] == pytest.approx(1.547 / 3.007)
-    assert paper["124M, ResidualGPT (§6.2)", "FFNOnly"] == pytest.approx(0.015 / 3.007)
-    book = rows[rows.source == "book"]
-    assert set(book.label.str.extract(r"(cpu(?:-bpe)? stand-in)")[0]) == {"cpu stand-in", "cpu-bpe stand-in"}
-    assert plots.lead_figure(rows, "test").axes[0].get_xlabel().startswith("fraction of the No Residual")
+    card = sc.scorecard()
+    rows = sc.lead_rows(card)
+    paper = rows[rows.source == "paper"].set_index(["group", "config"]).above
+    # Table 5: 6.037 - 7.584 and 7.569 - 7.584 above No Residual; Table 2: 3.3534 - 3.3523
+    assert paper["The 124M ordering (§6.2.1, Table 5)", "AttnOnly"] == pytest.approx(6.037 - 7.584)
+    assert paper["The 124M ordering (§6.2.1, Table 5)", "FFNOnly"] == pytest.approx(7.569 - 7.584)
+    assert paper["The joint collapse (§4, Table 2)", "AttnOnly"] == pytest.approx(3.3534 - 3.3523)
+    # within each claim: the paper, then the paper's own shape, then the stand-in
+    for _, g in rows.groupby("group", sort=False):
+        order = list(dict.fromkeys(g.source))
+        assert order == sorted(order, key=["paper", "paper shape", "stand-in"].index), order
+    assert set(rows[rows.source == "stand-in"].label.str.extract(r"(cpu(?:-bpe)? stand-in)")[0]) == {
+        "cpu stand-in", "cpu-bpe stand-in"}
+    # each claim's verdict is the card's
+    assert set(rows.verdict.str.split(" [(]").str[0]) <= set(card.verdict)
+    fig = plots.lead_figure(rows)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    # a NOT TESTABLE HERE stand-in is written over, not drawn as points at 0
+    untestable = rows[rows.verdict.str.startswith("NOT TESTABLE HERE")]
+    assert any(t.startswith("not testable here: ") for t in texts) == (not untestable.empty)
+
+
+def test_each_row_links_its_section_and_gives_its_retrain_command():
+    card = pd.DataFrame([vars(_row("HOLDS", "stand-in"))]).assign(section="joint_collapse#reading-the-result",
+                                                                   plan="10m_whole")
+    html = front_page.styled(card[["claim", "verdict"]], card, retrain=True).to_html()
+    assert '<a href="joint_collapse.html#reading-the-result">' in html
+    assert "<code>python -m lib sweep --plan 10m_whole --runs-dir runs-retrain --micro-batch 8 --fast-dropout" in html
+    with pytest.raises(ValueError, match="plan 'nope' is not one of release"):
+        sc.Row(claim="c", where="§", paper="p", ours="o", scale="stand-in", evidence="e", verdict="HOLDS", why="w",
+               plan="nope")
 
 
 def test_the_tally_counts_every_verdict():
@@ -215,7 +233,7 @@ def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path)
     assert len(card) == 11 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
     assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
-    assert set(lead_rows(tmp_path).source) == {"paper"}  # the book's bars come from runs; there are none
+    assert set(lead_rows(card, tmp_path).source) == {"paper"}  # the book's points come from runs; there are none
 
 
 def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
@@ -248,7 +266,7 @@ def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
 def _row(verdict, scale, claim="Joint collapse at the paper's own 10M shape", ours="o"):
     return sc.Row(claim=claim, where="§4", paper="p", ours=ours, scale=scale,
                   evidence={"paper shape": "10M paper shape", "stand-in": "cpu stand-in"}.get(scale, "-"),
-                  verdict=verdict, why="w")
+                  verdict=verdict, why="w", short="the joint collapse")
 
 
 @pytest.mark.parametrize("paper_verdict", ["HOLDS", "CONTRADICTED", "NOT TESTED"])
@@ -268,8 +286,9 @@ def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_ver
                                       "NOT TESTED": "**2 claims**: 1 HOLDS · 1 NOT TESTED"}[paper_verdict]
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1"]}))
     if paper_verdict != "CONTRADICTED":
-        assert "0 are contradicted by a valid test" in text
-    assert f"Joint collapse: {paper_verdict} at the paper's shape, {stand.verdict} at the stand-in" in text
+        assert "None is contradicted by a valid test" in text
+    # the paper shape's verdict decides the sentence the claim is in; the stand-in's differing one is named there
+    assert (f"the stand-in: {stand.verdict}" in text) == (paper_verdict == "NOT TESTED")
     shown = front_page.styled(card[["claim", "verdict"]], card).to_html()
     assert f"{paper_verdict} (the stand-in: {stand.verdict})" in shown
 

@@ -352,7 +352,7 @@ def claim_growth_order(growth: pd.DataFrame, summaries: pd.DataFrame, floor: flo
     lines = ("Hidden-state growth: paper " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
              + "; ours " + " > ".join(f"{c} {ours[c]:.2f}" for c in our_order) + ".",) if len(ours) else ()
     why = ("no runs: python -m lib sweep --plan joint_collapse" if not have else
-           f"the paper orders two collapsed models; here {' and '.join(off_floor)} left the floor"
+           f"here {' and '.join(off_floor)} left the floor, where the paper orders two collapsed models"
            if not both_collapsed
            else ("the paper's order" if our_order == paper_order else "another order") + "; ours is ‖h_L‖/‖h_0‖ on "
            "one fixed batch at the end; the author's `residualscope` divides the final by the initial norm over "

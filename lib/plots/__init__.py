@@ -4,7 +4,6 @@ lines, axis limits), ``curves``, ``interactive``, ``mechanism``; a notebook call
 from .curves import (
                      diagnostics_figure,
                      gain_figure,
-                     lead_figure,
                      longer_budget_curves,
                      noise_figure,
                      phase2_figure,
@@ -12,6 +11,7 @@ from .curves import (
                      val_curves,
 )
 from .interactive import PlotlyHTML, best_val_strip, gain_explorer, group_explorer, seed_explorer, seed_widget
+from .lead import lead_figure
 from .mechanism import (
                      bundle_bars,
                      escape_heatmap,
