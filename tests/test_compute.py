@@ -1,0 +1,141 @@
+"""The limitations page's numbers: the compute by page and in all (``lib.book.costs.run_costs`` and what it feeds),
+the stand-ins' departures from the paper's presets and the cost of the paper's runs on this CPU
+(``lib.book.limitations``), each on a small runs folder built here, so that a run added or changed moves them."""
+import json
+import math
+
+import pytest
+
+from lib import plans
+from lib.book import costs as C
+from lib.book import limitations as L
+from lib.config import get_preset
+from lib.files import write_json_atomic
+
+
+def _run(fake_run, exp, runs_dir, wall_s, env=None, tokens_per_s=1.0, **kw):
+    """A fake finished run with ``wall_s`` seconds of wall time, ``tokens_per_s`` and ``env`` as its env.json."""
+    d = fake_run(exp, runs_dir, **kw)
+    s = json.loads((d / "summary.json").read_text())
+    write_json_atomic(d / "summary.json", {**s, "scale": exp.scale, "impl": exp.impl, "wall_s": wall_s,
+                                           "tokens_per_s": tokens_per_s})
+    if env is not None:
+        write_json_atomic(d / "env.json", env)
+    return d
+
+
+def _row(table, page):
+    return table.set_index("page").loc[C.page_title(page)]
+
+
+def test_compute_is_summed_per_page_in_reading_order_and_in_all(tmp_path, fake_run):
+    _run(fake_run, get_preset("cpu", "nanogpt", "AttnOnly", 1337), tmp_path, 1800)
+    _run(fake_run, get_preset("cpu", "nanogpt", "FFNOnly", 42), tmp_path, 1800)
+    _run(fake_run, get_preset("cpu", "residualgpt", "FFNOnly", 7), tmp_path, 7200)  # the 10M chapter's extra seed
+    _run(fake_run, get_preset("cpu-bpe", "residualgpt", "AttnOnly", 0), tmp_path, 900)
+    costs = C.run_costs(tmp_path)
+    t = C.compute_by_page(costs)
+    assert list(t.page) == [C.page_title(p) for p, _ in C.page_runs()] + ["all released runs"]
+    assert _row(t, "joint_collapse").runs == 2 and _row(t, "joint_collapse").hours == pytest.approx(1.0)
+    assert _row(t, "10m_asymmetry").hours == pytest.approx(2.0)
+    assert _row(t, "124m_sweep").hours == pytest.approx(0.25)
+    assert _row(t, "mechanism").runs == 0 and _row(t, "mechanism").hours == 0
+    assert t.runs.iloc[-1] == 4 and t.hours.iloc[-1] == pytest.approx(3.25)
+    shown = C.compute_table(costs).set_index("page")
+    assert shown.loc[C.page_title("10m_asymmetry"), "wall-clock hours"] == "2.0"
+    assert shown.loc[C.page_title("10m_asymmetry"), "share of the total"] == "62%"
+    # one run more moves the page's row and the total
+    _run(fake_run, get_preset("cpu", "residualgpt", "AttnOnly", 7), tmp_path, 3600)
+    t = C.compute_by_page(C.run_costs(tmp_path))
+    assert _row(t, "10m_asymmetry").runs == 2 and t.hours.iloc[-1] == pytest.approx(4.25)
+
+
+def test_a_run_two_pages_show_is_counted_once_on_the_first(tmp_path, fake_run):
+    # seed 1337's AttnOnly is the gain chapter's g = 1 run and one of the fixed-batch chapter's two checkpoints
+    _run(fake_run, get_preset("cpu", "residualgpt", "AttnOnly", 1337), tmp_path, 3600)
+    t = C.compute_by_page(C.run_costs(tmp_path))
+    assert _row(t, "gain_confound").runs == 1 and _row(t, "fixed_val_batches").runs == 0
+    assert t.runs.iloc[-1] == 1
+
+
+def test_a_run_in_training_is_not_counted_and_a_run_no_page_shows_gets_its_own_row(tmp_path, fake_run):
+    _run(fake_run, get_preset("cpu", "nanogpt", "AttnOnly", 1337), tmp_path, 600, status="running")
+    _run(fake_run, get_preset("cpu", "residualgpt", "AttnOnly", 999), tmp_path, 1800)  # in no plan
+    costs = C.run_costs(tmp_path)
+    assert list(costs.page) == [""]
+    t = C.compute_by_page(costs)
+    assert t.set_index("page").loc["shown on no page"].hours == pytest.approx(0.5)
+    assert t.runs.iloc[-1] == 1
+
+
+def test_a_run_whose_files_describe_another_experiment_is_left_out_and_named(tmp_path, fake_run):
+    exp = get_preset("cpu", "nanogpt", "AttnOnly", 1337)
+    other = get_preset("cpu", "nanogpt", "FFNOnly", 1337).to_dict()
+    d = _run(fake_run, exp, tmp_path, 600, config=other)
+    costs = C.run_costs(tmp_path)
+    assert costs.empty and any(str(d) in why for why in costs.attrs["left_out"])
+
+
+def test_the_compute_statement_says_what_trained_the_runs(tmp_path, fake_run):
+    cpu = {"device": "cpu", "device_name": "cpu", "threads": 2}
+    _run(fake_run, get_preset("cpu", "nanogpt", "AttnOnly", 1337), tmp_path, 3600, env=cpu)
+    _run(fake_run, get_preset("cpu", "nanogpt", "FFNOnly", 1337), tmp_path, 3600,
+         env={**cpu, "device_name": "Intel Xeon", "resumed": [{**cpu, "device_name": "AMD EPYC"}]})
+    text = C.compute_statement(C.run_costs(tmp_path))
+    assert text.startswith("The 2 released runs took 2.0 hours of wall-clock time in all (0.1 days), every one on "
+                           "a CPU and none on a GPU: their env.json files give the device cpu and 2 threads.")
+    # a resumed run's every segment is named; a run that names no processor is counted as such
+    assert ("They name the processor for 1 run (AMD EPYC; Intel Xeon: 1 run) and not for the other 1, trained "
+            "before") in text
+    _run(fake_run, get_preset("cpu", "nanogpt", "NoResidual", 1337), tmp_path, 3600,
+         env={"device": "cuda", "device_name": "NVIDIA A100", "threads": 8})
+    text = C.compute_statement(C.run_costs(tmp_path))
+    assert "1 of them on a GPU" in text and "the device cpu in 2 runs, the device cuda in 1 run" in text
+    assert "2 threads in 2 runs, 8 threads in 1 run" in text
+
+
+def test_the_departures_are_every_field_that_differs_from_the_paper_preset():
+    t = L.stand_in_departures()
+    bpe = t[t["stand-in"] == "cpu-bpe for 124M (ResidualGPT)"].set_index("field").drop(columns="stand-in")
+    # read from the presets, both directions: a field that differs is listed, one that agrees is not
+    paper, stand = L.preset_fields(get_preset("124M")), L.preset_fields(get_preset("cpu-bpe"))
+    assert set(bpe.index) - {"parameters", "tokens per run"} == {k for k in paper if paper[k] != stand[k]}
+    assert "n_layer" not in bpe.index  # 12 at both
+    assert bpe.loc["dataset"].tolist() == ["openwebtext", "shakespeare_gpt2"]
+    assert bpe.loc["precision"].tolist() == ["bf16", "fp32"]
+    assert bpe.loc["parameters"].tolist() == ["124,356,864", "8,814,976"]  # config.py's comments, test_config's pins
+    assert bpe.loc["tokens per run"].tolist() == [f"{20000 * 16 * 8 * 1024:,}", f"{800 * 8 * 128:,}"]
+    # one comparison per stand-in and implementation the chapters train
+    assert list(dict.fromkeys(t["stand-in"])) == ["cpu for 10M (nanoGPT)", "cpu for 10M (ResidualGPT)",
+                                                  "cpu-bpe for 124M (ResidualGPT)"]
+    nano = t[t["stand-in"] == "cpu for 10M (nanoGPT)"].set_index("field").drop(columns="stand-in")
+    assert "lr" not in nano.index  # nanoGPT keeps its constant 3e-4 at the stand-in
+    assert nano.loc["parameters"].tolist() == ["10,788,929", "1,220,673"]
+
+
+def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(tmp_path, fake_run):
+    fast, slow = plans.paper_10m_prefix()[:2]
+    _run(fake_run, fast, tmp_path, 3600, status="partial", steps=300, tokens_per_s=2000.0)
+    _run(fake_run, slow, tmp_path, 7200, status="partial", steps=100, tokens_per_s=500.0)
+    costs = C.run_costs(tmp_path)
+    cost = L.paper_scale_cost(costs).set_index("paper's preset")
+    tokens_10m = 3000 * 64 * 256
+    assert cost.loc["10M", "tokens per run"] == tokens_10m
+    assert cost.loc["10M", "hours per run"] == pytest.approx(tokens_10m / 2000 / 3600)
+    assert cost.loc["10M", "hours per run at the median rate"] == pytest.approx(tokens_10m / 1250 / 3600)
+    ratio = cost.loc["124M", "FLOPs per token, relative to 10M"]
+    assert 10 < ratio < 14  # 124M's 6N plus attention over 10M's
+    assert cost.loc["124M", "hours per run"] == pytest.approx(20000 * 16 * 8 * 1024 * ratio / 2000 / 3600)
+    assert cost.loc["124M", "runs planned"] == len(plans.SEEDS_124M) * 3 + 1  # Table 5 and its NoResidual anchor
+    text = L.cannot_test_statement(costs)
+    assert text.startswith("The 2 released runs at the paper's 10M shape are prefixes: they trained 100 to 300 of "
+                           "its 3,000 steps, at 500 to 2,000 training tokens/s.")
+    assert f"one whole 10M run takes {tokens_10m / 2000 / 3600:.1f} hours," in text
+    shown = L.paper_scale_shown(L.paper_scale_cost(costs)).set_index("paper's preset")
+    assert shown.loc["124M", "tokens per run"] == "2,621,440,000"
+
+
+def test_without_a_released_10m_run_the_cost_is_not_measured(tmp_path):
+    costs = C.run_costs(tmp_path)
+    assert math.isnan(L.paper_scale_cost(costs).set_index("paper's preset").loc["124M", "hours per run"])
+    assert "not measured" in L.cannot_test_statement(costs)
