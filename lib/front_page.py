@@ -89,9 +89,9 @@ def _cell_html(value) -> str:
 
 def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
     """The front page's abstract, five plain sentences computed from the scorecard and the audit: what the paper
-    asks; what holds, and at which scale; what a valid test contradicts; what cannot be tested on this hardware and
-    why, and what is still training; what the audit found. Each claim is named by ``Row.short`` and, where it is not
-    decided, by the first clause of its reason."""
+    asks; what holds and what a valid test contradicts, at which scale; what cannot be tested on this hardware and
+    why; what waits for runs still training; what the audit found. Each claim is named by ``Row.short`` and, where
+    it is not decided, with the first clause of its reason."""
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
 
@@ -114,29 +114,40 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
                 parts.append(f"{_and(names)} at CPU stand-ins" + ("" if said else ", smaller models than the paper's"))
                 said.add(scale)
         return "; ".join(parts)
-
-    def reasons(rows) -> str:
-        # each claim with the first clause of its reason: what follows a semicolon, a colon or a "so" is detail (a
-        # command, a breakdown, a consequence) that the table's reason column gives whole
-        return "; ".join(f"{r.short} ({re.split(DETAIL, r.why)[0]}{_beside(r)})" for r in rows.itertuples())
     sentences = [
-        f"The paper asks what a Pre-LN GPT loses when one of the two skip connections of every block is removed; this "
-        f"book retrains its models and checks {len(card)} of its claims.",
+        f"The paper, *A Reproducibility Study of Partial Residual Ablations* (Babariya, arXiv 2608.14689), asks what a "
+        f"Pre-LN GPT loses when one of the two skip connections of every block is removed; this book retrains its "
+        f"models in code you can read and checks {len(card)} of its claims.",
         f"{count(holds, 'holds', 'hold')}: {at_scale(holds)}." if len(holds) else "None of them holds.",
         f"{count(contra, 'is', 'are')} contradicted by a valid test: {at_scale(contra)}." if len(contra)
         else "None is contradicted by a valid test.",
         # one sentence for the two kinds that neither confirm nor contradict
         "; and ".join(part for part in [
-            f"{count(untestable, 'cannot', 'cannot')} be tested on this 2-core CPU, and so neither confirm nor "
-            f"contradict the paper: {reasons(untestable)}" if len(untestable) else "",
-            f"{count(untested, 'waits', 'wait')} for runs not yet trained far enough: {reasons(untested)}"
+            f"{count(untestable, 'cannot', 'cannot')} be tested on this 2-core CPU, so neither confirm nor "
+            f"contradict the paper: {_reasons(untestable)}" if len(untestable) else "",
+            f"{count(untested, 'waits', 'wait')} for runs not yet trained far enough: {_reasons(untested)}"
             if len(untested) else ""] if part) + ".",
         f"Read against the author's notebooks, the paper departs from them at {len(findings)} points, listed below."]
-    return " ".join(s for s in sentences if s not in ("", "."))
+    return " ".join(s for s in sentences if s != ".")
+
+
+def _reasons(rows: pd.DataFrame) -> str:
+    """Each claim with the first clause of its reason (``DETAIL``), claims whose reasons say the same thing together
+    ("a and b (AttnOnly never left the floor in 800 steps)": one reason that begins the other's is the same)."""
+    groups: dict[str, list[str]] = {}
+    for r in rows.itertuples():
+        reason = re.split(DETAIL, r.why)[0] + _beside(r)
+        same = next((k for k in groups if k.startswith(reason) or reason.startswith(k)), None)
+        if same is None:
+            groups[reason] = [r.short]
+        else:  # the longer reason says more: it names the group
+            names = groups.pop(same) + [r.short]
+            groups[max(same, reason, key=len)] = names
+    return "; ".join(f"{_and(names)} ({reason})" for reason, names in groups.items())
 
 
 # Where a reason's first clause ends: what follows is detail the table gives whole
-DETAIL = r"; |: |, so |, where "
+DETAIL = r"; |: |, so |, where |, as "
 
 
 def _beside(row) -> str:

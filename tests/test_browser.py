@@ -356,3 +356,65 @@ def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400
     figures = [(page, div_id, cap) for page, (_, caps) in every_page_at_1400_px.items() for div_id, cap in caps]
     missing = [f"{page}#{div_id}" for page, div_id, cap in figures if not (cap and cap.startswith("Book fig."))]
     assert len(figures) >= 7 and not missing, missing
+
+
+# Every word of every table header in one piece: a header narrower than its longest word breaks it across lines
+# ("confi / g"). A Range over one word has one client rect per line it is drawn on.
+BROKEN_HEADER_WORDS = """
+const broken = [];
+for (const th of document.querySelectorAll('th')) {
+  const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const m of node.textContent.matchAll(/\\S+/g)) {
+      const r = document.createRange();
+      r.setStart(node, m.index);
+      r.setEnd(node, m.index + m[0].length);
+      const lines = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top)));
+      if (lines.size > 1) broken.push(m[0]);
+    }
+  }
+}
+return broken;
+"""
+
+
+def viewport(driver, width, height):
+    """The page's own viewport at exactly ``width`` x ``height`` CSS pixels (a window size would include the
+    browser's frame)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def test_the_first_screen_holds_the_abstract_the_tally_and_the_lead_figure(site, browser):
+    """At 1,400 x 800, what a reader sees before scrolling: the abstract, the tally and the top of the lead figure."""
+    viewport(browser, 1400, 800)
+    try:
+        open_page(browser, site + "book/intro.html")
+        where = browser.execute_script("""
+            const box = el => el ? el.getBoundingClientRect() : null;
+            const abstract = [...document.querySelectorAll('p')].find(p => p.textContent.startsWith('The paper asks'));
+            const tally = [...document.querySelectorAll('p')].find(p => / claims: /.test(p.textContent)
+                                                                     && p.querySelector('strong'));
+            const lead = document.getElementById('fig-lead');
+            return {abstract: box(abstract), tally: box(tally), lead: box(lead), height: window.innerHeight};""")
+        assert where["height"] == 800
+        for part in ("abstract", "tally", "lead"):
+            assert where[part] is not None, f"no {part} on the front page"
+        assert where["abstract"]["bottom"] <= 800 and where["tally"]["bottom"] <= 800, where
+        assert where["lead"]["top"] < 800 - 40, where  # at least the figure's first lines
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_no_table_header_breaks_inside_a_word_at_1400_px(site, browser):
+    shots = _screenshots()
+    viewport(browser, 1400, 900)
+    try:
+        broken = {}
+        for page in shots.pages():
+            open_page(browser, site + page)
+            if words := browser.execute_script(BROKEN_HEADER_WORDS):
+                broken[page] = words
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert not broken, broken

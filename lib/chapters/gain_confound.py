@@ -126,9 +126,9 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     null = rounding_null(curves, twins, step) if twins is not None and len(twins) else None
     facts = {"spread": every, "spread_left": s["runtime"], "weight_spread": s["weight"], "null": null}
     if null is None:
-        return Claim("NOT TESTED", f"how far one curve moves under a rounding-only change, the null the spread across "
-                     f"gains ({every:.4f}) must be judged against, is not measured yet: python -m lib sweep --plan "
-                     f"gain_twins (two cpu stand-in runs, about 10 minutes each on 2 cores)", facts, (text,))
+        return Claim("NOT TESTED", f"the rounding-only null for its spread of {every:.4f} is not measured yet: "
+                     f"python -m lib sweep --plan gain_twins (two cpu stand-in runs, about 10 minutes each on 2 "
+                     f"cores)", facts, (text,))
     text += f" The same run under a rounding-only change (the other attention kernel) moves by up to {null:.4f}."
     knife = null >= bound and every <= bound + null  # the bound is finer than rounding, and the spread within reach
     why = (f"the spread across the four gains, {every:.4f}, is " + (

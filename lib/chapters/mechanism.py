@@ -82,10 +82,10 @@ def claim_routing_by_author_rule(table: pd.DataFrame, rule: tuple[float, float],
                  f"with routing\", below {rule[1]:.2f} \"routing not supported\", between \"partial recovery\", which "
                  f"is neither")
     # the reason first where the rule cannot refute: it is what the front page's sentence quotes
-    why = (f"the author's rule calls routing \"not supported\" only below {rule[1]:.2f}, under the bigram floor "
-           f"({bigram_floor:.3f}) that no position-blind model can pass on this data"
-           + (f", and the paper's own mixer value ({paper_mixer:.3f}) sits {paper_mixer - bigram_floor:.3f} above that "
-              f"floor" if paper_mixer is not None else "")
+    why = (f"the author's rule says \"routing not supported\" only below {rule[1]:.2f}, under the bigram floor "
+           f"({bigram_floor:.3f}) no position-blind model can pass"
+           + (f", and the paper's own mixer value ({paper_mixer:.3f}) sits {paper_mixer - bigram_floor:.3f} above it"
+              if paper_mixer is not None else "")
            + f", so the test can confirm routing or be partial, never refute it; {rule_text}" if unreachable
            else rule_text)
     return Claim(v, why, {"reading": reading, "attn_mixer": [float(x) for x in am], "unreachable": unreachable,
