@@ -128,9 +128,10 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     below = nano.best_val < nano.paper_best_value - nano.margin
     facts = {"step": step, "nanogpt_left": bool(nano_left), "residualgpt_left": bool(resid_left)}
     if below:
-        return Claim("CONTRADICTED", f"nanoGPT AttnOnly is already {nano.paper_best_value - nano.best_val:.3f} below "
-                                     f"the paper's best over its whole run (seed {int(nano.seed)}, the paper's seed)",
-                     facts, lines)
+        # a valid test that disagrees: the run has trained past where the claim could still be true
+        return Claim(verdict(True, True, False),
+                     f"nanoGPT AttnOnly is already {nano.paper_best_value - nano.best_val:.3f} below the paper's best "
+                     f"over its whole run (seed {int(nano.seed)}, the paper's seed)", facts, lines)
     # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
     # precondition unmet, not a disagreement.
     why = (f"by step {step:,} (of 3,000) nanoGPT AttnOnly is on the floor and ResidualGPT AttnOnly has left it, as "
@@ -209,7 +210,7 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         f"left the floor at step {int(full.left_floor_at)}" if full_left else "on the floor"))
     # as in claim_prefix_contrast: a best already below Table 2's is below it for good
     if r.best_val < r.paper_best_value - margin:
-        return Claim("CONTRADICTED", "already below the paper's best over its whole run" + control, facts)
+        return Claim(verdict(True, True, False), "already below the paper's best over its whole run" + control, facts)
     if full is None:
         return Claim("NOT TESTED", f"its control, Full Residual, is not trained yet; {cost}", facts)
     if facts["prefix"] and not left:
@@ -265,7 +266,7 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked before anything else, as
     # it needs no AttnOnly run
     if ffn is not None and ffn.best_val < ffn.paper_best_value - ffn.margin:
-        return Claim("CONTRADICTED", "FFNOnly is already below the paper's FFNOnly best", {}, lines)
+        return Claim(verdict(True, True, False), "FFNOnly is already below the paper's FFNOnly best", {}, lines)
     if attn is None or ffn is None:
         missing = [c for c, r in (("AttnOnly", attn), ("FFNOnly", ffn)) if r is None]
         return Claim("NOT TESTED", f"{' and '.join(missing)} {'have' if len(missing) > 1 else 'has'} no paper-shape "
