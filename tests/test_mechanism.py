@@ -436,13 +436,16 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
     assert not any(plans.keeps_weights(e) for e in exps)  # only the plain depth-6 runs keep weights
 
 
-def test_a_bundle_bar_to_the_budget_means_a_complete_run_that_never_left():
-    # A diverged factor stopped early: drawn to the budget it would read as "stayed on the floor".
+def test_a_bundle_bar_is_a_measured_escape_step_and_never_is_said_in_words():
+    # "Never" drawn as a bar to the budget read as a measured length; a diverged factor stopped early, so neither a
+    # bar nor "never" (it never had the chance).
     b = bundle_table([("none", "complete", None, 3.3), ("gradient clipping", "diverged", None, None),
                       ("no biases", "complete", 400, 2.5), ("AdamW beta2", "not trained", None, None)])
     fig = plots.bundle_bars(b, 1500, "t")
     widths = [bar.get_width() for bar in fig.axes[0].patches]
-    assert widths[0] == 1500 and widths[2] == 400
-    assert all(w != w or w == 0 for w in (widths[1], widths[3]))  # no bar: NaN (or nothing drawn)
+    assert widths[2] == 400
+    assert all(w != w or w == 0 for w in (widths[0], widths[1], widths[3]))  # no bar: NaN (or nothing drawn)
+    said = [(t.get_text(), t.get_position()[1]) for t in fig.axes[0].texts]
+    assert said == [("never left the floor in 1,500 steps", 0)]  # the complete run's row, and only it
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["none", "gradient clipping (diverged)", "no biases", "AdamW beta2 (not trained)"]

@@ -205,19 +205,24 @@ def noise_figure(noise: pd.DataFrame, title: str):
 def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, title: str):
     """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
-    paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis."""
-    fig, ax = plt.subplots(figsize=(9, 6))
-    # the author's three Phase-2 seeds, told apart by line style (their colour is their configuration's)
-    styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
-    # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
-    for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
-        ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
-                label=f"author's Phase-2 notebook, {config} seed {seed}")
+    paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis; the prefixes'
+    steps again, enlarged, in a panel of their own to its right."""
     h = prefix.histories
     # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
-    # the first steps, where this book's prefixes are, again in an inset: at the full axis they fill its first tenth
-    inset = ax.inset_axes([0.42, 0.5, 0.33, 0.33]) if len(h) else None
+    # The first steps, where this book's prefixes are, enlarged beside the main axis: at the full axis they fill
+    # its first tenth, and an inset drawn over the main axis covered its floor lines.
+    if len(h):
+        fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12, 5.6), gridspec_kw={"width_ratios": [2.2, 1]})
+    else:
+        (fig, ax), zoom = plt.subplots(figsize=(9, 6)), None
+    # the author's three Phase-2 seeds, told apart by line style (their colour is their configuration's)
+    styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
+    # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
+    authors = curves[curves.config.isin(["AttnOnly", "FFNOnly"])]
+    for (config, seed), g in authors.groupby(["config", "seed"]):
+        ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
+                label=f"author's Phase-2 notebook, {config} seed {seed}")
     for schedule, g in (h.groupby("schedule") if len(h) else []):
         name = "warm-up + cosine" if schedule == "cosine" else "constant"
         # black, solid, told apart by marker: this book's runs stand apart from the author's coloured curves, whose
@@ -225,23 +230,26 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
         style = dict(color="black", marker="o" if schedule == "cosine" else "s", ms=3, lw=2)
         ax.plot(g.step, g.val_loss, **style,
                 label=f"this book, ResidualGPT AttnOnly, 10M paper shape, {name} (first {int(g.step.max()):,} steps)")
-        inset.plot(g.step, g.val_loss, **style)
-    if inset is not None:
+        zoom.plot(g.step, g.val_loss, **style)
+    if zoom is not None:
         end = int(h.step.max())
-        for (config, seed), g in curves[curves.config.isin(["AttnOnly", "FFNOnly"])].groupby(["config", "seed"]):
-            g = g[g.step <= end]
-            inset.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8)
-        inset.axhline(floor, **FLOOR_STYLE)
-        inset.set(xlim=(0, end), ylim=(2.0, 4.3), title=f"first {end:,} steps", xlabel="step")
-        inset.title.set_fontsize(8)
-        inset.tick_params(labelsize=7)
+        for (config, seed), g in authors[authors.step <= end].groupby(["config", "seed"]):
+            zoom.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8)
+        zoom.axhline(floor, **FLOOR_STYLE)
+        # from below the lowest loss the prefixes reach (or the floor) to above the step-0 loss (ln 65 = 4.17)
+        zoom.set(xlim=(0, end), ylim=(min(float(h.val_loss.min()), floor) - 0.15, 4.3), xlabel="step",
+                 title=f"the first {end:,} steps, enlarged")
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
     ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
     # from below Phase 3's 1.580 to above the step-0 loss (ln 65 = 4.17)
-    ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title, ylim=(1.3, 4.3))
-    # below the axis, in two columns: about ten entries would cover the curves, and beside it they squeeze the axis
-    ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", ylim=(1.3, 4.3),
+           title="the whole 3,000 steps" if zoom is not None else "")
+    fig.suptitle(title)
     fig.tight_layout()
+    # below both panels, in two columns: about ten entries would cover the curves, and beside them they squeeze the
+    # axes
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, loc="upper center",
+               bbox_to_anchor=(0.5, 0.0), ncol=2)
     return fig

@@ -59,10 +59,13 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
         for k, (name, value) in enumerate(floor_lines(floor)):
             # the first floor black and dotted, the others grey and dashed, as the static figures draw them
             fig.add_hline(y=value, line=dict(color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash",
-                                             width=1),
-                          annotation_text=f"{name} {value:.3f}",
-                          # the labels on opposite sides, so two close floors do not print over each other
-                          annotation_position="top right" if k == 0 else "bottom right")
+                                             width=1))
+        # Named under the plot, not on their lines: the runs that stay on a floor run along it, and a label there
+        # covers them. (Not in the legend either: with a trace per seed it scrolls, and the floors would be last.)
+        fig.add_annotation(text="; ".join(f"{'dotted' if k == 0 else 'dashed'}: {name} {value:.3f}"
+                                          for k, (name, value) in enumerate(floor_lines(floor))),
+                           xref="paper", yref="paper", x=0, y=-0.2, xanchor="left", yanchor="top",
+                           showarrow=False, font=dict(size=11))
         top = y_top(df)
         if top is not None:  # a late spike must not squash the curves; zooming out shows it
             low = min(float(df.val_loss.dropna().min()), *(v for _, v in floor_lines(floor)))
@@ -72,8 +75,9 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
     buttons = [dict(label="all", method="update", args=[{"visible": [True] * len(keys)}])]
     buttons += [dict(label=f"{select} {v}", method="update", args=[{"visible": [bool(k == v) for k in keys]}])
                 for v in choices]
-    fig.update_layout(title=title, xaxis_title="step", yaxis_title="validation loss", height=460,
-                      template="plotly_white", margin=dict(t=90),  # room above the plot for the menu
+    fig.update_layout(title=title, xaxis_title="step", yaxis_title="validation loss", height=480,
+                      # room above the plot for the menu, and below it for the floors' names
+                      template="plotly_white", margin=dict(t=90, b=90),
                       updatemenus=[dict(buttons=buttons, direction="down", x=0.0, xanchor="left",
                                         y=1.13, yanchor="top", showactive=True)])
     return PlotlyHTML(fig, div_id)
@@ -126,11 +130,11 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
             customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
             hovertemplate="seed %{customdata[0]}<br>best val %{y:.4f}<br>"
                           "escape step %{customdata[1]} (-1: none)<extra>ours</extra>"), row=1, col=1)
-    # our floors on our panel only: the paper's panel is another scale's data
+    # Our floors on our panel only: the paper's panel is another scale's data. Named in the legend, not beside the
+    # line: the configurations that stay on the floor put their markers right where a label on the line would go.
     for k, (name, value) in enumerate(floor_lines(floor)):
         fig.add_hline(y=value, line=dict(color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash",
-                                         width=1), row=1, col=1, annotation_text=f"our {name} {value:.3f}",
-                      annotation_position="top right" if k == 0 else "bottom right")
+                                         width=1), row=1, col=1, showlegend=True, name=f"our {name} {value:.3f}")
     if has_paper:
         fig.add_trace(go.Scatter(
             x=paper.config, y=paper.value, mode="markers", name=paper_label,  # one mean per configuration

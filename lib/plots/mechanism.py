@@ -149,23 +149,29 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
 def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | None = None):
     """Escape step (left) and best validation loss (right) of nanoGPT AttnOnly with one factor of the
     ResidualGPT bundle switched on its own; untrained factors are listed without a bar; nanoGPT itself and
-    the rounding-only ``control`` are grey, the control hatched."""
+    the rounding-only ``control`` are grey, the control hatched. A run that trained its whole budget and never left
+    the floor has no bar either: its row says "never" in words, beside the budget's dotted line."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
-    # NaN is "never" only for a run that trained its whole budget: that one is a bar to the budget. A factor not
-    # trained yet, or one that diverged (stopped early, so it never had the chance), has no bar and says why in
-    # its label; drawn to the budget it would read as a run that stayed on the floor.
+    # A bar is a measured escape step, nothing else. "Never" (a complete run with no escape step) drawn as a bar to
+    # the budget read as a length that was measured; a factor not trained yet, or one that diverged (stopped early,
+    # so it never had the chance), has no bar and says why in its label.
     done = table.status == "complete"
-    esc = table.escape_step.where(table.escape_step.notna() | ~done, max_steps).where(
-        done | table.escape_step.notna())
+    never = done & table.escape_step.isna()
     labels = [f if st == "complete" else f"{f} ({st})" for f, st in zip(table.factor, table.status)]
     # grey: nanoGPT itself and its rounding-only twin, which computes the same function
-    bars = a1.barh(y, esc, color=["#999999" if f in ("none", control) else "#2ca02c" for f in table.factor])
+    colors = ["#999999" if f in ("none", control) else "#2ca02c" for f in table.factor]
+    bars = a1.barh(y, table.escape_step.astype(float), color=colors)
     for bar, f in zip(bars, table.factor):
         bar.set_hatch("//" if f == control else "")
+    for i, c in zip(y, colors):
+        if never.iloc[i]:  # in words, in the row's colour, starting where a bar would
+            a1.text(max_steps * 0.02, i, f"never left the floor in {max_steps:,} steps", va="center", fontsize=8,
+                    color=c, fontstyle="italic")
+    a1.axvline(max_steps, color="grey", lw=0.8, ls=":")  # the budget: no escape step can lie beyond it
     a1.set_yticks(list(y), labels)
     a1.invert_yaxis()  # the table's first factor on top
-    a1.set(xlabel=f"escape step ({max_steps:,} = never)", title="escape")
+    a1.set(xlabel=f"escape step (dotted: the budget, {max_steps:,} steps)", title="escape", xlim=(0, max_steps * 1.03))
     # nanoGPT grey, every factor blue (the control too: its hatch is on the left)
     a2.barh(y, table.best_val_loss, color=["#999999" if f == "none" else "#1f77b4" for f in table.factor])
     a2.set(xlabel="best validation loss", title="best loss")
