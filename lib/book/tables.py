@@ -20,14 +20,16 @@ from ..config import (
 )
 from ..host import ROOT
 from ..results import FINISHED, pooled, summaries_of
+from ..rows import IMPL_NAMES
 from ..runs import RUNS_DIR, RunDir, run_path
+from .headers import header
 
 
 def frame_html(df: pd.DataFrame) -> str:
-    """A table as the book shows it: floats at the decimals their column needs, 4 at most (``_column_format``),
-    a missing value as "-", every cell in full (verdicts and the paper's notes are read whole), and no 0, 1, 2, ...
-    column where the index only counts rows. An index that names something (a preset's fields, a scale) is
-    shown."""
+    """A table as the book shows it: its columns named in words (``headers.HEADERS``), floats at the decimals their
+    column needs, 4 at most (``_column_format``), a missing value as "-", every cell in full (verdicts and the
+    paper's notes are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that names
+    something (a preset's fields, a scale) is shown."""
     # an unnamed integer index is row numbers (a RangeIndex, or what is left of one after a filter)
     counts_rows = (df.index.name is None and not isinstance(df.index, pd.MultiIndex)
                    and pd.api.types.is_integer_dtype(df.index))
@@ -37,15 +39,25 @@ def frame_html(df: pd.DataFrame) -> str:
     # "<NA>", which neither na_rep nor a formatter reaches: written out as text, with the same "-".
     nullable = [c for c in df.columns if isinstance(df[c].dtype, pd.api.extensions.ExtensionDtype)
                 and pd.api.types.is_integer_dtype(df[c])]
-    if nullable:
-        df = df.copy()  # the caller's frame keeps its numbers
-        for c in nullable:
-            df[c] = ["-" if pd.isna(v) else str(v) for v in df[c]]
+    # Python's None in a column of objects (an escape step that never came) prints as "None", which na_rep does not
+    # reach either: the same "-" as every other missing value
+    nones = [c for c in df.columns if df[c].dtype == object and any(v is None for v in df[c])]
+    df = df.copy()  # the caller's frame keeps its numbers and its names
+    for c in nullable:
+        df[c] = ["-" if pd.isna(v) else str(v) for v in df[c]]
+    for c in nones:
+        df[c] = ["-" if v is None else v for v in df[c]]
+    # the names in words last: the formatters above are keyed by the frame's own names
+    df.index = df.index.set_names([header(n) for n in df.index.names])
+    df.columns = df.columns.set_names([header(n) for n in df.columns.names])
+    df = df.rename(columns=header)
+    formatters = {header(c): f for c, f in formatters.items()}
     # pandas cuts a cell at 50 characters by default; a verdict's reason or a paper note cut short misleads.
     with pd.option_context("display.max_colwidth", None):
         # na_rep: a missing value reads as "-" (not measured, never left, not trained: the column says which), never
         # as an empty cell nor as NaN; border=0 leaves the lines to the book's theme
         return df.to_html(index=not counts_rows, na_rep="-", border=0, formatters=formatters or None)
+
 
 
 def _column_format(col: pd.Series):
@@ -90,7 +102,8 @@ def presets_table() -> pd.DataFrame:
         m, t = e.model, e.train
         rows[scale] = {"n_layer": m.n_layer, "n_embd": m.n_embd, "n_head": m.n_head, "block_size": m.block_size,
                        "batch size x accum": f"{t.batch_size} x {t.grad_accum}", "train steps": t.max_steps,
-                       "lr (peak -> floor, warm-up)": f"{t.lr:g} -> {t.min_lr:g}, {t.warmup_steps}",
+                       # a non-breaking hyphen: the narrow row header broke the word after "warm-"
+                       "lr (peak -> floor, warm\u2011up)": f"{t.lr:g} -> {t.min_lr:g}, {t.warmup_steps}",
                        "dropout": m.dropout, "eval interval": t.eval_interval, "val batches": t.eval_batches,
                        # counted on a built model: the numbers config.py's comments give and tests/test_config.py pins
                        "dataset": e.dataset, "parameters": f"{GPT(m).num_params():,}",
@@ -182,7 +195,7 @@ def _pm(mean, std, n) -> str:
 
 
 # The paper-shape prefix table's columns as the two chapters that show it name them (``paper_shape.prefix_table``).
-PREFIX_COLUMNS = {"impl": "impl", "config": "config", "schedule": "schedule", "execution": "executed as",
+PREFIX_COLUMNS = {"run": "run", "schedule": "schedule", "execution": "executed as",
                   "trained": "trained", "eval_every": "evaluated every (steps)",
                   "last_val": "last val", "best_val": "best val",
                   "left_floor_at": "left the floor at step",  # "-": not by the last step trained
@@ -193,8 +206,11 @@ PREFIX_COLUMNS = {"impl": "impl", "config": "config", "schedule": "schedule", "e
 
 def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
     """``paper_shape.prefix_table`` as the joint-collapse and 10M chapters show it: the columns a reader compares,
-    named in words; "-" in "left the floor at step" is a run still on the floor at its last step."""
-    return table[list(PREFIX_COLUMNS)].rename(columns=PREFIX_COLUMNS)
+    named in words; "-" in "left the floor at step" is a run still on the floor at its last step. Implementation and
+    configuration share one column ("nanoGPT AttnOnly"): as two, the twelve columns did not fit the page at 1,400 px
+    without breaking a word."""
+    run = [f"{IMPL_NAMES.get(i, i)} {c}" for i, c in zip(table.impl, table.config)]
+    return table.assign(run=run)[list(PREFIX_COLUMNS)].rename(columns=PREFIX_COLUMNS)
 
 
 def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
