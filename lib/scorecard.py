@@ -60,13 +60,21 @@ def _scale(ch: Chapter) -> str:
 
 def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
-    # a seed that only some configurations have names them: "seeds 42, 1337" would claim both for every row
-    configs = set(s.config) if len(s) else set()
-    seeds = [f"{seed}" + ("" if set(g.config) == configs else f" ({', '.join(sorted(set(g.config)))} only)")
-             for seed, g in s.groupby("seed")] if len(s) else []
+    # Seeds as counts, not lists: the most any configuration has, then the configurations with fewer ("8 seeds;
+    # FullResidual and NoResidual 3"). One seed in all is named: it is the paper's run, or the one a row rests on.
+    if s.empty:
+        seeds = "no runs"
+    elif s.seed.nunique() == 1:
+        seeds = f"seed {s.seed.iloc[0]}"
+    else:
+        counts = s.groupby("config", sort=False).seed.nunique()  # in the order the runs were read (the plan's)
+        fewer: dict[int, list[str]] = {}
+        for config, k in counts[counts < counts.max()].items():
+            fewer.setdefault(int(k), []).append(config)
+        seeds = "; ".join([f"{counts.max()} seeds",
+                           *(f"{' and '.join(c)} {k}" for k, c in sorted(fewer.items(), reverse=True))])
     return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
-            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, seed{'s' if len(seeds) > 1 else ''} "
-            f"{', '.join(seeds)}")
+            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, {seeds}")
 
 
 def joint_collapse(jc: Chapter, summ: pd.DataFrame, floor: float, edge: str | None = None,

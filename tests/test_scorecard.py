@@ -305,3 +305,19 @@ def test_a_row_refuses_an_unknown_scale_or_verdict():
         _row("HOLD", "stand-in")
     with pytest.raises(TypeError):  # keyword-only: no two strings can be swapped by position
         sc.Row("c", "§", "p", "o", "stand-in", "e", "HOLDS", "w")
+
+
+def test_the_evidence_gives_seeds_as_counts():
+    # "8 seeds; FullResidual and NoResidual 3", never a list of seeds with the configurations each one lacks
+    from types import SimpleNamespace
+    ch = SimpleNamespace(scale="cpu", stand_in=True)
+
+    def runs(seeds: dict) -> pd.DataFrame:
+        return pd.DataFrame([{"config": c, "seed": s, "budget": 1500} for c, ss in seeds.items() for s in ss])
+    ten_m = runs({"FullResidual": (1, 2, 3), "AttnOnly": range(8), "FFNOnly": range(8), "NoResidual": (1, 2, 3)})
+    assert sc._evidence(ch, ten_m) == "cpu stand-in, 1,500 steps, 8 seeds; FullResidual and NoResidual 3"
+    fewer = runs({"AttnOnly": range(5), "FFNOnly": range(5), "NoResidual": (1,), "FullResidual": (1, 2)})
+    assert sc._evidence(ch, fewer) == "cpu stand-in, 1,500 steps, 5 seeds; FullResidual 2; NoResidual 1"
+    assert sc._evidence(ch, runs({"AttnOnly": (1337,), "FFNOnly": (1337,)})) == "cpu stand-in, 1,500 steps, seed 1337"
+    assert sc._evidence(ch, runs({"AttnOnly": (1, 2), "FFNOnly": (1, 2)})) == "cpu stand-in, 1,500 steps, 2 seeds"
+    assert sc._evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
