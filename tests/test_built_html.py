@@ -141,6 +141,72 @@ def test_every_interactive_figure_is_a_numbered_captioned_figure(pages):
     assert found >= 7
 
 
+# A plot a chapter shows: a static figure's image, or an interactive plot's div
+PLOT = re.compile(r'<img\b[^>]*>|<div id="[^"]+" class="plotly-graph-div"')
+
+
+def test_every_plot_in_a_chapter_is_a_numbered_captioned_figure(pages):
+    # What it shows, at which scale, from which runs: every image and interactive plot sits in a <figure> whose
+    # caption has its number ("Book fig. N", numfig_format) and words after it. The front page is left out here: its
+    # lead figure is the front page's own (issue 37 items 1-2).
+    import html
+    found, bare = 0, []
+    for page in pages:
+        if page.name == "intro.html":
+            continue
+        text = page.read_text()
+        for m in PLOT.finditer(text):
+            before, after = text[:m.start()], text[m.end():]
+            inside = before.rfind("<figure") > before.rfind("</figure>")
+            caption, end = after.find("<figcaption"), after.find("</figure>")
+            words = html.unescape(re.sub(r"<[^>]+>", " ", after[caption:end])) if inside and 0 <= caption < end else ""
+            number = re.search(r"Book fig\. \d+", words)
+            if not (number and len(words[number.end():].split()) >= 8):  # a number and a sentence, not a bare label
+                bare.append(f"{page.name}: {m.group(0)[:90]}")
+            found += 1
+    assert not bare, bare
+    assert found >= 20, found  # every chapter's figures were found, not a page without any
+
+
+CODE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")  # snake_case: best_val_min, escape_steps, gap_over_noise
+
+
+def _configuration_fields() -> set[str]:
+    # the names a reader passes to the code (n_layer, attn_res): a table of a preset's fields may show them as they are
+    from dataclasses import fields
+
+    from lib.config import Experiment, ModelConfig, TrainConfig
+    return {f.name for cls in (Experiment, ModelConfig, TrainConfig) for f in fields(cls)}
+
+
+def test_no_table_header_is_a_code_name(pages):
+    import html
+    assert CODE_NAME.match("worst_attn_below_ffn_mean") and not CODE_NAME.match("best val")  # the check can fail
+    allowed = _configuration_fields()
+    found = {}
+    for p in pages:
+        heads = {html.unescape(re.sub(r"<[^>]+>", "", h)).strip()
+                 for h in re.findall(r"<th\b[^>]*>(.*?)</th>", p.read_text(), re.S)}
+        if bad := sorted(h for h in heads if CODE_NAME.match(h) and h not in allowed):
+            found[p.name] = bad
+    assert found == {}
+
+
+def test_the_book_names_the_code_columns_in_words():
+    import pandas as pd
+
+    from lib.book import frame_html
+    from lib.book.headers import HEADERS, header
+    assert not [v for v in HEADERS.values() if CODE_NAME.match(v)]
+    frame = pd.DataFrame({name: [1.5] for name in [*HEADERS, "max_spread_from_step_200", "n_layer"]})
+    shown = set(re.findall(r"<th>(.*?)</th>", frame_html(frame)))
+    assert shown == {*HEADERS.values(), "largest spread from step 200", "n_layer"}  # a configuration field stays
+    assert list(frame.columns[:2]) == list(HEADERS)[:2]  # the frame the tests and verdicts read keeps its names
+    assert header(("attn_mean", "n")) == ("AttnOnly mean", "n")  # each level of a two-level header
+    # an escape step that never came is "-", as every missing value, never Python's None
+    assert "<td>None</td>" not in frame_html(pd.DataFrame({"escape_step": [None, 300]}, dtype=object))
+
+
 def _page_text(chapter: str) -> str:
     """The chapter's built page as a reader reads it: tags stripped, entities decoded, whitespace collapsed."""
     import html
