@@ -392,7 +392,8 @@ def test_the_first_screen_holds_the_abstract_the_tally_and_the_lead_figure(site,
         open_page(browser, site + "book/intro.html")
         where = browser.execute_script("""
             const box = el => el ? el.getBoundingClientRect() : null;
-            const abstract = [...document.querySelectorAll('p')].find(p => p.textContent.startsWith('The paper asks'));
+            // the abstract: the page's first paragraph, which names the paper it reproduces
+            const abstract = [...document.querySelectorAll('main p')].find(p => p.textContent.trim().length > 200);
             const tally = [...document.querySelectorAll('p')].find(p => / claims: /.test(p.textContent)
                                                                      && p.querySelector('strong'));
             const lead = document.getElementById('fig-lead');
