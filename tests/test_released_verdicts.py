@@ -10,10 +10,10 @@ from lib.scorecard import scorecard
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
     # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for the first 600
-    # steps of its whole run (two segments, committed partial), its Full Residual control off it from step 50 (of the first 100); Table 2 is where the run ends, which
-    # the run has not reached yet. Beside it, the stand-in's own verdict, counted nowhere: seed 42's AttnOnly leaves
-    # the floor at step 200 and so does its rounding twin, a robust escape (seed 1337's at step 800 does not survive
-    # rounding)
+    # steps of its whole run (released partial), its Full Residual control off it from step 50 (of the first 100);
+    # Table 2 is where the run ends, which the run has not reached yet. Beside it, the stand-in's own verdict, counted
+    # nowhere: seed 42's AttnOnly leaves the floor at step 200 and so does its rounding twin, a robust escape (seed
+    # 1337's at step 800 does not survive rounding)
     "Joint collapse at the paper's own 10M shape": (
         "NOT TESTED", ["AttnOnly best 3.350, on the floor for the first 600 of 3,000 steps"],
         ["CONTRADICTED", "AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.339-3.340 (n=2)"]),
