@@ -266,10 +266,14 @@ def test_a_stand_in_contradiction_beside_a_paper_shape_agreement_counts_as_the_p
     stand_runs = pd.DataFrame([("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 2.3), ("AttnOnly", 42, 3.36),
                                ("FFNOnly", 1337, 3.36), ("NoResidual", 1337, 3.36)],
                               columns=["config", "seed", "best_val_loss"]).assign(budget=1500)
-    stand = sc.joint_collapse(SimpleNamespace(scale="cpu", stand_in=True), stand_runs, FLOOR)
+    from lib.claims import Evidence, card_row, entry
+    ev = Evidence(chapters=(SimpleNamespace(name="joint_collapse", scale="cpu", stand_in=True),),
+                  given={"joint_collapse.summaries": stand_runs, "joint_collapse.floor": FLOOR, "edge": None,
+                         "robust": None, "prefix": SimpleNamespace(table=_table(WHOLE_ON_FLOOR, WHOLE_FULL))})
+    stand = card_row(entry("Joint collapse: every partial"), ev)
     assert (stand.verdict, stand.scale) == ("CONTRADICTED", "stand-in") and "AttnOnly in 1 of 2 seeds" in stand.why
     # The paper's shape: nanoGPT AttnOnly on the floor for all 3,000 steps beside its Full Residual, which left it.
-    shape = sc.joint_collapse_paper_shape(SimpleNamespace(table=_table(WHOLE_ON_FLOOR, WHOLE_FULL)))
+    shape = card_row(entry("Joint collapse at the paper's own 10M shape"), ev)
     assert (shape.verdict, shape.scale) == ("HOLDS", "paper shape")
     row = sc.paper_shape_first(stand, shape)
     # the row: the paper shape's verdict, numbers and evidence; the stand-in's verdict beside it, as a departure

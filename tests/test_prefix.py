@@ -190,9 +190,14 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     assert plots.prefix_curves(replace(shape, histories=shape.histories.iloc[0:0]), "test") is None  # no figure
     assert paper_shape.claim_prefix_contrast(shape.table).verdict == "HOLDS"
     assert paper_shape.claim_prefix_starvation(shape.table).verdict == "NOT TESTED"
-    from lib.scorecard import joint_collapse_paper_shape
-    row = joint_collapse_paper_shape(shape)
+    row = paper_shape_row(shape)
     assert row.verdict == "NOT TESTED" and "first 100 of 3,000 steps" in row.evidence
+
+
+def paper_shape_row(prefix):
+    """The card's row on the joint collapse at the paper's shape, read from ``prefix``'s table."""
+    from lib.claims import Evidence, card_row, entry
+    return card_row(entry("Joint collapse at the paper's own 10M shape"), Evidence(given={"prefix": prefix}))
 
 
 def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_the_floor():
@@ -200,26 +205,25 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     # is training towards the step the claim speaks of); the complete run on the floor beside its control holds.
     from types import SimpleNamespace
 
-    from lib.scorecard import joint_collapse_paper_shape
     attn = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
     full = run("nanogpt", "FullResidual", 100, [4.17, 2.50])
     swapped = run("nanogpt", "AttnOnly", 300, [4.17, 3.0, 2.5, 2.2], schedule="cosine")  # never the row's run
-    row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn, full, swapped)))
+    row = paper_shape_row(SimpleNamespace(table=table(attn, full, swapped)))
     assert (row.verdict, row.claim) == ("NOT TESTED", "Joint collapse at the paper's own 10M shape")
     assert "on the floor for the first 300 of 3,000 steps" in row.ours
     assert "decided when it has trained them all" in row.why
     assert "Full Residual (first 100 of 3,000 steps) left" in row.why
     whole = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.35] * 30)
     whole_full = run("nanogpt", "FullResidual", 3000, [4.17] + [1.6] * 30)
-    assert joint_collapse_paper_shape(SimpleNamespace(table=table(whole, whole_full))).verdict == "HOLDS"
-    row = joint_collapse_paper_shape(SimpleNamespace(table=table(attn)))
+    assert paper_shape_row(SimpleNamespace(table=table(whole, whole_full))).verdict == "HOLDS"
+    row = paper_shape_row(SimpleNamespace(table=table(attn)))
     assert row.verdict == "NOT TESTED"  # no control yet
     stuck_full = run("nanogpt", "FullResidual", 100, [4.17, 3.36])
-    assert joint_collapse_paper_shape(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTED"
+    assert paper_shape_row(SimpleNamespace(table=table(attn, stuck_full))).verdict == "NOT TESTED"
     whole_stuck = run("nanogpt", "FullResidual", 3000, [4.17] + [3.36] * 30)  # the control never left: no test
-    assert joint_collapse_paper_shape(SimpleNamespace(table=table(whole, whole_stuck))).verdict == "NOT TESTABLE HERE"
+    assert paper_shape_row(SimpleNamespace(table=table(whole, whole_stuck))).verdict == "NOT TESTABLE HERE"
     left = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9])
-    assert joint_collapse_paper_shape(SimpleNamespace(table=table(left, full))).verdict == "CONTRADICTED"
+    assert paper_shape_row(SimpleNamespace(table=table(left, full))).verdict == "CONTRADICTED"
 
 
 def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):

@@ -5,11 +5,11 @@ import re
 import pandas as pd
 import pytest
 
-from lib import findings, front_page
+from lib import claims, front_page
 from lib import scorecard as sc
 from lib.book import Chapter
 from lib.chapters import joint_collapse
-from lib.rows import paper_text
+from lib.rows import Row, paper_text
 from lib.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
@@ -43,9 +43,9 @@ def test_the_joint_collapse_row_is_a_knife_edge_where_the_rounding_twin_flips_th
     twin = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", None, 3.34)])
     edge = edge_of(twin)
     assert edge.startswith("nanoGPT AttnOnly seed 1337 leaves the floor at step 800 while its rounding-only twin")
-    row = sc.joint_collapse(chapter("joint_collapse"), s, FLOOR, edge)
+    row = collapse_row(s, edge)
     assert row.verdict == "NOT TESTABLE HERE" and "a knife-edge, not a contradiction" in row.why
-    assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "CONTRADICTED"  # without the twin
+    assert collapse_row(s).verdict == "CONTRADICTED"  # without the twin
     same = bundle_table([("none", "complete", 800, 2.6), ("SDPA kernel", "complete", 700, 2.5)])
     assert edge_of(same) is None
     assert edge_of(bundle_table([("none", "complete", 800, 2.6)])) is None
@@ -60,44 +60,62 @@ def chapter(name):
     return Chapter.open(name, {}, announce=False)
 
 
+def card_row(name, **given):
+    """The card's row of the claim ``name`` of ``claims.CLAIMS``, decided on ``given`` in place of what it would
+    read (``"joint_collapse.summaries"``, ``"prefix"``)."""
+    return claims.card_row(claims.entry(name), claims.Evidence(given=given))
+
+
+def collapse_row(s, edge=None):
+    """The stand-in's joint-collapse row on summaries ``s`` (at FLOOR), with a knife-edge ``edge``."""
+    return card_row("Joint collapse: every partial nanoGPT configuration ends on the floor",
+                    **{"joint_collapse.summaries": s, "joint_collapse.floor": FLOOR, "edge": edge, "robust": None})
+
+
 def test_joint_collapse_contradicted_when_a_partial_configuration_left_the_floor():
     s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 2.1), ("FFNOnly", 1337, 3.34),
               ("NoResidual", 1337, 3.34)])
-    row = sc.joint_collapse(chapter("joint_collapse"), s, FLOOR)
+    row = collapse_row(s)
     assert row.verdict == "CONTRADICTED" and "AttnOnly in 1 of 1 seeds" in row.why
 
 
 def test_joint_collapse_not_testable_when_full_residual_stayed_on_the_floor():
     s = summ([("FullResidual", 1337, 3.34), ("AttnOnly", 1337, 3.34), ("FFNOnly", 1337, 3.34)])
-    assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "NOT TESTABLE HERE"
+    assert collapse_row(s).verdict == "NOT TESTABLE HERE"
 
 
 def test_joint_collapse_holds_when_every_partial_stays_and_full_leaves():
     s = summ([("FullResidual", 1337, 1.8), ("AttnOnly", 1337, 3.33), ("FFNOnly", 1337, 3.34)])
-    assert sc.joint_collapse(chapter("joint_collapse"), s, FLOOR).verdict == "HOLDS"
+    assert collapse_row(s).verdict == "HOLDS"
+
+
+def sweep_rows(s, floor):
+    """The 124M ordering and seed-sensitivity rows on summaries ``s``, decided on one evidence."""
+    ev = claims.Evidence(given={"124m_sweep.at_budget": s, "124m_sweep.floor": floor})
+    return [claims.card_row(claims.entry(n), ev) for n in ("124M ordering and separation",
+                                                           "AttnOnly is seed-sensitive at 124M")]
 
 
 def test_124m_ordering_not_testable_when_attnonly_never_left_the_floor(monkeypatch):
-    ch = chapter("124m_sweep")
     monkeypatch.setattr(Chapter, "probe", lambda self: type("P", (), {"applies": True, "summaries": pd.DataFrame(
         columns=["budget", "escape_step"])})())
     floor = 6.475
     s = summ([("FullResidual", 1, 5.13), ("AttnOnly", 1, 6.54), ("AttnOnly", 2, 6.53), ("FFNOnly", 1, 6.53),
               ("FFNOnly", 2, 6.54)], budget=800)
-    order, seeds = sc.sweep_124m(ch, s, floor)
+    order, seeds = sweep_rows(s, floor)
     assert order.verdict == seeds.verdict == "NOT TESTABLE HERE"
     assert "never left the floor in 800 steps" in order.why
     # Once AttnOnly leaves the floor the same rows become real tests.
     s = summ([("FullResidual", 1, 5.13), ("AttnOnly", 1, 5.9), ("AttnOnly", 2, 6.1), ("FFNOnly", 1, 6.53),
               ("FFNOnly", 2, 6.54)], budget=800)
-    order, _ = sc.sweep_124m(ch, s, floor)
+    order, _ = sweep_rows(s, floor)
     assert order.verdict == "HOLDS"
 
 
 def test_takeaway_lists_every_verdict_class():
-    card = pd.DataFrame([vars(sc.Row(claim="c1", where="§1", paper="p", ours="o", scale="stand-in", evidence="e",
+    card = pd.DataFrame([vars(Row(claim="c1", where="§1", paper="p", ours="o", scale="stand-in", evidence="e",
                                      verdict="HOLDS", why="w1")),
-                         vars(sc.Row(claim="c2", where="§2", paper="p", ours="o", scale="none", evidence="e",
+                         vars(Row(claim="c2", where="§2", paper="p", ours="o", scale="none", evidence="e",
                                      verdict="NOT TESTED", why="run X"))])
     text = front_page.takeaway(card)
     assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
@@ -193,7 +211,7 @@ def test_each_row_links_its_section_and_gives_its_retrain_command():
     assert '<a href="joint_collapse.html#reading-the-result">' in html
     assert "<code>python -m lib sweep --plan 10m_whole --runs-dir runs-retrain --micro-batch 8 --fast-dropout" in html
     with pytest.raises(ValueError, match="plan 'nope' is not one of release"):
-        sc.Row(claim="c", where="§", paper="p", ours="o", scale="stand-in", evidence="e", verdict="HOLDS", why="w",
+        Row(claim="c", where="§", paper="p", ours="o", scale="stand-in", evidence="e", verdict="HOLDS", why="w",
                plan="nope")
 
 
@@ -209,7 +227,7 @@ def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch
     table = pd.DataFrame({"config": ["FFNOnly", "AttnOnly"], "mixer": ["local", "attention"], "seed": [1337, 1337],
                           "best_val_loss": [2.48, 1.95], "status": ["complete", "complete"]})
     monkeypatch.setattr(mech, "mixer_runs", lambda runs_dir=None: Runs(table, pd.DataFrame(), [], 9))
-    row = findings.mechanism()
+    row = card_row("Cross-position routing (§7.1), as this book reads it")
     assert row.verdict == "NOT TESTED" and row.ours == "no AttnOnly run with the mixer"
 
 
@@ -220,7 +238,7 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
     t = pd.DataFrame({"impl": ["nanogpt"], "config": ["AttnOnly"], "schedule": ["recipe"], "layer0_grad": [None],
                       "steps": [0], "trained": ["first 0 of 3,000 steps"], "seed": [1337], "starved": [False],
                       "left_floor_at": [None]})
-    row = sc.starvation_paper_shape(SimpleNamespace(table=t))
+    row = card_row("Layer-0 gradient starved at the paper's own 10M shape", prefix=SimpleNamespace(table=t))
     assert row.ours == "AttnOnly no gradient recorded" and row.verdict == "NOT TESTED"
     assert row.evidence == "10M paper shape, nanoGPT AttnOnly first 0 of 3,000 steps, seed 1337"
 
@@ -264,7 +282,7 @@ def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
 
 
 def _row(verdict, scale, claim="Joint collapse at the paper's own 10M shape", ours="o"):
-    return sc.Row(claim=claim, where="§4", paper="p", ours=ours, scale=scale,
+    return Row(claim=claim, where="§4", paper="p", ours=ours, scale=scale,
                   evidence={"paper shape": "10M paper shape", "stand-in": "cpu stand-in"}.get(scale, "-"),
                   verdict=verdict, why="w", short="the joint collapse")
 
@@ -304,7 +322,7 @@ def test_a_row_refuses_an_unknown_scale_or_verdict():
     with pytest.raises(ValueError, match="verdict"):
         _row("HOLD", "stand-in")
     with pytest.raises(TypeError):  # keyword-only: no two strings can be swapped by position
-        sc.Row("c", "§", "p", "o", "stand-in", "e", "HOLDS", "w")
+        Row("c", "§", "p", "o", "stand-in", "e", "HOLDS", "w")
 
 
 def test_the_evidence_gives_seeds_as_counts():
@@ -315,9 +333,11 @@ def test_the_evidence_gives_seeds_as_counts():
     def runs(seeds: dict) -> pd.DataFrame:
         return pd.DataFrame([{"config": c, "seed": s, "budget": 1500} for c, ss in seeds.items() for s in ss])
     ten_m = runs({"FullResidual": (1, 2, 3), "AttnOnly": range(8), "FFNOnly": range(8), "NoResidual": (1, 2, 3)})
-    assert sc._evidence(ch, ten_m) == "cpu stand-in, 1,500 steps, 8 seeds; FullResidual and NoResidual 3"
+    assert claims._evidence(ch, ten_m) == "cpu stand-in, 1,500 steps, 8 seeds; FullResidual and NoResidual 3"
     fewer = runs({"AttnOnly": range(5), "FFNOnly": range(5), "NoResidual": (1,), "FullResidual": (1, 2)})
-    assert sc._evidence(ch, fewer) == "cpu stand-in, 1,500 steps, 5 seeds; FullResidual 2; NoResidual 1"
-    assert sc._evidence(ch, runs({"AttnOnly": (1337,), "FFNOnly": (1337,)})) == "cpu stand-in, 1,500 steps, seed 1337"
-    assert sc._evidence(ch, runs({"AttnOnly": (1, 2), "FFNOnly": (1, 2)})) == "cpu stand-in, 1,500 steps, 2 seeds"
-    assert sc._evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
+    assert claims._evidence(ch, fewer) == "cpu stand-in, 1,500 steps, 5 seeds; FullResidual 2; NoResidual 1"
+    one = runs({"AttnOnly": (1337,), "FFNOnly": (1337,)})
+    assert claims._evidence(ch, one) == "cpu stand-in, 1,500 steps, seed 1337"
+    two = runs({"AttnOnly": (1, 2), "FFNOnly": (1, 2)})
+    assert claims._evidence(ch, two) == "cpu stand-in, 1,500 steps, 2 seeds"
+    assert claims._evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
