@@ -27,9 +27,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from .experiment import escape_step
 from .files import RunError, write_json_atomic
 from .runs import RUNS_DIR, RunDir, RunLock, run_path
+from .thresholds import escape_step
 
 NOISE_SIGMAS = 3.0  # at every compared evaluation; a 3-sigma band, so one row of pure noise rarely refuses
 

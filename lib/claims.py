@@ -19,9 +19,9 @@ from .chapters import asymmetry, fixed_val_batches, gain_confound, paper_shape, 
 from .chapters import joint_collapse as collapse  # joint_collapse is a row here
 from .chapters import mechanism as routing  # and mechanism one of the book's own findings
 from .config import PAPER_SEED, get_preset
-from .experiment import ESCAPE_MARGIN
 from .paper import mixer_rule, paper_value, paper_values
 from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_rows
+from .thresholds import ABSORB_STEP, ESCAPE_MARGIN, NOISE_BATCHES
 from .verdicts import Claim
 
 # Which list a claim is printed in: the paper's claims (the front page's card), the book's own findings (What holds),
@@ -355,8 +355,8 @@ def runtime_gain_absorbed(c: Claim, ev: Evidence) -> Row:
     bound = paper_value(ref="§5.1", metric="runtime_gain_spread")  # §5.1: "total spread < 0.002 at any step"
     return Row(claim="(b) Loss curves across all runtime gains overlap completely", where="§5.1",
                paper=f"spread < {bound} at any step",
-               # from gain.ABSORB_STEP: §5.1 says AdamW absorbs the gain "within ≈200 steps"
-               ours=f"spread from step {gain.ABSORB_STEP} across the four runtime gains {f['spread']:.4f}" + (
+               # from ABSORB_STEP: §5.1 says AdamW absorbs the gain "within ≈200 steps"
+               ours=f"spread from step {ABSORB_STEP} across the four runtime gains {f['spread']:.4f}" + (
                    f"; among those that left the floor {f['spread_left']:.4f}" if f["spread_left"] is not None else "")
                + (f"; rounding-only twin {f['null']:.4f}" if f["null"] is not None else "; rounding null not measured")
                if (f := c.facts) else "-", scale=_scale(gc), evidence=_evidence(gc, ev.summaries(gc.name)),
@@ -395,7 +395,7 @@ def fixed_val(c: Claim, ev: Evidence) -> Row:
     return Row(claim=f"{_FIXED_VAL} (one relevant difference in AttnOnly's {shift} shift)", where="§5.2",
                paper="not quantified; not isolated causally", ours=ours, scale="stand-in",
                evidence=f"cpu stand-in, seed {PAPER_SEED} checkpoints, noise from "
-                        f"{fixed_val_batches.NOISE_BATCHES} random batches each",
+                        f"{NOISE_BATCHES} random batches each",
                verdict=c.verdict, why=c.why, short="that random validation batches hide slow progress",
                section="fixed_val_batches#reading-the-result", plan="fixed_val_batches")
 

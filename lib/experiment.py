@@ -30,19 +30,15 @@ from .floors import unigram_floor
 from .gain import apply_gain
 from .host import environment, memory_bytes
 from .model import GPT, MaskStream
-
-# ESCAPE_MARGIN and escape_step live beside the history they read (RunDir.problems holds a summary to them); the
-# chapters import them from here, as before.
 from .runs import (
-    ESCAPE_MARGIN,  # noqa: F401
     RUNS_DIR,
     RunDir,
     RunLock,
     check_run_path,
-    escape_step,
     export_weights,
     run_path,
 )
+from .thresholds import escape_step
 from .train import (
     Callback,
     Dist,

@@ -20,9 +20,9 @@ import torch
 import torch.nn as nn
 
 from .config import Experiment
+from .thresholds import ABSORB_STEP
 
 GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)  # the sweep: the paper's four gains and the plain run
-ABSORB_STEP = 200  # §5.1: AdamW absorbs the gain "within ≈200 steps"; spreads are read from this step on
 GAINS_PAPER = tuple(g for g in GAINS if g != 1.0)  # §5.1's g in {0.25, 0.5, 2, 4}: the one gain tuple
 
 

@@ -100,6 +100,17 @@ PREFIX_CONTROL_STEPS = 100  # FullResidual, the control that leaves the floor, n
 PREFIX_EVAL = dict(eval_interval=50, eval_batches=20, train_eval_batches=5)
 
 
+# The two schedules' names, each written once: the factor labels, the prefix table and the figures read these.
+WARMUP_COSINE = "warm-up + cosine"  # ResidualGPT's: linear warm-up, cosine decay
+CONSTANT_LR = "constant lr"         # nanoGPT's: one rate from step 0, no warm-up, no decay
+SCHEDULE_NAMES = {"cosine": WARMUP_COSINE, "constant": CONSTANT_LR}  # TrainConfig.schedule -> its name
+
+
+def own_schedule(impl: str, scale: str = "cpu") -> str:
+    """The schedule an implementation's preset trains with (``TrainConfig.schedule``), read from the preset."""
+    return get_preset(scale, impl).train.schedule
+
+
 def warmup_cosine(scale: str = "cpu") -> dict:
     """ResidualGPT's schedule (linear warm-up, cosine decay) given to nanoGPT at nanoGPT's own peak, decayed
     to the same fraction of it as ResidualGPT's."""
@@ -275,7 +286,7 @@ def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PAP
     res = get_preset(scale, "residualgpt", config, seed).train
     factors = {
         "none": {},
-        "warm-up + cosine": warmup_cosine(scale),
+        WARMUP_COSINE: warmup_cosine(scale),
         "peak learning rate": dict(lr=res.lr),                                  # constant, at ResidualGPT's peak
         "AdamW beta2": dict(beta2=res.beta2),
         "weight decay": dict(weight_decay=res.weight_decay, decay_all=res.decay_all),
@@ -329,30 +340,45 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
     return exps + [replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds]
 
 
+def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], tuple[dict, int | None]]:
+    """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) -> (the fields the factor
+    changes in that implementation's preset, how many of the plan's seeds it trains: None for all). "none" is the
+    implementation's own recipe; each swaps in the other implementation's schedule, named by ``SCHEDULE_NAMES``.
+    Gradient clipping and no biases, the other two candidates the one-seed bundle left, train the first three
+    seeds. The one place each label is written: ``schedule_factor`` reads it back by lookup."""
+    res = get_preset(scale, "residualgpt").train
+    swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
+    table = {}
+    for impl in ("nanogpt", "residualgpt"):
+        table[impl, "none"] = ({}, None)
+        table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = (swap[impl], None)
+    table["nanogpt", "gradient clipping"] = (dict(grad_clip=res.grad_clip), 3)
+    table["nanogpt", "no biases"] = (dict(bias=False, head_bias=False), 3)
+    return table
+
+
+def _schedule_run(impl: str, seed: int, changes: dict, scale: str = "cpu") -> Experiment:
+    return replace(get_preset(scale, impl, "AttnOnly", seed), **SCHEDULE_CADENCE, **changes)
+
+
 def schedule_factor(exp: Experiment) -> str:
-    """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it is)."""
-    if exp.impl == "residualgpt":
-        return "none" if exp.train.schedule == "cosine" else "constant lr"
-    if exp.train.schedule == "cosine":
-        return "warm-up + cosine"
-    if exp.train.grad_clip > 0:
-        return "gradient clipping"
-    return "no biases" if not exp.model.bias else "none"
+    """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it is), found in
+    ``schedule_factors`` by the run it builds; a run outside the plan is refused."""
+    table = schedule_factors(exp.scale)
+    for (impl, name), (changes, _) in table.items():
+        if impl == exp.impl and _schedule_run(impl, exp.seed, changes, exp.scale) == exp:
+            return name
+    raise ValueError(f"{exp.impl} {exp.config_name} seed {exp.seed} is no run of the schedule plan; its factors: "
+                     + ", ".join(f"{i} {n}" for i, n in table))
 
 
 def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
-    """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps: nanoGPT AttnOnly at its
-    constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its warm-up and cosine and
-    at a constant rate (the Phase-2 notebook's); then gradient clipping and no biases on nanoGPT AttnOnly, the
-    other two factors the one-seed bundle left as candidates, at the first three seeds."""
-    def at(impl, seed, **changes):
-        return replace(get_preset("cpu", impl, "AttnOnly", seed), **SCHEDULE_CADENCE, **changes)
-    res = get_preset("cpu", "residualgpt").train
-    exps = [at("nanogpt", s) for s in seeds] + [at("nanogpt", s, **warmup_cosine("cpu")) for s in seeds]
-    exps += [at("residualgpt", s) for s in seeds] + [at("residualgpt", s, **constant_lr("cpu")) for s in seeds]
-    exps += [at("nanogpt", s, grad_clip=res.grad_clip) for s in seeds[:3]]
-    exps += [at("nanogpt", s, bias=False, head_bias=False) for s in seeds[:3]]
-    return exps
+    """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps (``schedule_factors``):
+    nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its
+    warm-up and cosine and at a constant rate (the Phase-2 notebook's); then gradient clipping and no biases on
+    nanoGPT AttnOnly at the first three seeds."""
+    return [_schedule_run(impl, s, changes) for (impl, _), (changes, n) in schedule_factors().items()
+            for s in seeds[:n]]
 
 
 def recipes() -> list[Experiment]:

@@ -13,10 +13,11 @@ import torch
 from . import plans
 from .config import Experiment
 from .data import Batches, load_corpus
-from .experiment import ESCAPE_MARGIN, build_model, escape_step  # the margin runs record escapes by
+from .experiment import build_model
 from .files import RunError, load_torch_file
 from .host import ROOT
 from .runs import RUNS_DIR, RunDir, as_experiment, run_path
+from .thresholds import ESCAPE_MARGIN, escape_step, left_floor
 
 
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
@@ -113,9 +114,9 @@ def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
     # A NaN compares False, so it would read as "left the floor": refused rather than counted as an escape.
     if s.best_val_loss.isna().any():
         raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
-    # the complement of experiment.escape_step's test (<=): a run that escaped at some evaluation has its best
-    # there or lower, so no run is both escaped and on the floor
-    return s.best_val_loss > floor - margin
+    # the complement of the floor test escape_step dates escapes by: a run that escaped at some evaluation has its
+    # best there or lower, so no run is both escaped and on the floor
+    return ~left_floor(s.best_val_loss, floor, margin)
 
 
 # the statuses training never changes again (only --force replaces such a run): a chapter reads only these unless
@@ -197,7 +198,7 @@ def summaries_of(located, statuses=FINISHED, floor: float | None = None,
     ``floor``: the floor the reader's verdicts use. A run recorded its ``escape_step`` against its whole
     validation split's unigram floor; a chapter judges on its own floor (the fixed batches', or the empirical
     NoResidual one on BPE data), so with ``floor`` given the escape step is recomputed from the run's history by
-    the same rule (``experiment.escape_step``) against it, and the recorded one is kept as
+    the same rule (``thresholds.escape_step``) against it, and the recorded one is kept as
     ``escape_step_recorded``: one definition for the step a table shows and the floor a verdict reads."""
     rows = []
     for exp, rd, source in usable(located, statuses):

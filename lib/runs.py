@@ -22,23 +22,9 @@ from pathlib import Path
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
 from .files import RunError, load_torch_file, save_torch_atomic
 from .host import ROOT
+from .thresholds import escape_step
 
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
-
-# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
-# 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below the floor, so 0.1 is
-# far from both; it is also far above the noise of one evaluation (the fixed-batch chapter measures it).
-ESCAPE_MARGIN = 0.1
-
-
-def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
-    """First evaluation step whose val loss is at least ``margin`` below ``floor`` (or None)."""
-    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
-    # finite val_loss and never counts; None means the run never left the floor. Here, beside the history it reads,
-    # so that RunDir.problems can hold a summary's escape_step to it.
-    return next((r["step"] for r in history
-                 if r.get("val_loss") is not None and r["val_loss"] <= floor - margin), None)
-
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     # The path is a function of the experiment alone, never of the machine or the command that trained it, so

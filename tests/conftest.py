@@ -31,7 +31,8 @@ def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", step
     wherever the history does, so that the summary agrees with its history (``RunDir.problems`` checks it).
     ``config`` replaces the config.json (an edited file)."""
     from lib.files import write_json_atomic, write_jsonl_atomic
-    from lib.runs import ESCAPE_MARGIN, escape_step, run_path
+    from lib.runs import run_path
+    from lib.thresholds import ESCAPE_MARGIN, escape_step
     d = run_path(exp, runs_dir)
     d.mkdir(parents=True)
     steps = exp.train.max_steps if steps is None else steps

@@ -14,11 +14,12 @@ import torch
 from lib import results
 from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse, mechanism
 from lib.config import ConfigError, get_preset, replace
-from lib.experiment import ESCAPE_MARGIN, escape_step, run
+from lib.experiment import run
 from lib.files import RunError
 from lib.model import GPT
 from lib.paper import paper_value, paper_values
 from lib.runs import RunDir, export_weights, run_path
+from lib.thresholds import ESCAPE_MARGIN, escape_step
 from lib.train import Callback, Trainer, lr_at
 
 TIMING = ("train_time_s",)

@@ -43,6 +43,7 @@ from ..results import (
     usable,
 )
 from ..runs import RUNS_DIR, RunDir, run_path
+from ..thresholds import NOISE_BATCHES, judged_floor
 from ..train import Callback
 from .tables import show_tables_as_the_book_does, variant_label
 
@@ -310,18 +311,14 @@ class Chapter:
         empirical NoResidual floor where it is released, since there the smoothing moves the analytic floor
         by more than the 0.1 margin of the verdicts."""
         f = self.floors()
-        # empirical first: on BPE data it is the floor this chapter is judged on
-        if f["empirical"] is not None:
-            return f["empirical"]
-        # like for like: the fixed batches for ResidualGPT, the whole split for nanoGPT's fresh random batches
-        return f["batches"] if f["val_mode"] == "fixed" else f["split"]
+        return judged_floor(f["val_mode"], f["split"], f["batches"], f["empirical"])
 
     def floor_lines(self) -> dict[str, float]:
         """The floor lines the chapter's figures draw (``plots.floor_lines``): the floor its verdicts use first,
         named for what it is; where that is the empirical NoResidual run, the unigram floor beside it."""
         f, used = self.floors(), self.floor()
         # the unigram floor like for like, as in floor()
-        unigram = f["batches"] if f["val_mode"] == "fixed" else f["split"]
+        unigram = judged_floor(f["val_mode"], f["split"], f["batches"])
         # the empirical floor is drawn first and named: on BPE data it must not be mistaken for the unigram floor
         if used == f["empirical"]:
             return {f"NoResidual seed {PAPER_SEED} (the floor used)": used, "unigram floor": unigram}
@@ -417,7 +414,7 @@ class Chapter:
         """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
         runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
         # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
-        from ..chapters.fixed_val_batches import NOISE_BATCHES, val_noise
+        from ..chapters.fixed_val_batches import val_noise
         return val_noise(self._located(), NOISE_BATCHES if n_random is None else n_random)
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:

@@ -6,7 +6,6 @@ import pandas as pd
 
 from .. import plans
 from ..config import get_preset
-from ..experiment import ESCAPE_MARGIN
 from ..results import (
     Runs,
     as_released,
@@ -16,6 +15,7 @@ from ..results import (
     unfinished,
 )
 from ..runs import RUNS_DIR
+from ..thresholds import ESCAPE_MARGIN, left_floor
 from ..verdicts import Claim, claim, verdict
 
 
@@ -211,8 +211,7 @@ def _left(table: pd.DataFrame, values: str, impl: str, config: str, floor: float
     """(seeds that left the floor, seeds finished) of one configuration trained with ``values``."""
     g = table[(table["values"] == values) & (table.impl == impl) & (table.config == config)]
     g = g.dropna(subset=["best_val_loss"])  # a diverged seed is no outcome
-    # the same threshold as results.on_floor, negated: one definition of leaving the floor in every chapter
-    return int((g.best_val_loss <= floor - ESCAPE_MARGIN).sum()), len(g)
+    return int(left_floor(g.best_val_loss, floor).sum()), len(g)
 
 
 @claim("The 10M asymmetry with the author's values")
@@ -292,7 +291,7 @@ def ffn_path(hist: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN, ab
         return "FFNOnly: no curves released."
     seeds = sorted(f.seed.unique())
     best = f.groupby("seed").val_loss.min()
-    on = int((best > floor - margin).sum())  # the floor test of results.on_floor, on each seed's best
+    on = int((~left_floor(best, floor, margin)).sum())  # each seed's best never left the floor
     # ``above`` (1 nat by default) is ten times the escape margin: a spike, not the wobble of a run on the floor
     spikes = f[f.val_loss > floor + above].sort_values(["seed", "step"])
     # The paper's "deterministic" rests on the end points (its std 0.0009); the path is read apart, as two seeds

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..experiment import ESCAPE_MARGIN
 from ..files import RunError
+from ..thresholds import ESCAPE_MARGIN, NOISE_BATCHES
 from ..verdicts import Claim, claim, verdict
 
 
@@ -17,11 +17,6 @@ def eval_noise(per_batch: np.ndarray, eval_batches: int, n_resamples: int = 2000
     # windows uniformly, then averaged. Their std is the evaluation's own noise.
     means = rng.choice(per_batch, size=(n_resamples, eval_batches), replace=True).mean(axis=1)
     return float(means.std(ddof=1))
-
-
-# Random validation batches drawn per checkpoint for the noise: one number for the chapter, the front page and the
-# tests, since their per-batch losses are cached and shared under it (results.cached_losses).
-NOISE_BATCHES = 200
 
 
 def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:

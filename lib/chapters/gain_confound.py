@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import Experiment
-from ..experiment import ESCAPE_MARGIN
-from ..gain import ABSORB_STEP, GAINS_PAPER
+from ..gain import GAINS_PAPER
 from ..runs import RUNS_DIR
+from ..thresholds import ABSORB_STEP, ESCAPE_MARGIN, left_floor
 from ..verdicts import Claim, claim, verdict
 
 
@@ -139,7 +139,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     return Claim(verdict(True, bool(left), every <= bound, knife_edge=knife), why, facts, (text,))
 
 
-# ``step`` (``gain.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after AdamW has had the
+# ``step`` (``thresholds.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after AdamW has had the
 # time the paper gives it to absorb the gain
 def gain_spreads(curves: pd.DataFrame, floor: float, step: int = ABSORB_STEP, gains=GAINS_PAPER,
                  margin: float = ESCAPE_MARGIN) -> dict:
@@ -151,7 +151,7 @@ def gain_spreads(curves: pd.DataFrame, floor: float, step: int = ABSORB_STEP, ga
     for mode in ("runtime", "weight"):
         m = c[c["mode"] == mode]
         # curves still on the floor coincide trivially; only those that left it can show a spread that matters
-        left = sorted(g for g, r in m.groupby("gain") if (r.val_loss <= floor - margin).any())
+        left = sorted(g for g, r in m.groupby("gain") if left_floor(r.val_loss, floor, margin).any())
         out[f"{mode}_gains"] = left
         # one mode's curves, so spread_after returns one row
         out[mode] = (spread_after(m[m.gain.isin(left)], step=step)[f"max_spread_from_step_{step}"].iloc[0]

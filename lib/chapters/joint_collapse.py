@@ -7,7 +7,6 @@ import pandas as pd
 
 from .. import plans
 from ..config import CONFIGS, PAPER_SEED
-from ..experiment import ESCAPE_MARGIN
 from ..results import (
     as_released,
     layer0_ffn,
@@ -16,6 +15,7 @@ from ..results import (
     pooled,
     usable,
 )
+from ..thresholds import ESCAPE_MARGIN
 from ..verdicts import Claim, claim, verdict
 from .bundle import bundle_runs
 from .escape_map import escape_label

@@ -20,6 +20,7 @@ from ..results import (
     unfinished,
 )
 from ..runs import RUNS_DIR, RunDir, run_path
+from ..thresholds import ESCAPE_MARGIN, left_floor
 from ..verdicts import Claim, claim, verdict
 
 LADDER_MARGIN = 0.03  # "at" a floor: within this; the floors of this ladder lie 0.18 nats apart or more
@@ -152,7 +153,7 @@ def _seed_range(s: pd.Series) -> str:
 
 @claim("The sublayer that replaces the stream decides (the book's reading of routing)")
 def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: float | None = None,
-                margin: float = 0.1, author_rule: tuple[float, float] | None = None) -> Claim:
+                margin: float = ESCAPE_MARGIN, author_rule: tuple[float, float] | None = None) -> Claim:
     """The book's reading of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed, best_val_loss)
     against the n-gram floors ``{1: unigram, 2: bigram, ...}`` of the data.
 
@@ -166,8 +167,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
     ``author_rule``: the author's thresholds (above the first: routing; below the second: no routing; between:
     partial recovery), from ``paper.mixer_rule()``; None: the rule is not read."""
     # the two floors the predictions name: the unigram (leaving the collapse) and the bigram (position-blind best)
-    # ``margin`` 0.1 is the escape margin's value (tests/test_recipe.py pins the two equal): "off the floor" means the
-    # same here as in every chapter
+    # ``margin``: the escape margin, so "off the floor" means the same here as in every chapter
     uni, bi = floors[1], floors[2]
     table = pooled(table)  # a diverged seed is no outcome
 
@@ -181,7 +181,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
         return Claim(verdict(False, False, False), "no AttnOnly run with the local mixer yet")
     # The precondition the paper's Phase 2 lacked: AttnOnly with attention left the floor, and below the
     # bigram floor, which only information from other positions can reach.
-    escaped = bool(len(aa)) and aa.max() <= uni - margin and aa.mean() < bi - margin
+    escaped = bool(len(aa)) and left_floor(aa, uni, margin).all() and aa.mean() < bi - margin
     rng = _seed_range
     # (i) read on every seed: each AttnOnly with the mixer within ``margin`` of the bigram floor, above it or below
     at_bigram = bool(((am - bi).abs() <= margin).all())
@@ -196,7 +196,7 @@ def claim_mixer(table: pd.DataFrame, floors: dict[int, float], paper_mixer: floa
     agrees, failed = at_bigram, [] if at_bigram else ["(i)"]
     if len(fm) and len(fa):
         # (ii) is a contrast: every FFNOnly seed with the mixer off the floor, and every one with attention on it
-        ffn_ok = fm.max() <= uni - margin and fa.min() > uni - margin
+        ffn_ok = bool(left_floor(fm, uni, margin).all() and (~left_floor(fa, uni, margin)).all())
         agrees = agrees and ffn_ok
         failed += [] if ffn_ok else ["(ii)"]
         lines.append(f"(ii) FFNOnly with the mixer in attention's place: {rng(fm)}; with attention: "

@@ -9,10 +9,10 @@ import pandas as pd
 from .. import plans
 from ..config import get_preset
 from ..data import load_corpus
-from ..experiment import ESCAPE_MARGIN
 from ..floors import unigram_floor
 from ..results import SHOWN_AS_PREFIX, histories_of, layer0_ffn, summaries_of
 from ..runs import RUNS_DIR, RunDir, run_path
+from ..thresholds import ESCAPE_MARGIN, left_floor
 from ..verdicts import Claim, claim, verdict
 from .joint_collapse import STARVED
 
@@ -24,9 +24,7 @@ PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Fig. 4"}  # where each
 
 def schedule_variant(impl: str, schedule: str) -> str:
     """"recipe" where a run trains on its implementation's own schedule, else the schedule it was given."""
-    # the schedule each preset trains with (config._NANOGPT_TRAIN: constant; ResidualGPT: warm-up and cosine)
-    own = "constant" if impl == "nanogpt" else "cosine"
-    return "recipe" if schedule == own else {"cosine": "warm-up + cosine", "constant": "constant lr"}[schedule]
+    return "recipe" if schedule == plans.own_schedule(impl, "10M") else plans.SCHEDULE_NAMES[schedule]
 
 
 def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> pd.DataFrame:
@@ -241,7 +239,7 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
             lines.append(f"{r.impl} {r.config}: no released stand-in run to compare.")
             continue
         # the rule the prefix's escape step was recorded by (floor minus the margin), on the stand-in's evaluations
-        s_left = bool((h.val_loss <= stand_in_floor - ESCAPE_MARGIN).any())
+        s_left = bool(left_floor(h.val_loss, stand_in_floor).any())
         p_left = not pd.isna(r.left_floor_at)
         agree += s_left == p_left
         compared += 1
@@ -295,15 +293,15 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     parts = []
     for seed, g in attn.groupby("seed", sort=False):
         g = g.sort_values("step")
-        # the same rule as a run's escape step (experiment.escape_step), on the printed evaluations
-        below = g[g.val_loss <= floor - margin]
+        # the same rule as a run's escape step, on the printed evaluations
+        below = g[left_floor(g.val_loss, floor, margin)]
         when = f"leaves the floor by step {int(below.step.iloc[0]):,}" if len(below) else "never leaves the floor"
         parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f})")
     # Phase 3 is the paper's primary 10M estimate (§8.1): the constant-rate Phase-2 curves are set beside it
     p3 = paper_values(ref="Fig. 4", phase="phase3", config="AttnOnly").reported.iloc[0]
     ffn = curves[curves.config == "FFNOnly"]
-    ffn_text = (f"; FFNOnly stays on the floor in {int((ffn.groupby('seed').val_loss.min() > floor - margin).sum())} "
-                f"of {ffn.seed.nunique()} seeds" if len(ffn) else "")
+    ffn_on = int((~left_floor(ffn.groupby("seed").val_loss.min(), floor, margin)).sum())
+    ffn_text = f"; FFNOnly stays on the floor in {ffn_on} of {ffn.seed.nunique()} seeds" if len(ffn) else ""
     return ("The author's Phase-2 notebook (constant learning rate, printed every 100 steps), AttnOnly: "
             + "; ".join(parts) + ffn_text
             + f". Phase 3 (§8.1; Table 1 gives its warm-up and cosine): AttnOnly {p3} over 8 seeds.")

@@ -13,12 +13,13 @@ from ..runs import RUNS_DIR, RunDir, run_path
 from ..verdicts import Claim, claim, verdict
 from .schedule_seeds import schedule_effects
 
-CONSTANT = "constant lr"  # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
+CONSTANT = plans.CONSTANT_LR  # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
 
 
 def factor(exp) -> str:
     """"none" for the Phase-3 preset (warm-up + cosine, the baseline), ``CONSTANT`` for the Phase-2 recipe."""
-    return "none" if exp.train.schedule == "cosine" else CONSTANT
+    return "none" if exp.train.schedule == plans.own_schedule(exp.impl, exp.scale) else plans.SCHEDULE_NAMES[
+        exp.train.schedule]
 
 
 def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:

@@ -182,7 +182,7 @@ def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
     cosine decay, so for it only the warm-up's low early rate differs from nanoGPT's constant one."""
     if warmup is None:
         warmup = plans.warmup_cosine()["warmup_steps"]
-    g = table[(table.impl == "nanogpt") & (table.factor == "warm-up + cosine") & ~no_outcome(table)] \
+    g = table[(table.impl == "nanogpt") & (table.factor == plans.WARMUP_COSINE) & ~no_outcome(table)] \
         if len(table) else table
     if g.empty:
         return "No nanoGPT run on the warm-up + cosine schedule is trained yet."

@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ..config import PAPER_SEED
+from ..plans import SCHEDULE_NAMES, own_schedule
 from ..results import layer0_ffn, one_run
 from .style import COLORS, FLOOR_STYLE, _configs, _draw_floors, _floor, _legend, floor_lines, off_the_top, y_top
 
@@ -91,7 +92,7 @@ def prefix_curves(prefix, title: str):
     # the furthest any prefix has trained (300 before any is)
     last = int(prefix.table.steps.max()) if len(prefix.table) else 300
     for ax, impl in zip(axes, impls):
-        own = "constant" if impl == "nanogpt" else "cosine"  # each implementation's own schedule
+        own = own_schedule(impl, "10M")
         for c in _configs(prefix.histories[prefix.histories.impl == impl]):
             runs = prefix.histories[(prefix.histories.impl == impl) & (prefix.histories.config == c)].dropna(
                 subset=["val_loss"])
@@ -100,7 +101,7 @@ def prefix_curves(prefix, title: str):
                 swapped = schedule != own
                 ax.plot(h.step, h.val_loss, color=COLORS[c], lw=2, marker="s" if swapped else "o", ms=4,
                         ls="-." if swapped else "-", label=f"{c}, 10M (paper shape)"
-                        + (f", {'warm-up + cosine' if schedule == 'cosine' else 'constant lr'}" if swapped else ""))
+                        + (f", {SCHEDULE_NAMES[schedule]}" if swapped else ""))
         for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
             h = prefix.stand_in_histories
             # the stand-in over the prefixes' steps (at least its first evaluation after step 0), read side by side
