@@ -12,12 +12,13 @@ import torch
 
 from . import plans
 from .config import Experiment
-from .data import Batches, load_corpus
+from .data import Batches, fixed_val_batches, load_corpus
 from .experiment import build_model
 from .files import RunError, load_torch_file
+from .floors import unigram_floor, unigram_floor_on
 from .host import ROOT
 from .runs import RUNS_DIR, RunDir, as_experiment, run_path
-from .thresholds import ESCAPE_MARGIN, escape_step, left_floor
+from .thresholds import ESCAPE_MARGIN, escape_step, judged_floor, left_floor
 
 
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
@@ -107,6 +108,22 @@ def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
     if "status" in summaries:
         ok &= summaries.status.isin(["complete", "partial"])
     return summaries[ok]
+
+
+def unigram_floors(exp: Experiment) -> dict[str, float]:
+    """The unigram floor of ``exp``'s data on its whole validation split and on the fixed validation batches its
+    runs are evaluated on (its own val_seed, eval_batches and shapes): the two ``judged_floor`` chooses between."""
+    corpus = load_corpus(exp.dataset)
+    fixed = fixed_val_batches(corpus, exp.model.block_size, exp.train.batch_size, exp.train.eval_batches,
+                              exp.train.val_seed)
+    return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed)}
+
+
+def floor_of(exp: Experiment) -> float:
+    """The unigram floor ``exp``'s runs are judged on, like for like (``thresholds.judged_floor``): every run of
+    one implementation at one scale and evaluation is judged on the same floor, whichever chapter reads it."""
+    f = unigram_floors(exp)
+    return judged_floor(exp.train.val_mode, f["split"], f["batches"])
 
 
 def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:

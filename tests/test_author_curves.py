@@ -82,7 +82,7 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_pref
     ours = pd.DataFrame({"step": [0, 50], "val_loss": [4.2, 3.4], "impl": "residualgpt", "config": "AttnOnly",
                          "schedule": "constant"})
     fig = plots.phase2_figure(author_phase2_curves(), SimpleNamespace(histories=ours), 3.3473, 1.580, "t")
-    assert ("this book, ResidualGPT AttnOnly, 10M paper shape, constant (first 50 steps)"
+    assert ("this book, ResidualGPT AttnOnly, 10M paper shape, constant lr (first 50 steps)"
             in [ln.get_label() for ln in fig.axes[0].lines])  # the implementation, and how far the prefix trained
 
 

@@ -287,3 +287,30 @@ def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(
     assert set(df["matmul GFLOP/s (best of rounds)"]) == {4.0}
     # one token a second: the step takes 32 x 128 s, at flops / 4096 FLOP/s, read against the best rate, 4 GFLOP/s
     assert list(df.utilisation) == [round(flops / 4096 / 4e9, 2)] * 3
+
+
+def test_each_implementation_is_read_on_its_own_floor():
+    # a best of 3.248 is 0.1 below a floor of 3.349 but not below 3.347: given one floor per implementation
+    # (results.floor_of), the escape step is recomputed against the implementation's own, whatever the summary says
+    runs = tuple(run(impl, "AttnOnly", 200, [4.17, 3.30, 3.248]) for impl in ("nanogpt", "residualgpt"))
+    t = table(*runs).set_index("impl")
+    assert pd.isna(t.loc["nanogpt", "left_floor_at"]) and pd.isna(t.loc["residualgpt", "left_floor_at"])
+    summ = pd.DataFrame([s for s, _ in runs])
+    hist = pd.concat([h for _, h in runs], ignore_index=True)
+    t = paper_shape.prefix_table(summ, hist, {"nanogpt": 3.347, "residualgpt": 3.349}).set_index("impl")
+    assert pd.isna(t.loc["nanogpt", "left_floor_at"]) and t.loc["residualgpt", "left_floor_at"] == 200
+    assert (t.loc["nanogpt", "floor"], t.loc["residualgpt", "floor"]) == (3.347, 3.349)
+
+
+def test_the_floor_a_set_of_runs_is_judged_on():
+    from lib.config import get_preset
+    from lib.results import floor_of, unigram_floors
+    from lib.thresholds import judged_floor
+    assert judged_floor("fixed", 3.3, 3.2) == 3.2 and judged_floor("random", 3.3, 3.2) == 3.3
+    assert judged_floor("fixed", 3.3, 3.2, empirical=4.5) == 4.5  # BPE: the NoResidual run's floor first
+    with pytest.raises(ValueError, match="fixed, random"):
+        judged_floor("mixed", 3.3, 3.2)
+    # like for like: nanoGPT's random batches average over the whole split, ResidualGPT's fixed batches are their own
+    for impl, which in (("nanogpt", "split"), ("residualgpt", "batches")):
+        e = get_preset("cpu", impl)
+        assert floor_of(e) == unigram_floors(e)[which]

@@ -46,11 +46,12 @@ RELEASED = {
     "Cross-position routing (§7.1): with": ("NOT TESTABLE HERE", ['2.482-2.484 (n=3): "partial recovery"']),
 }
 OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["AttnOnly + mixer 2.483 (3 seeds)"]),
-       # the paper-shape prefixes early in training (seed 1337, the first 300 of 3,000 steps)
+       # the paper-shape prefixes early in training (seed 1337, the first 300 of 3,000 steps), each implementation on
+       # its own floor (results.floor_of): nanoGPT's whole split 3.347, ResidualGPT's 20 fixed batches 3.346
        "Central contrast at the paper's shape, early in training": ("HOLDS", [
            "nanoGPT AttnOnly on the floor (3.347), best 3.350", "ResidualGPT AttnOnly left the floor at step 50"]),
        "10M asymmetry at the paper's shape, early in training": ("HOLDS", [
-           "ResidualGPT FFNOnly on the floor (3.347), best 3.350"]),
+           "ResidualGPT FFNOnly on the floor (3.346), best 3.350"]),
        # the stand-in's schedule runs over seeds: nanoGPT on ResidualGPT's warm-up + cosine escapes earlier in all five
        "Switched alone, the schedule, clipping or biases move": ("HOLDS", [
            "nanogpt warm-up + cosine: 5 of 5 seeds escape", "earlier in every seed"]),
@@ -169,7 +170,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     assert (lo[order, "stand-in", "AttnOnly"], hi[order, "stand-in", "AttnOnly"]) == (0.004, 0.022)
     # the paper's own shape against the unigram floor: nanoGPT AttnOnly's whole run, first 1,200 of 3,000 steps, 0.003
     # above it; ResidualGPT AttnOnly's prefix, first 300, 0.993 below
-    assert hi[collapse, "paper shape", "AttnOnly"] == 0.003 and hi[asym, "paper shape", "AttnOnly"] == -0.993
+    assert hi[collapse, "paper shape", "AttnOnly"] == 0.003 and hi[asym, "paper shape", "AttnOnly"] == -0.991
     assert set(rows.groupby("group").verdict.first()) == {"NOT TESTED (the stand-in: CONTRADICTED)", "HOLDS",
                                                           "NOT TESTABLE HERE"}
 
@@ -226,10 +227,16 @@ def test_the_paper_shape_prefixes_released_so_far():
     s = paper_shape.claim_prefix_starvation(t)
     assert s.verdict == "HOLDS" and s.facts["starved"] == {"AttnOnly": True, "FFNOnly": True, "FullResidual": False}
     assert s.facts["collapsed"] == ["AttnOnly", "FFNOnly"]
-    # the cpu stand-in, same seed, says the same about leaving the floor by the same step for all six recipe runs
+    # the cpu stand-in, same seed, says the same about leaving the floor by the same step for five of the six recipe
+    # runs: nanoGPT AttnOnly's stand-in leaves the floor at step 800, while the paper's shape is still on it at 1,200
+    # (its whole run); each set is read on its own floor, the one its chapter judges it on
     prefix = paper_shape.paper_shape_prefix()
-    agreement = paper_shape.stand_in_agreement(t, prefix.stand_in_histories, prefix.stand_in_floor)
-    assert agreement.endswith("The stand-in predicts 6 of 6 paper-shape prefixes at the same step.")
+    agreement = paper_shape.stand_in_agreement(t, prefix.stand_in_histories, prefix.stand_in_floors)
+    assert "The stand-in predicts 5 of 6 paper-shape prefixes at the same step." in agreement
+    assert ("nanogpt AttnOnly by step 1,200: stand-in left the floor, paper shape on the floor  <- the stand-in does "
+            "not predict this") in agreement
+    assert ("nanogpt at the stand-in 3.3473, at the paper's shape 3.3473; residualgpt at the stand-in 3.3391, at the "
+            "paper's shape 3.3458") in agreement
 
 
 def test_the_rounding_twins_released():

@@ -30,8 +30,7 @@ from ..config import (
     off_preset_steps,
     replace,
 )
-from ..data import fixed_val_batches, load_corpus
-from ..floors import unigram_floor, unigram_floor_on
+from ..data import load_corpus
 from ..host import ROOT
 from ..results import (
     FINISHED,
@@ -40,6 +39,7 @@ from ..results import (
     pooled,
     summaries_of,
     unfinished,
+    unigram_floors,
     usable,
 )
 from ..runs import RUNS_DIR, RunDir, run_path
@@ -290,9 +290,6 @@ class Chapter:
         # the plain preset: a floor depends only on the data and the evaluation batches, not on the configuration
         e = get_preset(self.scale, self.spec.impl)
         corpus = load_corpus(e.dataset)
-        # the preset's own fixed batches (its val_seed and eval_batches): the very tokens its runs are evaluated on
-        fixed = fixed_val_batches(corpus, e.model.block_size, e.train.batch_size, e.train.eval_batches,
-                                  e.train.val_seed)
         empirical = None
         # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
         # (lib.floors.unigram_floor), so the floor is the one a NoResidual run reached
@@ -302,8 +299,8 @@ class Chapter:
             for _, rd, _ in usable([(nores, RunDir(run_path(nores, self.released_dir)), "released")],
                                    ("complete",)):
                 empirical = rd.summary["best_val_loss"]  # §4's reference: "indistinguishable from No Residual"
-        return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed),
-                "empirical": empirical, "val_mode": e.train.val_mode}
+        # the preset's own fixed batches (its val_seed and eval_batches): the very tokens its runs are evaluated on
+        return {**unigram_floors(e), "empirical": empirical, "val_mode": e.train.val_mode}
 
     def floor(self) -> float:
         """The floor the chapter's tables and verdicts use, like for like: on the fixed validation batches

@@ -8,11 +8,9 @@ import pandas as pd
 
 from .. import plans
 from ..config import get_preset
-from ..data import load_corpus
-from ..floors import unigram_floor
-from ..results import SHOWN_AS_PREFIX, histories_of, layer0_ffn, summaries_of
+from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summaries_of
 from ..runs import RUNS_DIR, RunDir, run_path
-from ..thresholds import ESCAPE_MARGIN, left_floor
+from ..thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from ..verdicts import Claim, claim, verdict
 from .joint_collapse import STARVED
 
@@ -27,7 +25,12 @@ def schedule_variant(impl: str, schedule: str) -> str:
     return "recipe" if schedule == plans.own_schedule(impl, "10M") else plans.SCHEDULE_NAMES[schedule]
 
 
-def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> pd.DataFrame:
+def floor_for(floor: float | dict[str, float], impl: str) -> float:
+    """One implementation's floor from a floor per implementation (``results.floor_of``), or the one floor given."""
+    return floor[impl] if isinstance(floor, dict) else floor
+
+
+def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dict[str, float]) -> pd.DataFrame:
     """One row per paper-shape run, partial or complete: how far it trained, its validation loss at its
     last evaluation and at best, whether and when it left the floor, its layer-0 gradient norm (attention
     and MLP together) on the step before its last evaluation, and the paper's best value for the same
@@ -59,7 +62,10 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float) -> p
                      else f"all {s.max_steps:,} steps",
                      "steps": s.steps, "max_steps": s.max_steps, "status": s.status,
                      "last_val": float(h.val_loss.iloc[-1]), "best_val": s.best_val_loss,
-                     "floor": floor, "left_floor_at": s.escape_step,
+                     # the run's escape step against the floor its implementation is judged on (its summary recorded
+                     # one against the whole split's)
+                     "floor": floor_for(floor, s.impl),
+                     "left_floor_at": escape_step(h.to_dict("records"), floor_for(floor, s.impl)),
                      "layer0_grad": grads[-1] if grads else None,
                      # the joint-collapse chapter's threshold, so both chapters call the same gradient starved
                      "starved": None if not grads else grads[-1] < STARVED,
@@ -224,7 +230,7 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     return Claim(verdict(True, full_left, not left), why + control, facts)
 
 
-def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float) -> str:
+def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float | dict) -> str:
     """Does the `cpu` stand-in (same seed, same implementation and configuration) say the same thing about
     leaving the floor by the step the paper-shape prefix reached? The stand-in's schedule and width differ,
     so agreement is evidence that the stand-in is a fair proxy for this question, not proof."""
@@ -239,7 +245,7 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
             lines.append(f"{r.impl} {r.config}: no released stand-in run to compare.")
             continue
         # the rule the prefix's escape step was recorded by (floor minus the margin), on the stand-in's evaluations
-        s_left = bool(left_floor(h.val_loss, stand_in_floor).any())
+        s_left = bool(left_floor(h.val_loss, floor_for(stand_in_floor, r.impl)).any())
         p_left = not pd.isna(r.left_floor_at)
         agree += s_left == p_left
         compared += 1
@@ -249,7 +255,13 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
                      + ("" if s_left == p_left else "  <- the stand-in does not predict this"))
     # A count, not a verdict: the stand-in is a proxy (its width, context, batch and schedule length differ), and
     # agreement is evidence for it, not a claim of the paper's.
-    return "\n".join([*lines, f"The stand-in predicts {agree} of {compared} paper-shape prefixes at the same step."])
+    # and the floor each side was read against: one per set of runs, as each chapter judges that set
+    shape = dict(zip(table.impl, table.floor))
+    floors = "" if not isinstance(stand_in_floor, dict) else " Each set of runs is read against its own floor: " + (
+        "; ".join(f"{impl} at the stand-in {f:.4f}, at the paper's shape {shape[impl]:.4f}"
+                  for impl, f in stand_in_floor.items() if impl in shape)) + "."
+    return "\n".join([*lines, f"The stand-in predicts {agree} of {compared} paper-shape prefixes at the same step."
+                       + floors])
 
 
 @claim("10M asymmetry at the paper's shape")
@@ -283,7 +295,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     """What the author's Phase-2 curves show, and nothing more: for each AttnOnly seed of the constant-rate
     notebook, the first printed step at least ``margin`` below the unigram floor (or that it never gets
     there) and its best loss, beside the paper's Phase-3 mean. The printed steps are every 100, so an escape is
-    placed to within 100 steps; the notebook's floor is computed on our split of the same text."""
+    placed to within 100 steps; ``floor`` is the one this book judges its own paper-shape ResidualGPT runs on
+    (``Prefix.floors``), computed on our split of the same text."""
     from ..paper import paper_values
     # None stands for the runs' escape margin: the author's curves are read by the rule our runs are
     margin = ESCAPE_MARGIN if margin is None else margin
@@ -315,8 +328,8 @@ class Prefix:
     histories: pd.DataFrame
     table: pd.DataFrame           # paper_shape.prefix_table
     stand_in_histories: pd.DataFrame
-    floor: float
-    stand_in_floor: float
+    floors: dict[str, float]           # per implementation: the floor its paper-shape runs are judged on
+    stand_in_floors: dict[str, float]  # per implementation: the floor its stand-in chapter judges its runs on
     missing: list[str]
 
 
@@ -350,8 +363,9 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
         summ["execution"] = [how[r.impl, r.config, r.seed, r.schedule][0] for r in summ.itertuples()]
         summ["eval_every"] = [how[r.impl, r.config, r.seed, r.schedule][1] for r in summ.itertuples()]
     hist = histories_of(located, SHOWN_AS_PREFIX)
-    # the whole split's floor, the one the runs recorded their escape steps against (``left_floor_at``)
-    floor = unigram_floor(load_corpus(exps[0].dataset))
+    # one floor for each set of runs, the one every chapter judges it on (results.floor_of): the whole split's for
+    # nanoGPT's random batches, the fixed batches' for ResidualGPT's, at this shape and at the stand-in alike
+    floors = {e.impl: floor_of(e) for e, _, _ in located}
     # unique: each implementation's two AttnOnly runs (two schedules) share one stand-in run
     stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
     stand_in_hist = histories_of((e, RunDir(run_path(e, runs_dir)), "released") for e in stand_ins)
@@ -360,5 +374,5 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     # with --fast-dropout, micro-batches of 8 paid for both implementations' 10M step on this CPU (python -m lib bench)
     missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8 --fast-dropout"
                for e, rd, _ in located if rd.status is None]
-    return Prefix(summ, hist, prefix_table(summ, hist, floor), stand_in_hist, floor,
-                  unigram_floor(load_corpus(stand_ins[0].dataset)), missing)
+    return Prefix(summ, hist, prefix_table(summ, hist, floors), stand_in_hist, floors,
+                  {e.impl: floor_of(e) for e in stand_ins}, missing)

@@ -113,8 +113,8 @@ def prefix_curves(prefix, title: str):
                 # a left-pointing tick at the right edge: the paper's best after 3,000 steps, not a point of this curve
                 ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
                         ls="none", label=f"{r.config}: paper best after 3,000 steps")
-        # the whole split's unigram floor of the 10M data
-        ax.axhline(prefix.floor, **FLOOR_STYLE, label=f"unigram floor {prefix.floor:.3f}")
+        # the floor this implementation's runs are judged on (results.floor_of)
+        ax.axhline(prefix.floors[impl], **FLOOR_STYLE, label=f"unigram floor {prefix.floors[impl]:.3f}")
         ax.set(xlabel="step", title=f"{impl}")
         # each panel's legend below it: inside, it covered the curves it names
         ax.legend(frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
@@ -225,7 +225,7 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
         ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
                 label=f"author's Phase-2 notebook, {config} seed {seed}")
     for schedule, g in (h.groupby("schedule") if len(h) else []):
-        name = "warm-up + cosine" if schedule == "cosine" else "constant"
+        name = SCHEDULE_NAMES[schedule]
         # black, solid, told apart by marker: this book's runs stand apart from the author's coloured curves, whose
         # line styles are their seeds
         style = dict(color="black", marker="o" if schedule == "cosine" else "s", ms=3, lw=2)
