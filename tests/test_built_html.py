@@ -339,3 +339,24 @@ def test_the_audit_row_on_tables_4_and_5_carries_the_paper_s_caution_and_the_val
     assert "§6.2.1" in row.finding and "0.06M" in row.finding and "§6.2.1" in row["where"]
     assert "Residual_124M__GPT.ipynb cell 7" in row["where"] and "57,044 validation tokens" in row.evidence
     assert " ".join(row.finding.split()) in _page_text("intro")
+
+
+@pytest.mark.parametrize("chapter, definitions", [
+    ("joint_collapse", ("thresholds.left_floor", "thresholds.escape_step")),
+    ("what_holds", ("verdicts.verdict", "thresholds.left_floor", "thresholds.escape_step")),
+    ("escape_and_bundle", ("train.lr_at", "train.Trainer.train_step")),
+    ("10m_asymmetry", ("train.lr_at",))])
+def test_pages_show_the_definitions_their_verdicts_rest_on(pages, chapter, definitions):
+    # whether a run left the floor and when (every verdict), and the rate the trainer sets at each step (the schedule
+    # verdicts): included from lib as it runs, so the page shows the code itself, each line of it
+    import importlib
+    import inspect
+    text = _page_text(chapter)
+    for name in definitions:
+        module, *attrs = name.split(".")
+        obj = importlib.import_module(f"lib.{module}")
+        for a in attrs:
+            obj = getattr(obj, a)
+        lines = [" ".join(line.split()) for line in inspect.getsource(obj).splitlines() if line.strip()]
+        missing = [line for line in lines if line not in text]
+        assert not missing, f"{chapter}: {name} is not on the page whole: {missing[:3]}"
