@@ -1,10 +1,10 @@
-"""Every claim the book judges on its front page, as one list (``CLAIMS``): each entry names the claim, the paper's
-reference, the ``lib.chapters`` function that decides it, what that function reads (``Entry.reads``, from the
-runs through one ``Evidence``) and how the card prints it (``Entry.row``). The front page's card
-(``scorecard.scorecard``), the book's own findings (``findings.own_findings``), the chapters' verdict cells
-(``claims_at``) and the pinned-verdicts test all iterate this list, so a claim is added by adding its entry (and its
-row, written beside it). Longer than the house's ~350 lines: one short row function per claim, each beside its
-entry, so that reading a claim means reading one place.
+"""Every claim the book judges, on its front page or in one chapter only, as one list (``CLAIMS``): each entry names
+the claim, the paper's reference, the ``lib.chapters`` function that decides it, what that function reads
+(``Entry.reads``, from the runs through one ``Evidence``) and how the card prints it (``Entry.row``). The front
+page's card (``scorecard.scorecard``), the book's own findings (``findings.own_findings``), the chapters' verdict
+cells (``claims_at``) and the pinned-verdicts test all iterate this list, so a claim is added by adding its entry
+(and its row, written beside it). Longer than the house's ~350 lines: one short row function per claim, each beside
+its entry, so that reading a claim means reading one place.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import gain, plans, results
 from .book import Chapter
-from .chapters import asymmetry, fixed_val_batches, gain_confound, paper_shape, schedule_10m, schedule_seeds
+from .chapters import asymmetry, bundle, fixed_val_batches, gain_confound, paper_shape, schedule_10m, schedule_seeds
 from .chapters import joint_collapse as collapse  # joint_collapse is a row here
 from .chapters import mechanism as routing  # and mechanism one of the book's own findings
 from .config import PAPER_SEED, get_preset
@@ -656,6 +656,26 @@ def schedule_paper_shape(c: Claim, ev: Evidence) -> Row:
 
 _ESCAPE = "escape_and_bundle#the-schedule-clipping-and-biases-with-seeds"
 
+
+# The claims only their chapters print (card "chapter"): each stand-in test of a claim beside the one the card rows
+# judge, read from the same Evidence, so that its chapter's verdict cell renders it from this list too.
+
+
+def _author_values(ev: Evidence):
+    return ev._get("author_values", lambda: asymmetry.author_value_runs(ev.runs_dir))
+
+
+def _probe_124m(ev: Evidence):
+    return ev._get("124m_sweep.probe", lambda: ev.chapter("124m_sweep").probe())
+
+
+def _bundle_reads(ev: Evidence) -> dict:
+    # nanoGPT's own evaluation interval: one interval is the resolution of an escape step
+    interval = plans.bundle_factors()["none"].train.eval_interval
+    return dict(table=bundle.bundle_runs(ev.runs_dir).table, interval=interval,
+                control=plans.ROUNDING_CONTROL, seeds=bundle.baseline_seeds(ev.runs_dir),
+                paired=(plans.FIXED_VALIDATION,))
+
 # Every claim, in the order the card, What holds and each chapter's verdict cell print them: the card keeps the
 # paper's order (§4, §4.1, §5.1, §5.2, §6.1, §6.2, §7), and each of the book's own findings sits where its chapter
 # prints it among them. A stand-in claim with ``beside`` is printed on the card beside the paper-shape claim it names,
@@ -671,6 +691,10 @@ CLAIMS = (
     Entry(name="Layer-0 gradient starved at the paper's own 10M shape", ref="§4.1, Fig. 2a",
           decide=paper_shape.claim_prefix_starvation, reads=_prefix_reads, row=starvation_paper_shape,
           section=_PAPER_SHAPE, card="paper"),
+    Entry(name="The joint collapse with the author's dropout", ref="§4, Table 2; NanoGPT_10M.ipynb",
+          decide=asymmetry.claim_author_values_collapse,
+          reads=lambda ev: dict(table=_author_values(ev).table, floor=ev.floor("joint_collapse")), row=None,
+          section="joint_collapse#nanogpt-at-the-stand-in-with-the-author-s-dropout", card="chapter"),
     Entry(name="Joint collapse: every partial nanoGPT configuration ends on the floor", ref="§4, Table 2",
           decide=collapse.claim_joint_collapse, reads=_joint_collapse_reads, row=joint_collapse, section=_SIGNATURE,
           card="paper", beside="Joint collapse at the paper's own 10M shape", more=stand_in_collapse_seeds),
@@ -694,6 +718,10 @@ CLAIMS = (
     Entry(name=_FIXED_VAL, ref="§5.2", decide=fixed_val_batches.claim_eval_noise,
           reads=lambda ev: dict(gap=fixed_val_batches.gap_vs_noise(_noise(ev)), noise=_noise(ev)), row=fixed_val,
           section="fixed_val_batches#reading-the-result", card="paper"),
+    Entry(name="The 10M asymmetry with the author's values", ref="§6.1; AttnOnly_seed_stability.ipynb",
+          decide=asymmetry.claim_author_values_asymmetry,
+          reads=lambda ev: dict(table=_author_values(ev).table, floor=ev.floor("10m_asymmetry")), row=None,
+          section="10m_asymmetry#the-stand-in-with-the-author-s-values", card="chapter"),
     Entry(name="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", ref="§6.1, Table 3, Phase 3",
           decide=asymmetry.claim_asymmetry,
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry")),
@@ -709,6 +737,9 @@ CLAIMS = (
           row=None, section=_ASYMMETRY, card="chapter"),
     Entry(name="10M asymmetry at the paper's shape", ref="§6.1, Fig. 4", decide=paper_shape.claim_prefix_asymmetry,
           reads=_prefix_reads, row=early_asymmetry, section=_ASYMMETRY, card="own"),
+    Entry(name="One factor of the bundle decides AttnOnly's escape", ref="§5.2, §8.3", decide=bundle.claim_bundle,
+          reads=_bundle_reads, row=None, section="escape_and_bundle#a-rounding-difference-decides-the-escape",
+          card="chapter"),
     Entry(name="Switched alone, the schedule, clipping or biases move AttnOnly's escape beyond seed noise",
           ref="§5.2, §8.1", decide=schedule_seeds.claim_schedule_factors,
           reads=lambda ev: dict(effects=schedule_seeds.schedule_effects(_schedule_runs(ev).table)),
@@ -719,10 +750,13 @@ CLAIMS = (
           row=schedule_paper_shape, section=_ASYMMETRY, card="own"),
     Entry(name=_ORDER_124M, ref="§6.2.1, Table 5", decide=asymmetry.claim_separation,
           # the longer-budget runs, which the reason names where AttnOnly never left the floor
-          reads=lambda ev: _sweep_124m_reads(ev) | dict(paper_scale="124M", probe=ev.chapter("124m_sweep").probe()),
+          reads=lambda ev: _sweep_124m_reads(ev) | dict(paper_scale="124M", probe=_probe_124m(ev)),
           row=order_124m, section=_SWEEP, card="paper"),
     Entry(name="AttnOnly is seed-sensitive at 124M", ref="§6.2; Table 5", decide=asymmetry.claim_seed_sensitivity,
           reads=_sweep_124m_reads, row=seed_sensitivity_124m, section=_SWEEP, card="paper"),
+    Entry(name="Asymmetry at the longer budget", ref="§6.2.1, Table 5", decide=asymmetry.claim_longer_budget,
+          reads=lambda ev: dict(probe=_probe_124m(ev)) | _sweep_124m_reads(ev), row=None, section=_SWEEP,
+          card="chapter"),
     Entry(name=_ROUTING_PAPER, ref="§7.1-7.2", decide=routing.claim_routing_by_author_rule,
           reads=_routing_paper_reads, row=routing_paper, section=_MECHANISM, card="paper"),
 )
