@@ -20,7 +20,7 @@ from .chapters import joint_collapse as collapse  # joint_collapse is a row here
 from .chapters import mechanism as routing  # and mechanism one of the book's own findings
 from .config import PAPER_SEED, get_preset
 from .paper import mixer_rule, paper_value, paper_values
-from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_rows
+from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_partial, prefix_rows
 from .thresholds import ABSORB_STEP, ESCAPE_MARGIN, NOISE_BATCHES
 from .verdicts import Claim
 
@@ -205,7 +205,7 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
     return Row(claim=claim, where="§4, Table 2", paper=paper, ours=ours, scale="paper shape",
                evidence=f"10M paper shape, {f['trained']}, seed {f['seed']}", verdict=c.verdict,
-               why=c.why, **_PAPER_SHAPE_COLLAPSE)
+               why=c.why, partial=(f["trained"],) if f["prefix"] else (), **_PAPER_SHAPE_COLLAPSE)
 
 
 # Where the joint collapse at the paper's shape is decided, and the whole runs that will decide it
@@ -224,7 +224,7 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
                      "step)",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
                evidence=prefix_evidence(found), verdict=c.verdict, why=c.why, short="layer-0 gradient starvation",
-               section=_PAPER_SHAPE, plan="10m_prefix")
+               section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found))
 
 
 def joint_collapse(c: Claim, ev: Evidence) -> Row:
@@ -591,7 +591,7 @@ def _early(runs, where: str, paper: str):
                          for r in found) or "no run"
         return Row(claim=f"{c.name}, early in training", where=where, paper=paper, ours=ours,
                    scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
-                   why=c.why)
+                   why=c.why, partial=prefix_partial(found))
     return row
 
 

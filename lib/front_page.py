@@ -157,10 +157,9 @@ def _beside(row) -> str:
 
 
 def _trained(rows: pd.DataFrame) -> str:
-    """How far the paper-shape runs behind ``rows`` trained, in their evidence's own words ("first 300 of 3,000
-    steps"); empty where every run trained whole."""
-    found = (re.search(r"first [\d,]+ of [\d,]+ steps", e) for e in rows.evidence)
-    return ", ".join(sorted({m.group(0) for m in found if m}))
+    """How far the paper-shape runs behind ``rows`` trained (``Row.partial``: "first 300 of 3,000 steps"); empty
+    where every run trained whole."""
+    return ", ".join(sorted({t for partial in rows.partial for t in partial}))
 
 
 def _and(names: list[str]) -> str:

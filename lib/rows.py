@@ -39,6 +39,9 @@ class Row:
     section: str = ""
     # The plan of lib.plans whose runs are the evidence: ``retrain_command`` turns it into the line that retrains them
     plan: str = ""
+    # How far each paper-shape run behind the row trained, for each still short of its budget ("first 1,200 of 3,000
+    # steps", the prefix table's words): the front page's abstract says it beside the claims it names
+    partial: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.scale not in SCALES:
@@ -79,6 +82,11 @@ IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
 def prefix_rows(t: pd.DataFrame, runs) -> list:
     """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
     return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
+
+
+def prefix_partial(found: list) -> tuple[str, ...]:
+    """How far each of ``found`` (prefix-table rows) trained, for each still short of its budget."""
+    return tuple(r.trained for r in found if r.steps < r.max_steps)
 
 
 def prefix_evidence(found: list) -> str:

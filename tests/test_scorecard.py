@@ -156,12 +156,13 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
 
 
 def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
-    def row(short, scale, evidence, verdict, why="w"):
+    def row(short, scale, evidence, verdict, why="w", partial=()):
         return {"claim": short.upper(), "short": short, "scale": scale, "evidence": evidence, "verdict": verdict,
-                "why": why, "stand_in": ""}
+                "why": why, "stand_in": "", "partial": partial}
+    # how far a paper-shape run trained is read from its row's field, never from the evidence's words
     card = pd.DataFrame([
         row("a", "stand-in", "cpu stand-in, 1,500 steps", "HOLDS"),
-        row("b", "paper shape", "10M paper shape, first 300 of 3,000 steps", "HOLDS"),
+        row("b", "paper shape", "10M paper shape, seed 1337", "HOLDS", partial=("first 300 of 3,000 steps",)),
         row("c", "stand-in", "cpu stand-in", "CONTRADICTED"),
         row("d", "stand-in", "cpu stand-in", "NOT TESTABLE HERE", why="it never left the floor; detail: more"),
         row("e", "none", "-", "NOT TESTED", why="not trained yet: python -m lib sweep")])
@@ -236,11 +237,13 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
     # says so rather than formatting a missing number, and the claim is not decided from it
     from types import SimpleNamespace
     t = pd.DataFrame({"impl": ["nanogpt"], "config": ["AttnOnly"], "schedule": ["recipe"], "layer0_grad": [None],
-                      "steps": [0], "trained": ["first 0 of 3,000 steps"], "seed": [1337], "starved": [False],
+                      "steps": [0], "max_steps": [3000], "trained": ["first 0 of 3,000 steps"], "seed": [1337],
+                      "starved": [False],
                       "left_floor_at": [None]})
     row = card_row("Layer-0 gradient starved at the paper's own 10M shape", prefix=SimpleNamespace(table=t))
     assert row.ours == "AttnOnly no gradient recorded" and row.verdict == "NOT TESTED"
     assert row.evidence == "10M paper shape, nanoGPT AttnOnly first 0 of 3,000 steps, seed 1337"
+    assert row.partial == ("first 0 of 3,000 steps",)  # how far it trained, for the abstract, as a field
 
 
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
