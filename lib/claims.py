@@ -205,7 +205,8 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
     return Row(claim=claim, where="§4, Table 2", paper=paper, ours=ours, scale="paper shape",
                evidence=f"10M paper shape, {f['trained']}, seed {f['seed']}", verdict=c.verdict,
-               why=c.why, partial=(f["trained"],) if f["prefix"] else (), **_PAPER_SHAPE_COLLAPSE)
+               why=c.why, partial=prefix_partial(prefix_rows(ev.prefix.table, [("nanogpt", "AttnOnly")])),
+               **_PAPER_SHAPE_COLLAPSE)
 
 
 # Where the joint collapse at the paper's shape is decided, and the whole runs that will decide it

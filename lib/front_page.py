@@ -157,9 +157,15 @@ def _beside(row) -> str:
 
 
 def _trained(rows: pd.DataFrame) -> str:
-    """How far the paper-shape runs behind ``rows`` trained (``Row.partial``: "first 300 of 3,000 steps"); empty
+    """How far the paper-shape runs behind ``rows`` trained (``Row.partial``), in the prefix table's words: "first
+    1,200 of 3,000 steps", or "first 100 to 1,200 of 3,000 steps" for runs that stopped at different steps; empty
     where every run trained whole."""
-    return ", ".join(sorted({t for partial in rows.partial for t in partial}))
+    runs = [p for partial in rows.partial for p in partial]
+    if not runs:
+        return ""
+    lo, hi = min(s for s, _ in runs), max(s for s, _ in runs)
+    budgets = "/".join(f"{b:,}" for b in sorted({b for _, b in runs}))
+    return f"first {lo:,} of {budgets} steps" if lo == hi else f"first {lo:,} to {hi:,} of {budgets} steps"
 
 
 def _and(names: list[str]) -> str:

@@ -39,9 +39,9 @@ class Row:
     section: str = ""
     # The plan of lib.plans whose runs are the evidence: ``retrain_command`` turns it into the line that retrains them
     plan: str = ""
-    # How far each paper-shape run behind the row trained, for each still short of its budget ("first 1,200 of 3,000
-    # steps", the prefix table's words): the front page's abstract says it beside the claims it names
-    partial: tuple[str, ...] = ()
+    # How far each paper-shape run behind the row trained, (steps, budget) for each still short of its budget: the
+    # front page's abstract says it beside the claims it names
+    partial: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self):
         if self.scale not in SCALES:
@@ -84,9 +84,9 @@ def prefix_rows(t: pd.DataFrame, runs) -> list:
     return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
 
 
-def prefix_partial(found: list) -> tuple[str, ...]:
-    """How far each of ``found`` (prefix-table rows) trained, for each still short of its budget."""
-    return tuple(r.trained for r in found if r.steps < r.max_steps)
+def prefix_partial(found: list) -> tuple[tuple[int, int], ...]:
+    """How far each of ``found`` (prefix-table rows) trained, (steps, budget) for each still short of its budget."""
+    return tuple((int(r.steps), int(r.max_steps)) for r in found if r.steps < r.max_steps)
 
 
 def prefix_evidence(found: list) -> str:

@@ -107,6 +107,36 @@ def _differences(a: Experiment, b: Experiment) -> dict:
     return {k: (fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)}
 
 
+# What the trainer writes as a run's status (lib.train): a summary.json with any other is unreadable.
+STATUSES = ("running", "partial", "complete", "diverged")
+
+
+def _number(v) -> bool:
+    # bool is an int to Python, never a loss or a step to a reader
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _finite(v) -> bool:
+    return _number(v) and math.isfinite(v)
+
+
+def _integer(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# The summary fields the readers index (lib.book.tables, lib.results) and what each must hold; None is allowed where
+# the trainer writes it: no finite loss yet (a diverged run's best), no escape, no best step before the first
+# evaluation, no wall time in a summary rebuilt from its history.
+SUMMARY_FIELDS = {
+    "steps": ("an integer", _integer),
+    "best_val_loss": ("a finite number or null", lambda v: v is None or _finite(v)),
+    "best_step": ("an integer or null", lambda v: v is None or _integer(v)),
+    "escape_step": ("an integer or null", lambda v: v is None or _integer(v)),
+    "unigram_floor": ("a finite number", _finite),
+    "wall_s": ("a number or null", lambda v: v is None or _number(v)),
+}
+
+
 # A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
 # (chapters, `report`, release staging) go through it, so one set of checks applies to all of them.
 class RunDir:
@@ -139,8 +169,11 @@ class RunDir:
             s = self.summary
         except RunError:
             return "unreadable"
-        # A summary that parses but is no object, or has no status, is as unusable as one that does not parse.
-        return s.get("status", "unreadable") if isinstance(s, dict) else None if s is None else "unreadable"
+        # A summary that parses but is no object, or whose status is none the trainer writes, is as unusable as
+        # one that does not parse: every reader compares the status with these strings.
+        if s is None:
+            return None
+        return s["status"] if isinstance(s, dict) and s.get("status") in STATUSES else "unreadable"
 
     def standing(self) -> str:
         """Where the run stands and how to go on, for the line an interrupted command prints."""
@@ -176,6 +209,9 @@ class RunDir:
                     rows.append(json.loads(line))
                 except ValueError as e:
                     raise RunError(f"{p} line {i} is not JSON ({e})") from e
+                # [1, 2] or 5 is JSON but no evaluation: every reader asks a row for its step and its loss.
+                if not isinstance(rows[-1], dict):
+                    raise RunError(f"{p} line {i} is not a JSON object ({line[:40]})")
         return rows
 
     def problems(self, exp: Experiment) -> list[str]:
@@ -205,8 +241,13 @@ class RunDir:
         # From here on each check needs the summary (and then the history), so a missing one ends the list.
         if summ is None:
             return out + [f"{self.path / 'summary.json'} is missing"]
-        if not isinstance(summ, dict) or summ.get("status") is None:
-            return out + [f"{self.path / 'summary.json'} has no status"]
+        if not isinstance(summ, dict) or summ.get("status") not in STATUSES:
+            return out + [f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"]
+        # A field a reader indexes that is missing or of another type would stop that reader (a KeyError in
+        # `report`, a TypeError in a comparison below): named here, and the checks that compare values end.
+        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
+                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
+            return out + [f"{self.path / 'summary.json'}: {'; '.join(wrong)}"]
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
         last = hist[-1].get("step")
@@ -238,14 +279,17 @@ class RunDir:
         not the history's. The trainer writes none of these; each is a file edited, mixed or cut by hand."""
         hp, sp, status = self.path / "history.jsonl", self.path / "summary.json", summ.get("status")
         steps = [r.get("step") for r in hist]
-        if not all(isinstance(s, int) for s in steps):
+        if not all(_integer(s) for s in steps):
             return [f"{hp} has a row without an integer step"]
+        # A loss is a number or lib's null (a divergence row); a string or a list would stop every comparison below.
+        if bad := next((r for r in hist if not (r.get("val_loss") is None or _number(r["val_loss"]))), None):
+            return [f"{hp} step {bad['step']} has val_loss {repr(bad['val_loss'])[:20]}, not a number"]
         out = [f"{hp} steps are not increasing ({a} then {b})" for a, b in zip(steps, steps[1:]) if b <= a][:1]
         # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one and marks it, so a
         # NaN (or a null) anywhere else was never trained, and a mean over it would be NaN or a wrong number.
         for r in hist:
             v = r.get("val_loss")
-            if not r.get("diverged") and not (isinstance(v, (int, float)) and math.isfinite(v)):
+            if not r.get("diverged") and not _finite(v):
                 shown = "null" if v is None else "NaN" if v != v else v
                 out.append(f"{hp} step {r['step']} has val_loss {shown}, but {sp} says {status}: a non-finite loss "
                            f"makes a run diverged, and only its last row")
@@ -258,10 +302,10 @@ class RunDir:
         if status == "partial" and steps[-1] >= exp.train.max_steps:
             out.append(f"{sp} says partial at step {steps[-1]}, the end of its {exp.train.max_steps}-step budget")
         floor = summ.get("unigram_floor")
-        if isinstance(floor, (int, float)) and summ.get("escape_step") != (e := escape_step(hist, floor)):
+        if summ.get("escape_step") != (e := escape_step(hist, floor)):
             out.append(f"{sp} escape_step {summ.get('escape_step')} is not the history's ({e} against its unigram "
                        f"floor {floor})")
-        finite = [r for r in hist if isinstance(r.get("val_loss"), (int, float)) and math.isfinite(r["val_loss"])]
+        finite = [r for r in hist if _finite(r.get("val_loss"))]
         # min keeps the first of equal losses, as the trainer's strict "<" does.
         best = min(finite, key=lambda r: r["val_loss"])["step"] if finite else None
         if status != "diverged" and summ.get("best_step") != best:

@@ -522,3 +522,41 @@ def test_a_summary_that_contradicts_its_history_is_left_out_never_pooled(tmp_pat
     if RunDir(d).status == "complete":  # and `train` does not take it for a finished run
         r = cli("train", "--scale", "cpu", "--config", "FullResidual", "--quiet", tmp_path=tmp_path)
         assert r.returncode == 2 and "complete but damaged" in r.stderr and expected in r.stderr, r.stderr
+
+
+# Issue 39, the review's gap A: JSON of the wrong type in a history row or a summary field is a problem named
+# with its file, never an exception in RunDir.problems or in a reader after it.
+
+def _drop(d, key):
+    write_json_atomic(d / "summary.json", {k: v for k, v in json.loads((d / "summary.json").read_text()).items()
+                                           if k != key})
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda d: (d / "history.jsonl").write_text((d / "history.jsonl").read_text() + "[1, 2]\n"),
+     "history.jsonl line 4 is not a JSON object"),  # was AttributeError at hist[-1].get
+    (lambda d: (d / "history.jsonl").write_text((d / "history.jsonl").read_text() + "5\n"),
+     "history.jsonl line 4 is not a JSON object"),
+    (lambda d: _summary(d, best_val_loss="x"), "best_val_loss is 'x', not a finite number"),  # was TypeError
+    (lambda d: _write_rows(d, [{**r, "val_loss": "4.2"} if i == 0 else r for i, r in enumerate(_rows(d))]),
+     "history.jsonl step 0 has val_loss '4.2', not a number"),  # was TypeError in thresholds.escape_step
+    (lambda d: _drop(d, "wall_s"), "wall_s is missing"),  # passed problems, then KeyError in `report`
+    (lambda d: _drop(d, "unigram_floor"), "unigram_floor is missing"),
+    (lambda d: _summary(d, steps="1500"), "steps is '1500', not an integer"),
+])
+def test_json_of_the_wrong_type_in_a_run_is_left_out_and_named_never_a_crash(tmp_path, fake_run, edit, expected):
+    from conftest import cli
+
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
+    located = [(exp, RunDir(d), "released")]
+    assert RunDir(d).problems(exp) == []
+    edit(d)
+    out = RunDir(d).problems(exp)
+    assert any(expected in line and str(d) in line for line in out), out
+    assert results.summaries_of(located).empty and results.histories_of(located).empty
+    r = cli("report", tmp_path=tmp_path)
+    assert r.returncode == 0 and "left out: " in r.stdout and expected in r.stdout, r.stdout + r.stderr
+    r = cli("train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", tmp_path=tmp_path)
+    assert r.returncode == 2 and expected in r.stderr and "Traceback" not in r.stderr, r.stderr

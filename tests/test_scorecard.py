@@ -162,7 +162,7 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     # how far a paper-shape run trained is read from its row's field, never from the evidence's words
     card = pd.DataFrame([
         row("a", "stand-in", "cpu stand-in, 1,500 steps", "HOLDS"),
-        row("b", "paper shape", "10M paper shape, seed 1337", "HOLDS", partial=("first 300 of 3,000 steps",)),
+        row("b", "paper shape", "10M paper shape, seed 1337", "HOLDS", partial=((300, 3000),)),
         row("c", "stand-in", "cpu stand-in", "CONTRADICTED"),
         row("d", "stand-in", "cpu stand-in", "NOT TESTABLE HERE", why="it never left the floor; detail: more"),
         row("e", "none", "-", "NOT TESTED", why="not trained yet: python -m lib sweep")])
@@ -243,7 +243,7 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
     row = card_row("Layer-0 gradient starved at the paper's own 10M shape", prefix=SimpleNamespace(table=t))
     assert row.ours == "AttnOnly no gradient recorded" and row.verdict == "NOT TESTED"
     assert row.evidence == "10M paper shape, nanoGPT AttnOnly first 0 of 3,000 steps, seed 1337"
-    assert row.partial == ("first 0 of 3,000 steps",)  # how far it trained, for the abstract, as a field
+    assert row.partial == ((0, 3000),)  # how far it trained, for the abstract, as a field
 
 
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
@@ -344,3 +344,11 @@ def test_the_evidence_gives_seeds_as_counts():
     two = runs({"AttnOnly": (1, 2), "FFNOnly": (1, 2)})
     assert claims._evidence(ch, two) == "cpu stand-in, 1,500 steps, 2 seeds"
     assert claims._evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
+
+
+def test_the_abstract_says_how_far_the_paper_shape_runs_trained_from_the_rows_fields():
+    from lib.front_page import _trained
+    rows = pd.DataFrame({"partial": [((1200, 3000),), ((1200, 3000), (300, 3000), (100, 3000))]})
+    assert _trained(rows) == "first 100 to 1,200 of 3,000 steps"
+    assert _trained(rows.iloc[:1]) == "first 1,200 of 3,000 steps"
+    assert _trained(pd.DataFrame({"partial": [()]})) == ""  # every run trained whole: nothing to say
