@@ -250,6 +250,8 @@ class RunDir:
             return out + [f"{self.path / 'summary.json'}: {'; '.join(wrong)}"]
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
+        if wrong := self._row_types(hist):
+            return out + [wrong]
         last = hist[-1].get("step")
         # Both are written at every evaluation, one after the other; for a finished run they disagree only if a
         # file was edited, truncated or copied from another run (or a kill fell between the two writes), and a
@@ -273,17 +275,22 @@ class RunDir:
                            f"{min(vals) if vals else None}")
         return out
 
+    def _row_types(self, hist: list[dict]) -> str | None:
+        """The first history row whose step is no integer or whose loss is no number (nor lib's null, a divergence
+        row's): every comparison of the other checks would stop at it."""
+        hp = self.path / "history.jsonl"
+        if not all(_integer(r.get("step")) for r in hist):
+            return f"{hp} has a row without an integer step"
+        if bad := next((r for r in hist if not (r.get("val_loss") is None or _number(r["val_loss"]))), None):
+            return f"{hp} step {bad['step']} has val_loss {repr(bad['val_loss'])[:20]}, not a number"
+        return None
+
     def _history_problems(self, hist: list[dict], summ: dict, exp: Experiment) -> list[str]:
         """Where the history contradicts itself or the summary made from it: steps out of order, a non-finite loss
         in a run not marked diverged, a status its last row does not bear out, and an escape or best step that is
         not the history's. The trainer writes none of these; each is a file edited, mixed or cut by hand."""
         hp, sp, status = self.path / "history.jsonl", self.path / "summary.json", summ.get("status")
         steps = [r.get("step") for r in hist]
-        if not all(_integer(s) for s in steps):
-            return [f"{hp} has a row without an integer step"]
-        # A loss is a number or lib's null (a divergence row); a string or a list would stop every comparison below.
-        if bad := next((r for r in hist if not (r.get("val_loss") is None or _number(r["val_loss"]))), None):
-            return [f"{hp} step {bad['step']} has val_loss {repr(bad['val_loss'])[:20]}, not a number"]
         out = [f"{hp} steps are not increasing ({a} then {b})" for a, b in zip(steps, steps[1:]) if b <= a][:1]
         # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one and marks it, so a
         # NaN (or a null) anywhere else was never trained, and a mean over it would be NaN or a wrong number.
