@@ -230,11 +230,7 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
-        # A finished run that no reader would accept is not "done". The message names every problem itself:
-        # `report` walks a plan's runs only, so it would not list an off-plan run.
-        if rd.problems(exp):
-            raise RunError(f"{rd.path} is {rd.status} but damaged: {'; '.join(rd.problems(exp))}; every reader "
-                           f"leaves it out; move it aside (or --force) to retrain it")
+        rd.refuse_damaged(exp)  # a finished run that no reader would accept is not "done"
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock

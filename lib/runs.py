@@ -275,6 +275,15 @@ class RunDir:
                            f"{min(vals) if vals else None}")
         return out
 
+    def refuse_damaged(self, exp: Experiment) -> None:
+        """Raise for a run that has stopped (finished, or a prefix at its stop) whose files fail ``problems``: it is
+        not done, and training over it would hide what is wrong. `train` and `sweep` say it in the same words, and
+        the message names every problem itself: `report` walks a plan's runs only, so it would not list an
+        off-plan run."""
+        if problems := self.problems(exp):
+            raise RunError(f"{self.path} is {self.status} but damaged: {'; '.join(problems)}; every reader leaves it "
+                           f"out; move it aside (or --force) to retrain it")
+
     def _row_types(self, hist: list[dict]) -> str | None:
         """The first history row whose step is no integer or whose loss is no number (nor lib's null, a divergence
         row's): every comparison of the other checks would stop at it."""

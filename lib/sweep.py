@@ -15,16 +15,25 @@ from .config import ConfigError, Experiment
 from .runs import RunDir, RunLocked, run_path
 
 
-def is_done(rd: RunDir, until: int | None) -> bool:
-    """Finished (complete or diverged), or a prefix that already reaches ``until``."""
-    # The summary alone decides, so a pass over a long plan costs one small read per run; a finished run
-    # with damaged files is caught by its readers (RunDir.problems, `report`), not here.
-    s = rd.summary
-    if s is None:
-        return False
+def is_done(rd: RunDir, exp: Experiment, until: int | None) -> bool:
+    """Finished (complete or diverged), or a prefix that already reaches ``until``; a RunError, in the words
+    `train` uses, for such a run whose files fail ``RunDir.problems`` (a sweep stops there, for a person to look)."""
+    # RunDir.status never raises: a summary.json that is no object, or unreadable, reads "unreadable" and is not
+    # done, so the run is handed to lib.experiment.run, which refuses it naming the file.
+    status = rd.status
     # A diverged run is finished: lib.train stops it at the first non-finite loss and it is never resumed.
-    return s["status"] in ("complete", "diverged") or (
-        until is not None and s["status"] == "partial" and s["steps"] >= until)
+    if status in ("complete", "diverged"):
+        rd.refuse_damaged(exp)
+        return True
+    if until is None or status != "partial":
+        return False
+    # A prefix still being trained may be mid-way between its two writes; only one that claims to be at its stop
+    # is held to its files (problems checks that steps is an integer before it is compared).
+    steps = rd.summary.get("steps")
+    if isinstance(steps, int) and steps < until:
+        return False
+    rd.refuse_damaged(exp)
+    return True
 
 
 def shard(exps: list[Experiment], spec: str | None) -> list[Experiment]:
@@ -65,7 +74,7 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
             while True:
                 stop = until(exp) if callable(until) else until
                 # --force retrains a finished run once (its first visit); afterwards a finished run is done.
-                if is_done(rd, stop) and not (run_kwargs.get("force") and i not in visited):
+                if not (run_kwargs.get("force") and i not in visited) and is_done(rd, exp, stop):
                     break
                 visited.add(i)
                 log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"

@@ -138,3 +138,27 @@ def test_a_killed_workers_run_is_resumed_by_another(tmp_path):
     s = RunDir(d).summary
     assert s["status"] == "partial" and s["steps"] == 6
     assert len(RunDir(d).read_json("env.json")["resumed"]) == 1
+
+
+# Issue 39, the review's gap B: a sweep decides "done" through RunDir.status and RunDir.problems, as `train` does.
+
+@pytest.mark.parametrize("edit, expected", [
+    # a complete run with a NaN loss in one row: was skipped as done
+    (lambda d: (d / "history.jsonl").write_text((d / "history.jsonl").read_text().replace('"val_loss": 4.2',
+                                                                                          '"val_loss": NaN', 1)),
+     "is complete but damaged"),
+    (lambda d: (d / "summary.json").write_text("[1, 2]"), "cannot be read"),  # was TypeError at s["status"]
+    (lambda d: (d / "summary.json").write_text("{}"), "cannot be read"),  # was KeyError: 'status'
+])
+def test_a_sweep_refuses_a_damaged_finished_run_as_train_does(tmp_path, fake_run, edit, expected):
+    from lib.files import RunError
+    from lib.sweep import train_queue
+    exp = get_preset("cpu", "residualgpt", "FullResidual", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
+    assert train_queue([exp], {"runs_dir": tmp_path, "progress": False}, log=lambda m: None) == []  # sound: done
+    edit(d)
+    with pytest.raises(RunError) as swept:
+        train_queue([exp], {"runs_dir": tmp_path, "progress": False}, log=lambda m: None)
+    with pytest.raises(RunError) as trained:
+        run(exp, runs_dir=tmp_path, progress=False)
+    assert expected in str(swept.value) and str(swept.value) == str(trained.value), (swept.value, trained.value)
