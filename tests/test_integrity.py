@@ -560,3 +560,24 @@ def test_json_of_the_wrong_type_in_a_run_is_left_out_and_named_never_a_crash(tmp
     assert r.returncode == 0 and "left out: " in r.stdout and expected in r.stdout, r.stdout + r.stderr
     r = cli("train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", tmp_path=tmp_path)
     assert r.returncode == 2 and expected in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# Issue 39, the review's gap C: the mechanism chapter leaves a run with damaged weights out, as the fixed-batch
+# chapter does, instead of stopping at load_model's RunError.
+
+@pytest.mark.parametrize("damage", ["not a zip", "reshaped", "nan"])
+def test_the_mechanism_chapter_leaves_a_run_with_damaged_weights_out(tmp_path, fake_run, capsys, damage):
+    from lib.chapters import mechanism
+    exps = mechanism.probe_experiments()
+    bad, good = exps[0], exps[1]
+    for exp in (bad, good):
+        write_weights(exp, fake_run(exp, tmp_path, 1.95, escape=100))
+    d = run_path(bad, tmp_path)
+    if damage == "not a zip":
+        (d / "weights.pt").write_bytes(b"PK\x03\x04 not a zip archive")
+    else:
+        write_weights(bad, d, _reshaped if damage == "reshaped" else _nan)
+    table, missing = mechanism.probe_table(tmp_path, n_seqs=2)  # was RunError out of load_model
+    assert f"left out: {d / 'weights.pt'}" in capsys.readouterr().out
+    assert set(table.model) == {mechanism.model_label(good)}  # the sound run is probed, the damaged one is not
+    assert plans.command_for(bad) not in missing  # damaged, not missing: its command would not mend it

@@ -8,6 +8,7 @@ from .. import plans
 from ..config import CONFIGS, PAPER_SEED, Experiment, get_preset, replace
 from ..data import fixed_val_batches, load_corpus
 from ..experiment import build_model
+from ..files import RunError
 from ..floors import bigram_floor_on, ngram_floor, unigram_floor_on
 from ..probes import PROBE_SEQUENCES, probe
 from ..results import (
@@ -306,7 +307,14 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
         # one batch of ``n_seqs`` sequences from the shared validation seed: every model is probed on the same tokens
         idx = fixed_val_batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, 1,
                                 exp.train.val_seed)[0][0]
-        trained, _ = load_model(rd)
+        # load_model checks the weights against the run (its step, the model's shapes, finite values): a damaged or
+        # foreign file leaves this run out, named, and the chapter probes the others (README), as the fixed-batch
+        # chapter does
+        try:
+            trained, _ = load_model(rd)
+        except RunError as e:
+            print(f"left out: {e}")
+            continue
         # build_model seeds before it builds, so "init" is the very model this run started from
         for state, model in (("init", build_model(exp).eval()), ("trained", trained)):
             t = probe(model, idx)
