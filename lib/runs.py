@@ -260,12 +260,13 @@ class RunDir:
             out.append(f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} says "
                        f"{summ.get('steps')}")
         out += self._history_problems(hist, summ, exp)
-        # Only a complete run is checked against its budget and its best loss: a partial run (a prefix) stops
-        # early on purpose, and a diverged run's best_val_loss is None by design (lib.experiment.run_summary).
-        if summ.get("status") == "complete":
-            if summ.get("steps") != exp.train.max_steps:
-                out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
-                           f"{exp.train.max_steps}-step budget")
+        # Only a complete run is checked against its budget: a partial run (a prefix) stops early on purpose.
+        if summ.get("status") == "complete" and summ.get("steps") != exp.train.max_steps:
+            out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
+                       f"{exp.train.max_steps}-step budget")
+        # Every run's best loss but a diverged run's, whose best_val_loss is None by design
+        # (lib.experiment.run_summary): a prefix's table shows it as well as a complete run's.
+        if summ.get("status") != "diverged":
             # The summary's best is the same float the history holds (JSON round-trips Python floats exactly), so the
             # tolerance only forgives the last bits; any real difference means the summary is from another history.
             vals = [r["val_loss"] for r in hist if r.get("val_loss") is not None]
@@ -315,6 +316,10 @@ class RunDir:
             out.append(f"{sp} says diverged, but the last row of {hp} is no divergence")
         elif status != "diverged" and any(r.get("diverged") for r in hist):
             out.append(f"{sp} says {status}, but {hp} holds a divergence row")
+        # The trainer stops at a divergence, so its row is the last: one before it means rows of two runs, or an edit.
+        if (early := next((r["step"] for r in hist[:-1] if r.get("diverged")), None)) is not None:
+            out.append(f"{hp} has a divergence row at step {early}, before its last row: a run stops where it "
+                       f"diverges")
         if status == "partial" and steps[-1] >= exp.train.max_steps:
             out.append(f"{sp} says partial at step {steps[-1]}, the end of its {exp.train.max_steps}-step budget")
         floor = summ.get("unigram_floor")

@@ -581,3 +581,28 @@ def test_the_mechanism_chapter_leaves_a_run_with_damaged_weights_out(tmp_path, f
     assert f"left out: {d / 'weights.pt'}" in capsys.readouterr().out
     assert set(table.model) == {mechanism.model_label(good)}  # the sound run is probed, the damaged one is not
     assert plans.command_for(bad) not in missing  # damaged, not missing: its command would not mend it
+
+
+# Issue 39, the review's gap E: a prefix's best loss is its history's too, and a divergence row is only ever the last.
+
+def test_a_prefix_whose_best_loss_is_not_its_historys_is_left_out(tmp_path, fake_run):
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100, status="partial", steps=700, n_evals=3)
+    located = [(exp, RunDir(d), "released")]
+    assert RunDir(d).problems(exp) == [] and len(results.summaries_of(located, results.SHOWN_AS_PREFIX)) == 1
+    _summary(d, best_val_loss=1.5, final_val_loss=1.5)  # a prefix's table shows this number
+    assert any("best_val_loss 1.5 is not the history's best 1.95" in p for p in RunDir(d).problems(exp))
+    assert results.summaries_of(located, results.SHOWN_AS_PREFIX).empty
+
+
+def test_a_divergence_row_before_the_last_row_is_a_problem(tmp_path, fake_run):
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 3.35, status="diverged", steps=20, n_evals=3)
+    located = [(exp, RunDir(d), "released")]
+    assert RunDir(d).problems(exp) == []
+    rows = _rows(d)
+    _write_rows(d, [rows[0], {**rows[1], "val_loss": None, "diverged": True, "reason": "nan"}, rows[2]])
+    assert any("divergence row at step 10, before its last row" in p for p in RunDir(d).problems(exp))
+    assert results.summaries_of(located).empty and results.histories_of(located).empty
