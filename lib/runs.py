@@ -137,6 +137,20 @@ SUMMARY_FIELDS = {
 }
 
 
+def _env_problem(env) -> str | None:
+    """What is wrong with an env.json's shape, for the readers of its segments (``RunDir.segments``): an object,
+    whose ``resumed`` is a list of objects, each segment's step an integer and its micro-batch an integer or null."""
+    if not isinstance(env, dict):
+        return "is not a JSON object"
+    resumed = env.get("resumed", [])
+    if not isinstance(resumed, list) or not all(isinstance(seg, dict) for seg in resumed):
+        return "has a 'resumed' that is not a list of objects"
+    for seg in (env, *resumed):
+        if not _integer(seg.get("step", 0)) or not (seg.get("micro_batch") is None or _integer(seg["micro_batch"])):
+            return f"has a segment whose step or micro_batch is not an integer ({str(seg)[:60]})"
+    return None
+
+
 # A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
 # (chapters, `report`, release staging) go through it, so one set of checks applies to all of them.
 class RunDir:
@@ -191,6 +205,8 @@ class RunDir:
         ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
         segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
         env = self.read_json("env.json") or {}
+        if wrong := _env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
+            raise RunError(f"{self.path / 'env.json'} {wrong}")
         # A run from before --fast-dropout existed has no such key: it drew torch's masks.
         return [{"step": seg.get("step", 0), "micro_batch": seg.get("micro_batch"),
                  "fast_dropout": bool(seg.get("fast_dropout", False))}
@@ -223,11 +239,15 @@ class RunDir:
         try:
             # A file that does not parse makes every other check meaningless: that one problem is the answer.
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
+            env = self.read_json("env.json")
         except RunError as e:
             return [str(e)]
-        # Without env.json a run cannot say which machine and commit produced it (STYLE rule 5).
-        if not (self.path / "env.json").exists():
+        # Without env.json a run cannot say which machine and commit produced it (STYLE rule 5); one of another
+        # shape would stop the readers of its segments (the paper-shape chapter, the reproducibility costs).
+        if env is None:
             out.append(f"{self.path / 'env.json'} is missing")
+        elif wrong := _env_problem(env):
+            out.append(f"{self.path / 'env.json'} {wrong}")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
         # The directory's name alone does not prove what trained there: a run copied or renamed by hand would

@@ -606,3 +606,39 @@ def test_a_divergence_row_before_the_last_row_is_a_problem(tmp_path, fake_run):
     _write_rows(d, [rows[0], {**rows[1], "val_loss": None, "diverged": True, "reason": "nan"}, rows[2]])
     assert any("divergence row at step 10, before its last row" in p for p in RunDir(d).problems(exp))
     assert results.summaries_of(located).empty and results.histories_of(located).empty
+
+
+# Issue 39, the review's gap F: env.json is read by the readers of a run's segments, so its shape is checked too.
+
+@pytest.mark.parametrize("text, expected", [
+    ("{", "env.json is not readable JSON"),
+    ("[1, 2]", "env.json is not a JSON object"),  # was AttributeError in RunDir.segments and lib.book.costs
+    ('{"device": "cpu", "resumed": 5}', "env.json has a 'resumed' that is not a list of objects"),
+    ('{"device": "cpu", "resumed": [{"step": "x"}]}', "env.json has a segment whose step"),
+])
+def test_an_env_json_of_the_wrong_shape_is_left_out_and_named(tmp_path, fake_run, text, expected):
+    from lib.book import costs
+    from lib.chapters import paper_shape
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    located = [(exp, RunDir(d), "released")]
+    assert len(costs.run_costs(tmp_path)) == 1
+    (d / "env.json").write_text(text)
+    assert any(expected in p and str(d) in p for p in RunDir(d).problems(exp)), RunDir(d).problems(exp)
+    assert results.summaries_of(located).empty
+    table = costs.run_costs(tmp_path)  # was a RunError or AttributeError out of the costs table
+    assert table.empty and any(expected in line for line in table.attrs["left_out"])
+    with pytest.raises(RunError, match="env.json"):  # never an AttributeError or a KeyError
+        paper_shape.execution(RunDir(d))
+
+
+def test_the_paper_shape_chapter_goes_on_past_a_run_whose_env_json_is_damaged(tmp_path, fake_run):
+    from lib.chapters import paper_shape
+    exps = plans.paper_10m_prefix()
+    good, bad = exps[0], exps[1]
+    for exp in (good, bad):
+        _summary(fake_run(exp, tmp_path, 3.0, status="partial", steps=100, n_evals=3), impl=exp.impl, scale=exp.scale)
+    (run_path(bad, tmp_path) / "env.json").write_text("[1, 2]")
+    prefix = paper_shape.paper_shape_prefix(tmp_path)  # was AttributeError in RunDir.segments
+    assert list(prefix.summaries.config) == [good.config_name] and set(prefix.summaries.execution) == {"whole batch"}

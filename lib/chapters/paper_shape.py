@@ -8,7 +8,7 @@ import pandas as pd
 
 from .. import plans
 from ..config import get_preset
-from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summaries_of
+from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summaries_of, usable
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from ..verdicts import Claim, claim, verdict
@@ -359,7 +359,7 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     if len(summ):
         how = {(e.impl, e.config_name, e.seed, e.train.schedule): (execution(rd), e.train.eval_interval)
-               for e, rd, _ in located}
+               for e, rd, _ in usable(located, SHOWN_AS_PREFIX)}  # a run left out has no row to describe
         summ["execution"] = [how[r.impl, r.config, r.seed, r.schedule][0] for r in summ.itertuples()]
         summ["eval_every"] = [how[r.impl, r.config, r.seed, r.schedule][1] for r in summ.itertuples()]
     hist = histories_of(located, SHOWN_AS_PREFIX)
