@@ -234,8 +234,10 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
-    # The lock below makes the run's folder and its parents: what the file system or the data cannot hold is
-    # refused first, so a refusal leaves the file system as it was.
+    # The lock below makes the run's folder and its parents and writes run.lock: what the file system or the data
+    # cannot hold, and a run that cannot be read, are refused first, so a refusal leaves the file system as it was.
+    if rd.status == "unreadable":  # never trained over (not even with --force): kept for a person to look at
+        raise RunError(f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)")
     check_run_path(rd.path)
     check_fits(exp, resolve_device(kwargs.get("device", "auto")), kwargs.get("micro_batch"))
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
@@ -302,8 +304,7 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
     """Rank 0's look at the run directory before training: the summary to return if there is nothing to
     train (a finished run, a summary rebuilt from a complete history, a released prefix that reaches
     ``until``), else None, with anything in the way moved aside (never deleted)."""
-    if rd.status == "unreadable":  # never trained over: whatever it holds is kept for a person to look at
-        raise RunError(f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)")
+    # (An unreadable summary.json never gets here: run refuses it before it takes the lock.)
     if rd.status in ("complete", "diverged"):
         if not force:
             rd.check_config(exp)

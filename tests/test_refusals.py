@@ -288,3 +288,16 @@ def test_training_into_the_released_runs_from_uncommitted_lib_is_refused(tmp_pat
     else:  # clean: the guard lets it through, to the trainer (which no_training stops)
         with pytest.raises(AssertionError, match="not refused"):
             cli.main(argv)
+
+
+@pytest.mark.parametrize("text", ["{", "[1, 2]", '{"status": "bogus"}'])
+@pytest.mark.parametrize("force", [False, True])
+def test_train_over_an_unreadable_summary_is_refused_before_anything_is_written(tmp_path, capsys, fake_run,
+                                                                                no_training, text, force):
+    # issue 39, the review's gap G: the refusal came from inside the run lock, after run.lock was created
+    d = fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 1337), tmp_path, 1.95, escape=100)
+    (d / "summary.json").write_text(text)
+    before = listing(tmp_path)
+    refused(["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path),
+             *(["--force"] if force else [])], capsys, "summary.json cannot be read")
+    assert listing(tmp_path) == before and (d / "summary.json").read_text() == text
