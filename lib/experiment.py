@@ -27,7 +27,7 @@ from .files import (
     write_jsonl_atomic,
 )
 from .floors import unigram_floor
-from .gain import apply_gain
+from .gain import construct
 from .host import environment, memory_bytes
 from .model import GPT, MaskStream
 from .runs import (
@@ -98,11 +98,7 @@ def build_model(exp: Experiment) -> GPT:
     # The global generator, not a private one: it goes on to draw the dropout masks, so one seed fixes both, and
     # the trainer's checkpoint saves its state for an exact resume.
     torch.manual_seed(exp.seed)
-    model = GPT(exp.model)
-    # §5.1's correction: "weight-level reinitialization applied before optimizer construction".
-    if exp.gain_mode is not None:  # a gain run: the plain run's initial weights, with the gain applied
-        apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
-    return model
+    return construct(exp)
 
 
 def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, best: tuple, train_s: float,

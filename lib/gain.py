@@ -20,6 +20,7 @@ import torch
 import torch.nn as nn
 
 from .config import Experiment
+from .model import GPT
 from .thresholds import ABSORB_STEP
 
 GAINS = (0.25, 0.5, 1.0, 2.0, 4.0)  # the sweep: the paper's four gains and the plain run
@@ -64,6 +65,16 @@ def apply_gain(model, mode: str, g: float, target: str = "mlp") -> None:
             raise ValueError(f"unknown gain mode {mode!r}; valid: runtime, weight")
 
 
+def construct(exp: Experiment) -> GPT:
+    """The experiment's model with its gain applied, drawn from torch's generator as it stands and on the current
+    device: lib.experiment.build_model seeds it first, and lib.runs builds it on the meta device for its shapes."""
+    model = GPT(exp.model)
+    # §5.1's correction: "weight-level reinitialization applied before optimizer construction".
+    if exp.gain_mode is not None:  # a gain run: the plain run's initial weights, with the gain applied
+        apply_gain(model, exp.gain_mode, exp.gain, exp.gain_target)
+    return model
+
+
 def gain_experiments(base: Experiment, gains=GAINS, modes=("runtime", "weight")) -> list[Experiment]:
     """One experiment per (mode, gain); g = 1 is the plain run, shared by both modes."""
     # g = 1 has no gain mode, so its directory is the plain run's own (lib.runs.run_path names a gain only when
@@ -72,27 +83,6 @@ def gain_experiments(base: Experiment, gains=GAINS, modes=("runtime", "weight"))
     # float(g): the field is a float, and config.json and the plans' de-duplication (by JSON) tell 2 from 2.0
     exps += [dataclasses.replace(base, gain_mode=m, gain=float(g)) for m in modes for g in gains if g != 1]
     return exps
-
-
-def gain_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight")) -> pd.DataFrame:
-    """Validation curves of every (mode, gain) run found under ``runs_dir`` (this reads; it never trains).
-
-    Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
-    under both modes. Missing runs are absent.
-    """
-    from .runs import RunDir, run_path
-
-    # A diverged gain run stays in with its status: the figure draws it dotted and says so, rather than losing a gain.
-    rows = []
-    for exp in gain_experiments(base, gains, modes):
-        rd = RunDir(run_path(exp, runs_dir))
-        if rd.status not in ("complete", "diverged") or rd.problems(exp):  # finished, files that match
-            continue
-        # the plain run is each mode's g = 1, so each mode's set of curves is complete on its own
-        for mode in ([exp.gain_mode] if exp.gain_mode else list(modes)):
-            rows += [{"mode": mode, "gain": exp.gain, "step": r["step"], "val_loss": r["val_loss"],
-                      "status": rd.status} for r in rd.history() if r.get("val_loss") is not None]
-    return pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss", "status"])
 
 
 def _one_run_per_gain(df: pd.DataFrame, keys: list[str]) -> None:

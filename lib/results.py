@@ -40,40 +40,24 @@ def layer0_ffn(row: dict) -> float:
 
 
 def load_model(rd: RunDir):
-    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode."""
-    # weights_only loading (lib.files.load_torch_file): a weights.pt arrives with a clone or a download, and an
-    # unrestricted torch.load would run whatever code its pickle names.
+    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode; a RunError naming
+    the file where the run is not sound (``RunDir.problems``, which checks the weights too)."""
+    # The file first, as RunDir.weights checks it: a damaged or foreign weights.pt is named as itself, even in a
+    # folder whose other files are missing.
     blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
-    if not isinstance(blob, dict) or not {"experiment", "model"} <= set(blob):
+    exp = as_experiment(blob.get("experiment")) if isinstance(blob, dict) else None
+    if exp is None:
         raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
-    exp = as_experiment(blob["experiment"])
-    # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
-    problems = rd.problems(exp) if exp is not None else []
-    if exp is None or exp != rd.experiment() or problems:
-        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: "
-                       + ("; ".join(problems) or "it holds another experiment than config.json"))
-    summary = rd.summary
-    # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
-    if summary is None or summary.get("status") != "complete" or blob.get("step") != summary.get("steps"):
-        raise RunError(f"{rd.path / 'weights.pt'} holds step {blob.get('step')}, but the run is "
-                       f"{(summary or {}).get('status', 'without summary.json')} at step "
-                       f"{(summary or {}).get('steps')}: not the run's final weights")
-    # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.`` keys are there to
-    # load into; load_state_dict is strict, so a file of another shape fails here rather than half-loading.
+    if exp != rd.experiment():
+        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: it holds another experiment than config.json")
+    # The one decision whether the run is sound, weights included (their keys, shapes, step and values).
+    if problems := rd.problems(exp):
+        raise RunError("; ".join(problems))
+    # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.`` keys are there to load
+    # into; problems has checked every key and shape against this model, so the strict load cannot fail.
     model = build_model(exp)
-    weights = blob["model"]
-    # A NaN or infinite weight would load without complaint and give a NaN loss, which no probe may read as a result.
-    bad = next((k for k, v in weights.items() if torch.is_tensor(v) and v.is_floating_point()
-                and not torch.isfinite(v).all()), None) if isinstance(weights, dict) else None
-    if bad is not None:
-        raise RunError(f"{rd.path / 'weights.pt'} holds non-finite values in {bad}; the run is left out")
-    try:
-        # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
-        model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
-    # torch's message (a missing key, a tensor of another shape) does not name the file
-    except (RuntimeError, AttributeError) as e:
-        raise RunError(f"{rd.path / 'weights.pt'} does not fit the model of {rd.path / 'config.json'} "
-                       f"({str(e).splitlines()[0].strip()} ...); the run is left out") from None
+    # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
     return model.eval(), exp
 
 

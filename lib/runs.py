@@ -8,10 +8,14 @@ overwritten unless forced (and then the old directory is kept aside).
 
 Every rule about a run directory lives here: its path from the experiment, the lock, the checks that a run is
 what its config says, the checkpoint. How its files are written is lib.files; what env.json records is lib.host.
+Longer than the house's ~350 lines for that reason: whether a run is sound (its config, history, summary, env.json
+and weights) is one function's decision, RunDir.problems, with its helpers beside it; the lock is the candidate
+to move out when it grows again.
 """
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 import os
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
 from .files import RunError, load_torch_file, save_torch_atomic
+from .gain import construct
 from .host import ROOT
 from .thresholds import escape_step
 
@@ -149,6 +154,21 @@ def _env_problem(env) -> str | None:
         if not _integer(seg.get("step", 0)) or not (seg.get("micro_batch") is None or _integer(seg["micro_batch"])):
             return f"has a segment whose step or micro_batch is not an integer ({str(seg)[:60]})"
     return None
+
+
+@functools.lru_cache(maxsize=None)
+def model_shapes(exp: Experiment) -> dict[str, tuple]:
+    """``{name: shape}`` of the state dict ``exp``'s model has (a runtime gain's ``inner.`` names too), built on the
+    meta device by the function that trains it (``gain.construct``): no memory, no generator drawn from."""
+    import torch
+    with torch.device("meta"):
+        return {k: tuple(v.shape) for k, v in construct(exp).state_dict().items()}
+
+
+# What the weights check found, by the file's path, modification time and size and what it was checked against: a
+# reader asks problems of one run many times (each table, each verdict), and reading weights.pt each time would cost
+# a torch.load. A rewritten file has another mtime or size, so it is checked again.
+_WEIGHTS_CHECKED: dict[tuple, str | None] = {}
 
 
 # A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
@@ -284,6 +304,10 @@ class RunDir:
         if summ.get("status") == "complete" and summ.get("steps") != exp.train.max_steps:
             out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
                        f"{exp.train.max_steps}-step budget")
+        # Weights are part of the run where it has them (the chapters that probe a model load them): checked here, so
+        # one function decides for every reader whether a run is sound.
+        if (self.path / "weights.pt").exists() and (wrong := self.weights_problem(exp, summ)):
+            out.append(wrong)
         # Every run's best loss but a diverged run's, whose best_val_loss is None by design
         # (lib.experiment.run_summary): a prefix's table shows it as well as a complete run's.
         if summ.get("status") != "diverged":
@@ -295,6 +319,54 @@ class RunDir:
                 out.append(f"{self.path / 'summary.json'} best_val_loss {best} is not the history's best "
                            f"{min(vals) if vals else None}")
         return out
+
+    def weights(self, exp: Experiment, summ: dict) -> dict:
+        """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the run's summary:
+        written by this project, of ``exp`` (not a file copied from another run), the complete run's final step,
+        every key and shape of ``exp``'s model, every value finite. A RunError naming the file otherwise."""
+        import torch
+        path = self.path / "weights.pt"
+        # weights_only loading (lib.files.load_torch_file): a weights.pt arrives with a clone or a download, and an
+        # unrestricted torch.load would run whatever code its pickle names.
+        blob = load_torch_file(path, "the run is left out; python -m lib export-weights rebuilds it")
+        if not (isinstance(blob, dict) and {"experiment", "model"} <= set(blob) and isinstance(blob["model"], dict)):
+            raise RunError(f"{path} is not a weights file this project wrote (no experiment and model)")
+        # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
+        if as_experiment(blob["experiment"]) != exp:
+            raise RunError(f"{path} is not this run's: it holds another experiment than config.json")
+        # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
+        if summ.get("status") != "complete" or blob.get("step") != summ.get("steps"):
+            raise RunError(f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at step "
+                           f"{summ.get('steps')}: not the run's final weights")
+        weights, want = blob["model"], model_shapes(exp)
+        # The same names and shapes as the model the experiment builds, so load_state_dict (strict) cannot fail later
+        # with torch's message, which does not name the file.
+        got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
+        if got != want:
+            missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+            shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
+                      for k in sorted(set(got) & set(want)) if got[k] != want[k]]
+            said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
+                [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
+            raise RunError(f"{path} does not fit the model of {self.path / 'config.json'} ({'; '.join(said)}); the "
+                           f"run is left out")
+        # A NaN or infinite weight would load without complaint and give a NaN loss, which no probe may read.
+        if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
+            raise RunError(f"{path} holds non-finite values in {bad}; the run is left out")
+        return weights
+
+    def weights_problem(self, exp: Experiment, summ: dict) -> str | None:
+        """``weights``' RunError as a line (None when the file is sound), remembered for the file as it is now."""
+        path = self.path / "weights.pt"
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size, exp.to_json(), summ.get("status"), summ.get("steps"))
+        if key not in _WEIGHTS_CHECKED:
+            try:
+                self.weights(exp, summ)
+                _WEIGHTS_CHECKED[key] = None
+            except RunError as e:
+                _WEIGHTS_CHECKED[key] = str(e)
+        return _WEIGHTS_CHECKED[key]
 
     def refuse_damaged(self, exp: Experiment) -> None:
         """Raise for a run that has stopped (finished, or a prefix at its stop) whose files fail ``problems``: it is

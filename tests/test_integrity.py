@@ -642,3 +642,49 @@ def test_the_paper_shape_chapter_goes_on_past_a_run_whose_env_json_is_damaged(tm
     (run_path(bad, tmp_path) / "env.json").write_text("[1, 2]")
     prefix = paper_shape.paper_shape_prefix(tmp_path)  # was AttributeError in RunDir.segments
     assert list(prefix.summaries.config) == [good.config_name] and set(prefix.summaries.execution) == {"whole batch"}
+
+
+# Issue 39, the review's gap C: weights.pt is checked by RunDir.problems, the one function every reader asks, once
+# per version of the file.
+
+@pytest.mark.parametrize("edit, expected", [
+    (_reshaped, "transformer.wpe.weight is [127, 128], not [128, 128]"),
+    (_without_a_key, "missing transformer.wpe.weight"),
+    (_nan, "non-finite values in transformer.wpe.weight"),
+    (lambda w: {**w, "extra": torch.zeros(1)}, "unexpected extra"),
+    (lambda w: {**w, "transformer.wpe.weight": 5}, "transformer.wpe.weight is no tensor"),
+])
+def test_damaged_weights_are_a_problem_of_the_run_for_every_reader(tmp_path, fake_run, edit, expected):
+    from conftest import cli
+
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    located = [(exp, RunDir(d), "released")]
+    write_weights(exp, d)
+    assert RunDir(d).problems(exp) == [] and len(results.summaries_of(located)) == 1
+    write_weights(exp, d, edit)
+    out = RunDir(d).problems(exp)
+    assert any(expected in p and str(d / "weights.pt") in p for p in out), out  # was []: only load_model looked
+    assert results.summaries_of(located).empty
+    r = cli("report", tmp_path=tmp_path)
+    assert r.returncode == 0 and f"left out: {d / 'weights.pt'}" in r.stdout and expected in r.stdout, r.stdout
+    r = cli("train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", tmp_path=tmp_path)
+    assert r.returncode == 2 and "complete but damaged" in r.stderr and expected in r.stderr, r.stderr
+
+
+def test_the_weights_check_reads_each_version_of_the_file_once(tmp_path, fake_run, monkeypatch):
+    import lib.runs
+    from lib.config import get_preset
+    exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
+    d = fake_run(exp, tmp_path, 1.95, escape=100)
+    write_weights(exp, d)
+    loads, real = [], lib.runs.load_torch_file
+    monkeypatch.setattr(lib.runs, "load_torch_file", lambda *a: loads.append(a) or real(*a))
+    for _ in range(3):
+        assert RunDir(d).problems(exp) == []
+    assert len(loads) == 1
+    write_weights(exp, d, _reshaped)  # another file: another size, checked again
+    assert any("does not fit the model" in p for p in RunDir(d).problems(exp)) and len(loads) == 2
+    _summary(d, steps=700)  # the same file against another summary: checked again, as the step differs
+    assert any("holds step 1500, but the run is complete at step 700" in p for p in RunDir(d).problems(exp))

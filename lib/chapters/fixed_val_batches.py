@@ -25,9 +25,13 @@ def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
     evaluations of the same size, from ``n_random`` random batches resampled (``eval_noise``). A retrained run
     off its preset's budget is a smoke run and labelled so. Per-batch losses are cached (``results.cached_losses``)."""
     from ..config import off_preset_steps
-    from ..results import cached_losses, load_model, per_batch_val_losses, usable
+    from ..results import cached_losses, load_model, per_batch_val_losses
     rows = []
-    for exp, rd, source in usable(located, ("complete",)):
+    # Every complete run, not only ``usable`` ones: a run whose weights fail RunDir.problems is named below (load_model
+    # raises its problems), never dropped in silence.
+    for exp, rd, source in located:
+        if rd.status != "complete":
+            continue
         # a short smoke run is still trained weights, but not the preset's model: shown, never passed for the result
         if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
             source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"

@@ -5,26 +5,44 @@ from __future__ import annotations
 import pandas as pd
 
 from ..config import Experiment
-from ..gain import GAINS_PAPER
-from ..runs import RUNS_DIR
+from ..gain import GAINS, GAINS_PAPER, gain_experiments
+from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ABSORB_STEP, ESCAPE_MARGIN, left_floor
 from ..verdicts import Claim, claim, verdict
 
 
+def sweep_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight")) -> pd.DataFrame:
+    """Validation curves of every (mode, gain) run found under ``runs_dir`` (this reads; it never trains). Here,
+    not in lib.gain, which lib.runs imports: a reader of runs/ is a chapter's.
+
+    Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
+    under both modes. Missing runs are absent.
+    """
+    # A diverged gain run stays in with its status: the figure draws it dotted and says so, rather than losing a gain.
+    rows = []
+    for exp in gain_experiments(base, gains, modes):
+        rd = RunDir(run_path(exp, runs_dir))
+        if rd.status not in ("complete", "diverged") or rd.problems(exp):  # finished, files that match
+            continue
+        # the plain run is each mode's g = 1, so each mode's set of curves is complete on its own
+        for mode in ([exp.gain_mode] if exp.gain_mode else list(modes)):
+            rows += [{"mode": mode, "gain": exp.gain, "step": r["step"], "val_loss": r["val_loss"],
+                      "status": rd.status} for r in rd.history() if r.get("val_loss") is not None]
+    return pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss", "status"])
+
+
 def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=None,
                 released_dir=None) -> pd.DataFrame:
-    """``gain.gain_curves`` of the released sweep around ``base`` in ``released_dir`` (source "released") and,
+    """``sweep_curves`` of the released sweep around ``base`` in ``released_dir`` (source "released") and,
     where a seed was retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
-    # renamed on import, as this function has the same name
-    from ..gain import gain_curves as curves_of
     # Refused, not defaulted: with RUNS_DIR the retrained seed would be looked for among the released runs, and
     # found missing, or (seed 1337) the released sweep read again under the label "retrained".
     if retrained is not None and runs_dir is None:
         raise ValueError("a retrained sweep needs the runs_dir it was trained into")
     # the source column keeps the two sweeps apart: spreads compare gains within one seed only (gain.spread_after)
-    out = curves_of(base, released_dir or RUNS_DIR).assign(source="released")
+    out = sweep_curves(base, released_dir or RUNS_DIR).assign(source="released")
     if retrained is not None:
-        out = pd.concat([out, curves_of(retrained, runs_dir).assign(source="retrained")])
+        out = pd.concat([out, sweep_curves(retrained, runs_dir).assign(source="retrained")])
     return out
 
 
