@@ -34,10 +34,12 @@ def grad_norms(model) -> dict[str, list[float]]:
     # Attention and MLP apart, since the partial configurations remove one skip each (§3.4). The mixer of
     # the local-mixer runs sits where attention does (Block.attn), so it is read as "attn".
     blocks = model.transformer.h
+    # the FFN itself, inside a runtime gain's wrapper where §5.1's runs put one (gain.RuntimeGain.inner)
+    ffns = [getattr(b.mlp, "inner", b.mlp) for b in blocks]
     return {"attn": [_norm(b.attn.parameters()) for b in blocks],
             "mlp": [_norm(b.mlp.parameters()) for b in blocks],
             # The mean of the two matrices' norms, not the norm of both together: the author's number, Fig. 2a's.
-            "ffn_weights": [(_norm([b.mlp.c_fc.weight]) + _norm([b.mlp.c_proj.weight])) / 2 for b in blocks]}
+            "ffn_weights": [(_norm([f.c_fc.weight]) + _norm([f.c_proj.weight])) / 2 for f in ffns]}
 
 
 def hidden_norms(model, idx) -> list[float]:

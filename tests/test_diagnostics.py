@@ -79,6 +79,18 @@ def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without
     assert norms["ffn_weights"] == [0.0, 0.0, pytest.approx(32.0)]
 
 
+def test_ffn_weight_gradient_reads_the_ffn_inside_a_runtime_gain():
+    # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read the FFN inside it, as without it
+    from lib.gain import apply_gain
+    plain, gained = tiny_model(), tiny_model()
+    apply_gain(gained, "runtime", 2.0)
+    for model in (plain, gained):
+        mlp = getattr(model.transformer.h[1].mlp, "inner", model.transformer.h[1].mlp)
+        mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)
+        mlp.c_proj.weight.grad = torch.zeros_like(mlp.c_proj.weight)
+    assert grad_norms(gained)["ffn_weights"] == grad_norms(plain)["ffn_weights"] == [0.0, pytest.approx(32.0), 0.0]
+
+
 # --- hidden states -----------------------------------------------------------------
 def test_states_are_embedding_then_each_block_output():
     model, x = tiny_model("AttnOnly"), idx()
