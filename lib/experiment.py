@@ -60,7 +60,7 @@ def check_until(exp: Experiment, until: int | None) -> None:
                           f"({exp.train.eval_interval}), where a checkpoint is written")
 
 
-def check_fits(exp: Experiment, device: str, micro_batch: int | None = None) -> None:
+def check_fits(exp: Experiment, device: str, micro_batch: int | None = None, fast_dropout: bool = False) -> None:
     """Refuse, before anything is built or written, a run its data or its machine cannot hold: the corpus must load
     and have the model's vocabulary, a window of ``block_size + 1`` tokens must fit in each split, and a lower
     bound of what one step keeps in memory must fit in the device's (``lib.host.memory_bytes``)."""
@@ -82,12 +82,20 @@ def check_fits(exp: Experiment, device: str, micro_batch: int | None = None) -> 
     width = 2 if t.precision == "bf16" else 4
     need = ((t.eval_batches + t.train_eval_batches) * t.batch_size * m.block_size * 2 * 8
             + 4 * 4 * m.block_size * m.n_embd + m.n_layer * rows * 9 * m.n_embd * width)
+    # A kernel that writes the attention scores out keeps at least one (batch, n_head, T, T) tensor per layer for
+    # backward (the softmax's output), quadratic in block_size: nanoGPT's manual kernel always (with its T x T causal
+    # mask, one byte an entry), and sdpa_math, the `sdpa` kernel written out for --fast-dropout, where dropout draws
+    # masks (lib.model.CausalSelfAttention). The fused kernels never hold it.
+    scores = not m.flash or (fast_dropout and m.dropout > 0)
+    if scores:
+        need += m.n_layer * rows * m.n_head * m.block_size * width + (0 if m.flash else m.block_size ** 2)
     have = memory_bytes(device)
     if have is not None and need > have:
+        heads = f", and {m.n_head} heads' {m.block_size} x {m.block_size} attention scores" if scores else ""
         raise ConfigError(f"block_size={m.block_size}: one training step needs at least {need / 2**30:.1f} GiB of "
-                          f"memory (batch {micro_batch or t.batch_size} x {m.block_size} tokens x {m.n_layer} layers), "
-                          f"more than the {have / 2**30:.1f} GiB of {device}; lower block_size or batch_size, or "
-                          f"pass --micro-batch")
+                          f"memory (batch {micro_batch or t.batch_size} x {m.block_size} tokens x {m.n_layer} layers"
+                          f"{heads}), more than the {have / 2**30:.1f} GiB of {device}; lower block_size or "
+                          f"batch_size, or pass --micro-batch")
 
 
 def build_model(exp: Experiment) -> GPT:
@@ -235,7 +243,8 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     if rd.status == "unreadable":  # never trained over (not even with --force): kept for a person to look at
         raise RunError(f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)")
     check_run_path(rd.path)
-    check_fits(exp, resolve_device(kwargs.get("device", "auto")), kwargs.get("micro_batch"))
+    check_fits(exp, resolve_device(kwargs.get("device", "auto")), kwargs.get("micro_batch"),
+               kwargs.get("fast_dropout", False))
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
@@ -363,7 +372,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     set_deterministic(deterministic)
     # Again here, for the callers that come straight to _run (a torchrun rank, a weights recovery): cheap, the
     # corpus is loaded once per process.
-    check_fits(exp, device, micro_batch)
+    check_fits(exp, device, micro_batch, fast_dropout)
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
     # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in data order; the

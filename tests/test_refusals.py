@@ -301,3 +301,25 @@ def test_train_over_an_unreadable_summary_is_refused_before_anything_is_written(
     refused(["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path),
              *(["--force"] if force else [])], capsys, "summary.json cannot be read")
     assert listing(tmp_path) == before and (d / "summary.json").read_text() == text
+
+
+@pytest.mark.parametrize("gib, extra, expected", [
+    (24, ["--impl", "nanogpt", "--set", "block_size=20000"], "4 heads' 20000 x 20000 attention scores"),
+    (8, ["--impl", "nanogpt", "--set", "block_size=2000"], "4 heads' 2000 x 2000 attention scores"),
+    (8, ["--set", "dropout=0.1", "--fast-dropout", "--set", "block_size=2000"], "2000 x 2000 attention scores"),
+])
+def test_the_attention_scores_of_a_kernel_that_writes_them_out_count_against_memory(tmp_path, capsys, monkeypatch,
+                                                                                    no_training, gib, extra, expected):
+    # issue 39, the review's gap D: check_fits counted only the FFN's activations, and nanoGPT's manual kernel (and
+    # sdpa_math under --fast-dropout) keeps a (batch, n_head, T, T) tensor per layer: 1,144 GiB at block_size=20000
+    import lib.experiment
+    monkeypatch.setattr(lib.experiment, "memory_bytes", lambda device: gib * 2**30)
+    line = refused(train(tmp_path, *extra), capsys, "memory", expected)
+    assert f"{gib}.0 GiB" in line
+    assert listing(tmp_path) == []
+    # the fused kernel at the same shape, and each implementation's preset shape, fit in the same memory
+    from lib.config import replace
+    from lib.experiment import check_fits
+    check_fits(replace(get_preset("cpu"), block_size=2000), "cpu")
+    check_fits(get_preset("cpu", "nanogpt"), "cpu")
+    check_fits(replace(get_preset("cpu"), dropout=0.1), "cpu", fast_dropout=True)
