@@ -688,3 +688,19 @@ def test_the_weights_check_reads_each_version_of_the_file_once(tmp_path, fake_ru
     assert any("does not fit the model" in p for p in RunDir(d).problems(exp)) and len(loads) == 2
     _summary(d, steps=700)  # the same file against another summary: checked again, as the step differs
     assert any("holds step 1500, but the run is complete at step 700" in p for p in RunDir(d).problems(exp))
+
+
+def test_the_paper_shape_chapter_picks_its_run_among_sound_ones_only(tmp_path, fake_run):
+    # issue 39, the review's gap A, in the one reader that compared two summaries before asking problems
+    from lib.chapters import paper_shape
+    prefix = plans.paper_10m_prefix()[0]
+    whole = next(w for w in plans.paper_10m_whole(prefix.seed) if (w.impl, w.config_name, w.train.schedule)
+                 == (prefix.impl, prefix.config_name, prefix.train.schedule))
+    p = fake_run(prefix, tmp_path, 3.0, status="partial", steps=100, n_evals=3)
+    w = fake_run(whole, tmp_path, 2.9, status="partial", steps=200, n_evals=3)
+    assert paper_shape.furthest(prefix, tmp_path)[0] == whole  # the whole run has trained further
+    _summary(w, steps="200")  # was TypeError: '>' not supported between str and int
+    assert paper_shape.furthest(prefix, tmp_path)[0] == prefix
+    _summary(w, steps=200)
+    (p / "summary.json").write_text("[1, 2]")  # was AttributeError: 'list' object has no attribute 'get'
+    assert paper_shape.furthest(prefix, tmp_path)[0] == whole

@@ -339,12 +339,14 @@ def furthest(exp, runs_dir) -> tuple:
     run has reached further. One run per experiment, so a table row and a verdict never mix the two."""
     rd = RunDir(run_path(exp, runs_dir))
     key = (exp.impl, exp.config_name, exp.seed, exp.train.schedule)
+
+    def steps(e, r):  # how far a run the chapter can read has trained; 0 for one it leaves out (usable says why)
+        return r.summary["steps"] if any(usable([(e, r, "released")], SHOWN_AS_PREFIX)) else 0
     for w in plans.paper_10m_whole(exp.seed):
         if (w.impl, w.config_name, w.seed, w.train.schedule) != key:
             continue
         wrd = RunDir(run_path(w, runs_dir))
-        steps = (wrd.summary or {}).get("steps") if wrd.status in SHOWN_AS_PREFIX else None
-        if steps is not None and steps > ((rd.summary or {}).get("steps") or 0):
+        if steps(w, wrd) > steps(exp, rd):
             return w, wrd, "released"
     return exp, rd, "released"
 
