@@ -81,6 +81,9 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
                else f"is {released.status or 'missing'}")
         raise RunError(f"{released.path} {why}; only a partial run whose checkpoint is gone is replaced by a retrain")
     released.check_config(exp)
+    # the retrain becomes a released run: it must pass the one check every reader asks (RunDir.problems) first
+    if found := retrain.problems(exp):
+        raise RunError(f"{retrain.path} is damaged, so nothing was moved: {'; '.join(found)}")
     if retrain.status == "partial" and not retrain.ckpt.exists():
         raise RunError(f"{retrain.path} is partial without its checkpoint: adopted, it could not be continued either")
     result = compare(released, retrain)

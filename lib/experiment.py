@@ -183,6 +183,13 @@ def _move_aside(rd: RunDir, why: str) -> None:
     print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)  # said, so nothing vanishes in silence
 
 
+def _env_device(rd: RunDir) -> str | None:
+    """The device env.json names, None where it names none or is no JSON object (a damaged env.json is not this
+    rebuild's to refuse: RunDir.problems names it to every reader)."""
+    env = rd.read_json("env.json")
+    return env.get("device") if isinstance(env, dict) else None
+
+
 def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
     """A run directory with a history but no checkpoint, and no summary or one that says ``running`` (a run
     cut off where its checkpoint could not follow, or one that lost its summary). A history that reaches the
@@ -210,7 +217,7 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
                           train_s=hist[-1].get("train_time_s") or 0.0,
                           tokens_per_step=exp.train.batch_size * exp.train.grad_accum * exp.model.block_size,
                           floor=unigram_floor(load_corpus(exp.dataset)), n_params=GPT(exp.model).num_params(),
-                          device=(rd.read_json("env.json") or {}).get("device"), wall_s=None)
+                          device=_env_device(rd), wall_s=None)
     summary["rebuilt_from_history"] = True
     if not (rd.path / "config.json").exists():  # lost with it: the directory is this experiment's (run_path)
         write_json_atomic(rd.path / "config.json", exp.to_dict())

@@ -192,8 +192,11 @@ def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
     steps, so the stop is moved as soon as an escape is seen (``sweep.train_queue`` asks again after each)."""
     if exp.train.schedule != "constant":
         return SCHEDULE_10M_WARMUP_STEPS
-    done = (summary or {}).get("steps") or 0
-    escape = (summary or {}).get("escape_step")
+    # a summary that is no JSON object is read as no progress: the sweep then refuses the damaged run by name
+    # (RunDir.refuse_damaged), which this rule must not pre-empt with a crash of its own
+    s = summary if isinstance(summary, dict) else {}
+    done = s.get("steps") if isinstance(s.get("steps"), int) else 0
+    escape = s.get("escape_step") if isinstance(s.get("escape_step"), int) else None
     target = SCHEDULE_10M_MAX_STEPS if escape is None else min(escape + SCHEDULE_10M_AFTER, SCHEDULE_10M_MAX_STEPS)
     return min(target, (done // SCHEDULE_10M_AFTER + 1) * SCHEDULE_10M_AFTER)
 

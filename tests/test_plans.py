@@ -159,3 +159,12 @@ def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
     cosine = next(e for e in ss if e.impl == "nanogpt" and e.train.schedule == "cosine")
     assert (cosine.train.lr, cosine.train.min_lr, cosine.train.warmup_steps) == (3e-4, 3e-5, 100)
     assert len(recipes()) == 38 and [e.seed for e in recipes()[:10]] == [1337] * 10
+
+
+def test_the_schedule_stop_rule_reads_a_damaged_summary_as_no_progress():
+    # a summary that is no JSON object (or whose numbers are not numbers) must not crash the stop rule: the sweep
+    # refuses the damaged run by name afterwards (RunDir.refuse_damaged)
+    const = [e for e in plans.paper_10m_schedule_seeds() if e.train.schedule == "constant"][0]
+    first = plans.schedule_10m_until(const, None)
+    for damaged in ([1, 2], 5, {"steps": "x", "escape_step": "y"}):
+        assert plans.schedule_10m_until(const, damaged) == first

@@ -289,6 +289,19 @@ def test_a_complete_run_without_summary_is_rebuilt_never_retrained(tiny, tmp_pat
     assert s["rebuilt_from_history"] is True
 
 
+def test_a_summary_rebuilt_beside_an_env_json_that_is_no_object_names_no_device(tiny, tmp_path, capsys):
+    # the rebuild reads the device from env.json; one that is no JSON object is not the rebuild's to refuse
+    # (RunDir.problems names it), so the summary is rebuilt with no device rather than the run ending in a traceback
+    exp = tiny()
+    run(exp, runs_dir=tmp_path, progress=False)
+    rd = RunDir(run_path(exp, tmp_path))
+    (rd.path / "summary.json").unlink()
+    (rd.path / "env.json").write_text("[1, 2]")
+    s = run(exp, runs_dir=tmp_path, progress=False)
+    assert s["rebuilt_from_history"] is True and s["device"] is None
+    assert any("env.json" in p for p in rd.problems(exp))  # and every reader still leaves the run out, by name
+
+
 def test_an_unfinished_history_without_summary_or_checkpoint_is_refused(tiny, tmp_path):
     exp = tiny()
     crash_at(exp, tmp_path, 10)

@@ -97,6 +97,19 @@ def test_a_retrain_that_does_not_reproduce_the_prefix_moves_nothing(exp, tmp_pat
     assert listing(tmp_path) == before
 
 
+def test_a_damaged_retrain_is_never_adopted(exp, tmp_path):
+    # the retrain takes a released run's place: a history that contradicts its summary (a NaN evaluation in a run
+    # that says it is fine) is refused by RunDir.problems, the readers' one check, and nothing moves
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    hist = re.history()
+    hist[1]["val_loss"] = float("nan")
+    write_jsonl_atomic(re.path / "history.jsonl", hist)
+    before = listing(tmp_path)
+    with pytest.raises(RunError, match="is damaged, so nothing was moved"):
+        adopt(re.path, tmp_path / "runs")
+    assert listing(tmp_path) == before
+
+
 def test_adopt_refuses_a_run_that_still_has_its_checkpoint(exp, tmp_path):
     run(exp, runs_dir=tmp_path / "runs", until=10, **MODE)
     run(exp, runs_dir=tmp_path / "retrain", until=10, **MODE)
