@@ -228,6 +228,20 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
                section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found))
 
 
+def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
+    """Fig. 2b at the paper's exact 10M shape (``chapters.paper_shape.claim_prefix_growth``): the order of the three
+    nanoGPT configurations' hidden-state growth, read at the step the prefixes reach (the paper's is at the end)."""
+    found = prefix_rows(ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
+    step, gr = c.facts.get("step"), c.facts.get("growth", {})
+    ours = "; ".join(f"{k} {gr[k]:.1f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no run"
+    return Row(claim=f"Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape "
+                     f"(at step {step:,} of the paper's {get_preset('10M', 'nanogpt').train.max_steps:,})",
+               where="§4.1, Fig. 2b", paper=_fig2b_paper(), ours=ours + (f" at step {step:,}" if gr else ""),
+               scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
+               why=c.why, short="the order of hidden-state growth", section=_PAPER_SHAPE, plan="10m_prefix",
+               partial=prefix_partial(found))
+
+
 def joint_collapse(c: Claim, ev: Evidence) -> Row:
     """Table 2 at the stand-in (``chapters.joint_collapse.claim_joint_collapse``, with its knife-edge, the rounding
     twins' ``released_rounding_edge``, and the escapes that survive rounding)."""
@@ -277,13 +291,18 @@ def starvation(c: Claim, ev: Evidence) -> Row:
                plan="joint_collapse")
 
 
+def _fig2b_paper() -> str:
+    """Fig. 2b's three growths, as the paper gives them (at the end of its run)."""
+    return ", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
+                     for k in ("AttnOnly", "FFNOnly", "FullResidual"))
+
+
 def growth(c: Claim, ev: Evidence) -> Row:
     """Fig. 2b (``chapters.joint_collapse.claim_growth_order``)."""
     gr = c.facts["growth"]
     ours = ", ".join(f"{k} {gr[k]:.2f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no runs"
     return Row(claim="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual", where="§4.1, Fig. 2b",
-               paper=", ".join(f"{paper_text('§4.1 Fig. 2b', k, 2, metric='hidden_growth')}×"
-                         for k in ("AttnOnly", "FFNOnly", "FullResidual")),
+               paper=_fig2b_paper(),
                ours=ours, scale="stand-in",
                evidence=f"{ev.chapter('joint_collapse').scale} stand-in, nanogpt, seed {PAPER_SEED}",
                verdict=c.verdict, why=c.why, short="the order of hidden-state growth", section=_SIGNATURE,
@@ -692,6 +711,10 @@ CLAIMS = (
     Entry(name="Layer-0 gradient starved at the paper's own 10M shape", ref="§4.1, Fig. 2a",
           decide=paper_shape.claim_prefix_starvation, reads=_prefix_reads, row=starvation_paper_shape,
           section=_PAPER_SHAPE, card="paper"),
+    Entry(name="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape", ref="§4.1, Fig. 2b",
+          decide=paper_shape.claim_prefix_growth,
+          reads=lambda ev: dict(table=ev.prefix.table, hist=ev.prefix.histories), row=growth_paper_shape,
+          section=_PAPER_SHAPE, card="paper"),
     Entry(name="The joint collapse with the author's dropout", ref="§4, Table 2; NanoGPT_10M.ipynb",
           decide=asymmetry.claim_author_values_collapse,
           reads=lambda ev: dict(table=_author_values(ev).table, floor=ev.floor("joint_collapse")), row=None,
@@ -710,7 +733,8 @@ CLAIMS = (
           # the last recorded growth h_L / h_0 of each configuration, at the same seed
           reads=lambda ev: dict(growth=collapse.final_values(ev.histories("joint_collapse"), "hidden_growth"),
                                 summaries=ev.summaries("joint_collapse"), floor=ev.floor("joint_collapse")),
-          row=growth, section=_SIGNATURE, card="paper"),
+          row=growth, section=_SIGNATURE, card="paper",
+          beside="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape"),
     Entry(name=_GAIN_FATE, ref="§5.1", decide=gain_confound.claim_gain_fate,
           reads=lambda ev: dict(table=_gain_table(ev)), row=runtime_gain_fate, section=_GAIN, card="paper"),
     Entry(name="(b) Loss curves across all runtime gains overlap completely", ref="§5.1",

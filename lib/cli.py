@@ -414,10 +414,10 @@ def main(argv=None) -> int:
                                      args.gpus, args.device)
             else:
                 kwargs = _run_kwargs(args)
-                if args.plan == "10m_prefix" and args.until is not None:  # the control stops at its own prefix
-                    from .plans import PREFIX_CONTROL_STEPS
-                    kwargs["until"] = lambda e: (min(args.until, PREFIX_CONTROL_STEPS)
-                                                 if e.config_name == "FullResidual" else args.until)
+                if args.plan == "10m_prefix" and args.until is not None:  # a control stops at its own prefix
+                    from .plans import PREFIX_STEPS, prefix_steps
+                    kwargs["until"] = lambda e: (min(args.until, prefix_steps(e))
+                                                 if prefix_steps(e) < PREFIX_STEPS else args.until)
                 if args.plan == "10m_schedule_seeds":  # each run stops where its question is answered (the plan's rule)
                     from .plans import schedule_10m_until
                     from .runs import RunDir, run_path

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import NamedTuple
 
 from .config import (
     CONFIGS,
@@ -93,7 +94,7 @@ def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
 
 
 PREFIX_STEPS = 300          # the early-training claims are decided here (Fig. 2a's layer-0 gradient at 300)
-PREFIX_CONTROL_STEPS = 100  # FullResidual, the control that leaves the floor, needs only this
+PREFIX_CONTROL_STEPS = 100  # ResidualGPT's FullResidual, the control that leaves the floor, needs only this
 # At the paper's shape a 50-batch evaluation costs minutes on 2 cores: 20 batches every 50 steps (5 for the
 # train-loss estimate). Each evaluation row records the standard error of its mean (``val_loss_se``), so the
 # chapters can show that this noise is far below the 0.1 escape margin.
@@ -149,8 +150,11 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
 
 
 def prefix_steps(exp: Experiment) -> int:
-    """How far the CPU trains a run of ``paper_10m_prefix``: FullResidual only to ``PREFIX_CONTROL_STEPS``."""
-    return PREFIX_CONTROL_STEPS if exp.config_name == "FullResidual" else PREFIX_STEPS
+    """How far the CPU trains a run of ``paper_10m_prefix``: ResidualGPT's FullResidual only to
+    ``PREFIX_CONTROL_STEPS``; nanoGPT's to ``PREFIX_STEPS`` like the rest, since Fig. 2b orders it beside the two
+    collapsed nanoGPT configurations at the same step."""
+    short = exp.config_name == "FullResidual" and exp.impl == "residualgpt"
+    return PREFIX_CONTROL_STEPS if short else PREFIX_STEPS
 
 
 # The paper's own 10M runs trained whole (all 3,000 steps), in the order issue 35 gives: the joint collapse
@@ -343,21 +347,69 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
     return exps + [replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds]
 
 
-def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], tuple[dict, int | None]]:
-    """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) -> (the fields the factor
-    changes in that implementation's preset, how many of the plan's seeds it trains: None for all). "none" is the
-    implementation's own recipe; each swaps in the other implementation's schedule, named by ``SCHEDULE_NAMES``.
-    Gradient clipping and no biases, the other two candidates the one-seed bundle left, train the first three
-    seeds. The one place each label is written: ``schedule_factor`` reads it back by lookup."""
+class ScheduleFactor(NamedTuple):
+    """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset, how many of the
+    plan's seeds it trains (None: all), and the seeds whose runs picked it as a candidate, which are no evidence for
+    it (``chapters.schedule_seeds`` judges it on the others)."""
+    changes: dict
+    seeds: int | None = None
+    chosen_by: tuple[int, ...] = ()
+
+
+def _rate(x: float) -> str:
+    """A learning rate as the paper writes it: 3e-4, 1e-3."""
+    mantissa, exponent = f"{x:e}".split("e")
+    return f"{float(mantissa):g}e{int(exponent)}"
+
+
+# The Phase-2 notebook's rate (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: a constant 3e-4), which is the 10M preset's
+# peak; the stand-in's ResidualGPT peaks at 1e-3, so its "constant lr" differs from Phase 2 in the rate too.
+PHASE2_LR = get_preset("10M", "residualgpt").train.lr
+
+
+def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor]:
+    """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) -> ``ScheduleFactor``.
+    "none" is the implementation's own recipe; each swaps in the other implementation's schedule, named by
+    ``SCHEDULE_NAMES``; ResidualGPT's constant rate is trained twice, at its own peak and at Phase 2's 3e-4, so the
+    rate is told apart from the schedule's shape (``schedule_factor_changes`` names what each changes). Gradient
+    clipping and no biases, the two other candidates the one-seed bundle left (its seed, ``PAPER_SEED``, chose
+    them), train every seed and are judged on the others. The one place each label is written:
+    ``schedule_factor`` reads it back by lookup."""
     res = get_preset(scale, "residualgpt").train
     swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
     table = {}
     for impl in ("nanogpt", "residualgpt"):
-        table[impl, "none"] = ({}, None)
-        table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = (swap[impl], None)
-    table["nanogpt", "gradient clipping"] = (dict(grad_clip=res.grad_clip), 3)
-    table["nanogpt", "no biases"] = (dict(bias=False, head_bias=False), 3)
+        table[impl, "none"] = ScheduleFactor({})
+        table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = ScheduleFactor(swap[impl])
+    if res.lr != PHASE2_LR:  # at the paper's shape the two are one run
+        table["residualgpt", f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"] = ScheduleFactor(
+            dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR))
+    chosen = (PAPER_SEED,)  # bundle_factors' seed
+    table["nanogpt", "gradient clipping"] = ScheduleFactor(dict(grad_clip=res.grad_clip), chosen_by=chosen)
+    table["nanogpt", "no biases"] = ScheduleFactor(dict(bias=False, head_bias=False), chosen_by=chosen)
     return table
+
+
+def schedule_factor_changes(scale: str = "cpu") -> list[dict]:
+    """What each schedule factor of ``schedule_factors`` changes, in the three parts a schedule has: the peak
+    rate, the warm-up and the decay, each "kept" or "from → to" against the implementation's own preset."""
+    rows = []
+    for (impl, name), f in schedule_factors(scale).items():
+        if name == "none" or "schedule" not in f.changes:
+            continue
+        own = get_preset(scale, impl).train
+        new = replace(get_preset(scale, impl), **f.changes).train
+
+        def decay(t):
+            return f"cosine to {_rate(t.min_lr)}" if t.schedule == "cosine" else "none"
+
+        def warmup(t):
+            return f"{t.warmup_steps} steps" if t.schedule == "cosine" and t.warmup_steps else "none"
+        parts = {"peak rate": (_rate(own.lr), _rate(new.lr)), "warm-up": (warmup(own), warmup(new)),
+                 "decay": (decay(own), decay(new))}
+        rows.append({"implementation": impl, "factor": name,
+                     **{k: f"kept ({a})" if a == b else f"{a} → {b}" for k, (a, b) in parts.items()}})
+    return rows
 
 
 def _schedule_run(impl: str, seed: int, changes: dict, scale: str = "cpu") -> Experiment:
@@ -368,8 +420,8 @@ def schedule_factor(exp: Experiment) -> str:
     """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it is), found in
     ``schedule_factors`` by the run it builds; a run outside the plan is refused."""
     table = schedule_factors(exp.scale)
-    for (impl, name), (changes, _) in table.items():
-        if impl == exp.impl and _schedule_run(impl, exp.seed, changes, exp.scale) == exp:
+    for (impl, name), f in table.items():
+        if impl == exp.impl and _schedule_run(impl, exp.seed, f.changes, exp.scale) == exp:
             return name
     raise ValueError(f"{exp.impl} {exp.config_name} seed {exp.seed} is no run of the schedule plan; its factors: "
                      + ", ".join(f"{i} {n}" for i, n in table))
@@ -378,10 +430,10 @@ def schedule_factor(exp: Experiment) -> str:
 def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
     """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps (``schedule_factors``):
     nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its
-    warm-up and cosine and at a constant rate (the Phase-2 notebook's); then gradient clipping and no biases on
-    nanoGPT AttnOnly at the first three seeds."""
-    return [_schedule_run(impl, s, changes) for (impl, _), (changes, n) in schedule_factors().items()
-            for s in seeds[:n]]
+    warm-up and cosine and at a constant rate, its own peak and Phase 2's; then gradient clipping and no biases on
+    nanoGPT AttnOnly."""
+    return [_schedule_run(impl, s, f.changes) for (impl, _), f in schedule_factors().items()
+            for s in seeds[:f.seeds]]
 
 
 def recipes() -> list[Experiment]:

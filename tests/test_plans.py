@@ -143,7 +143,7 @@ def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
         else:
             assert (e.config_name, diff) == ("AttnOnly", {"dropout": 0.2})
     ss = schedule_seeds()
-    assert len(ss) == 26 and all(e.train.eval_interval == 25 and e.config_name == "AttnOnly" for e in ss)
+    assert len(ss) == 35 and all(e.train.eval_interval == 25 and e.config_name == "AttnOnly" for e in ss)
     kinds = {}
     for e in ss:
         key = (e.impl, e.train.schedule, e.train.grad_clip, e.model.bias)
@@ -151,14 +151,18 @@ def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
     assert kinds == {("nanogpt", "constant", 0.0, True): [1337, 42, 123, 0, 7],
                      ("nanogpt", "cosine", 0.0, True): [1337, 42, 123, 0, 7],
                      ("residualgpt", "cosine", 1.0, False): [1337, 42, 123, 0, 7],
-                     ("residualgpt", "constant", 1.0, False): [1337, 42, 123, 0, 7],
-                     ("nanogpt", "constant", 1.0, True): [1337, 42, 123],
-                     ("nanogpt", "constant", 0.0, False): [1337, 42, 123]}
+                     ("residualgpt", "constant", 1.0, False): [1337, 42, 123, 0, 7] * 2,
+                     ("nanogpt", "constant", 1.0, True): [1337, 42, 123, 0, 7],
+                     ("nanogpt", "constant", 0.0, False): [1337, 42, 123, 0, 7]}
+    # ResidualGPT at a constant rate twice: its own peak 1e-3 and Phase 2's 3e-4, each from step 0
+    consts = sorted((e.train.lr, e.train.min_lr, e.train.warmup_steps) for e in ss
+                    if e.impl == "residualgpt" and e.train.schedule == "constant" and e.seed == 1337)
+    assert consts == [(3e-4, 3e-4, 0), (1e-3, 1e-3, 0)]
     constant = next(e for e in ss if e.impl == "residualgpt" and e.train.schedule == "constant")
     assert (constant.train.lr, constant.train.min_lr, constant.train.warmup_steps) == (1e-3, 1e-3, 0)
     cosine = next(e for e in ss if e.impl == "nanogpt" and e.train.schedule == "cosine")
     assert (cosine.train.lr, cosine.train.min_lr, cosine.train.warmup_steps) == (3e-4, 3e-5, 100)
-    assert len(recipes()) == 38 and [e.seed for e in recipes()[:10]] == [1337] * 10
+    assert len(recipes()) == 47 and [e.seed for e in recipes()[:10]] == [1337] * 10
 
 
 def test_the_schedule_stop_rule_reads_a_damaged_summary_as_no_progress():

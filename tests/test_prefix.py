@@ -314,3 +314,42 @@ def test_the_floor_a_set_of_runs_is_judged_on():
     for impl, which in (("nanogpt", "split"), ("residualgpt", "batches")):
         e = get_preset("cpu", impl)
         assert floor_of(e) == unigram_floors(e)[which]
+
+
+def with_growth(r, growth):
+    """``run``'s summary and history with a hidden-state growth at each evaluation."""
+    summ, hist = r
+    hist = hist.copy()
+    hist["hidden_growth"] = growth
+    return summ, hist
+
+
+def growth_claim(*runs, at_step=300):
+    hist = pd.concat([h for _, h in runs], ignore_index=True)
+    return paper_shape.claim_prefix_growth(table(*runs), hist, at_step=at_step)
+
+
+def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
+    # Fig. 2b's order (AttnOnly > FFNOnly > Full Residual), read at step 300 where all three reached it
+    attn = with_growth(run("nanogpt", "AttnOnly", 600, [4.17, 3.40, 3.36, 3.35, 3.35, 3.35, 3.35]),
+                       [1, 20, 30, 40, 90, 90, 90])
+    ffn = with_growth(run("nanogpt", "FFNOnly", 300, [4.17, 3.40, 3.36, 3.35]), [1, 10, 20, 30])
+    full = with_growth(run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.2, 2.0]), [1, 5, 8, 10])
+    c = growth_claim(attn, ffn, full)
+    assert c.verdict == "HOLDS" and c.facts["order"] == ["AttnOnly", "FFNOnly", "FullResidual"]
+    assert c.facts["growth"] == {"AttnOnly": 40, "FFNOnly": 30, "FullResidual": 10}  # at step 300, not the last
+    assert "at step 300 of 3,000" in c.lines[0]
+    big_full = with_growth(run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.2, 2.0]), [1, 50, 60, 70])
+    c = growth_claim(attn, ffn, big_full)
+    assert c.verdict == "CONTRADICTED" and c.facts["order"] == ["FullResidual", "AttnOnly", "FFNOnly"]
+    # Full Residual short of the step: not tested, and the reason says how far it trained
+    short = with_growth(run("nanogpt", "FullResidual", 100, [4.17, 2.5]), [1, 5])
+    c = growth_claim(attn, ffn, short)
+    assert c.verdict == "NOT TESTED" and "FullResidual trained to step 100" in c.why
+    # AttnOnly off the floor by the step: not the model the figure ordered
+    left = with_growth(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9]), [1, 20, 30, 40])
+    assert growth_claim(left, ffn, full).verdict == "NOT TESTABLE HERE"
+    # an escape after the step does not change what the step shows
+    later = with_growth(run("nanogpt", "AttnOnly", 600, [4.17, 3.40, 3.36, 3.35, 3.0, 2.9, 2.8]),
+                        [1, 20, 30, 40, 90, 90, 90])
+    assert growth_claim(later, ffn, full).verdict == "HOLDS"

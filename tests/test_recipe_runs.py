@@ -182,7 +182,46 @@ def test_every_schedule_run_is_named_by_its_factor():
     factors = [(e.impl, plans.schedule_factor(e)) for e in plans.schedule_seeds()]
     assert factors.count(("nanogpt", "none")) == 5 and factors.count(("nanogpt", "warm-up + cosine")) == 5
     assert factors.count(("residualgpt", "none")) == 5 and factors.count(("residualgpt", "constant lr")) == 5
-    assert factors.count(("nanogpt", "gradient clipping")) == 3 and factors.count(("nanogpt", "no biases")) == 3
+    assert factors.count(("residualgpt", "constant lr at 3e-4")) == 5
+    assert factors.count(("nanogpt", "gradient clipping")) == 5 and factors.count(("nanogpt", "no biases")) == 5
+
+
+def test_each_schedule_factor_is_named_by_what_it_changes():
+    # peak rate, warm-up and decay, each against the implementation's own preset: ResidualGPT's two constant rates
+    # differ only in the peak, which is what tells the rate apart from the schedule's shape
+    rows = {(r["implementation"], r["factor"]): r for r in plans.schedule_factor_changes()}
+    assert rows["nanogpt", "warm-up + cosine"] == {"implementation": "nanogpt", "factor": "warm-up + cosine",
+                                                   "peak rate": "kept (3e-4)", "warm-up": "none → 100 steps",
+                                                   "decay": "none → cosine to 3e-5"}
+    const, low = rows["residualgpt", "constant lr"], rows["residualgpt", "constant lr at 3e-4"]
+    assert (const["peak rate"], low["peak rate"]) == ("kept (1e-3)", "1e-3 → 3e-4")
+    assert const["warm-up"] == low["warm-up"] == "100 steps → none"
+    assert const["decay"] == low["decay"] == "cosine to 1e-4 → none"
+    # at the paper's shape the peak is already Phase 2's 3e-4: one constant-rate factor, not two
+    assert [r["factor"] for r in plans.schedule_factor_changes("10M")] == ["warm-up + cosine", "constant lr"]
+
+
+def test_a_factor_is_judged_without_the_seeds_that_chose_it():
+    # seed 1 chose the factor: its runs (factor at step 50, baseline at 25, which would put the factor inside the
+    # baseline's range) do not count; over the other four it escapes earlier in every seed
+    base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 25), (2, 175), (3, 200), (4, 575), (5, NAN))]
+    clip = [("nanogpt", "gradient clipping", s, 50, 2.0) for s in (1, 2, 3, 4, 5)]
+    chose = {("nanogpt", "gradient clipping"): {1}}
+    fx = effects(base + clip, first_eval=25, chosen=chose).set_index("factor")
+    r = fx.loc["gradient clipping"]
+    assert r.decides is True and r.direction == "earlier" and (r.seeds, r.planned) == (4, 4)
+    assert r.chance == pytest.approx(2 / 70) and r["chosen by"] == "1: step 50"  # 2.9% over four fresh seeds
+    assert r["baseline range"] == "step 175 to never"
+    c = sched.claim_schedule_factors(effects(base + clip, first_eval=25, chosen=chose))
+    assert "judged without the seed that chose it (1: step 50)" in c.lines[0] and "chance 2.9%" in c.lines[0]
+    # the same runs with every seed counted: seed 1's baseline (step 25) lies below the factor, so nothing is named
+    fx = effects(base + clip, first_eval=25, chosen={}).set_index("factor")
+    assert fx.loc["gradient clipping", "decides"] is False
+    # and a factor earlier only in the seed that chose it is not named either
+    inside = [("nanogpt", "gradient clipping", s, e, 2.0) for s, e in ((1, 50), (2, 300), (3, 300), (4, 300), (5, 300))]
+    base2 = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 600), (2, 175), (3, 200), (4, 575), (5, NAN))]
+    assert effects(base2 + inside, first_eval=25, chosen=chose).set_index("factor").loc[
+        "gradient clipping", "decides"] is False
 
 
 def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():

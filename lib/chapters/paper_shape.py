@@ -1,5 +1,9 @@
 """The paper's exact 10M shape, trained for its first steps on a CPU (``plans.paper_10m_prefix``): where each run
-stands at the end of its prefix, and what the prefix can and cannot say about where the full run ends."""
+stands at the end of its prefix, and what the prefix can and cannot say about where the full run ends.
+
+Longer than the house's ~350 lines because it is the one place the paper-shape runs are read (``prefix_table``,
+``paper_shape_prefix``) and every claim judged on them, each of which reads that table's rows: split, the table's
+columns and their readers would sit in two files that change together."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -184,6 +188,54 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = 300) -> Claim:
            f"a collapsed partial configuration still has a layer-0 gradient of at least {STARVED:g}, or Full "
            f"Residual is starved too")
     return Claim(verdict(True, True, holds), why, facts, lines)
+
+
+def growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
+    """nanoGPT's hidden-state growth ‖h_L‖/‖h_0‖ (the history's ``hidden_growth``, the stand-in claim's quantity) at
+    evaluation ``step`` of each configuration on its own recipe (a configuration not evaluated there is left out)."""
+    if hist.empty or "hidden_growth" not in hist:
+        return {}
+    own = plans.own_schedule("nanogpt", "10M")
+    h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & (hist.step == step)].dropna(subset=["hidden_growth"])
+    return {r.config: float(r.hidden_growth) for r in h.itertuples()}
+
+
+@claim("Hidden-state growth order at the paper's shape")
+def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = plans.PREFIX_STEPS) -> Claim:
+    """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (the paper's values are where its run
+    ends, so this is the order at that step, labelled as such): nanoGPT's hidden-state growth orders AttnOnly >
+    FFNOnly > Full Residual (``growth_at``, from the ``hist`` of the runs). It needs all three configurations
+    evaluated at ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not the one the
+    figure ordered (two collapsed configurations beside the control)."""
+    from ..paper import paper_values
+    paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
+    paper_order = list(paper.value.sort_values(ascending=False).index)  # largest first: AttnOnly, FFNOnly, Full
+    growth = growth_at(hist, at_step)
+    budget = get_preset("10M", "nanogpt").train.max_steps  # where the paper's values are read: its runs' end
+    missing = [c for c in paper_order if c not in growth]
+    facts = {"step": at_step, "growth": growth, "missing": missing}
+    if missing:
+        # how far each missing configuration's run has trained, so the reader sees what is left to train
+        t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
+        where = ", ".join(f"{c} " + (f"trained to step {int(t.steps[c]):,}" if c in t.index else "not trained")
+                          for c in missing)
+        return Claim("NOT TESTED", f"Fig. 2b orders three nanoGPT configurations; at step {at_step:,} of {budget:,} "
+                                   f"the paper-shape runs lack {where}", facts)
+    t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
+    # on the floor at the step the order is read at: an escape after it does not change what the step shows
+    off = [c for c in ("AttnOnly", "FFNOnly")
+           if c in t.index and not pd.isna(t.left_floor_at[c]) and t.left_floor_at[c] <= at_step]
+    ours = sorted(growth, key=growth.get, reverse=True)
+    ours = [c for c in ours if c in paper_order]
+    facts["order"] = ours
+    lines = (f"Hidden-state growth at step {at_step:,} of {budget:,}: paper (at the end of its run) "
+             + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order) + "; ours "
+             + " > ".join(f"{c} {growth[c]:.2f}" for c in ours) + ".",)
+    why = (f"by step {at_step:,} {' and '.join(off)} left the floor, where the paper orders two collapsed models"
+           if off else ("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} "
+           f"of {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed batch, the author's `residualscope` divides the final by the "
+           f"initial norm over training, so the order is compared, never the size")
+    return Claim(verdict(True, not off, ours == paper_order), why, facts, lines)
 
 
 @claim("Joint collapse at the paper's shape")

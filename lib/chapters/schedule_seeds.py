@@ -21,6 +21,11 @@ def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
     return plan_runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)
 
 
+def changes_table(scale: str = "cpu") -> pd.DataFrame:
+    """What each schedule factor changes (``plans.schedule_factor_changes``), one row a factor."""
+    return pd.DataFrame(plans.schedule_factor_changes(scale)).set_index(["implementation", "factor"])
+
+
 def no_outcome(table: pd.DataFrame) -> pd.Series:
     """The runs of a ``schedule_runs`` table with no escape step to judge: diverged (by status, even where a best
     loss was recorded before), or without a best loss at all."""
@@ -30,7 +35,7 @@ def no_outcome(table: pd.DataFrame) -> pd.Series:
 
 def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      planned: dict[tuple[str, str], set[int]] | None = None,
-                     budget: int | None = None) -> pd.DataFrame:
+                     budget: int | None = None, chosen: dict[tuple[str, str], set[int]] | None = None) -> pd.DataFrame:
     """The rule for naming a deciding factor over seeds, per (implementation, factor) of ``schedule_runs``:
     the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
     decides: every one of its seeds escapes earlier than the earliest of its baseline's ("none", the same
@@ -41,7 +46,9 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
     for all seeds: a factor that moves some seeds earlier and others later is no single effect. A factor is judged
     only once all of its ``planned`` seeds (default: ``plans.schedule_seeds``'s) are trained and none of its or its
     baseline's runs has no outcome (``no_outcome``): over fewer, the baseline's range is narrower than the seed noise
-    the plan was sized to measure, and with one seed it is a single step, which any other step lies outside.
+    the plan was sized to measure, and with one seed it is a single step, which any other step lies outside. A
+    factor ``chosen`` by some seeds' runs (default: ``ScheduleFactor.chosen_by``) is judged on its other seeds only:
+    the runs that picked a candidate are no evidence that it does anything.
 
     ``chance``: how often the rule names a factor that does nothing. If the 2n runs of a factor and its baseline
     over n seeds were independent, all n of the factor's would fall on one side of the baseline's with probability
@@ -57,14 +64,22 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         planned = {}
         for e in plans.schedule_seeds():
             planned.setdefault((e.impl, plans.schedule_factor(e)), set()).add(e.seed)
+    if chosen is None:
+        chosen = {k: set(f.chosen_by) for k, f in plans.schedule_factors().items() if f.chosen_by}
     never = budget + first_eval  # where "never" stands in the range test: the first evaluation past the budget
 
     def label(step):  # a step of the range test in the reader's words, "never" where it stands for one
         return escape_label(float("nan") if step >= never else step)
     rows = []
+    if "impl" not in table:  # no run released: every planned factor is still a row, with nothing trained
+        table = pd.DataFrame(columns=["impl", "factor", "seed", "escape_step", "best_val_loss", "status"])
     done = table[~no_outcome(table)]
-    # sort=False: the rows keep the plan's order, each implementation's baseline before its factors
-    for (impl, factor), g in table.groupby(["impl", "factor"], sort=False):
+    # the rows keep the plan's order, each implementation's baseline before its factors; a planned factor with no
+    # run trained yet has its row too, so that it is said to be waiting
+    keys = list(dict.fromkeys(zip(table.impl, table.factor)))
+    keys += [k for k in planned if k not in keys]
+    for impl, factor in keys:
+        g = table[(table.impl == impl) & (table.factor == factor)]
         ok = done[(done.impl == impl) & (done.factor == factor)]
         # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
         base_all = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
@@ -72,8 +87,12 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         lost = sorted(set(g.seed) - set(ok.seed)) if factor != "none" else []
         lost_base = sorted(set(base_all.seed) - set(base.seed))
         steps = ok.set_index("seed").escape_step.astype(float)
-        s, b = steps.fillna(never), base.set_index("seed").escape_step.astype(float).fillna(never)
-        want = planned.get((impl, factor), set())
+        picked = chosen.get((impl, factor), set())
+        want = planned.get((impl, factor), set()) - picked  # the seeds it is judged on
+        fresh = steps[~steps.index.isin(picked)]
+        s = fresh.fillna(never)
+        b = base.set_index("seed").escape_step.astype(float).fillna(never)
+        b = b[~b.index.isin(picked)]
         # None (not judged): the baseline itself, no baseline, a run with no outcome on either side, seeds that differ
         # from the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
         judged = (factor != "none" and not b.empty and not lost and not lost_base and bool(want)
@@ -82,9 +101,11 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         n_late = int((s > b.max() + first_eval).sum()) if len(b) else 0  # and clearly later
         earlier = judged and n_early == len(s)
         later = judged and n_late == len(s)
-        rows.append({"impl": impl, "factor": factor, "seeds": len(g), "planned": len(want),
-                     "escaped": int(steps.notna().sum()),
-                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
+        rows.append({"impl": impl, "factor": factor, "seeds": len(g) - len(picked & set(g.seed)),
+                     "planned": len(want), "escaped": int(fresh.notna().sum()),
+                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in fresh.items()),
+                     "chosen by": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()
+                                            if seed in picked),
                      # the range as the reader sees it: "never" for a baseline seed that stayed on the floor
                      "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
                      "baseline seeds": len(base_all), "no outcome": lost, "baseline no outcome": lost_base,
@@ -95,7 +116,7 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      # room: a baseline whose earliest escape is past the second evaluation leaves room for an
                      # earlier one; one whose latest escape comes before the last evaluation, room for a later one
                      "room": None if b.empty else bool(b.min() > 2 * first_eval or b.max() < budget)})
-    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps",
+    return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps", "chosen by",
                                        "baseline range", "baseline seeds", "no outcome", "baseline no outcome",
                                        "earlier seeds", "later seeds", "decides", "direction", "chance", "room"])
 
@@ -131,7 +152,9 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
                      "seeds are not all trained with an outcome" + (f" (seeds trained: {trained})" if trained else "")
                      + (f"; {'; '.join(_pending(r) for _, r in pending.iterrows())}" if len(pending) else ""))
     named = judged[judged.decides.astype(bool)]
-    lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']}); baseline "
+    lines = [f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']})"
+             + (f", judged without the seed{'s' if ',' in r['chosen by'] else ''} that chose it ({r['chosen by']})"
+                if r["chosen by"] else "") + f"; baseline "
              f"{r['baseline range']}" + (f"; {r.direction} in every seed by more than one evaluation interval "
                                          f"(with no effect, chance {r.chance:.1%})" if r.decides else
                                          f"; not named: {r['earlier seeds']} of {r.seeds} clearly earlier, "
