@@ -70,20 +70,23 @@ def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file(
     assert empty.endswith("none in data/author_phase2_curves.csv.")
 
 
-def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_prefixes():
-    from types import SimpleNamespace
-
+def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs():
     from lib import plots
     from lib.paper import author_phase2_curves
-    empty = SimpleNamespace(histories=pd.DataFrame(columns=["step", "val_loss", "impl", "config", "schedule"]))
+    empty = pd.DataFrame(columns=["step", "val_loss", "impl", "config", "schedule", "seed"])
     fig = plots.phase2_figure(author_phase2_curves(), empty, 3.3473, 1.580, "t")
     labels = [ln.get_label() for ln in fig.axes[0].lines]
     assert sum(label.startswith("author's Phase-2 notebook") for label in labels) == 6
-    ours = pd.DataFrame({"step": [0, 50], "val_loss": [4.2, 3.4], "impl": "residualgpt", "config": "AttnOnly",
-                         "schedule": "constant"})
-    fig = plots.phase2_figure(author_phase2_curves(), SimpleNamespace(histories=ours), 3.3473, 1.580, "t")
-    assert ("this book, ResidualGPT AttnOnly, 10M paper shape, constant lr (first 50 steps)"
-            in [ln.get_label() for ln in fig.axes[0].lines])  # the implementation, and how far the prefix trained
+    # two seeds at the constant rate, one on warm-up + cosine: a line per seed, a legend entry per schedule
+    ours = pd.DataFrame({"step": [0, 50, 0, 50, 100, 0, 50], "val_loss": [4.2, 3.4, 4.2, 3.3, 3.35, 4.2, 2.9],
+                         "impl": "residualgpt", "config": "AttnOnly",
+                         "schedule": ["constant"] * 5 + ["cosine"] * 2, "seed": [1337, 1337, 42, 42, 42, 1337, 1337]})
+    fig = plots.phase2_figure(author_phase2_curves(), ours, 3.3473, 1.580, "t")
+    labels = [ln.get_label() for ln in fig.axes[0].lines]
+    assert "this book, ResidualGPT AttnOnly, 10M paper shape, constant lr, seeds 42, 1337 (to step 100)" in labels
+    assert "this book, ResidualGPT AttnOnly, 10M paper shape, warm-up + cosine, seed 1337 (to step 50)" in labels
+    ours_lines = [ln for ln in fig.axes[0].lines if ln.get_marker() in ("o", "s")]
+    assert len(ours_lines) == 3  # one per run
 
 
 def nanogpt10m_notebook(tmp_path, log, summary, settings="SEED          = 7   # same seed\nMAX_ITERS     = 600\n"):

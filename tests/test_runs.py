@@ -173,6 +173,21 @@ def test_evaluation_interval_does_not_change_the_trained_model(tiny, tmp_path):
 
 
 # --- prefix runs (--until) --------------------------------------------------------
+def test_a_run_killed_at_a_checkpoint_and_resumed_to_that_step_ends_partial(tiny, tmp_path):
+    # stopped right after its step-10 checkpoint on the way further, then asked to stop at step 10: nothing is left
+    # to train, and the run ends as the prefix it is (partial, checkpoint kept), not "stopped before max_steps"
+    exp = tiny()
+    crash_at(exp, tmp_path, 10)
+    rd = RunDir(run_path(exp, tmp_path))
+    assert rd.status == "running"
+    s = run(exp, runs_dir=tmp_path, progress=False, until=10)
+    assert (s["status"], s["steps"]) == ("partial", 10) and rd.status == "partial" and rd.ckpt.exists()
+    assert [r["step"] for r in rd.history()] == [0, 5, 10]
+    full = run(exp, runs_dir=tmp_path / "full", progress=False)
+    assert run(exp, runs_dir=tmp_path, progress=False)["status"] == "complete"
+    assert losses(rd.history()) == losses(RunDir(run_path(exp, tmp_path / "full")).history()) and full
+
+
 @pytest.mark.parametrize("impl", ["residualgpt", "nanogpt"])  # nanogpt: random validation batches
 def test_prefix_then_resume_equals_uninterrupted(tiny, tmp_path, impl):
     from lib.config import replace

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import plans
-from ..results import SHOWN_AS_PREFIX, summaries_of
+from ..results import SHOWN_AS_PREFIX, histories_of, summaries_of
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..verdicts import Claim, claim, verdict
 from .schedule_seeds import schedule_effects
@@ -36,6 +36,14 @@ def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:
             rows.append(s.assign(factor=factor(e)))
     cols = ["impl", "config", "seed", "factor", "status", "steps", "best_val_loss", "escape_step"]
     return pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
+
+
+def schedule_10m_histories(runs_dir=None) -> pd.DataFrame:
+    """Every evaluation of the plan's released runs, however far each has trained (the curves the 10M chapter draws
+    beside the author's Phase-2 ones), with each run's seed and schedule."""
+    runs_dir = runs_dir or RUNS_DIR
+    return histories_of([(e, RunDir(run_path(e, runs_dir)), "released") for e in plans.paper_10m_schedule_seeds()],
+                        SHOWN_AS_PREFIX)
 
 
 def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:

@@ -203,15 +203,16 @@ def noise_figure(noise: pd.DataFrame, title: str):
     return fig
 
 
-def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, title: str):
+def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3: float, title: str):
     """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
-    paper-shape ResidualGPT AttnOnly prefixes on each schedule (``prefix.histories``), on one axis; the prefixes'
-    steps again, enlarged, in a panel of their own to its right."""
-    h = prefix.histories
+    paper-shape ResidualGPT AttnOnly runs on each schedule, one line per seed (``ours``: histories, e.g.
+    ``chapters.schedule_10m.schedule_10m_histories``), on one axis; their steps again, enlarged, in a panel of
+    their own to its right."""
+    h = ours
     # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = h[(h.impl == "residualgpt") & (h.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(h) else h
-    # The first steps, where this book's prefixes are, enlarged beside the main axis: at the full axis they fill
+    # The first steps, where this book's runs are, enlarged beside the main axis: at the full axis they fill
     # its first tenth, and an inset drawn over the main axis covered its floor lines.
     if len(h):
         fig, (ax, zoom) = plt.subplots(1, 2, figsize=(12, 5.6), gridspec_kw={"width_ratios": [2.2, 1]})
@@ -224,20 +225,25 @@ def phase2_figure(curves: pd.DataFrame, prefix, floor: float, phase3: float, tit
     for (config, seed), g in authors.groupby(["config", "seed"]):
         ax.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8,
                 label=f"author's Phase-2 notebook, {config} seed {seed}")
-    for schedule, g in (h.groupby("schedule") if len(h) else []):
+    for schedule, s in (h.groupby("schedule") if len(h) else []):
         name = SCHEDULE_NAMES[schedule]
-        # black, solid, told apart by marker: this book's runs stand apart from the author's coloured curves, whose
-        # line styles are their seeds
-        style = dict(color="black", marker="o" if schedule == "cosine" else "s", ms=3, lw=2)
-        ax.plot(g.step, g.val_loss, **style,
-                label=f"this book, ResidualGPT AttnOnly, 10M paper shape, {name} (first {int(g.step.max()):,} steps)")
-        zoom.plot(g.step, g.val_loss, **style)
+        # black (constant lr) or grey (warm-up + cosine), told apart by marker too: this book's runs stand apart from
+        # the author's coloured curves, whose line styles are their seeds; one legend entry per schedule
+        style = dict(color="black" if schedule == "constant" else "0.45", marker="o" if schedule == "cosine" else "s",
+                     ms=3, lw=1.6)
+        seeds = sorted(set(s.seed))
+        label = (f"this book, ResidualGPT AttnOnly, 10M paper shape, {name}, seed{'s' if len(seeds) > 1 else ''} "
+                 f"{', '.join(map(str, seeds))} (to step {int(s.step.max()):,})")
+        for i, (seed, g) in enumerate(s.groupby("seed")):
+            g = g.sort_values("step")
+            ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
+            zoom.plot(g.step, g.val_loss, **style)
     if zoom is not None:
         end = int(h.step.max())
         for (config, seed), g in authors[authors.step <= end].groupby(["config", "seed"]):
             zoom.plot(g.step, g.val_loss, color=COLORS[config], ls=styles.get(seed, "-."), lw=1.2, alpha=0.8)
         zoom.axhline(floor, **FLOOR_STYLE)
-        # from below the lowest loss the prefixes reach (or the floor) to above the step-0 loss (ln 65 = 4.17)
+        # from below the lowest loss our runs reach (or the floor) to above the step-0 loss (ln 65 = 4.17)
         zoom.set(xlim=(0, end), ylim=(min(float(h.val_loss.min()), floor) - 0.15, 4.3), xlabel="step",
                  title=f"the first {end:,} steps, enlarged")
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
