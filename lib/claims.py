@@ -221,8 +221,8 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
     # a prefix with no evaluation after step 0 (or trained without diagnostics) has no gradient to show yet
     ours = "; ".join(f"{r.config} " + ("no gradient recorded" if pd.isna(r.layer0_grad) else
                                        f"{r.layer0_grad:.2g} at step {int(r.steps):,}") for r in found) or "no run"
-    return Row(claim="Layer-0 gradient starved at the paper's own 10M shape (at step 300, Fig. 2a's first starved "
-                     "step)",
+    return Row(claim=f"Layer-0 gradient starved at the paper's own 10M shape (at step {plans.PREFIX_STEPS}, Fig. 2a's "
+                     f"first starved step)",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
                evidence=prefix_evidence(found), verdict=c.verdict, why=c.why, short="layer-0 gradient starvation",
                section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found))

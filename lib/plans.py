@@ -371,9 +371,9 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
     """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) -> ``ScheduleFactor``.
     "none" is the implementation's own recipe; each swaps in the other implementation's schedule, named by
     ``SCHEDULE_NAMES``; ResidualGPT's constant rate is trained twice, at its own peak and at Phase 2's 3e-4, so the
-    rate is told apart from the schedule's shape (``schedule_factor_changes`` names what each changes). Gradient
-    clipping and no biases, the two other candidates the one-seed bundle left (its seed, ``PAPER_SEED``, chose
-    them), train every seed and are judged on the others. The one place each label is written:
+    rate is told apart from the schedule's shape (``schedule_factor_changes`` names what each changes). The one-seed
+    bundle's three candidates (nanoGPT's warm-up + cosine, gradient clipping and no biases) train every seed and are
+    judged on the seeds other than the bundle's, whose runs chose them. The one place each label is written:
     ``schedule_factor`` reads it back by lookup."""
     res = get_preset(scale, "residualgpt").train
     swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
@@ -384,7 +384,9 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
     if res.lr != PHASE2_LR:  # at the paper's shape the two are one run
         table["residualgpt", f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"] = ScheduleFactor(
             dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR))
-    chosen = (PAPER_SEED,)  # bundle_factors' seed
+    # the one-seed bundle's seed, whose runs picked its three candidates (warm-up + cosine among them)
+    chosen = (bundle_factors(scale)["none"].seed,)
+    table["nanogpt", SCHEDULE_NAMES[swap["nanogpt"]["schedule"]]] = ScheduleFactor(swap["nanogpt"], chosen_by=chosen)
     table["nanogpt", "gradient clipping"] = ScheduleFactor(dict(grad_clip=res.grad_clip), chosen_by=chosen)
     table["nanogpt", "no biases"] = ScheduleFactor(dict(bias=False, head_bias=False), chosen_by=chosen)
     return table

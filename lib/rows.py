@@ -9,7 +9,7 @@ import pandas as pd
 
 from .chapters import paper_shape
 from .paper import paper_values
-from .plans import PLANS
+from .plans import PLANS, PREFIX_STEPS
 from .verdicts import VERDICTS
 
 # What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
@@ -60,7 +60,7 @@ def retrain_command(plan: str) -> str:
 
 # The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (the README's run section), and the
 # prefixes stopped at step 300 (book/joint_collapse.ipynb)
-CPU_OPTIONS = {"10m_prefix": ("--until 300", "--micro-batch 8", "--fast-dropout"),
+CPU_OPTIONS = {"10m_prefix": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout"),
                "10m_whole": ("--micro-batch 8", "--fast-dropout"),
                "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout")}
 

@@ -683,6 +683,13 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
     # a null as large as the bound, the spread within bound + null: a knife-edge, computed from the runs
     wide = gain_confound.claim_gain_absorbed(near, 3.35, 0.002, twins=twins(0.003, 0.0, near))
     assert wide.verdict == "NOT TESTABLE HERE"
+    # a null finer than the bound, the spread within it of the bound on either side: rounding alone could carry the
+    # spread across, so neither side wins (a spread of 0.0023 or 0.0018 against 0.002, null 0.0005)
+    for top in (1.9523, 1.9518):
+        edge = _gain_curves({**finals, **{("runtime", g): v for g, v in
+                                          ((0.25, 1.95), (0.5, 1.951), (2.0, 1.951), (4.0, top))}})
+        c = gain_confound.claim_gain_absorbed(edge, 3.35, 0.002, twins=twins(0.0005, 0.0, edge))
+        assert c.verdict == "NOT TESTABLE HERE", (top, c.why)
     # one twin missing: no null
     assert gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0, 0)[lambda t: t.gain == 2.0]).verdict \
         == "NOT TESTED"

@@ -346,6 +346,11 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     short = with_growth(run("nanogpt", "FullResidual", 100, [4.17, 2.5]), [1, 5])
     c = growth_claim(attn, ffn, short)
     assert c.verdict == "NOT TESTED" and "FullResidual trained to step 100" in c.why
+    # past the step with no growth recorded there (diagnostics off): said so, not "trained to step 600"
+    bare = run("nanogpt", "FullResidual", 600, [4.17, 2.5, 2.2, 2.0, 1.9, 1.8, 1.7])
+    bare = (bare[0], bare[1].assign(hidden_growth=float("nan")))
+    c = growth_claim(attn, ffn, bare)
+    assert c.verdict == "NOT TESTED" and "FullResidual with no growth recorded at step 300" in c.why
     # AttnOnly off the floor by the step: not the model the figure ordered
     left = with_growth(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.10, 2.9]), [1, 20, 30, 40])
     assert growth_claim(left, ffn, full).verdict == "NOT TESTABLE HERE"

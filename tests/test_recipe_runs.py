@@ -51,11 +51,12 @@ def effects_table(rows):
 
 
 def effects(rows, **kw):
-    """schedule_effects on hand-made rows, each factor planned over exactly the seeds it has."""
+    """schedule_effects on hand-made rows, each factor planned over exactly the seeds it has, none chosen by a seed
+    (unless ``chosen`` says so)."""
     planned = {}
     for impl, factor, seed, *_ in rows:
         planned.setdefault((impl, factor), set()).add(seed)
-    return sched.schedule_effects(effects_table(rows), planned=planned, **kw)
+    return sched.schedule_effects(effects_table(rows), planned=planned, **{"chosen": {}, **kw})
 
 
 def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds():
@@ -172,9 +173,11 @@ def test_a_factor_is_judged_only_over_all_its_planned_seeds():
     # one seed each: a single-step baseline "range" that any other step lies outside; judged only at the plan's five
     base, early = [("nanogpt", "none", 1337, 675, 2.55)], [("nanogpt", "warm-up + cosine", 1337, 75, 1.89)]
     fx = sched.schedule_effects(effects_table(base + early)).set_index("factor")  # the plan's seeds: five each
-    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "planned"] == 5
+    # nanoGPT's warm-up + cosine is one of the bundle's candidates, chosen by seed 1337: judged on the other four
+    assert pd.isna(fx.loc["warm-up + cosine", "decides"]) and fx.loc["warm-up + cosine", "planned"] == 4
+    assert fx.loc["warm-up + cosine", "chosen by"] == "1337: step 75"
     c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base + early)))
-    assert c.verdict == "NOT TESTED" and "nanogpt warm-up + cosine 1 of 5" in c.why
+    assert c.verdict == "NOT TESTED" and "nanogpt warm-up + cosine 0 of 4" in c.why
     assert effects(base + early).set_index("factor").loc["warm-up + cosine", "decides"] is True  # planned as trained
 
 
@@ -217,11 +220,36 @@ def test_a_factor_is_judged_without_the_seeds_that_chose_it():
     # the same runs with every seed counted: seed 1's baseline (step 25) lies below the factor, so nothing is named
     fx = effects(base + clip, first_eval=25, chosen={}).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is False
+    # a run of the choosing seed with no outcome (diverged) blocks nothing: that seed is never judged
+    lost1 = [("nanogpt", "gradient clipping", 1, NAN, NAN)] + clip[1:]
+    fx = effects(base + lost1, first_eval=25, chosen=chose).set_index("factor")
+    assert fx.loc["gradient clipping", "decides"] is True and fx.loc["gradient clipping", "no outcome"] == []
+    assert fx.loc["gradient clipping", "baseline seeds"] == 4
     # and a factor earlier only in the seed that chose it is not named either
     inside = [("nanogpt", "gradient clipping", s, e, 2.0) for s, e in ((1, 50), (2, 300), (3, 300), (4, 300), (5, 300))]
     base2 = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 600), (2, 175), (3, 200), (4, 575), (5, NAN))]
     assert effects(base2 + inside, first_eval=25, chosen=chose).set_index("factor").loc[
         "gradient clipping", "decides"] is False
+
+
+def test_the_strip_plot_draws_the_seed_that_chose_a_factor_hollow_and_leaves_it_out_of_band_and_count():
+    from matplotlib.collections import PathCollection, PolyCollection
+
+    from lib import plots
+    t = effects_table([("nanogpt", "none", 1, 600, 2.5), ("nanogpt", "none", 2, 200, 2.5),
+                       ("nanogpt", "none", 3, 300, 2.5), ("nanogpt", "gradient clipping", 1, 50, 2.0),
+                       ("nanogpt", "gradient clipping", 2, 50, 2.0), ("nanogpt", "gradient clipping", 3, 50, 2.0)])
+    chose = {("nanogpt", "gradient clipping"): {1}}
+    fig = plots.escape_strip(t, 1500, "t", planned={("nanogpt", "none"): 3, ("nanogpt", "gradient clipping"): 2},
+                             chosen=chose)
+    ax = fig.axes[0]
+    dots = [c for c in ax.collections if isinstance(c, PathCollection)]
+    hollow = [c for c in dots if not len(c.get_facecolors()) or c.get_facecolors()[0][3] == 0]
+    assert len(dots) == 6 and len(hollow) == 1 and hollow[0].get_offsets()[0, 1] == 50
+    band = [c for c in ax.collections if isinstance(c, PolyCollection)][0].get_paths()[0].vertices[:, 1]
+    assert (band.min(), band.max()) == (200, 300)  # seeds 2 and 3 only: seed 1's 600 is not in the range
+    assert ax.get_xticklabels()[1].get_text() == "nanogpt\ngradient clipping\n2 of 2 seeds"
+    assert "seed that chose the factor (not judged)" in [h.get_label() for h in ax.get_legend().legend_handles]
 
 
 def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():

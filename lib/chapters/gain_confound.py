@@ -148,7 +148,9 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
                      f"python -m lib sweep --plan gain_twins (two cpu stand-in runs, about 10 minutes each on 2 "
                      f"cores)", facts, (text,))
     text += f" The same run under a rounding-only change (the other attention kernel) moves by up to {null:.4f}."
-    knife = null >= bound and every <= bound + null  # the bound is finer than rounding, and the spread within reach
+    # a knife-edge: the spread lies within what rounding alone moves a curve of the paper's bound, on either side of
+    # it, so a rounding-only change could carry it across
+    knife = abs(every - bound) <= null
     why = (f"the spread across the four gains, {every:.4f}, is " + (
         f"within the paper's {bound}" if every <= bound else
         (f"{every / null:,.0f} times what rounding alone moves a curve ({null:.4f})" if null > 0 else

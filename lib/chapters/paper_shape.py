@@ -152,7 +152,7 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
 
 
 @claim("Layer-0 starvation at the paper's shape")
-def claim_prefix_starvation(table: pd.DataFrame, from_step: int = 300) -> Claim:
+def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_STEPS) -> Claim:
     """Fig. 2a (§4.1) at the paper's shape: the layer-0 gradient of every partial nanoGPT configuration that
     collapsed is 0.000 from step ``from_step`` on, while Full Residual's is not (about 0.114). It needs a
     collapsed partial configuration that reached ``from_step`` beside Full Residual, the control (at its own,
@@ -217,8 +217,13 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
     if missing:
         # how far each missing configuration's run has trained, so the reader sees what is left to train
         t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
-        where = ", ".join(f"{c} " + (f"trained to step {int(t.steps[c]):,}" if c in t.index else "not trained")
-                          for c in missing)
+        def lacks(c):  # not trained, short of the step, or past it with no growth recorded there
+            if c not in t.index:
+                return "not trained"
+            if t.steps[c] < at_step:
+                return f"trained to step {int(t.steps[c]):,}"
+            return f"with no growth recorded at step {at_step:,}"
+        where = ", ".join(f"{c} {lacks(c)}" for c in missing)
         return Claim("NOT TESTED", f"Fig. 2b orders three nanoGPT configurations; at step {at_step:,} of {budget:,} "
                                    f"the paper-shape runs lack {where}", facts)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")

@@ -26,6 +26,12 @@ def changes_table(scale: str = "cpu") -> pd.DataFrame:
     return pd.DataFrame(plans.schedule_factor_changes(scale)).set_index(["implementation", "factor"])
 
 
+def chosen_seeds() -> dict[tuple[str, str], set[int]]:
+    """(implementation, factor) -> the seeds whose runs chose it as a candidate (``plans.ScheduleFactor.chosen_by``),
+    which the rule leaves out of its judgement and the figure draws apart."""
+    return {k: set(f.chosen_by) for k, f in plans.schedule_factors().items() if f.chosen_by}
+
+
 def no_outcome(table: pd.DataFrame) -> pd.Series:
     """The runs of a ``schedule_runs`` table with no escape step to judge: diverged (by status, even where a best
     loss was recorded before), or without a best loss at all."""
@@ -65,7 +71,7 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         for e in plans.schedule_seeds():
             planned.setdefault((e.impl, plans.schedule_factor(e)), set()).add(e.seed)
     if chosen is None:
-        chosen = {k: set(f.chosen_by) for k, f in plans.schedule_factors().items() if f.chosen_by}
+        chosen = chosen_seeds()
     never = budget + first_eval  # where "never" stands in the range test: the first evaluation past the budget
 
     def label(step):  # a step of the range test in the reader's words, "never" where it stands for one
@@ -79,20 +85,19 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
     keys = list(dict.fromkeys(zip(table.impl, table.factor)))
     keys += [k for k in planned if k not in keys]
     for impl, factor in keys:
-        g = table[(table.impl == impl) & (table.factor == factor)]
-        ok = done[(done.impl == impl) & (done.factor == factor)]
+        picked = chosen.get((impl, factor), set())  # seeds whose runs chose the factor: shown apart, never judged
+        mine = (table.impl == impl) & (table.factor == factor)
+        g, chose = table[mine & ~table.seed.isin(picked)], table[mine & table.seed.isin(picked)]
+        ok = done[(done.impl == impl) & (done.factor == factor) & ~done.seed.isin(picked)]
         # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
         base_all = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
         base = done.loc[done.index.intersection(base_all.index)]
         lost = sorted(set(g.seed) - set(ok.seed)) if factor != "none" else []
         lost_base = sorted(set(base_all.seed) - set(base.seed))
         steps = ok.set_index("seed").escape_step.astype(float)
-        picked = chosen.get((impl, factor), set())
         want = planned.get((impl, factor), set()) - picked  # the seeds it is judged on
-        fresh = steps[~steps.index.isin(picked)]
-        s = fresh.fillna(never)
+        s = steps.fillna(never)
         b = base.set_index("seed").escape_step.astype(float).fillna(never)
-        b = b[~b.index.isin(picked)]
         # None (not judged): the baseline itself, no baseline, a run with no outcome on either side, seeds that differ
         # from the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
         judged = (factor != "none" and not b.empty and not lost and not lost_base and bool(want)
@@ -101,11 +106,11 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         n_late = int((s > b.max() + first_eval).sum()) if len(b) else 0  # and clearly later
         earlier = judged and n_early == len(s)
         later = judged and n_late == len(s)
-        rows.append({"impl": impl, "factor": factor, "seeds": len(g) - len(picked & set(g.seed)),
-                     "planned": len(want), "escaped": int(fresh.notna().sum()),
-                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in fresh.items()),
-                     "chosen by": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()
-                                            if seed in picked),
+        rows.append({"impl": impl, "factor": factor, "seeds": len(g),
+                     "planned": len(want), "escaped": int(steps.notna().sum()),
+                     "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
+                     "chosen by": ", ".join(f"{int(seed)}: {escape_label(float(v) if pd.notna(v) else math.nan)}"
+                                            for seed, v in zip(chose.seed, chose.escape_step)),
                      # the range as the reader sees it: "never" for a baseline seed that stayed on the floor
                      "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
                      "baseline seeds": len(base_all), "no outcome": lost, "baseline no outcome": lost_base,

@@ -220,13 +220,17 @@ def probes_over_training_figure(table: pd.DataFrame, title: str):
 SEED_MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # one shape per seed, in the order the seeds first appear
 
 
-def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | None = None):
+def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | None = None,
+                 chosen: dict | None = None):
     """Escape step per seed per factor (``schedule_seeds.schedule_runs().table``), one column per (implementation,
     factor), one marker per seed (the same shape for a seed in every column, so a seed can be followed across
     them); a run that never left the floor is drawn at "never", above the budget. Behind each factor's column, its
     baseline's range over the same seeds (the same implementation's "none"), which the rule
     (``schedule_seeds.schedule_effects``) reads it against. ``planned``: seeds planned per (implementation, factor),
-    said under each column beside the seeds drawn, so a column still training is not read as complete."""
+    said under each column beside the seeds drawn, so a column still training is not read as complete. ``chosen``:
+    per (implementation, factor), the seeds whose runs chose the factor (``schedule_seeds.chosen_seeds``), which the
+    rule does not judge: drawn hollow, and left out of the band and the count."""
+    chosen = chosen or {}
     fig, ax = plt.subplots(figsize=(9, 4.2))
     # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged) is named under
     # its column, not drawn, as the rule leaves it out
@@ -239,9 +243,11 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | N
     never = budget * 1.1
     for i, (impl, factor) in enumerate(keys):
         g = table[(table.impl == impl) & (table.factor == factor)]
+        picked = chosen.get((impl, factor), set())
         y = g.escape_step.astype(float).fillna(never)  # never left the floor: drawn at "never"
-        if factor != "none":  # the baseline's range over this factor's seeds, as a band behind its column
-            base = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
+        if factor != "none":  # the baseline's range over this factor's judged seeds, as a band behind its column
+            judged = g.seed[~g.seed.isin(picked)]
+            base = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(judged)]
             if len(base):
                 b = base.escape_step.astype(float).fillna(never)
                 ax.fill_between([i - 0.3, i + 0.3], b.min(), b.max(), color="grey", alpha=0.2, lw=0,
@@ -253,11 +259,13 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | N
         # ResidualGPT in AttnOnly's green, nanoGPT in black
         color = COLORS["AttnOnly"] if impl == "residualgpt" else "black"
         for x, (seed, v) in zip(i + np.asarray(jitter), zip(g.seed, y)):
-            ax.scatter([x], [v], s=30, color=color, marker=marker[seed], zorder=3)
+            hollow = dict(facecolors="none", edgecolors=color) if seed in picked else dict(color=color)
+            ax.scatter([x], [v], s=30, marker=marker[seed], zorder=3, **hollow)
     ax.axhline(budget, color="grey", lw=0.8, ls=":")
     def tick(impl, factor):
         gone = lost[(lost.impl == impl) & (lost.factor == factor)].seed.tolist() if len(lost) else []
-        drawn = int(((table.impl == impl) & (table.factor == factor)).sum()) if len(table) else 0
+        drawn = int(((table.impl == impl) & (table.factor == factor)
+                     & ~table.seed.isin(chosen.get((impl, factor), set()))).sum()) if len(table) else 0
         n = f"\n{drawn} of {planned[impl, factor]} seeds" if planned and (impl, factor) in planned else ""
         return f"{impl}\n{factor}{n}" + (f"\n(seed {', '.join(map(str, gone))} diverged)" if gone else "")
     ax.set_xticks(range(len(keys)), [tick(impl, factor) for impl, factor in keys], fontsize=8)
@@ -269,6 +277,9 @@ def escape_strip(table: pd.DataFrame, budget: int, title: str, planned: dict | N
     # the colour key: the implementation, whatever the seed
     handles += [plt.Line2D([], [], ls="", marker="o", color=c, label=impl) for impl, c in
                 (("nanoGPT", "black"), ("ResidualGPT", COLORS["AttnOnly"])) if impl.lower() in set(table.impl)]
+    if any(len(set(table.seed[(table.impl == i) & (table.factor == f)]) & p) for (i, f), p in chosen.items()):
+        handles.append(plt.Line2D([], [], ls="", marker="o", markerfacecolor="none", color="grey",
+                                  label="seed that chose the factor (not judged)"))
     handles += [h for h, lab in zip(*ax.get_legend_handles_labels()) if lab.startswith("baseline")]
     if handles:
         ax.legend(handles=handles, frameon=False, fontsize=8, ncol=min(len(handles), 5), loc="upper center",
