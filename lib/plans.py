@@ -365,6 +365,7 @@ def _rate(x: float) -> str:
 # The Phase-2 notebook's rate (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: a constant 3e-4), which is the 10M preset's
 # peak; the stand-in's ResidualGPT peaks at 1e-3, so its "constant lr" differs from Phase 2 in the rate too.
 PHASE2_LR = get_preset("10M", "residualgpt").train.lr
+CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"  # the factor: ResidualGPT at Phase 2's rate, from step 0
 
 
 def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor]:
@@ -382,7 +383,7 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
         table[impl, "none"] = ScheduleFactor({})
         table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = ScheduleFactor(swap[impl])
     if res.lr != PHASE2_LR:  # at the paper's shape the two are one run
-        table["residualgpt", f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"] = ScheduleFactor(
+        table["residualgpt", CONSTANT_PHASE2] = ScheduleFactor(
             dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR))
     # the one-seed bundle's seed, whose runs picked its three candidates (warm-up + cosine among them)
     chosen = (bundle_factors(scale)["none"].seed,)

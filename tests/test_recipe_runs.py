@@ -302,3 +302,18 @@ def test_the_warm_up_reading_says_whether_the_escape_came_before_the_cosine_bega
     late = effects_table([("nanogpt", "warm-up + cosine", 1, 75, 1.9), ("nanogpt", "warm-up + cosine", 2, 150, 2)])
     assert sched.warmup_reading(late, warmup=100).startswith("1 of 2")
     assert sched.warmup_reading(t.iloc[0:0], warmup=100).startswith("No nanoGPT run")
+
+
+def test_the_rate_is_told_apart_from_the_schedules_shape_only_when_the_two_constant_rates_split():
+    high = [("residualgpt", "constant lr", s, NAN, 3.34) for s in (1, 2, 3)]
+    low = [("residualgpt", "constant lr at 3e-4", s, 50, 2.2) for s in (1, 2, 3)]
+    text = sched.rate_reading(effects_table(high + low))
+    assert "constant lr (its own peak): 0 of 3 seeds leave the floor" in text
+    assert "constant lr at 3e-4: 3 of 3 seeds leave the floor (seed 1 at step 50" in text
+    assert text.endswith("the peak held from step 0, not the missing warm-up and decay.")
+    both = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
+    assert sched.rate_reading(effects_table(both + low)).endswith("the rate makes no difference here.")
+    split = low[:2] + [("residualgpt", "constant lr at 3e-4", 3, NAN, 3.34)]
+    assert sched.rate_reading(effects_table(high + split)).endswith("not told apart by these runs.")
+    assert sched.rate_reading(effects_table(high)).endswith("not trained at both peaks yet.")
+    assert sched.rate_reading(effects_table(high + low[:1])).endswith("waits for the same seeds at both rates.")

@@ -224,6 +224,33 @@ def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
             f"apart.")
 
 
+def rate_reading(table: pd.DataFrame) -> str:
+    """ResidualGPT AttnOnly at a constant rate twice (``schedule_runs``' table): at its own peak and at Phase 2's
+    lower one, both without warm-up or decay. Where the lower rate leaves the floor in every seed and the peak in
+    none, what kept the peak on the floor is the rate held from step 0, not the missing warm-up and decay; where
+    both or neither leave, the two are not told apart."""
+    t = table[(table.impl == "residualgpt") & ~no_outcome(table)] if len(table) else table
+    high, low = (t[t.factor == f] if len(t) else t for f in (plans.CONSTANT_LR, plans.CONSTANT_PHASE2))
+    if high.empty or low.empty:
+        return "ResidualGPT AttnOnly at a constant rate is not trained at both peaks yet."
+
+    def said(g, name):
+        left = g[g.escape_step.notna()]
+        steps = ", ".join(f"seed {int(r.seed)} at step {int(r.escape_step):,}" for r in left.itertuples())
+        return f"{name}: {len(left)} of {len(g)} seeds leave the floor" + (f" ({steps})" if steps else "")
+    n_high, n_low = int(high.escape_step.notna().sum()), int(low.escape_step.notna().sum())
+    text = (f"ResidualGPT AttnOnly without warm-up or decay, {said(high, plans.CONSTANT_LR + ' (its own peak)')}; "
+            f"{said(low, plans.CONSTANT_PHASE2)}. ")
+    if set(low.seed) != set(high.seed):  # a conclusion over other seeds at each rate could be the seeds' own
+        return text + "The reading waits for the same seeds at both rates."
+    if n_low == len(low) and n_high == 0:
+        return text + ("The two differ only in the rate, so what keeps the constant rate on the floor is the peak "
+                       "held from step 0, not the missing warm-up and decay.")
+    if n_low == len(low) and n_high == len(high):
+        return text + "Both leave it: the rate makes no difference here."
+    return text + "The rate and the schedule's shape are not told apart by these runs."
+
+
 def rerun_reading(runs_dir=RUNS_DIR) -> str:
     """nanoGPT AttnOnly trained twice on its own recipe at the same seed: the bundle's runs (evaluated every
     ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule plan's (every ``fine``). Our
