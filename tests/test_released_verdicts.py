@@ -333,7 +333,8 @@ def test_the_schedule_seed_runs_released_so_far():
     assert schedule_seeds.rate_reading(runs).endswith("the peak held from step 0, not the missing warm-up and decay.")
     # gradient clipping on the four seeds that did not choose it: step 50 in each, against nanoGPT's own 175 to never
     # at the same seeds: named, earlier (chance with no effect 2/C(8,4) = 2.9%); seed 1337's run apart, at step 50
-    assert fx.loc[("nanogpt", "gradient clipping"), "escape steps"] == "42: step 50, 123: step 50, 0: step 50, 7: step 50"
+    assert fx.loc[("nanogpt", "gradient clipping"), "escape steps"] == ("42: step 50, 123: step 50, 0: step 50, "
+                                                                        "7: step 50")
     assert fx.loc[("nanogpt", "gradient clipping"), "chosen by"] == "1337: step 50"
     assert fx.loc[("nanogpt", "gradient clipping"), "baseline range"] == "step 175 to never"
     assert fx.loc[("nanogpt", "gradient clipping"), "direction"] == "earlier"

@@ -238,8 +238,8 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
              + " > ".join(f"{c} {growth[c]:.2f}" for c in ours) + ".",)
     why = (f"by step {at_step:,} {' and '.join(off)} left the floor, where the paper orders two collapsed models"
            if off else ("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} "
-           f"of {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed batch, the author's `residualscope` divides the final by the "
-           f"initial norm over training, so the order is compared, never the size")
+           f"of {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed batch, the author's `residualscope` divides the final "
+           f"by the initial norm over training, so the order is compared, never the size")
     return Claim(verdict(True, not off, ours == paper_order), why, facts, lines)
 
 
