@@ -348,11 +348,10 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
 
 
 class ScheduleFactor(NamedTuple):
-    """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset, how many of the
-    plan's seeds it trains (None: all), and the seeds whose runs picked it as a candidate, which are no evidence for
-    it (``chapters.schedule_seeds`` judges it on the others)."""
+    """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset, and the seeds
+    whose runs picked it as a candidate, which are no evidence for it (``chapters.schedule_seeds`` judges it on the
+    others)."""
     changes: dict
-    seeds: int | None = None
     chosen_by: tuple[int, ...] = ()
 
 
@@ -378,16 +377,16 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
     ``schedule_factor`` reads it back by lookup."""
     res = get_preset(scale, "residualgpt").train
     swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
+    # the one-seed bundle's seed, whose runs picked its three candidates: nanoGPT's warm-up + cosine, clipping, biases
+    chosen = (bundle_factors(scale)["none"].seed,)
     table = {}
     for impl in ("nanogpt", "residualgpt"):
         table[impl, "none"] = ScheduleFactor({})
-        table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = ScheduleFactor(swap[impl])
+        table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = ScheduleFactor(
+            swap[impl], chosen_by=chosen if impl == "nanogpt" else ())
     if res.lr != PHASE2_LR:  # at the paper's shape the two are one run
         table["residualgpt", CONSTANT_PHASE2] = ScheduleFactor(
             dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR))
-    # the one-seed bundle's seed, whose runs picked its three candidates (warm-up + cosine among them)
-    chosen = (bundle_factors(scale)["none"].seed,)
-    table["nanogpt", SCHEDULE_NAMES[swap["nanogpt"]["schedule"]]] = ScheduleFactor(swap["nanogpt"], chosen_by=chosen)
     table["nanogpt", "gradient clipping"] = ScheduleFactor(dict(grad_clip=res.grad_clip), chosen_by=chosen)
     table["nanogpt", "no biases"] = ScheduleFactor(dict(bias=False, head_bias=False), chosen_by=chosen)
     return table
@@ -435,8 +434,7 @@ def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
     nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its
     warm-up and cosine and at a constant rate, its own peak and Phase 2's; then gradient clipping and no biases on
     nanoGPT AttnOnly."""
-    return [_schedule_run(impl, s, f.changes) for (impl, _), f in schedule_factors().items()
-            for s in seeds[:f.seeds]]
+    return [_schedule_run(impl, s, f.changes) for (impl, _), f in schedule_factors().items() for s in seeds]
 
 
 def recipes() -> list[Experiment]:
