@@ -342,6 +342,18 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     big_full = with_growth(run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.2, 2.0]), [1, 50, 60, 70])
     c = growth_claim(attn, ffn, big_full)
     assert c.verdict == "CONTRADICTED" and c.facts["order"] == ["FullResidual", "AttnOnly", "FFNOnly"]
+    # each pair out of the paper's order, with the evaluations where it was out of order too: here all along
+    held = {(p["above"], p["below"]): (p["shared"], p["against"]) for p in c.facts["out_of_order"]}
+    assert held == {("FullResidual", "AttnOnly"): ([100, 200, 300], [100, 200, 300]),
+                    ("FullResidual", "FFNOnly"): ([100, 200, 300], [100, 200, 300])}
+    assert "FullResidual's growth above FFNOnly's at 3 of their 3 evaluations from step 100 to 300" in c.why
+    # a crossing caught at the step: out of the paper's order at step 300 only
+    crossing = with_growth(run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.2, 2.0]), [1, 5, 8, 35])
+    c = growth_claim(attn, ffn, crossing)
+    assert c.verdict == "CONTRADICTED" and c.facts["order"] == ["AttnOnly", "FullResidual", "FFNOnly"]
+    assert [(p["above"], p["below"], p["against"]) for p in c.facts["out_of_order"]] == [
+        ("FullResidual", "FFNOnly", [300])]
+    assert "at 1 of their 3 evaluations" in c.why
     # Full Residual short of the step: not tested, and the reason says how far it trained
     short = with_growth(run("nanogpt", "FullResidual", 100, [4.17, 2.5]), [1, 5])
     c = growth_claim(attn, ffn, short)

@@ -190,14 +190,38 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     return Claim(verdict(True, True, holds), why, facts, lines)
 
 
-def growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
-    """nanoGPT's hidden-state growth ‖h_L‖/‖h_0‖ (the history's ``hidden_growth``, the stand-in claim's quantity) at
-    evaluation ``step`` of each configuration on its own recipe (a configuration not evaluated there is left out)."""
+def growth_path(hist: pd.DataFrame, upto: int) -> dict[str, dict[int, float]]:
+    """nanoGPT's hidden-state growth ‖h_L‖/‖h_0‖ (the history's ``hidden_growth``, the stand-in claim's quantity) of
+    each configuration on its own recipe, at each evaluation from step 1 to ``upto`` ({config: {step: growth}};
+    step 0 is the initialisation, before any training)."""
     if hist.empty or "hidden_growth" not in hist:
         return {}
     own = plans.own_schedule("nanogpt", "10M")
-    h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & (hist.step == step)].dropna(subset=["hidden_growth"])
-    return {r.config: float(r.hidden_growth) for r in h.itertuples()}
+    h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & (hist.step > 0) & (hist.step <= upto)]
+    path: dict[str, dict[int, float]] = {}
+    for r in h.dropna(subset=["hidden_growth"]).itertuples():
+        path.setdefault(r.config, {})[int(r.step)] = float(r.hidden_growth)
+    return path
+
+
+def growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
+    """Each configuration's growth (``growth_path``) at evaluation ``step`` (one not evaluated there is left out)."""
+    return {c: g[step] for c, g in growth_path(hist, step).items() if step in g}
+
+
+def out_of_order(path: dict[str, dict[int, float]], paper_order: list[str], at_step: int) -> list[dict]:
+    """The pairs whose growth at ``at_step`` is in the other order than the paper's, each with the evaluations both
+    share up to it and, of those, the ones where the pair was in the other order too: whether the disagreement at
+    ``at_step`` is a crossing caught at that step or held all along."""
+    pairs = []
+    for i, hi in enumerate(paper_order):
+        for lo in paper_order[i + 1:]:
+            if path[lo][at_step] <= path[hi][at_step]:
+                continue
+            shared = sorted(set(path[hi]) & set(path[lo]))
+            pairs.append({"above": lo, "below": hi, "shared": shared,
+                          "against": [s for s in shared if path[lo][s] > path[hi][s]]})
+    return pairs
 
 
 @claim("Hidden-state growth order at the paper's shape")
@@ -236,10 +260,22 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
     lines = (f"Hidden-state growth at step {at_step:,} of {budget:,}: paper (at the end of its run) "
              + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order) + "; ours "
              + " > ".join(f"{c} {growth[c]:.2f}" for c in ours) + ".",)
+    # each pair out of the paper's order: at how many of their shared evaluations it was, and how each moved
+    path = growth_path(hist, at_step)
+    pairs = out_of_order(path, paper_order, at_step)
+    facts["out_of_order"] = pairs
+
+    def held(p):
+        a, b, first = p["above"], p["below"], p["shared"][0]
+        return (f"{a}'s growth above {b}'s at {len(p['against'])} of their {len(p['shared'])} evaluations from step "
+                f"{first:,} to {at_step:,} ({path[a][first]:.1f}× against {path[b][first]:.1f}× at step {first:,}, "
+                f"{path[a][at_step]:.1f}× against {path[b][at_step]:.1f}× at step {at_step:,})")
     why = (f"by step {at_step:,} {' and '.join(off)} left the floor, where the paper orders two collapsed models"
            if off else ("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} "
-           f"of {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed batch, the author's `residualscope` divides the final "
-           f"by the initial norm over training, so the order is compared, never the size")
+           f"of {budget:,}" + "".join(f": {held(p)}" for p in pairs[:1]) + "".join(f"; {held(p)}" for p in pairs[1:])
+           + f"; the paper reads its order where its runs end, at step {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed "
+           f"batch, the author's `residualscope` divides the final by the initial norm over training, so the order "
+           f"is compared, never the size")
     return Claim(verdict(True, not off, ours == paper_order), why, facts, lines)
 
 
