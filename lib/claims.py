@@ -603,6 +603,23 @@ def _mixer_reads(ev: Evidence) -> dict:
 # paper's claims at this shape are the joint collapse (where the run ends) and Fig. 2a's starvation.
 
 
+def level_paper_shape(c: Claim, ev: Evidence) -> Row:
+    """Fig. 4's level at the paper's exact 10M shape (``chapters.paper_shape.claim_paper_shape_level``): ResidualGPT
+    AttnOnly's best over its whole run on the Phase-3 preset, beside the paper's mean and the author's record of
+    seed 1337."""
+    found = prefix_rows(ev.prefix.table, [("residualgpt", "AttnOnly")])
+    f = c.facts
+    ours = ("no run" if "best" not in f else
+            f"AttnOnly best {f['best']:.4f}, {f['diff']:+.4f} from the paper's (allowed ±{f['band']:.4f})"
+            if f["complete"] else f"AttnOnly best {f['best']:.3f} over its {f['trained']}")
+    author = paper_values(ref=paper_shape.AUTHOR_RESULTS, config="AttnOnly", seed=PAPER_SEED).value.iloc[0]
+    return Row(claim="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)", where="§6.1, Fig. 4",
+               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3; the author's seed {PAPER_SEED}: {author:.6f}",
+               ours=ours, scale="paper shape" if found else "none", evidence=prefix_evidence(found),
+               verdict=c.verdict, why=c.why, short="AttnOnly's 10M level", section=_ASYMMETRY, plan="10m_whole",
+               partial=prefix_partial(found))
+
+
 def _early(runs, where: str, paper: str):
     def row(c: Claim, ev: Evidence) -> Row:
         found = prefix_rows(ev.prefix.table, runs)
@@ -752,6 +769,9 @@ CLAIMS = (
           decide=asymmetry.claim_asymmetry,
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry")),
           row=asymmetry_10m, section=_ASYMMETRY, card="paper"),
+    Entry(name="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)", ref="§6.1, Fig. 4",
+          decide=paper_shape.claim_paper_shape_level, reads=_prefix_reads, row=level_paper_shape,
+          section=_ASYMMETRY, card="paper"),
     Entry(name="FFNOnly collapses to the No Residual floor", ref="abstract; Table 5 text",
           decide=asymmetry.claim_ffn_equals_noresidual,
           reads=lambda ev: dict(parts=[(ch.scale, s) for ch, s in _ffn_parts(ev)]), row=ffn_equals_noresidual,

@@ -73,6 +73,9 @@ BOTH_WAYS = {
     "paper_shape.claim_prefix_growth": (
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways",
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways"),
+    "paper_shape.claim_paper_shape_level": (
+        "test_prefix.py::test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_noise_both_ways",
+        "test_prefix.py::test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_noise_both_ways"),
     "paper_shape.claim_prefix_asymmetry": ("test_prefix.py::test_prefix_asymmetry",
                                            "test_prefix.py::test_prefix_asymmetry"),
     "schedule_10m.claim_schedule_10m": (

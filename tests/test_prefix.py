@@ -370,3 +370,24 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     later = with_growth(run("nanogpt", "AttnOnly", 600, [4.17, 3.40, 3.36, 3.35, 3.0, 2.9, 2.8]),
                         [1, 20, 30, 40, 90, 90, 90])
     assert growth_claim(later, ffn, full).verdict == "HOLDS"
+
+
+def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_noise_both_ways():
+    # Fig. 4: AttnOnly 1.580 ± 0.003; our evaluations' standard error 0.002 here, so the band is 2 × √(0.003² +
+    # 0.002²) = 0.0072 around 1.580
+    def level(steps, vals):
+        return paper_shape.claim_paper_shape_level(table(run("residualgpt", "AttnOnly", steps, vals)))
+    c = level(3000, [4.17, 2.0, 1.585])
+    assert c.verdict == "HOLDS" and c.facts["band"] == pytest.approx(0.0072, abs=1e-4)
+    assert c.facts["diff"] == pytest.approx(0.005) and c.facts["author"] == 1.579989
+    assert level(3000, [4.17, 2.0, 1.600]).verdict == "CONTRADICTED"  # 0.020 above
+    assert level(3000, [4.17, 2.0, 1.570]).verdict == "CONTRADICTED"  # 0.010 below
+    # a prefix above the band decides nothing: Fig. 4's value is the best over the whole run
+    c = level(300, [4.17, 2.9, 2.35])
+    assert c.verdict == "NOT TESTED" and "first 300 of 3,000 steps" in c.why and "--plan 10m_whole" in c.why
+    # a prefix already below it contradicts it for good, as a best only falls
+    c = level(2000, [4.17, 2.0, 1.50])
+    assert c.verdict == "CONTRADICTED" and "a best only falls" in c.why
+    # no run at all
+    nano = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36]))
+    assert paper_shape.claim_paper_shape_level(nano).verdict == "NOT TESTED"

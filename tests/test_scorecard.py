@@ -251,7 +251,7 @@ def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path)
     from lib.findings import own_findings
     from lib.scorecard import lead_rows, scorecard
     card = scorecard(tmp_path)
-    assert len(card) == 11 and set(card.verdict) == {"NOT TESTED"}
+    assert len(card) == 12 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
     assert set(own_findings(tmp_path).verdict) == {"NOT TESTED"}
     assert set(lead_rows(card, tmp_path).source) == {"paper"}  # the book's points come from runs; there are none
