@@ -232,8 +232,11 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
     """Fig. 2b at the paper's exact 10M shape (``chapters.paper_shape.claim_prefix_growth``): the order of the three
     nanoGPT configurations' hidden-state growth, read at the step the prefixes reach (the paper's is at the end)."""
     found = prefix_rows(ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
-    step, gr = c.facts.get("step"), c.facts.get("growth", {})
-    ours = "; ".join(f"{k} {gr[k]:.1f}×" for k in ("AttnOnly", "FFNOnly", "FullResidual") if k in gr) or "no run"
+    step, gr, tr = c.facts.get("step"), c.facts.get("growth", {}), c.facts.get("over_training", {})
+    configs = ("AttnOnly", "FFNOnly", "FullResidual")
+    # both measures the claim reads: over depth (the stand-in row's) and over training (the author's residualscope)
+    ours = "; ".join(f"{what}: " + ", ".join(f"{k} {values[k]:.1f}×" for k in configs if k in values)
+                     for what, values in (("over depth", gr), ("over training", tr)) if values) or "no run"
     return Row(claim=f"Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape "
                      f"(at step {step:,} of the paper's {get_preset('10M', 'nanogpt').train.max_steps:,})",
                where="§4.1, Fig. 2b", paper=_fig2b_paper(), ours=ours + (f" at step {step:,}" if gr else ""),
@@ -612,9 +615,9 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
     ours = ("no run" if "best" not in f else
             f"AttnOnly best {f['best']:.4f}, {f['diff']:+.4f} from the paper's (allowed ±{f['band']:.4f})"
             if f["complete"] else f"AttnOnly best {f['best']:.3f} over its {f['trained']}")
-    author = paper_values(ref=paper_shape.AUTHOR_RESULTS, config="AttnOnly", seed=PAPER_SEED).value.iloc[0]
     return Row(claim="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)", where="§6.1, Fig. 4",
-               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3; the author's seed {PAPER_SEED}: {author:.6f}",
+               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3 (Table 3's original record of seed {PAPER_SEED}: "
+                     f"{f['author']:.6f})",
                ours=ours, scale="paper shape" if found else "none", evidence=prefix_evidence(found),
                verdict=c.verdict, why=c.why, short="AttnOnly's 10M level", section=_ASYMMETRY, plan="10m_whole",
                partial=prefix_partial(found))

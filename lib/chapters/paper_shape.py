@@ -224,20 +224,40 @@ def out_of_order(path: dict[str, dict[int, float]], paper_order: list[str], at_s
     return pairs
 
 
+def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
+    """The author's ``residualscope`` growth (``joint_collapse.training_growth``'s quantity: over training, not over
+    depth) of each nanoGPT configuration on its own recipe at evaluation ``step``: the residual stream's norm after
+    the last block at ``step`` divided by the same at step 0 (a configuration without both is left out)."""
+    if hist.empty or "hidden_norm" not in hist:
+        return {}
+    own = plans.own_schedule("nanogpt", "10M")
+    h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & hist.step.isin([0, step])]
+    out = {}
+    for config, g in h.dropna(subset=["hidden_norm"]).groupby("config"):
+        norms = dict(zip(g.step, g.hidden_norm))
+        if 0 in norms and step in norms and step != 0:
+            out[config] = float(norms[step][-1] / norms[0][-1])
+    return out
+
+
 @claim("Hidden-state growth order at the paper's shape")
 def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = plans.PREFIX_STEPS) -> Claim:
     """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (the paper's values are where its run
     ends, so this is the order at that step, labelled as such): nanoGPT's hidden-state growth orders AttnOnly >
-    FFNOnly > Full Residual (``growth_at``, from the ``hist`` of the runs). It needs all three configurations
-    evaluated at ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not the one the
-    figure ordered (two collapsed configurations beside the control)."""
+    FFNOnly > Full Residual. Growth is measured two ways, from the ``hist`` of the runs: over depth, ‖h_L‖/‖h_0‖ at
+    the step (``growth_at``, the stand-in claim's quantity), and over training, the author's ``residualscope``
+    definition (``training_growth_at``). The order is decided only where both measures give the same answer; where
+    they differ, the verdict would be set by our choice of measure, so a prefix waits for the whole runs (NOT
+    TESTED) and a complete run cannot decide it (NOT TESTABLE HERE). It needs all three configurations evaluated at
+    ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not the one the figure ordered
+    (two collapsed configurations beside the control)."""
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     paper_order = list(paper.value.sort_values(ascending=False).index)  # largest first: AttnOnly, FFNOnly, Full
-    growth = growth_at(hist, at_step)
+    growth, over = growth_at(hist, at_step), training_growth_at(hist, at_step)
     budget = get_preset("10M", "nanogpt").train.max_steps  # where the paper's values are read: its runs' end
-    missing = [c for c in paper_order if c not in growth]
-    facts = {"step": at_step, "growth": growth, "missing": missing}
+    missing = [c for c in paper_order if c not in growth or c not in over]
+    facts = {"step": at_step, "growth": growth, "over_training": over, "missing": missing}
     if missing:
         # how far each missing configuration's run has trained, so the reader sees what is left to train
         t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
@@ -254,29 +274,48 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
     # on the floor at the step the order is read at: an escape after it does not change what the step shows
     off = [c for c in ("AttnOnly", "FFNOnly")
            if c in t.index and not pd.isna(t.left_floor_at[c]) and t.left_floor_at[c] <= at_step]
-    ours = sorted(growth, key=growth.get, reverse=True)
-    ours = [c for c in ours if c in paper_order]
-    facts["order"] = ours
-    lines = (f"Hidden-state growth at step {at_step:,} of {budget:,}: paper (at the end of its run) "
-             + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order) + "; ours "
-             + " > ".join(f"{c} {growth[c]:.2f}" for c in ours) + ".",)
-    # each pair out of the paper's order: at how many of their shared evaluations it was, and how each moved
+
+    def order(values):
+        return [c for c in sorted(values, key=values.get, reverse=True) if c in paper_order]
+    ours, ours_over = order(growth), order(over)
+    facts["order"], facts["order_over_training"] = ours, ours_over
+    lines = tuple(f"Hidden-state growth {name} at step {at_step:,} of {budget:,}: "
+                  + " > ".join(f"{c} {values[c]:.2f}" for c in o)
+                  + (" — the paper's order" if o == paper_order else " — not the paper's order") + "."
+                  for name, values, o in (("over depth (‖h_L‖/‖h_0‖)", growth, ours),
+                                          ("over training (residualscope's final ÷ initial, after the last block)",
+                                           over, ours_over))) + (
+        "Paper (at the end of its run): " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order) + ".",)
+    # each pair out of the paper's order over depth: at how many of their shared evaluations it was, and whether
+    # the gap between them narrows or widens from the first of those to the reading step
     path = growth_path(hist, at_step)
     pairs = out_of_order(path, paper_order, at_step)
     facts["out_of_order"] = pairs
 
     def held(p):
         a, b, first = p["above"], p["below"], p["shared"][0]
-        return (f"{a}'s growth above {b}'s at {len(p['against'])} of their {len(p['shared'])} evaluations from step "
-                f"{first:,} to {at_step:,} ({path[a][first]:.1f}× against {path[b][first]:.1f}× at step {first:,}, "
-                f"{path[a][at_step]:.1f}× against {path[b][at_step]:.1f}× at step {at_step:,})")
-    why = (f"by step {at_step:,} {' and '.join(off)} left the floor, where the paper orders two collapsed models"
-           if off else ("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} "
-           f"of {budget:,}" + "".join(f": {held(p)}" for p in pairs[:1]) + "".join(f"; {held(p)}" for p in pairs[1:])
-           + f"; the paper reads its order where its runs end, at step {budget:,}; ours is ‖h_L‖/‖h_0‖ on one fixed "
-           f"batch, the author's `residualscope` divides the final by the initial norm over training, so the order "
-           f"is compared, never the size")
-    return Claim(verdict(True, not off, ours == paper_order), why, facts, lines)
+        gap0, gap = path[a][first] - path[b][first], path[a][at_step] - path[b][at_step]
+        return (f"over depth {a}'s growth is above {b}'s at {len(p['against'])} of their {len(p['shared'])} "
+                f"evaluations from step {first:,} to {at_step:,}, the gap "
+                + (f"{'narrowing' if gap < gap0 else 'widening'} from {gap0:.1f} to {gap:.1f}" if gap != gap0
+                   else f"steady at {gap:.1f}"))
+    agree = (ours == paper_order) == (ours_over == paper_order)
+    said = "; ".join(held(p) for p in pairs)
+    if off:
+        why = f"by step {at_step:,} {' and '.join(off)} left the floor, where the paper orders two collapsed models"
+        return Claim(verdict(True, False, False), why, facts, lines)
+    if not agree:
+        # the answer would be our choice of measure: a prefix waits for the whole runs, a complete run cannot say
+        which = "over training" if ours_over == paper_order else "over depth"
+        why = (f"at step {at_step:,} of {budget:,} the two measures of growth disagree: only the one {which} gives "
+               f"the paper's order" + (f"; {said}" if said else "") + f"; the paper reads its order where its runs "
+               f"end, at step {budget:,}")
+        return Claim("NOT TESTED" if at_step < budget else "NOT TESTABLE HERE", why, facts, lines)
+    why = (("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} of {budget:,} "
+           f"by both measures" + (f"; {said}" if said else "") + f"; the paper reads its order where its runs end, "
+           f"at step {budget:,}, and the author's `residualscope` hooks a layer inside a block, so the order is "
+           f"compared, never the size")
+    return Claim(verdict(True, True, ours == paper_order), why, facts, lines)
 
 
 # The command that trains the paper's whole 10M runs and its cost: the reason a claim about where a run ends gives while
@@ -295,38 +334,59 @@ AUTHOR_RESULTS = "Results/10M_ResidualGPT_results.csv"
 @claim("AttnOnly's 10M level at the paper's shape")
 def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     """Fig. 4 (Phase 3, the paper's primary 10M estimate, §8.1) at the paper's own shape: ResidualGPT AttnOnly ends
-    its 3,000-step run at a best of 1.580 ± 0.003 (8 seeds; the author's seed-1337 run behind Table 3: 1.579989).
-    Our seed-1337 run on the Phase-3 preset is the paper's model if its best is within ``LEVEL_SIGMAS`` standard
-    deviations of the paper's mean, the paper's seed spread and our evaluation's largest standard error taken
-    together. A best only falls as a run trains, so a prefix already below that band contradicts it; a prefix above
-    it decides nothing until the run has trained all its steps."""
-    from ..paper import paper_values
+    its 3,000-step run at a best of 1.580 ± 0.003 (8 seeds). Our seed-1337 run on the Phase-3 preset is the paper's
+    model if its best is within ``LEVEL_SIGMAS`` standard deviations of the paper's mean, the paper's seed spread and
+    our evaluation's largest standard error taken together. Beyond that band, the paper does not equate absolute
+    losses across environments (§8.3), and its own records of seed 1337 range across them (Table 3's original
+    1.579989, Phase 1's 1.94-2.06, Phase 2's 2.289: §8.1), so a best inside that range is a finding about this
+    environment, neither confirming nor contradicting the paper; only a best outside it contradicts. A best only
+    falls as a run trains, so a prefix already below the band is judged as it is; a prefix above it decides
+    nothing until the run has trained all its steps."""
+    from ..paper import paper_value, paper_values
     paper = paper_values(ref="Fig. 4", impl="residualgpt", config="AttnOnly", metric="best_val_loss").iloc[0]
-    author = paper_values(ref=AUTHOR_RESULTS, config="AttnOnly", seed=PAPER_SEED).value.iloc[0]
+    # the paper's own records of the same seed across its environments: how far an environment alone moved it
+    records = paper_values(scale="10M", impl="residualgpt", config="AttnOnly", metric="best_val_loss",
+                           seed=PAPER_SEED).value
+    facts = {"author": paper_value(ref=AUTHOR_RESULTS, config="AttnOnly", seed=PAPER_SEED),
+             "environments": (float(records.min()), float(records.max()))}
     r = run_row(table, "residualgpt", "AttnOnly")
     if r is None:
         return Claim("NOT TESTED", f"Fig. 4's {paper.reported} is the best over a whole 3,000-step run, and no "
-                                   f"paper-shape ResidualGPT AttnOnly run is released; {WHOLE_RUN_COST}")
-    band = LEVEL_SIGMAS * (paper["std"] ** 2 + r.max_val_se ** 2) ** 0.5
+                                   f"paper-shape ResidualGPT AttnOnly run is released; {WHOLE_RUN_COST}", facts)
+    se, std = pd.to_numeric(pd.Series([r.max_val_se, paper["std"]]), errors="coerce")
+    if pd.isna(se) or pd.isna(std):  # no band to judge within: said, never a NaN comparison that reads as a verdict
+        missing = "its evaluations recorded no standard error" if pd.isna(se) else "Fig. 4 gives no spread"
+        return Claim("NOT TESTED", f"the band around Fig. 4's {paper.reported} cannot be drawn: {missing}", facts)
+    band = LEVEL_SIGMAS * (std ** 2 + se ** 2) ** 0.5
     diff = r.best_val - paper.value
-    facts = {"trained": r.trained, "best": float(r.best_val), "diff": float(diff), "band": float(band),
-             "complete": bool(r.steps >= r.max_steps), "author": float(author)}
+    facts.update({"trained": r.trained, "best": float(r.best_val), "diff": float(diff), "band": float(band),
+                  "complete": bool(r.steps >= r.max_steps)})
     # the band in numbers, so the reader can redo it: the paper's spread and our noise, each as it is
     rule = (f"{band:.4f} ({LEVEL_SIGMAS:g} × √(paper's std² + our largest evaluation standard error²) = "
-            f"{LEVEL_SIGMAS:g} × √({paper['std']:g}² + {r.max_val_se:.4f}²))")
+            f"{LEVEL_SIGMAS:g} × √({std:g}² + {se:.4f}²))")
+    lo, hi = facts["environments"]
     lines = (f"ResidualGPT AttnOnly, 10M, {r.trained}: best {r.best_val:.4f}; paper (Fig. 4, Phase 3) "
-             f"{paper.reported}, the author's seed {PAPER_SEED} {author:.6f} ({AUTHOR_RESULTS}); "
+             f"{paper.reported}; the paper's records of seed {PAPER_SEED} across its environments {lo:.3f}-{hi:.3f} "
+             f"(Table 3's original {facts['author']:.6f}, {AUTHOR_RESULTS}; §8.1's Phases 1 and 2); "
              + (f"ours minus the paper's {diff:+.4f}, against {rule}." if facts["complete"] else
                 f"a complete run is judged within {rule} of the paper's mean."),)
-    within = abs(diff) <= band
     if not facts["complete"] and diff >= -band:
         return Claim("NOT TESTED", f"Fig. 4's {paper.reported} is the best over a whole 3,000-step run, and the "
                                    f"paper-shape ResidualGPT AttnOnly run has trained its {r.trained} (best "
                                    f"{r.best_val:.3f}); {WHOLE_RUN_COST}", facts, lines)
-    why = (f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} the paper's {paper.value:.3f}, "
-           + ("within" if within else "beyond") + f" the {band:.4f} its seed spread and our evaluation noise allow"
-           + ("" if facts["complete"] else f" (already, {r.trained}: a best only falls)"))
-    return Claim(verdict(True, True, within), why, facts, lines)
+    where = (f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} the paper's {paper.value:.3f}"
+             + ("" if facts["complete"] else f" already, over its {r.trained} (a best only falls)"))
+    if abs(diff) <= band:
+        return Claim(verdict(True, True, True), f"{where}, within the {band:.4f} its seed spread and our evaluation "
+                                                f"noise allow", facts, lines)
+    if lo - band <= r.best_val <= hi + band:
+        return Claim("NOT TESTABLE HERE", f"{where}, beyond the {band:.4f} its seed spread and our evaluation noise "
+                                          f"allow but inside the paper's own records of seed {PAPER_SEED} across its "
+                                          f"environments ({lo:.3f}-{hi:.3f}), which it does not equate (§8.3)",
+                     facts, lines)
+    return Claim(verdict(True, True, False), f"{where}, beyond the {band:.4f} its seed spread and our evaluation "
+                                             f"noise allow and outside the paper's own records of seed {PAPER_SEED} "
+                                             f"across its environments ({lo:.3f}-{hi:.3f})", facts, lines)
 
 
 @claim("Joint collapse at the paper's shape")
