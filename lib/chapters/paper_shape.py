@@ -371,7 +371,7 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
              + (f"ours minus the paper's {diff:+.4f}, against {rule}." if facts["complete"] else
                 f"a complete run is judged within {rule} of the paper's mean."),)
     if not facts["complete"] and diff >= -band:
-        return Claim("NOT TESTED", f"Fig. 4's {paper.reported} is the best over a whole 3,000-step run, and the "
+        return Claim("NOT TESTED", f"Fig. 4's {paper.reported} is the best over a whole 3,000-step run; the "
                                    f"paper-shape ResidualGPT AttnOnly run has trained its {r.trained} (best "
                                    f"{r.best_val:.3f}); {WHOLE_RUN_COST}", facts, lines)
     where = (f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} the paper's {paper.value:.3f}"
