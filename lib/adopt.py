@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from .files import RunError, write_json_atomic
+from .host import last_commit
 from .runs import RUNS_DIR, RunDir, RunLock, run_path
 from .thresholds import escape_step
 
@@ -93,6 +94,8 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
                        f"difference {result['max_sigmas']:.2f} standard errors, tolerance {NOISE_SIGMAS:g}; escape "
                        f"{result['escape_released']} released, {result['escape_retrain']} retrained): nothing was "
                        f"moved, the released prefix stays as it is")
+    # where the replaced history is released, once its folder (kept aside, git-ignored) is gone
+    replaced_commit = last_commit(released.path / "history.jsonl")
     with RunLock(released.path), RunLock(retrain.path):
         aside = released.path.with_name(released.path.name + ".replaced-by-retrain")
         if aside.exists():
@@ -105,7 +108,8 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
             if child.name != "run.lock":
                 shutil.move(child, released.path / child.name)
         env = released.read_json("env.json") or {}
-        env["adopted"] = {**result, "from": str(retrain.path), "replaced_kept_in": aside.name}
+        env["adopted"] = {**result, "from": str(retrain.path), "replaced_kept_in": aside.name,
+                          "replaced_commit": replaced_commit}
         write_json_atomic(released.path / "env.json", env)
     Path(retrain.path / "run.lock").unlink(missing_ok=True)  # released above; the emptied retrain goes
     retrain.path.rmdir()

@@ -45,6 +45,17 @@ def git_state() -> dict:
     return {"git_commit": commit or None, "git_dirty_lib": dirty}
 
 
+def last_commit(path: Path) -> str | None:
+    """The commit that last changed ``path`` in this repository (None where git, the repository or the file's
+    history is missing): where a file's released version can be checked out again once it is replaced."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%H", "--", str(path)], cwd=ROOT, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
 # Read once, when lib is imported: a long sweep process keeps running the code it
 # imported, so a later commit must not be credited with its runs.
 GIT_AT_IMPORT = git_state()

@@ -69,7 +69,9 @@ def test_a_retrain_that_reproduces_the_prefix_takes_its_place_and_the_run_goes_o
     result = adopt(re.path, tmp_path / "runs")
     assert result["max_sigmas"] == 0.0 and result["steps"] == 10  # same machine, same options: bitwise
     assert rd.ckpt.exists() and not re.path.exists() and rd.summary["steps"] == 15
-    assert json.loads((rd.path / "env.json").read_text())["adopted"]["steps"] == 10
+    adopted = json.loads((rd.path / "env.json").read_text())["adopted"]
+    # the replaced history's commit: none here (the folder is outside the repository), else where git last had it
+    assert adopted["steps"] == 10 and adopted["replaced_commit"] is None
     aside = rd.path.with_name(rd.path.name + ".replaced-by-retrain")
     assert json.loads((aside / "summary.json").read_text())["steps"] == 10  # the released files, kept
     assert run(exp, runs_dir=tmp_path / "runs", **MODE)["status"] == "complete"
@@ -117,3 +119,12 @@ def test_adopt_refuses_a_run_that_still_has_its_checkpoint(exp, tmp_path):
     with pytest.raises(RunError, match="has its checkpoint"):
         adopt(RunDir(run_path(exp, tmp_path / "retrain")).path, tmp_path / "runs")
     assert listing(tmp_path) == before
+
+
+def test_last_commit_names_where_a_released_file_can_be_checked_out_again(tmp_path):
+    from lib.host import ROOT, last_commit
+    if last_commit(ROOT / "README.md") is None:
+        pytest.skip("no git history here (a release tarball)")
+    assert len(last_commit(ROOT / "README.md")) == 40
+    assert last_commit(tmp_path / "history.jsonl") is None  # outside the repository
+    assert last_commit(ROOT / "no-such-file.json") is None  # never committed
