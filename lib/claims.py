@@ -616,8 +616,8 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
             f"AttnOnly best {f['best']:.4f}, {f['diff']:+.4f} from the paper's (allowed ±{f['band']:.4f})"
             if f["complete"] else f"AttnOnly best {f['best']:.3f} over its {f['trained']}")
     return Row(claim="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)", where="§6.1, Fig. 4",
-               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3 (Table 3's original record of seed {PAPER_SEED}: "
-                     f"{f['author']:.6f})",
+               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3 (the author's per-seed record behind Table 3, "
+                     f"seed {PAPER_SEED}: {f['author']:.6f})",
                ours=ours, scale="paper shape" if found else "none", evidence=prefix_evidence(found),
                verdict=c.verdict, why=c.why, short="AttnOnly's 10M level", section=_ASYMMETRY, plan="10m_whole",
                partial=prefix_partial(found))

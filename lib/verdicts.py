@@ -66,8 +66,9 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
     * ``by_design``: a test whose outcome our own design fixes is no test (a switch that, by construction,
       cannot change what is trained);
     * ``knife_edge``: a disagreement that the book's own evidence shows flipping under a change that should not
-      matter (a rounding-only twin, another seed) is not a contradiction; an agreement on such an edge is a
-      coin that fell one way, so it is not a confirmation either.
+      matter (a rounding-only twin, another seed, another measure of the same quantity, another of the paper's
+      environments, which it does not equate) is not a contradiction; an agreement on such an edge is a coin that
+      fell one way, so it is not a confirmation either.
 
     Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
     # The order of the tests is the rule. Missing runs come first: nothing else about them can be known.
