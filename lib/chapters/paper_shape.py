@@ -16,7 +16,7 @@ from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summa
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from ..verdicts import Claim, claim, verdict
-from .joint_collapse import STARVED
+from .joint_collapse import STARVED, training_growth
 
 # Table 2 is the nanoGPT joint collapse; for ResidualGPT, Fig. 4 is Phase 3, the paper's primary 10M estimate (§8.1),
 # whose recipe the 10M preset trains (Table 3 is the earlier record, kept as history): each prefix is set beside the
@@ -228,19 +228,15 @@ def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
     """Growth over training, the author's ``residualscope`` definition (``joint_collapse.training_growth``'s
     quantity: a norm at ``step`` divided by the same at step 0, not over depth), of each nanoGPT configuration on
     its own recipe. The author hooks a layer inside block 4 of 6 (``blocks.3.mlp.fc1``); ours is the residual stream
-    after the last block, the stream the depth ratio ends on. A configuration without both evaluations, or whose two
-    have different depths, is left out."""
-    if hist.empty or "hidden_norm" not in hist:
+    after the last block, the stream the depth ratio ends on. A configuration without both evaluations is left
+    out."""
+    if hist.empty or "hidden_norm" not in hist or step == 0:
         return {}
     own = plans.own_schedule("nanogpt", "10M")
+    # the two evaluations only, so the chapter's reader (first ÷ last evaluation) reads step 0 and ``step``
     h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & hist.step.isin([0, step])]
-    out = {}
-    for config, g in h.dropna(subset=["hidden_norm"]).groupby("config"):
-        norms = dict(zip(g.step, g.hidden_norm))
-        # both evaluations, with the same blocks: a model whose depth changed between them is not one run
-        if 0 in norms and step in norms and step != 0 and len(norms[0]) == len(norms[step]):
-            out[config] = float(norms[step][-1] / norms[0][-1])
-    return out
+    tg = training_growth(h)
+    return {} if tg.empty else {r.config: float(r[tg.columns[-1]]) for _, r in tg.iterrows()}
 
 
 @claim("Hidden-state growth order at the paper's shape")
