@@ -379,6 +379,13 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     c = growth_claim(whole("AttnOnly", 40, 40), whole("FFNOnly", 30, 30), whole("FullResidual", 10, 2),
                      at_step=3000)
     assert c.verdict == "HOLDS" and "by both measures" in c.why
+    # a whole run beside prefixes: the order is read at step 300, and the whole run's growth where the paper reads
+    # its values (step 3,000) is shown beside the paper's, a fact that decides nothing
+    c = growth_claim(whole("AttnOnly", 40, 12), ffn, full)
+    assert c.verdict == "NOT TESTED" and c.facts["at_end"] == {"AttnOnly": {"over_depth": 40, "over_training": 12}}
+    assert any(line.startswith("AttnOnly's whole run at step 3,000: growth over training 12.00") and "14.03" in line
+               for line in c.lines)
+    assert growth_claim(attn, ffn, full).facts["at_end"] == {}  # no run has reached step 3,000
     # Full Residual short of the step: not tested, and the reason says how far it trained
     short = with_growth(run("nanogpt", "FullResidual", 100, [4.17, 2.5]), [1, 5])
     c = growth_claim(attn, ffn, short)

@@ -286,6 +286,14 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
                                            "last block)",
                                            over, ours_over))) + (
         "Paper (at the end of its run): " + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order) + ".",)
+    # where a whole run has reached the step the paper reads its values at, its growth there beside the paper's: a
+    # size on another layer (the author's hook is inside block 4), so a fact beside the order, not a verdict
+    end_depth, end_over = growth_at(hist, budget), training_growth_at(hist, budget)
+    ended = [c for c in paper_order if c in end_depth and c in end_over]
+    facts["at_end"] = {c: {"over_depth": end_depth[c], "over_training": end_over[c]} for c in ended}
+    lines += tuple(f"{c}'s whole run at step {budget:,}: growth over training {end_over[c]:.2f} (the stream after the "
+                   f"last block), over depth {end_depth[c]:.1f}; the paper's {paper.reported[c]} is over training at "
+                   f"`blocks.3.mlp.fc1`." for c in ended)
     # each pair out of the paper's order over depth: at how many of their shared evaluations it was, and whether
     # the gap between them narrows or widens from the first of those to the reading step
     path = growth_path(hist, at_step)
