@@ -198,7 +198,7 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
                    verdict=c.verdict, why=c.why, **_PAPER_SHAPE_COLLAPSE)
     f = c.facts
     ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
-                                                 else f"on the floor for the {f['trained']}")
+                                                 else f"on the floor for {'the ' * f['prefix']}{f['trained']}")
     # A prefix names how far it trained ("first 300 of 3,000 steps"): never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"

@@ -108,8 +108,15 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
             if not names:
                 continue
             if scale == "paper shape":
-                trained = _trained(rows[rows.scale == scale])
-                parts.append(f"{_and(names)} at the paper's own 10M shape" + (f" ({trained})" if trained else ""))
+                # claims decided by whole runs apart from those read on prefixes, so that neither is taken for
+                # the other: "a at the paper's own 10M shape (trained whole); b (first 300 of 3,000 steps)"
+                shape = rows[rows.scale == scale]
+                whole = [bool(not p) for p in shape.partial]
+                if any(whole):
+                    parts.append(f"{_and(list(shape[whole].short))} at the paper's own 10M shape (trained whole)")
+                if not all(whole):
+                    part = shape[[not w for w in whole]]
+                    parts.append(f"{_and(list(part.short))} at the paper's own 10M shape ({_trained(part)})")
             else:
                 parts.append(f"{_and(names)} at CPU stand-ins" + ("" if said else ", smaller models than the paper's"))
                 said.add(scale)

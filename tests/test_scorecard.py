@@ -176,6 +176,11 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     assert "1 cannot be tested on this 2-core CPU" in text and "d (it never left the floor)" in text
     assert "; and 1 waits for runs not yet trained far enough: e (not trained yet)." in text
     assert "at 2 points" in text and "python -m lib" not in text
+    # a claim decided by a whole run is never grouped under a prefix's "first 300 of 3,000 steps"
+    mixed = pd.concat([card, pd.DataFrame([row("w", "paper shape", "10M paper shape, seed 1337", "HOLDS")])])
+    text = front_page.abstract(mixed, pd.DataFrame({"finding": []}))
+    assert ("3 hold: w at the paper's own 10M shape (trained whole); b at the paper's own 10M shape (first 300 of "
+            "3,000 steps); a at CPU stand-ins") in text
     # nothing to say is said plainly, not as "0 hold: ."
     none = front_page.abstract(card[card.verdict == "NOT TESTED"], pd.DataFrame({"finding": []}))
     assert "None of them holds." in none and "None is contradicted" in none and "cannot be tested" not in none
