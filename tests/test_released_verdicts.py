@@ -15,18 +15,18 @@ from lib.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
-    # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for the first 2,700
-    # steps of its whole run (released partial), its Full Residual control off it from step 50 (of the first 300);
-    # Table 2 is where the run ends, which the run has not reached yet. Beside it, the stand-in's own verdict, counted
+    # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for all 3,000 steps
+    # of its whole run (best 3.3500 at step 500, Table 2's 3.3534), its Full Residual control off it from step 50 (of
+    # the first 300): Table 2's joint collapse where the run ends. Beside it, the stand-in's own verdict, counted
     # nowhere: seed 42's AttnOnly leaves the floor at step 200 and so does its rounding twin, a robust escape (seed
     # 1337's at step 800 does not survive rounding)
     "Joint collapse at the paper's own 10M shape": (
-        "NOT TESTED", ["AttnOnly best 3.350, on the floor for the first 2,700 of 3,000 steps"],
+        "HOLDS", ["AttnOnly best 3.350, on the floor for all 3,000 steps"],
         ["CONTRADICTED", "AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.339-3.340 (n=2)"]),
-    # the nanoGPT runs where each stops (AttnOnly's whole run at step 2,700, FFNOnly's and Full Residual's prefixes, the
+    # the nanoGPT runs where each stops (AttnOnly's whole run at step 3,000, FFNOnly's and Full Residual's prefixes, the
     # latter the control, at 300): both collapsed ones starved; the stand-in agrees
     "Layer-0 gradient starved at the paper's own 10M shape": ("HOLDS", [
-        "AttnOnly 3e-07 at step 2,700", "FFNOnly 1e-05 at step 300", "FullResidual 0.16 at step 300"],
+        "AttnOnly 2.1e-07 at step 3,000", "FFNOnly 1e-05 at step 300", "FullResidual 0.16 at step 300"],
         ["HOLDS", "FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"]),
     # Fig. 2b at the paper's shape, read at step 300 where all three are, AttnOnly and FFNOnly on the floor: over
     # training (the author's residualscope) the paper's order, AttnOnly 9.97 > FFNOnly 6.82 > Full Residual 3.30; over
@@ -172,7 +172,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     from lib.front_page import tally
     from lib.scorecard import lead_rows
     card = scorecard()
-    assert tally(card) == "**12 claims**: 3 HOLDS · 3 CONTRADICTED · 3 NOT TESTABLE HERE · 3 NOT TESTED"
+    assert tally(card) == "**12 claims**: 4 HOLDS · 3 CONTRADICTED · 3 NOT TESTABLE HERE · 2 NOT TESTED"
     rows = lead_rows(card)
     ours = rows[rows.source != "paper"].groupby(["group", "source", "config"]).above
     lo, hi = ours.min().round(3), ours.max().round(3)
@@ -185,17 +185,17 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     assert max(abs(v) for k, v in hi.items() if k[1:] == ("stand-in", "FFNOnly") and k[0] != order) <= 0.001
     assert (lo[collapse, "stand-in", "AttnOnly"], hi[collapse, "stand-in", "AttnOnly"]) == (-1.008, -0.715)
     assert (lo[order, "stand-in", "AttnOnly"], hi[order, "stand-in", "AttnOnly"]) == (0.004, 0.022)
-    # the paper's own shape against the unigram floor: nanoGPT AttnOnly's whole run, first 2,700 of 3,000 steps, 0.003
+    # the paper's own shape against the unigram floor: nanoGPT AttnOnly's whole run, all 3,000 steps, 0.003
     # above it; ResidualGPT AttnOnly's prefix, first 300, 0.993 below
     assert hi[collapse, "paper shape", "AttnOnly"] == 0.003 and hi[asym, "paper shape", "AttnOnly"] == -0.991
-    assert set(rows.groupby("group").verdict.first()) == {"NOT TESTED (the stand-in: CONTRADICTED)", "HOLDS",
+    assert set(rows.groupby("group").verdict.first()) == {"HOLDS (the stand-in: CONTRADICTED)", "HOLDS",
                                                           "NOT TESTABLE HERE"}
 
 
 def test_the_paper_shape_prefixes_released_so_far():
     # 10M, the paper's own shape, seed 1337, first 300 of 3,000 steps (ResidualGPT Full Residual 100), the eight runs of
     # plans.paper_10m_prefix; nanoGPT AttnOnly read from its whole run (plans.paper_10m_whole), further along: on the
-    # floor for its first 2,700 steps (best 3.350, 3.351 over the prefix's 300), ResidualGPT AttnOnly off it from step
+    # floor for all 3,000 steps (best 3.350, 3.351 over the prefix's 300), ResidualGPT AttnOnly off it from step
     # 50 (best 2.354): the central contrast holds so far, read at the step both reached (300).
     from lib.chapters import paper_shape
     t = paper_shape.paper_shape_prefix().table
@@ -204,7 +204,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert c.verdict == "HOLDS" and c.facts == {"step": 300, "nanogpt_left": False, "residualgpt_left": True}
     r = t.set_index(["impl", "config", "schedule"])
     nano = r.loc[("nanogpt", "AttnOnly", "recipe")]
-    assert round(nano.best_val, 3) == 3.350 and nano.steps == 2700 and pd.isna(nano.left_floor_at)
+    assert round(nano.best_val, 3) == 3.350 and nano.steps == 3000 and pd.isna(nano.left_floor_at)
     assert round(r.loc[("residualgpt", "AttnOnly", "recipe"), "best_val"], 3) == 2.354
     assert r.loc[("residualgpt", "AttnOnly", "recipe"), "left_floor_at"] == 50
     # ResidualGPT FFNOnly, first 300 steps (micro-batches of 8, --fast-dropout): on the floor throughout (best 3.350 at
@@ -243,8 +243,11 @@ def test_the_paper_shape_prefixes_released_so_far():
     full = r.loc[("residualgpt", "FullResidual", "recipe")]
     assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.490 and round(full.layer0_grad, 4) == 0.0871
     assert full.execution == "whole batch, fast dropout"
-    c = paper_shape.claim_paper_shape_collapse(t)  # the prefix has not reached where Table 2's run ends, yet
-    assert c.verdict == "NOT TESTED" and c.facts["full_left"] and c.facts["left_at"] is None
+    c = paper_shape.claim_paper_shape_collapse(t)  # the whole run, on the floor where Table 2's run ends
+    assert c.verdict == "HOLDS" and c.facts["full_left"] and c.facts["left_at"] is None and not c.facts["prefix"]
+    # AttnOnly's growth where its whole run ends, beside Fig. 2b's 14.03 (another layer: a fact, not a verdict)
+    end = g.facts["at_end"]["AttnOnly"]
+    assert (round(end["over_training"], 1), round(end["over_depth"], 1)) == (38.9, 232.4)
     # nanoGPT FFNOnly, first 300 steps (micro-batches of 8, --fast-dropout): on the floor throughout (best 3.342 at
     # step 250), its layer-0 FFN gradient 1.0e-05 at step 300: starved, as AttnOnly's, so Fig. 2a's "every partial
     # configuration" now has both of its partial configurations
@@ -255,12 +258,12 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert s.verdict == "HOLDS" and s.facts["starved"] == {"AttnOnly": True, "FFNOnly": True, "FullResidual": False}
     assert s.facts["collapsed"] == ["AttnOnly", "FFNOnly"]
     # the cpu stand-in, same seed, says the same about leaving the floor by the same step for five of the six recipe
-    # runs: nanoGPT AttnOnly's stand-in leaves the floor at step 800, while the paper's shape is still on it at 2,700
+    # runs: nanoGPT AttnOnly's stand-in leaves the floor at step 800, while the paper's shape stays on it to 3,000
     # (its whole run); each set is read on its own floor, the one its chapter judges it on
     prefix = paper_shape.paper_shape_prefix()
     agreement = paper_shape.stand_in_agreement(t, prefix.stand_in_histories, prefix.stand_in_floors)
     assert "The stand-in predicts 5 of 6 paper-shape prefixes at the same step." in agreement
-    assert ("nanogpt AttnOnly by step 2,700: stand-in left the floor, paper shape on the floor  <- the stand-in does "
+    assert ("nanogpt AttnOnly by step 3,000: stand-in left the floor, paper shape on the floor  <- the stand-in does "
             "not predict this") in agreement
     assert ("nanogpt at the stand-in 3.3473, at the paper's shape 3.3473; residualgpt at the stand-in 3.3391, at the "
             "paper's shape 3.3458") in agreement
