@@ -111,7 +111,7 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
                 # claims decided by whole runs apart from those read on prefixes, so that neither is taken for
                 # the other: "a at the paper's own 10M shape (trained whole); b (first 300 of 3,000 steps)"
                 shape = rows[rows.scale == scale]
-                whole = [bool(not p) for p in shape.partial]
+                whole = [not p for p in shape.partial]  # Row.partial lists the runs still short of their budget
                 if any(whole):
                     parts.append(f"{_and(list(shape[whole].short))} at the paper's own 10M shape (trained whole)")
                 if not all(whole):
