@@ -15,7 +15,16 @@ import pandas as pd
 
 from . import gain, plans, results
 from .book import Chapter
-from .chapters import asymmetry, bundle, fixed_val_batches, gain_confound, paper_shape, schedule_10m, schedule_seeds
+from .chapters import (
+    asymmetry,
+    bundle,
+    fixed_val_batches,
+    gain_confound,
+    growth_10m,
+    paper_shape,
+    schedule_10m,
+    schedule_seeds,
+)
 from .chapters import joint_collapse as collapse  # joint_collapse is a row here
 from .chapters import mechanism as routing  # and mechanism one of the book's own findings
 from .config import PAPER_SEED, get_preset
@@ -229,7 +238,7 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
 
 
 def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """Fig. 2b at the paper's exact 10M shape (``chapters.paper_shape.claim_prefix_growth``): the order of the three
+    """Fig. 2b at the paper's exact 10M shape (``chapters.growth_10m.claim_prefix_growth``): the order of the three
     nanoGPT configurations' hidden-state growth, read at the step the prefixes reach (the paper's is at the end)."""
     found = prefix_rows(ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
     step, gr, tr = c.facts.get("step"), c.facts.get("growth", {}), c.facts.get("over_training", {})
@@ -733,7 +742,7 @@ CLAIMS = (
           section=_PAPER_SHAPE, card="paper"),
     Entry(name="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape",
           ref="§4.1, Fig. 2b",
-          decide=paper_shape.claim_prefix_growth,
+          decide=growth_10m.claim_prefix_growth,
           reads=lambda ev: dict(table=ev.prefix.table, hist=ev.prefix.histories), row=growth_paper_shape,
           section=_PAPER_SHAPE, card="paper"),
     Entry(name="The joint collapse with the author's dropout", ref="§4, Table 2; NanoGPT_10M.ipynb",

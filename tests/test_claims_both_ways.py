@@ -70,7 +70,7 @@ BOTH_WAYS = {
         "test_prefix.py::test_starvation_not_tested_before_step_300_then_decided_beside_full_residual"),
     "paper_shape.claim_paper_shape_collapse": ("test_claims_both_ways.py::test_paper_shape_collapse_both_ways",
                                                "test_claims_both_ways.py::test_paper_shape_collapse_both_ways"),
-    "paper_shape.claim_prefix_growth": (
+    "growth_10m.claim_prefix_growth": (
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways",
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways"),
     "paper_shape.claim_paper_shape_level": (

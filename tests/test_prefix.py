@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from lib.chapters import paper_shape
+from lib.chapters import growth_10m, paper_shape
 
 NAN = float("nan")
 
@@ -332,7 +332,7 @@ def with_growth(r, growth, over=None):
 
 def growth_claim(*runs, at_step=300):
     hist = pd.concat([h for _, h in runs], ignore_index=True)
-    return paper_shape.claim_prefix_growth(table(*runs), hist, at_step=at_step)
+    return growth_10m.claim_prefix_growth(table(*runs), hist, at_step=at_step)
 
 
 def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():

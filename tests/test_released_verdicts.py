@@ -197,7 +197,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     # plans.paper_10m_prefix; nanoGPT AttnOnly read from its whole run (plans.paper_10m_whole), further along: on the
     # floor for all 3,000 steps (best 3.350, 3.351 over the prefix's 300), ResidualGPT AttnOnly off it from step
     # 50 (best 2.354): the central contrast holds so far, read at the step both reached (300).
-    from lib.chapters import paper_shape
+    from lib.chapters import growth_10m, paper_shape
     t = paper_shape.paper_shape_prefix().table
     assert len(t) == 8 and paper_shape.paper_shape_prefix().missing == []  # every run of the plan is released
     c = paper_shape.claim_prefix_contrast(t)
@@ -231,7 +231,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert full.left_floor_at == 50 and round(full.best_val, 3) == 2.397 and round(full.layer0_grad, 3) == 0.162
     assert full.trained == "first 300 of 3,000 steps" and full.execution == "micro-batches of 8"
     # Fig. 2b at step 300 from the three nanoGPT runs: the two measures of growth disagree, so NOT TESTED
-    g = paper_shape.claim_prefix_growth(t, paper_shape.paper_shape_prefix().histories)
+    g = growth_10m.claim_prefix_growth(t, paper_shape.paper_shape_prefix().histories)
     assert g.verdict == "NOT TESTED" and g.facts["order_over_training"] == ["AttnOnly", "FFNOnly", "FullResidual"]
     assert g.facts["order"] == ["AttnOnly", "FullResidual", "FFNOnly"]
     assert [(p["above"], p["below"], p["against"]) for p in g.facts["out_of_order"]] == [
