@@ -87,6 +87,8 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs
     assert "this book, ResidualGPT AttnOnly, 10M paper shape, warm-up + cosine, seed 1337 (to step 50)" in labels
     ours_lines = [ln for ln in fig.axes[0].lines if ln.get_marker() in ("o", "s")]
     assert len(ours_lines) == 3  # one per run
+    # each constant-rate run named by its seed at its end in the enlarged panel, where the runs part
+    assert sorted(x.get_text() for x in fig.axes[1].texts) == ["1337", "42"]
 
 
 def nanogpt10m_notebook(tmp_path, log, summary, settings="SEED          = 7   # same seed\nMAX_ITERS     = 600\n"):

@@ -238,6 +238,11 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
             g = g.sort_values("step")
             ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
             zoom.plot(g.step, g.val_loss, **style)
+            if schedule == "constant":
+                # the constant-rate runs part where each leaves the floor, so each is named by its seed at its end;
+                # the warm-up runs leave at their first evaluation and end together, where names would overlap
+                zoom.annotate(str(seed), (g.step.iloc[-1], g.val_loss.iloc[-1]), xytext=(3, 0),
+                              textcoords="offset points", fontsize=7, va="center")
     if zoom is not None:
         end = int(h.step.max())
         for (config, seed), g in authors[authors.step <= end].groupby(["config", "seed"]):
