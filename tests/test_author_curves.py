@@ -88,7 +88,14 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs
     ours_lines = [ln for ln in fig.axes[0].lines if ln.get_marker() in ("o", "s")]
     assert len(ours_lines) == 3  # one per run
     # each constant-rate run named by its seed at its end in the enlarged panel, where the runs part
-    assert sorted(x.get_text() for x in fig.axes[1].texts) == ["1337", "42"]
+    assert sorted((x.get_text(), x.xy) for x in fig.axes[1].texts) == [("1337", (50, 3.4)), ("42", (100, 3.35))]
+
+
+def test_runs_that_end_together_share_one_seed_label():
+    from lib.plots.curves import seed_labels
+    # two runs that never left the floor, stopped at step 600 a hundredth apart, and one that left it
+    ends = [(600, 3.36, 42), (600, 3.35, 7), (500, 2.69, 123), (600, 2.70, 0)]
+    assert seed_labels(ends) == {(600, 3.35): "7, 42", (500, 2.69): "123", (600, 2.70): "0"}
 
 
 def nanogpt10m_notebook(tmp_path, log, summary, settings="SEED          = 7   # same seed\nMAX_ITERS     = 600\n"):

@@ -203,6 +203,17 @@ def noise_figure(noise: pd.DataFrame, title: str):
     return fig
 
 
+def seed_labels(ends: list[tuple[int, float, int]], apart: float = 0.05) -> dict[tuple[int, float], str]:
+    """One label per place where runs end ({(step, loss): "seed, seed"}), from each run's (last step, last loss,
+    seed): runs ending at the same step within ``apart`` in loss (those that never left the floor, all stopped at
+    the plan's last step) share one label, at the first one's end, rather than printing over one another."""
+    labels: dict[tuple[int, float], list[int]] = {}
+    for step, loss, seed in sorted(ends):
+        near = next((k for k in labels if k[0] == step and abs(k[1] - loss) <= apart), None)
+        labels.setdefault(near or (step, loss), []).append(seed)
+    return {k: ", ".join(map(str, sorted(v))) for k, v in labels.items()}
+
+
 def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3: float, title: str):
     """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
     one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
@@ -234,15 +245,18 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
         seeds = sorted(set(s.seed))
         label = (f"this book, ResidualGPT AttnOnly, 10M paper shape, {name}, seed{'s' if len(seeds) > 1 else ''} "
                  f"{', '.join(map(str, seeds))} (to step {int(s.step.max()):,})")
+        ends = []
         for i, (seed, g) in enumerate(s.groupby("seed")):
             g = g.sort_values("step")
             ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
             zoom.plot(g.step, g.val_loss, **style)
-            if schedule == "constant":
-                # the constant-rate runs part where each leaves the floor, so each is named by its seed at its end;
-                # the warm-up runs leave at their first evaluation and end together, where names would overlap
-                zoom.annotate(str(seed), (g.step.iloc[-1], g.val_loss.iloc[-1]), xytext=(3, 0),
-                              textcoords="offset points", fontsize=7, va="center")
+            ends.append((int(g.step.iloc[-1]), float(g.val_loss.iloc[-1]), seed))
+        if schedule == "constant":
+            # the constant-rate runs part where each leaves the floor, so each is named by its seed at its end; the
+            # warm-up runs leave at their first evaluation and end together, where names would overlap
+            for (step, loss), names in seed_labels(ends).items():
+                zoom.annotate(names, (step, loss), xytext=(3, 0), textcoords="offset points", fontsize=7,
+                              va="center")
     if zoom is not None:
         end = int(h.step.max())
         for (config, seed), g in authors[authors.step <= end].groupby(["config", "seed"]):
