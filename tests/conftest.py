@@ -11,6 +11,14 @@ os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(SHARED / "tiktoken-cache"))
 from lib.config import get_preset, replace  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every figure a test draws is closed after it: pyplot keeps them open, and past 20 it warns of memory."""
+    yield
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
 @pytest.fixture
 def tiny():
     """A 2-layer, 32-wide AttnOnly model on TinyShakespeare characters: ~10 s for 20 steps."""
