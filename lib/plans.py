@@ -177,7 +177,7 @@ def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
 # prefixes (every 50 steps). Each trains only as far as its question needs (``schedule_10m_until``).
 SCHEDULE_10M_WARMUP_STEPS = 200  # warm-up + cosine: the seed-1337 prefix left the floor at step 50
 SCHEDULE_10M_MAX_STEPS = 600     # constant lr: Phase 2's seeds 1337 and 123 left near steps 200 and 300
-SCHEDULE_10M_AFTER = 100         # a constant-rate run trains this far past its escape, to show it stays off the floor
+SCHEDULE_10M_AFTER = 100         # a run trains this far past its escape, to show it stays off the floor
 
 
 def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
@@ -190,18 +190,21 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
 
 
 def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
-    """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None: not started): a
-    warm-up run at ``SCHEDULE_10M_WARMUP_STEPS``; a constant-rate run ``SCHEDULE_10M_AFTER`` steps past its escape,
-    or at ``SCHEDULE_10M_MAX_STEPS`` if it has not left the floor. Trained in segments of ``SCHEDULE_10M_AFTER``
-    steps, so the stop is moved as soon as an escape is seen (``sweep.train_queue`` asks again after each)."""
-    if exp.train.schedule != "constant":
-        return SCHEDULE_10M_WARMUP_STEPS
+    """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None: not started):
+    ``SCHEDULE_10M_AFTER`` steps past its escape, or at ``SCHEDULE_10M_MAX_STEPS`` if it has not left the floor by
+    then, under either schedule; a warm-up + cosine run trains at least to ``SCHEDULE_10M_WARMUP_STEPS``, past its
+    warm-up. One budget for both schedules, so that the rank rule's "never" (a run still on the floor at its stop)
+    means the same under each: a warm-up run stopped on the floor at step 200 would be read as never leaving by
+    600. Trained in segments of ``SCHEDULE_10M_AFTER`` steps, so the stop is moved as soon as an escape is seen
+    (``sweep.train_queue`` asks again after each)."""
     # a summary that is no JSON object is read as no progress: the sweep then refuses the damaged run by name
     # (RunDir.refuse_damaged), which this rule must not pre-empt with a crash of its own
     s = summary if isinstance(summary, dict) else {}
     done = s.get("steps") if isinstance(s.get("steps"), int) else 0
     escape = s.get("escape_step") if isinstance(s.get("escape_step"), int) else None
-    target = SCHEDULE_10M_MAX_STEPS if escape is None else min(escape + SCHEDULE_10M_AFTER, SCHEDULE_10M_MAX_STEPS)
+    least = 0 if exp.train.schedule == "constant" else SCHEDULE_10M_WARMUP_STEPS
+    target = SCHEDULE_10M_MAX_STEPS if escape is None else min(max(escape + SCHEDULE_10M_AFTER, least),
+                                                                  SCHEDULE_10M_MAX_STEPS)
     return min(target, (done // SCHEDULE_10M_AFTER + 1) * SCHEDULE_10M_AFTER)
 
 

@@ -172,3 +172,17 @@ def test_the_schedule_stop_rule_reads_a_damaged_summary_as_no_progress():
     first = plans.schedule_10m_until(const, None)
     for damaged in ([1, 2], 5, {"steps": "x", "escape_step": "y"}):
         assert plans.schedule_10m_until(const, damaged) == first
+
+
+def test_the_schedule_stop_rule_gives_both_schedules_one_budget():
+    # 100 steps past the escape under either schedule; a warm-up run at least past its warm-up (step 200); a run of
+    # either schedule still on the floor trains on to 600, so that "never" in the rank rule means the same for both
+    warm, const = plans.paper_10m_schedule_seeds(seeds=[0])
+
+    def stop(exp, steps, escape):  # where the run ends if it is resumed until the rule stops moving
+        at = plans.schedule_10m_until(exp, {"steps": steps, "escape_step": escape})
+        return at if at == steps else stop(exp, at, escape)
+    assert (stop(warm, 0, 50), stop(warm, 0, 150), stop(warm, 0, None)) == (200, 250, 600)
+    assert (stop(const, 0, 50), stop(const, 0, 250), stop(const, 0, 550), stop(const, 0, None)) == (150, 350, 600, 600)
+    # one segment at a time: the first stop of a fresh run is the first segment's end, not the run's
+    assert plans.schedule_10m_until(warm, None) == plans.schedule_10m_until(const, None) == 100

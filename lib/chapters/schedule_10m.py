@@ -23,9 +23,9 @@ def factor(exp) -> str:
 
 
 def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:
-    """The plan's runs that have trained as far as their question needs (``plans.schedule_10m_until``: a warm-up
-    run to step 200, a constant-rate run 100 steps past its escape or to step 600), one row each with its
-    factor; a run still short of its stop is not among them (it is counted in ``trained``)."""
+    """The plan's runs that have trained as far as their question needs (``plans.schedule_10m_until``: 100 steps
+    past the escape, a warm-up run at least to step 200, or to step 600 if still on the floor), one row each with
+    its factor; a run still short of its stop is not among them (it is counted in ``trained``)."""
     runs_dir = runs_dir or RUNS_DIR
     rows = []
     for e in plans.paper_10m_schedule_seeds():
@@ -47,8 +47,8 @@ def schedule_10m_histories(runs_dir=None) -> pd.DataFrame:
 
 
 def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
-    """``schedule_seeds.schedule_effects`` at this plan's cadence (50 steps), seeds and budget (a constant-rate run
-    that never leaves the floor counts as leaving at the first evaluation past step 600)."""
+    """``schedule_seeds.schedule_effects`` at this plan's cadence (50 steps), seeds and budget (a run of either
+    schedule still on the floor at its stop, step 600, counts as leaving at the first evaluation past it)."""
     exps = plans.paper_10m_schedule_seeds()
     planned = {}
     for e in exps:
@@ -67,12 +67,19 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     trained as far as the plan's rule stops them."""
     r = effects[(effects.impl == "residualgpt") & (effects.factor == CONSTANT)]
     base = effects[(effects.impl == "residualgpt") & (effects.factor == "none")]
-    trained = f"{int(r.seeds.iloc[0]) if len(r) else 0} of 5 constant-rate and " \
-              f"{int(base.seeds.iloc[0]) if len(base) else 0} of 5 warm-up + cosine runs trained to their stop"
+    n = len(plans.SCHEDULE_SEEDS)
+    trained = f"{int(r.seeds.iloc[0]) if len(r) else 0} of {n} constant-rate and " \
+              f"{int(base.seeds.iloc[0]) if len(base) else 0} of {n} warm-up + cosine runs trained to their stop"
     if r.empty or pd.isna(r.decides.iloc[0]):
-        return Claim("NOT TESTED", f"{trained}; python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 "
-                                   f"--fast-dropout (each warm-up run 200 steps, each constant-rate run up to 600, "
-                                   f"about 10 s a step on 2 cores)", {"trained": trained})
+        # which seeds have reached their stop, and where each left the floor: the runs still short are the others
+        so_far = "; ".join(f"{name} {x['escape steps'].iloc[0]}" for name, x in
+                           (("constant-rate escapes", r), ("warm-up + cosine escapes", base)) if len(x) and
+                           x["escape steps"].iloc[0])
+        return Claim("NOT TESTED", f"{trained}" + (f" ({so_far})" if so_far else "")
+                     + f"; python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 --fast-dropout (each run "
+                       f"{plans.SCHEDULE_10M_AFTER} steps past its escape, a warm-up run at least "
+                       f"{plans.SCHEDULE_10M_WARMUP_STEPS}, or {plans.SCHEDULE_10M_MAX_STEPS} if still on the floor: "
+                       f"about 7 to 11 s a step on 2 cores)", {"trained": trained})
     r = r.iloc[0]
     lines = (f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + cosine over the "
              f"same seeds {r['baseline range']}.",)
