@@ -42,6 +42,13 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
     # ResidualGPT's prefix is set beside Phase 3 (Fig. 4), the recipe the 10M preset trains, not Table 3's 1.5999
     assert table(run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90])).iloc[0].paper_best == "1.580 ± 0.003"
     assert r.schedule == "recipe" and r.max_val_se == pytest.approx(0.002)
+    # a run on the other implementation's schedule has no paper value: the paper trained none
+    swapped = table(run("residualgpt", "AttnOnly", 200, [4.17, 3.40, 3.36], schedule="constant"),
+                    run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36], schedule="cosine"))
+    assert list(swapped.schedule) == ["constant lr", "warm-up + cosine"]
+    assert swapped.paper_best.isna().all() and swapped.paper_best_value.isna().all()
+    from lib.book import prefix_view
+    assert set(prefix_view(swapped).iloc[:, -1]) == {"-"}
 
 
 def test_contrast_as_the_paper_so_far():

@@ -39,7 +39,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dic
     """One row per paper-shape run, partial or complete: how far it trained, its validation loss at its
     last evaluation and at best, whether and when it left the floor, its layer-0 gradient norm (attention
     and MLP together) on the step before its last evaluation, and the paper's best value for the same
-    implementation and configuration (``PREFIX_PAPER_REF``, seed 1337 where the paper has it, else its mean)."""
+    implementation and configuration (``PREFIX_PAPER_REF``, seed 1337 where the paper has it, else its mean; none
+    for a run on the other implementation's schedule, which the paper never trained)."""
     from ..paper import paper_values
     rows = []
     for s in summaries.itertuples():
@@ -56,6 +57,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dic
         # Table 2's rows are seed 1337; Fig. 4's are means over its seeds (8 for AttnOnly, 3 for FFNOnly) or anchors
         # of no stated seed, and are used as they are
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
+        # a run on the other implementation's schedule has no paper value: the paper trained no such run
+        paper = paper if schedule_variant(s.impl, s.schedule) == "recipe" else paper.iloc[0:0]
         rows.append({"impl": s.impl, "config": s.config, "seed": s.seed,
                      "schedule": schedule_variant(s.impl, s.schedule),
                      # micro-batches and the dropout masks' generator: how it ran, not what it trained
@@ -383,13 +386,17 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     attn = curves[curves.config == "AttnOnly"]
     if attn.empty:
         return "The author's Phase-2 curves: none in data/author_phase2_curves.csv."
+    # the paper's own Phase-2 record of each seed (§8.1), beside the notebook's: whether the notebook is that run
+    phase2 = paper_values(ref="§8.1", phase="phase2", config="AttnOnly", metric="best_val_loss")
+    phase2 = phase2[phase2.seed.notna()].set_index("seed").reported
     parts = []
     for seed, g in attn.groupby("seed", sort=False):
         g = g.sort_values("step")
         # the same rule as a run's escape step, on the printed evaluations
         below = g[left_floor(g.val_loss, floor, margin)]
         when = f"leaves the floor by step {int(below.step.iloc[0]):,}" if len(below) else "never leaves the floor"
-        parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f})")
+        record = f"; §8.1's Phase 2 {phase2[seed]}" if seed in phase2.index else "; no Phase-2 record in §8.1"
+        parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f}{record})")
     # Phase 3 is the paper's primary 10M estimate (§8.1): the constant-rate Phase-2 curves are set beside it
     p3 = paper_values(ref="Fig. 4", phase="phase3", config="AttnOnly").reported.iloc[0]
     ffn = curves[curves.config == "FFNOnly"]
@@ -397,7 +404,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     ffn_text = f"; FFNOnly stays on the floor in {ffn_on} of {ffn.seed.nunique()} seeds" if len(ffn) else ""
     return ("The author's Phase-2 notebook (constant learning rate, printed every 100 steps), AttnOnly: "
             + "; ".join(parts) + ffn_text
-            + f". Phase 3 (§8.1; Table 1 gives its warm-up and cosine): AttnOnly {p3} over 8 seeds.")
+            + f". Phase 3 (§8.1; Table 1's warm-up and cosine by the paper's word, no notebook holds it): "
+              f"AttnOnly {p3} over 8 seeds.")
 
 
 @dataclass

@@ -243,8 +243,12 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
         style = dict(color="black" if schedule == "constant" else "0.45", marker="o" if schedule == "cosine" else "s",
                      ms=3, lw=1.6)
         seeds = sorted(set(s.seed))
-        label = (f"this book, ResidualGPT AttnOnly, 10M paper shape, {name}, seed{'s' if len(seeds) > 1 else ''} "
-                 f"{', '.join(map(str, seeds))} (to step {int(s.step.max()):,})")
+        # how far each seed's run has trained: the runs of one schedule stop at different steps (the plan's rule,
+        # or a run still short of its stop), so the legend never gives them all the furthest one's
+        last = s.groupby("seed").step.max()
+        to = "; ".join(f"{', '.join(str(x) for x in sorted(g.index))} to step {int(step):,}"
+                       for step, g in sorted(last.groupby(last), key=lambda kv: -kv[0]))
+        label = f"this book, ResidualGPT AttnOnly, 10M paper shape, {name}, seed{'s' if len(seeds) > 1 else ''} {to}"
         ends = []
         for i, (seed, g) in enumerate(s.groupby("seed")):
             g = g.sort_values("step")
