@@ -192,6 +192,8 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
     shape = paper_shape.paper_shape_prefix()
     assert list(shape.table.trained) == ["first 100 of 3,000 steps"] * 2
     assert len(shape.missing) == 6  # the two schedule swaps, FFNOnly and FullResidual in both implementations
+    # and the three runs trained whole, none started here, each with its command and its length
+    assert len(shape.whole_missing) == 3 and all("(all 3,000 steps" in c for c in shape.whole_missing)
     assert plots.prefix_curves(shape, "test") is not None
     from dataclasses import replace
     assert plots.prefix_curves(replace(shape, histories=shape.histories.iloc[0:0]), "test") is None  # no figure

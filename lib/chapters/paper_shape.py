@@ -418,7 +418,8 @@ class Prefix:
     stand_in_histories: pd.DataFrame
     floors: dict[str, float]           # per implementation: the floor its paper-shape runs are judged on
     stand_in_floors: dict[str, float]  # per implementation: the floor its stand-in chapter judges its runs on
-    missing: list[str]
+    missing: list[str]                 # the prefixes not started, with the commands that train them
+    whole_missing: list[str]           # the same for the runs trained whole (plans.paper_10m_whole)
 
 
 def furthest(exp, runs_dir) -> tuple:
@@ -464,5 +465,9 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     # with --fast-dropout, micro-batches of 8 paid for both implementations' 10M step on this CPU (python -m lib bench)
     missing = [plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8 --fast-dropout"
                for e, rd, _ in located if rd.status is None]
+    # the whole runs not started: a reader of the table must not take a prefix for the only run there will be
+    whole_missing = [plans.command_for(w) + f" --micro-batch 8 --fast-dropout (all {w.train.max_steps:,} steps, in "
+                     "segments with --until N)"
+                     for w in plans.paper_10m_whole() if RunDir(run_path(w, runs_dir)).status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floors), stand_in_hist, floors,
-                  {e.impl: floor_of(e) for e in stand_ins}, missing)
+                  {e.impl: floor_of(e) for e in stand_ins}, missing, whole_missing)
