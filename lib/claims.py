@@ -638,7 +638,7 @@ def _early(runs, where: str, paper: str):
         # each run in a few words: where it stands against the floor, and its best
         ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
                          for r in found) or "no run"
-        return Row(claim=f"{c.name}, early in training", where=where, paper=paper, ours=ours,
+        return Row(claim=c.name, where=where, paper=paper, ours=ours,
                    scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
                    why=c.why, partial=prefix_partial(found))
     return row
@@ -735,8 +735,9 @@ CLAIMS = (
           section=_PAPER_SHAPE, card="paper"),
     Entry(name=_ROUTING_OWN, ref="§7.1-7.2", decide=routing.claim_mixer, reads=_mixer_reads, row=mechanism,
           section=_MECHANISM, card="own"),
-    Entry(name="Central contrast at the paper's shape", ref="§4, §6.1", decide=paper_shape.claim_prefix_contrast,
-          reads=_prefix_reads, row=early_contrast, section=_PAPER_SHAPE, card="own"),
+    Entry(name="Central contrast at the paper's shape, early in training", ref="§4, §6.1",
+          decide=paper_shape.claim_prefix_contrast, reads=_prefix_reads, row=early_contrast, section=_PAPER_SHAPE,
+          card="own"),
     Entry(name="Layer-0 gradient starved at the paper's own 10M shape", ref="§4.1, Fig. 2a",
           decide=paper_shape.claim_prefix_starvation, reads=_prefix_reads, row=starvation_paper_shape,
           section=_PAPER_SHAPE, card="paper"),
@@ -793,8 +794,9 @@ CLAIMS = (
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry"),
                                 paper_scale=ev.chapter("10m_asymmetry").spec.paper_scale),
           row=None, section=_ASYMMETRY, card="chapter"),
-    Entry(name="10M asymmetry at the paper's shape", ref="§6.1, Fig. 4", decide=paper_shape.claim_prefix_asymmetry,
-          reads=_prefix_reads, row=early_asymmetry, section=_ASYMMETRY, card="own"),
+    Entry(name="10M asymmetry at the paper's shape, early in training", ref="§6.1, Fig. 4",
+          decide=paper_shape.claim_prefix_asymmetry, reads=_prefix_reads, row=early_asymmetry, section=_ASYMMETRY,
+          card="own"),
     Entry(name="One factor of the bundle decides AttnOnly's escape", ref="§5.2, §8.3", decide=bundle.claim_bundle,
           reads=_bundle_reads, row=None, section="escape_and_bundle#a-rounding-difference-decides-the-escape",
           card="chapter"),

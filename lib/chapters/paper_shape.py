@@ -118,7 +118,7 @@ def where_it_is(r) -> str:
             else f"on the floor ({r.floor:.3f})")
 
 
-@claim("Central contrast at the paper's shape")
+@claim("Central contrast at the paper's shape, early in training")
 def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     """The paper's central contrast (Table 2 beside Phase 3, Fig. 4) at the paper's own shape, as far as the prefixes go
     (an early-training claim: "for the first N of 3,000 steps", never where the runs end): nanoGPT AttnOnly stays
@@ -347,7 +347,7 @@ def stand_in_agreement(table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_i
                        + floors])
 
 
-@claim("10M asymmetry at the paper's shape")
+@claim("10M asymmetry at the paper's shape, early in training")
 def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
     """The 10M asymmetry (Phase 3, Fig. 4) at the paper's shape, as far as the ResidualGPT prefixes go (an
     early-training claim): AttnOnly leaves the floor, FFNOnly stays on it. FFNOnly below the paper's FFNOnly best
