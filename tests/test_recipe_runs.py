@@ -95,6 +95,13 @@ def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interv
     # one evaluation later than a baseline that escapes at step 50 in every seed: within the resolution
     near = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
     assert effects(base + near, first_eval=25).set_index("factor").loc["constant lr", "decides"] is False
+    # but later in every seed: on the edge, where the escape steps' resolution, not the runs, decides the naming
+    c = sched.claim_schedule_factors(effects(base + near, first_eval=25))
+    assert c.verdict == "NOT TESTABLE HERE" and "on the edge: constant lr (residualgpt, later in every seed" in c.why
+    # one seed inside the baseline's range: no order, so no edge, and "none decides" is a finding
+    mixed = near[:2] + [("residualgpt", "constant lr", 3, 50, 2.0)]
+    assert effects(base + mixed, first_eval=25).set_index("factor").loc["constant lr", "edge"] == ""
+    assert sched.claim_schedule_factors(effects(base + mixed, first_eval=25)).verdict == "CONTRADICTED"
     far = [("residualgpt", "constant lr", s, e, 2.0) for s, e in ((1, 100), (2, NAN), (3, 400))]
     fx = effects(base + far, first_eval=25).set_index("factor")
     assert fx.loc["constant lr", "decides"] is True and fx.loc["constant lr", "direction"] == "later"

@@ -54,7 +54,7 @@ def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
     for e in exps:
         planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
     # chosen={}: no seed's runs picked the constant rate at this shape (the stand-in plan's choices are its own)
-    return schedule_effects(table, first_eval=exps[0].train.eval_interval, planned=planned,
+    return schedule_effects(table, first_eval=effects_interval(), planned=planned,
                             budget=plans.SCHEDULE_10M_MAX_STEPS, chosen={})
 
 
@@ -63,8 +63,10 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     """HOLDS where the rank rule names the constant rate as moving ResidualGPT AttnOnly's escape later in every one
     of the five seeds (beyond every warm-up + cosine seed by more than one evaluation interval; with no effect,
     chance 2/C(10, 5) = 0.8%); CONTRADICTED where it names it earlier, or names nothing while the warm-up runs'
-    range left room for a later escape; NOT TESTABLE HERE where it left none; NOT TESTED until all ten runs have
-    trained as far as the plan's rule stops them."""
+    range left room for a later escape; NOT TESTABLE HERE where it left none, or where every constant-rate seed is
+    on one side of that range but some only by an interval or less (``schedule_effects``' edge: the escape steps'
+    resolution, not the runs, would decide); NOT TESTED until all ten runs have trained as far as the plan's rule
+    stops them."""
     r = effects[(effects.impl == "residualgpt") & (effects.factor == CONSTANT)]
     base = effects[(effects.impl == "residualgpt") & (effects.factor == "none")]
     n = len(plans.SCHEDULE_SEEDS)
@@ -84,9 +86,20 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     lines = (f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + cosine over the "
              f"same seeds {r['baseline range']}.",)
     later = bool(r.decides) and r.direction == "later"
+    # every seed on one side, some by no more than the 50 steps an escape step is read to: neither named nor not
+    edge = r.edge or ""
+    clear = r["later seeds"] if edge == "later" else r["earlier seeds"]
     why = (f"later in every seed by more than one evaluation interval (with no effect, chance {r.chance:.1%})" if later
            else f"earlier in every seed (chance {r.chance:.1%} with no effect)" if r.decides
+           else f"{edge} in every seed, but {r.seeds - clear} of {r.seeds} by no more than one evaluation interval "
+                f"({effects_interval()} steps), the resolution of an escape step: a finer cadence could put "
+                f"{'it' if r.seeds - clear == 1 else 'them'} either side of the rule's margin" if edge
            else f"not beyond seed noise: {r['earlier seeds']} of {r.seeds} seeds clearly earlier, "
                 f"{r['later seeds']} clearly later than every warm-up + cosine seed")
-    facts = {"named": bool(r.decides), "direction": r.direction, "escape steps": r["escape steps"]}
-    return Claim(verdict(True, bool(r.room) or bool(r.decides), later), why, facts, lines)
+    facts = {"named": bool(r.decides), "direction": r.direction, "edge": edge, "escape steps": r["escape steps"]}
+    return Claim(verdict(True, bool(r.room) or bool(r.decides), later, knife_edge=bool(edge)), why, facts, lines)
+
+
+def effects_interval() -> int:
+    """The plan's evaluation interval: the resolution of an escape step, and the rank rule's margin."""
+    return plans.paper_10m_schedule_seeds()[0].train.eval_interval

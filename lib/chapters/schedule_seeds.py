@@ -61,7 +61,10 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
     2 / C(2n, n) (ties and the one-interval margin only lower it): 0.8% at five seeds, 10% at three. A factor's run
     and its baseline's share a seed's initial weights and batches, which makes them more alike, not less.
     ``room``: whether the baseline's range leaves any outcome outside it at all (one that escapes within two
-    evaluations and also never leaves none: no factor could decide)."""
+    evaluations and also never leaves none: no factor could decide). ``edge``: a judged factor not named whose
+    seeds all lie on one side of the baseline's range, some by no more than an interval: the order holds, the
+    margin does not, and the escape steps' resolution cannot tell which (a knife-edge, neither a naming nor its
+    absence)."""
     if first_eval is None:  # the plan's evaluation interval: the earliest escape an evaluation can see
         first_eval = plans.schedule_seeds()[0].train.eval_interval
     if budget is None:
@@ -106,6 +109,11 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
         n_late = int((s > b.max() + first_eval).sum()) if len(b) else 0  # and clearly later
         earlier = judged and n_early == len(s)
         later = judged and n_late == len(s)
+        # every seed on one side of the baseline's range, but some only by an interval or less: the order is in the
+        # data, the margin is not, and an escape step is read to within one interval (a finer cadence, another
+        # measure of the same step, could put that seed either side of the margin)
+        ordered = ("later" if len(b) and (s > b.max()).all() else "earlier" if len(b) and (s < b.min()).all()
+                   else "")
         rows.append({"impl": impl, "factor": factor, "seeds": len(g),
                      "planned": len(want), "escaped": int(steps.notna().sum()),
                      "escape steps": ", ".join(f"{int(seed)}: {escape_label(v)}" for seed, v in steps.items()),
@@ -116,6 +124,7 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      "baseline seeds": len(base_all), "no outcome": lost, "baseline no outcome": lost_base,
                      "earlier seeds": n_early, "later seeds": n_late,
                      "decides": (earlier or later) if judged else None,
+                     "edge": ("" if earlier or later else ordered) if judged else None,  # its direction, or ""
                      "direction": "earlier" if earlier else "later" if later else None,
                      "chance": 2 / math.comb(2 * len(want), len(want)) if judged else None,
                      # room: a baseline whose earliest escape is past the second evaluation leaves room for an
@@ -123,7 +132,8 @@ def schedule_effects(table: pd.DataFrame, first_eval: int | None = None,
                      "room": None if b.empty else bool(b.min() > 2 * first_eval or b.max() < budget)})
     return pd.DataFrame(rows, columns=["impl", "factor", "seeds", "planned", "escaped", "escape steps", "chosen by",
                                        "baseline range", "baseline seeds", "no outcome", "baseline no outcome",
-                                       "earlier seeds", "later seeds", "decides", "direction", "chance", "room"])
+                                       "earlier seeds", "later seeds", "decides", "edge", "direction", "chance",
+                                       "room"])
 
 
 def _pending(r) -> str:
@@ -145,7 +155,8 @@ def _pending(r) -> str:
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none over the same
     seeds (CONTRADICTED: every factor's escape steps overlap its baseline's range, or lie on both sides of it, where
-    that range left room for them not to; NOT TESTABLE HERE where it left none); NOT TESTED until a factor and its
+    that range left room for them not to; NOT TESTABLE HERE where it left none, or where a factor not named is on the
+    edge, ``schedule_effects``' ``edge``); NOT TESTED until a factor and its
     baseline are trained over the same seeds with an outcome in each. With several factors judged, the reason gives
     the chance that at least one of them is named if none does anything (from each one's ``chance``)."""
     # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
@@ -176,6 +187,12 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     if not len(named) and not room:
         why = ("no factor can be named: every baseline range reaches from the first evaluations to never, which "
                "leaves no outcome outside it")
+    # none named, but one on the edge (every seed on one side, some within an interval): "none decides" would be the
+    # margin's resolution speaking, not the runs
+    edges = judged[judged.edge.fillna("").astype(bool)]
+    if not len(named) and len(edges):
+        why += "; on the edge: " + ", ".join(f"{r.factor} ({r.impl}, {r.edge} in every seed, not all by more than "
+                                            f"one evaluation interval)" for r in edges.itertuples())
     # the rule is run once per factor: the chance that some factor is named when none does anything
     if len(judged) > 1:
         anyone = 1 - float(np.prod([1 - c for c in judged.chance]))
@@ -188,7 +205,8 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     for words, final in (("not judged yet", False), ("not judged", True)):
         if said := [_pending(r) for r, f in zip(unjudged, for_good) if f == final]:
             why += f"; {words}: " + ", ".join(said)
-    return Claim(verdict(True, room or bool(len(named)), bool(len(named))), why,
+    return Claim(verdict(True, room or bool(len(named)), bool(len(named)), knife_edge=not len(named) and
+                         bool(len(edges))), why,
                  {"named": [f"{r.factor} ({r.impl})" for r in named.itertuples()],
                   "directions": {f"{r.factor} ({r.impl})": r.direction for r in named.itertuples()},
                   "judged": len(judged)}, tuple(lines))
