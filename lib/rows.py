@@ -9,7 +9,7 @@ import pandas as pd
 
 from .chapters import paper_shape
 from .paper import paper_values
-from .plans import PLANS, PREFIX_STEPS
+from .plans import CPU_OPTIONS, PLANS
 from .verdicts import VERDICTS
 
 # What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
@@ -56,13 +56,6 @@ def retrain_command(plan: str) -> str:
     """The line that retrains a plan's runs beside the released ones (``runs/`` is never overwritten), with the options
     its released runs were trained with on this CPU (``CPU_OPTIONS``)."""
     return " ".join([f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *CPU_OPTIONS.get(plan, ())])
-
-
-# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (the README's run section), and the
-# prefixes stopped at step 300 (book/joint_collapse.ipynb)
-CPU_OPTIONS = {"10m_prefix": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout"),
-               "10m_whole": ("--micro-batch 8", "--fast-dropout"),
-               "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout")}
 
 
 def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
