@@ -175,8 +175,8 @@ def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
 # The schedule at the paper's shape over five seeds (issue 35, item 2): ResidualGPT AttnOnly on the Phase-3 preset
 # (warm-up + cosine) and on the Phase-2 notebook's recipe (a constant 3e-4, no warm-up, no decay), evaluated as the
 # prefixes (every 50 steps). Each trains only as far as its question needs (``schedule_10m_until``).
-SCHEDULE_10M_WARMUP_STEPS = 200  # warm-up + cosine: the seed-1337 prefix left the floor at step 50
-SCHEDULE_10M_MAX_STEPS = 600     # constant lr: Phase 2's seeds 1337 and 123 left near steps 200 and 300
+SCHEDULE_10M_WARMUP_STEPS = 200  # a warm-up + cosine run trains at least this far, past its 100-step warm-up
+SCHEDULE_10M_MAX_STEPS = 600     # either schedule, a run still on the floor: Phase 2's 1337 and 123 left near 200, 300
 SCHEDULE_10M_AFTER = 100         # a run trains this far past its escape, to show it stays off the floor
 
 

@@ -257,7 +257,8 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
             ends.append((int(g.step.iloc[-1]), float(g.val_loss.iloc[-1]), seed))
         if schedule == "constant":
             # the constant-rate runs part where each leaves the floor, so each is named by its seed at its end; the
-            # warm-up runs leave at their first evaluation and end together, where names would overlap
+            # warm-up runs leave together at their first evaluation and run on side by side, where names would
+            # overlap (the legend gives each seed's last step)
             for (step, loss), names in seed_labels(ends).items():
                 zoom.annotate(names, (step, loss), xytext=(3, 0), textcoords="offset points", fontsize=7,
                               va="center")
