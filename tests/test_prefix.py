@@ -132,7 +132,8 @@ def test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one():
     # not, at the resolution of an escape step, so neither HOLDS nor CONTRADICTED
     c = effects([200, 300, 100, 250, 400], [50, 50, 50, 50, 50])
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["edge"] == "later" and not c.facts["named"]
-    assert "1 of 5 by no more than one evaluation interval (50 steps)" in c.why
+    assert "later in every seed (in order alone, chance 0.8% with no effect), but 1 of 5 by no more than one " \
+           "evaluation interval (50 steps)" in c.why
     # earlier in every seed: named, but the claim (a delay) is contradicted
     assert effects([50, 50, 50, 50, 50], [200, 200, 250, 200, 200]).verdict == "CONTRADICTED"
     # four seeds of five, or one seed alone: not judged

@@ -91,9 +91,10 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     clear = r["later seeds"] if edge == "later" else r["earlier seeds"]
     why = (f"later in every seed by more than one evaluation interval (with no effect, chance {r.chance:.1%})" if later
            else f"earlier in every seed (chance {r.chance:.1%} with no effect)" if r.decides
-           else f"{edge} in every seed, but {r.seeds - clear} of {r.seeds} by no more than one evaluation interval "
-                f"({effects_interval()} steps), the resolution of an escape step: a finer cadence could put "
-                f"{'it' if r.seeds - clear == 1 else 'them'} either side of the rule's margin" if edge
+           else f"{edge} in every seed (in order alone, chance {r.chance:.1%} with no effect), but {r.seeds - clear} "
+                f"of {r.seeds} by no more than one evaluation interval ({effects_interval()} steps), the resolution "
+                f"of an escape step: a finer cadence could put {'it' if r.seeds - clear == 1 else 'them'} either "
+                f"side of the rule's margin" if edge
            else f"not beyond seed noise: {r['earlier seeds']} of {r.seeds} seeds clearly earlier, "
                 f"{r['later seeds']} clearly later than every warm-up + cosine seed")
     facts = {"named": bool(r.decides), "direction": r.direction, "edge": edge, "escape steps": r["escape steps"]}
