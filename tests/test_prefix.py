@@ -55,8 +55,20 @@ def test_contrast_as_the_paper_so_far():
     t = table(run("nanogpt", "AttnOnly", 200, [4.17, 3.40, 3.36]),
               run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]))
     c = paper_shape.claim_prefix_contrast(t)
-    assert c.verdict == "HOLDS" and c.facts == {"step": 200, "nanogpt_left": False, "residualgpt_left": True}
+    assert c.verdict == "HOLDS" and c.facts == {"step": 200, "nanogpt_left": False, "residualgpt_left": True,
+                                                "whole": False}
     assert c.why.startswith("by step 200 (of 3,000) nanoGPT AttnOnly is on the floor")
+    # one run complete, the other not: still a prefix at the common step
+    t = table(run("nanogpt", "AttnOnly", 3000, [4.17, 3.40, 3.36], max_steps=3000),
+              run("residualgpt", "AttnOnly", 700, [4.17, 3.30, 2.90]))
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.facts["step"] == 700 and not c.facts["whole"] and "a prefix cannot show" in c.why
+    # both complete: the common step is where both runs end, and the reading no longer calls them prefixes
+    t = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
+              run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 2.90], max_steps=300))
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "HOLDS" and c.facts["whole"] and c.why.startswith("over all 300 steps")
+    assert "prefix" not in c.why
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():

@@ -210,7 +210,8 @@ def test_the_paper_shape_prefixes_released_so_far():
     whole = paper_shape.paper_shape_prefix().whole_missing
     assert len(whole) == 1 and "--impl nanogpt --config FullResidual" in whole[0]
     c = paper_shape.claim_prefix_contrast(t)
-    assert c.verdict == "HOLDS" and c.facts == {"step": 700, "nanogpt_left": False, "residualgpt_left": True}
+    assert c.verdict == "HOLDS" and c.facts == {"step": 700, "nanogpt_left": False, "residualgpt_left": True,
+                                                "whole": False}
     r = t.set_index(["impl", "config", "schedule"])
     nano = r.loc[("nanogpt", "AttnOnly", "recipe")]
     assert round(nano.best_val, 3) == 3.350 and nano.steps == 3000 and pd.isna(nano.left_floor_at)

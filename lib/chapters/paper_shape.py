@@ -125,7 +125,8 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     on the floor (best 3.3534 over 3,000 steps) while ResidualGPT AttnOnly leaves it. A best is a minimum over
     every evaluation, so a nanoGPT prefix already more than the margin below the paper's best contradicts it
     whatever else; a ResidualGPT prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE:
-    a longer prefix would). Both are read at the step both reached."""
+    a longer prefix would). Both are read at the step both reached; where both runs are complete, that is where
+    they end, and the reading says so."""
     nano, resid = run_row(table, "nanogpt", "AttnOnly"), run_row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
@@ -146,7 +147,12 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
                      f"over its whole run (seed {int(nano.seed)}, the paper's seed)", facts, lines)
     # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
     # precondition unmet, not a disagreement.
-    why = (f"by step {step:,} (of 3,000) nanoGPT AttnOnly is on the floor and ResidualGPT AttnOnly has left it, as "
+    # once both runs are complete the common step is where they end, and the reading says so rather than "a prefix"
+    whole = bool(nano.steps >= nano.max_steps and resid.steps >= resid.max_steps)
+    facts["whole"] = whole
+    why = (f"over all {step:,} steps nanoGPT AttnOnly stayed on the floor and ResidualGPT AttnOnly left it, as the "
+           f"paper's runs end" if whole and resid_left and not nano_left else
+           f"by step {step:,} (of 3,000) nanoGPT AttnOnly is on the floor and ResidualGPT AttnOnly has left it, as "
            f"the paper's runs; a prefix cannot show where either run ends" if resid_left and not nano_left else
            f"both AttnOnly runs have left the floor by step {step:,}: not the paper's contrast" if resid_left else
            f"by step {step:,} ResidualGPT AttnOnly has not left the floor (the paper gives no step at which it does), "
