@@ -212,7 +212,7 @@ LEVEL_SIGMAS = 2.0
 # §8.1's phases left out of the environments' shift: their seed-1337 best is another recipe's, not another
 # environment's. The notebook whose outputs match Phase 2 trains at a constant rate with no warm-up or decay
 # (data/audit_findings.csv), where Table 1 and the Phase-3 preset warm up and decay; a recipe moves a best for
-# reasons §8.3's "environments" do not cover. Decided when the whole Phase-3 run's last evaluation was step 100's.
+# reasons §8.3's "environments" do not cover. Decided before the whole Phase-3 run passed step 100.
 OTHER_RECIPE_PHASES = ("phase2",)
 
 # The author's own record of the paper's seed-1337 run, beside the paper's mean
