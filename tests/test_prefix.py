@@ -69,6 +69,11 @@ def test_contrast_as_the_paper_so_far():
     c = paper_shape.claim_prefix_contrast(t)
     assert c.verdict == "HOLDS" and c.facts["whole"] and c.why.startswith("over all 300 steps")
     assert "prefix" not in c.why
+    # both complete and ResidualGPT never left the floor: not a prefix waiting, a contradiction of Fig. 4
+    t = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
+              run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.38], max_steps=300))
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "CONTRADICTED" and "never left the floor" in c.why and "prefix" not in c.why
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():

@@ -150,6 +150,9 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     # once both runs are complete the common step is where they end, and the reading says so rather than "a prefix"
     whole = bool(nano.steps >= nano.max_steps and resid.steps >= resid.max_steps)
     facts["whole"] = whole
+    if whole and not resid_left:  # a whole run that never left the floor is not Fig. 4's AttnOnly
+        return Claim(verdict(True, True, False), f"over all {step:,} steps ResidualGPT AttnOnly never left the floor, "
+                                                 f"where the paper's runs end at {resid.paper_best}", facts, lines)
     why = (f"over all {step:,} steps nanoGPT AttnOnly stayed on the floor and ResidualGPT AttnOnly left it, as the "
            f"paper's runs end" if whole and resid_left and not nano_left else
            f"by step {step:,} (of 3,000) nanoGPT AttnOnly is on the floor and ResidualGPT AttnOnly has left it, as "
