@@ -126,7 +126,7 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     every evaluation, so a nanoGPT prefix already more than the margin below the paper's best contradicts it
     whatever else; a ResidualGPT prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE:
     a longer prefix would). Both are read at the step both reached; where both runs are complete, that is where
-    they end, and the reading says so."""
+    they end: the reading says so, and a ResidualGPT run that never left the floor then contradicts it."""
     nano, resid = run_row(table, "nanogpt", "AttnOnly"), run_row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
