@@ -64,16 +64,21 @@ def test_contrast_as_the_paper_so_far():
     c = paper_shape.claim_prefix_contrast(t)
     assert c.facts["step"] == 700 and not c.facts["whole"] and "a prefix cannot show" in c.why
     # both complete: the common step is where both runs end, and the reading no longer calls them prefixes
-    t = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
-              run("residualgpt", "AttnOnly", 300, [4.17, 3.30, 2.90], max_steps=300))
+    t = table(run("nanogpt", "AttnOnly", 3000, [4.17, 3.40, 3.36]),
+              run("residualgpt", "AttnOnly", 3000, [4.17, 3.30, 2.90]))
     c = paper_shape.claim_prefix_contrast(t)
-    assert c.verdict == "HOLDS" and c.facts["whole"] and c.why.startswith("over all 300 steps")
+    assert c.verdict == "HOLDS" and c.facts["whole"] and c.why.startswith("over all 3,000 steps")
     assert "prefix" not in c.why
     # both complete and ResidualGPT never left the floor: not a prefix waiting, a contradiction of Fig. 4
+    t = table(run("nanogpt", "AttnOnly", 3000, [4.17, 3.40, 3.36]),
+              run("residualgpt", "AttnOnly", 3000, [4.17, 3.40, 3.38]))
+    c = paper_shape.claim_prefix_contrast(t)
+    assert c.verdict == "CONTRADICTED" and "never left the floor" in c.why and "prefix" not in c.why
+    # both complete at another length (--steps 300): not where the paper's 3,000-step runs end, so still a prefix
     t = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
               run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.38], max_steps=300))
     c = paper_shape.claim_prefix_contrast(t)
-    assert c.verdict == "CONTRADICTED" and "never left the floor" in c.why and "prefix" not in c.why
+    assert c.verdict == "NOT TESTABLE HERE" and not c.facts["whole"] and "a longer prefix" in c.why
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():

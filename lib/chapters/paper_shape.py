@@ -118,6 +118,11 @@ def where_it_is(r) -> str:
             else f"on the floor ({r.floor:.3f})")
 
 
+def ends_where_the_paper_does(r) -> bool:
+    """A run complete at its preset's length, Table 1's 3,000 iterations at the 10M shape."""
+    return bool(r.steps >= r.max_steps == get_preset("10M", r.impl, r.config).train.max_steps)
+
+
 @claim("Central contrast at the paper's shape, early in training")
 def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     """The paper's central contrast (Table 2 beside Phase 3, Fig. 4) at the paper's own shape, as far as the prefixes go
@@ -125,8 +130,9 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     on the floor (best 3.3534 over 3,000 steps) while ResidualGPT AttnOnly leaves it. A best is a minimum over
     every evaluation, so a nanoGPT prefix already more than the margin below the paper's best contradicts it
     whatever else; a ResidualGPT prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE:
-    a longer prefix would). Both are read at the step both reached; where both runs are complete, that is where
-    they end: the reading says so, and a ResidualGPT run that never left the floor then contradicts it."""
+    a longer prefix would). Both are read at the step both reached; where both runs are complete at the paper's
+    3,000 steps, that is where they end: the reading says so, and a ResidualGPT run that never left the floor then
+    contradicts it."""
     nano, resid = run_row(table, "nanogpt", "AttnOnly"), run_row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
@@ -147,8 +153,9 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
                      f"over its whole run (seed {int(nano.seed)}, the paper's seed)", facts, lines)
     # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
     # precondition unmet, not a disagreement.
-    # once both runs are complete the common step is where they end, and the reading says so rather than "a prefix"
-    whole = bool(nano.steps >= nano.max_steps and resid.steps >= resid.max_steps)
+    # once both runs are complete at the paper's own length the common step is where they end, and the reading says
+    # so rather than "a prefix"; a run complete at another length (--steps) is not where the paper's runs end
+    whole = ends_where_the_paper_does(nano) and ends_where_the_paper_does(resid)
     facts["whole"] = whole
     if whole and not resid_left:  # a whole run that never left the floor is not Fig. 4's AttnOnly
         return Claim(verdict(True, True, False), f"over all {step:,} steps ResidualGPT AttnOnly never left the floor, "
