@@ -24,10 +24,13 @@ PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches",
               "schedule_seeds", "rounding_twins", "gain_twins")
 
 
+DEFAULT_IMPL = "residualgpt"  # the paper's primary implementation (§3.1)
+
+
 # The options train and sweep share, so a sweep without --plan builds each run exactly as `train` would.
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scale", required=True, choices=SCALES)
-    p.add_argument("--impl", default="residualgpt", choices=IMPLS)  # the paper's primary implementation (§3.1)
+    p.add_argument("--impl", default=DEFAULT_IMPL, choices=IMPLS)
     # Another budget is another experiment, in its own directory (seed1337_steps300).
     p.add_argument("--steps", type=int, help="override the preset's training steps")
     # Part of the run's path like any off-preset field: the trained model is the same (tests/test_runs.py),
@@ -100,6 +103,11 @@ def parser() -> argparse.ArgumentParser:
     # A plan names its own scales, so --scale is optional for sweep alone; _sweep_experiments refuses a sweep
     # with neither. This sets a private argparse attribute: _common adds --scale as required for both.
     s._option_string_actions["--scale"].required = False
+    # With --plan, --impl narrows the plan like --configs; so it has no default there, or a plan of both
+    # implementations (10m_whole) would be narrowed to ResidualGPT's runs by a flag nobody gave.
+    s.set_defaults(impl=None)
+    s._option_string_actions["--impl"].help = (f"without --plan: the implementation (default {DEFAULT_IMPL}); "
+                                               f"with --plan: narrow it")
     s.add_argument("--configs", nargs="+", choices=tuple(CONFIGS),
                    help="without --plan: the configurations to train (default all four); with --plan: narrow it")
     s.add_argument("--seeds", nargs="+", type=int,
@@ -214,7 +222,7 @@ def _experiment(args, config: str, seed: int) -> Experiment:
     if args.eval_every is not None and "eval_interval" in sets:
         raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
     # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.runs.run_path).
-    exp = get_preset(args.scale, args.impl, config, seed)
+    exp = get_preset(args.scale, args.impl or DEFAULT_IMPL, config, seed)
     exp = replace(exp, mixer=args.mixer, **sets)
     # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check above), so the
     # order hides nothing.
@@ -273,8 +281,9 @@ def _print_summary(s: dict) -> None:
 def _sweep_experiments(args) -> list[Experiment]:
     from .plans import resolve, with_steps
     if args.plan:
-        # A plan refuses a --configs or --seeds that selects none of its runs (lib.plans.resolve).
-        exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds), args.steps)
+        # A plan refuses a --configs, --seeds or --impl that selects none of its runs (lib.plans.resolve).
+        exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds,
+                                  None if args.impl is None else [args.impl]), args.steps)
         # Refused rather than applied: a plan with a --set would train runs that no plan, and so no chapter, has.
         if args.set or args.mixer != "attention":
             raise ConfigError("--set and --mixer are for one run or a sweep without --plan; "

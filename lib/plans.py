@@ -541,8 +541,8 @@ def planned(exp: Experiment) -> bool:
 
 
 
-def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> list[Experiment]:
-    """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs`` and ``seeds`` where given.
+def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls=None) -> list[Experiment]:
+    """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs``, ``seeds`` and ``impls`` where given.
     A scale the plan does not have, or a configuration or seed that selects none of its runs, is refused
     with the valid choices: a plan never silently ignores an argument."""
     if name not in PLANS:
@@ -558,16 +558,18 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None) -> li
         raise ConfigError(f"plan {name!r} at scale {scale!r}: valid: {', '.join(scales)}")
     else:
         exps = PLANS[name](scale)
-    for key, wanted in (("configuration", configs), ("seed", seeds)):
+    narrow = (("configuration", configs, lambda e: e.config_name), ("seed", seeds, lambda e: e.seed),
+              ("implementation", impls, lambda e: e.impl))
+    for key, wanted, of in narrow:
         if wanted is None:
             continue
-        have = sorted({e.config_name if key == "configuration" else e.seed for e in exps})
+        have = sorted({of(e) for e in exps})
         unknown = [w for w in wanted if w not in have]
         # one unknown value is enough to refuse: a typo among good ones would otherwise quietly train fewer runs
         if unknown:
             raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}; "
                               f"valid: {', '.join(map(str, have))}")
-        exps = [e for e in exps if (e.config_name if key == "configuration" else e.seed) in wanted]
+        exps = [e for e in exps if of(e) in wanted]
     return exps
 
 

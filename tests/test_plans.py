@@ -63,6 +63,11 @@ def test_configs_and_seeds_narrow_a_plan_or_are_refused():
     assert {(e.config_name, e.seed) for e in exps} == {("AttnOnly", 42), ("AttnOnly", 7)}
     with pytest.raises(ConfigError, match="no seed 99; valid: 0, 1, 2, 3, 7, 42, 123, 1337"):
         plans.resolve("10m_asymmetry", seeds=[99])
+    # a plan of both implementations narrowed to one; a plan of one refuses the other, naming it
+    whole = plans.resolve("10m_whole", configs=["AttnOnly"], impls=["residualgpt"])
+    assert [(e.impl, e.config_name) for e in whole] == [("residualgpt", "AttnOnly")]
+    with pytest.raises(ConfigError, match="no implementation nanogpt; valid: residualgpt"):
+        plans.resolve("10m_schedule_seeds", impls=["nanogpt"])
 
 
 def test_the_cli_sweep_honours_scale_configs_and_seeds(capsys):
@@ -72,6 +77,15 @@ def test_the_cli_sweep_honours_scale_configs_and_seeds(capsys):
     assert len(lines) == 3 and all("/124M/" in ln and ln.endswith("seed7") for ln in lines)
     assert main(["sweep", "--plan", "release", "--scale", "124M", "--dry-run"]) == 2
     assert "fixed scale" in capsys.readouterr().err
+    # --impl narrows a plan; without it a plan of both implementations lists both (it has no default there)
+    assert main(["sweep", "--plan", "10m_whole", "--configs", "AttnOnly", "--dry-run"]) == 0
+    assert ["/nanogpt/" in ln for ln in capsys.readouterr().out.splitlines()] == [True, False]
+    assert main(["sweep", "--plan", "10m_whole", "--impl", "residualgpt", "--configs", "AttnOnly", "--dry-run"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "/residualgpt/AttnOnly/" in lines[0]
+    # without a plan the implementation is still ResidualGPT's by default
+    assert main(["sweep", "--scale", "10M", "--configs", "AttnOnly", "--dry-run"]) == 0
+    assert "/10M/residualgpt/AttnOnly/seed1337" in capsys.readouterr().out
 
 
 def test_the_mechanism_plan_is_its_parts_each_run_once_mixer_at_seed_1337_first():
