@@ -543,7 +543,7 @@ def planned(exp: Experiment) -> bool:
 
 def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls=None) -> list[Experiment]:
     """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs``, ``seeds`` and ``impls`` where given.
-    A scale the plan does not have, or a configuration or seed that selects none of its runs, is refused
+    A scale the plan does not have, or a configuration, seed or implementation that selects none of its runs, is refused
     with the valid choices: a plan never silently ignores an argument."""
     if name not in PLANS:
         raise ConfigError(f"unknown plan {name!r}; valid: {', '.join(PLANS)}")
@@ -560,6 +560,7 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls
         exps = PLANS[name](scale)
     narrow = (("configuration", configs, lambda e: e.config_name), ("seed", seeds, lambda e: e.seed),
               ("implementation", impls, lambda e: e.impl))
+    narrowed = False  # the valid values named are those left after the options before it
     for key, wanted, of in narrow:
         if wanted is None:
             continue
@@ -567,9 +568,10 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls
         unknown = [w for w in wanted if w not in have]
         # one unknown value is enough to refuse: a typo among good ones would otherwise quietly train fewer runs
         if unknown:
-            raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}; "
+            among = " among the runs the other options select" if narrowed else ""
+            raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}{among}; "
                               f"valid: {', '.join(map(str, have))}")
-        exps = [e for e in exps if of(e) in wanted]
+        exps, narrowed = [e for e in exps if of(e) in wanted], True
     return exps
 
 

@@ -55,7 +55,7 @@ def test_a_plan_resolves_at_the_scale_asked_for_or_refuses():
         plans.resolve("joint_collapse", "124M")
 
 
-def test_configs_and_seeds_narrow_a_plan_or_are_refused():
+def test_configs_seeds_and_impls_narrow_a_plan_or_are_refused():
     import pytest
 
     from lib.config import ConfigError
@@ -68,9 +68,13 @@ def test_configs_and_seeds_narrow_a_plan_or_are_refused():
     assert [(e.impl, e.config_name) for e in whole] == [("residualgpt", "AttnOnly")]
     with pytest.raises(ConfigError, match="no implementation nanogpt; valid: residualgpt"):
         plans.resolve("10m_schedule_seeds", impls=["nanogpt"])
+    # after --configs, the valid implementations are those of the runs it selected, and the message says so
+    with pytest.raises(ConfigError, match="no implementation residualgpt among the runs the other options select; "
+                                          "valid: nanogpt"):
+        plans.resolve("10m_whole", configs=["FullResidual"], impls=["residualgpt"])
 
 
-def test_the_cli_sweep_honours_scale_configs_and_seeds(capsys):
+def test_the_cli_sweep_honours_scale_configs_seeds_and_impl(capsys):
     from lib.cli import main
     assert main(["sweep", "--plan", "124m_sweep", "--scale", "124M", "--seeds", "7", "--dry-run"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -78,7 +78,7 @@ def test_contrast_as_the_paper_so_far():
     t = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
               run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.38], max_steps=300))
     c = paper_shape.claim_prefix_contrast(t)
-    assert c.verdict == "NOT TESTABLE HERE" and not c.facts["whole"] and "a longer prefix" in c.why
+    assert c.verdict == "NOT TESTABLE HERE" and not c.facts["whole"] and "(--plan 10m_whole) would" in c.why
 
 
 def test_contrast_undecided_while_residualgpt_is_on_the_floor():

@@ -119,8 +119,9 @@ def where_it_is(r) -> str:
 
 
 def ends_where_the_paper_does(r) -> bool:
-    """A run complete at its preset's length, Table 1's 3,000 iterations at the 10M shape."""
-    return bool(r.steps >= r.max_steps == get_preset("10M", r.impl, r.config).train.max_steps)
+    """A run complete at its 10M preset's length, Table 1's 3,000 iterations (the same for every configuration):
+    a run complete at another length (--steps) is not where the paper's runs end."""
+    return bool(r.steps >= r.max_steps == get_preset("10M", r.impl, "FullResidual").train.max_steps)
 
 
 @claim("Central contrast at the paper's shape, early in training")
@@ -154,7 +155,7 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
     # precondition unmet, not a disagreement.
     # once both runs are complete at the paper's own length the common step is where they end, and the reading says
-    # so rather than "a prefix"; a run complete at another length (--steps) is not where the paper's runs end
+    # so rather than "a prefix"
     whole = ends_where_the_paper_does(nano) and ends_where_the_paper_does(resid)
     facts["whole"] = whole
     if whole and not resid_left:  # a whole run that never left the floor is not Fig. 4's AttnOnly
@@ -166,7 +167,9 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
            f"the paper's runs; a prefix cannot show where either run ends" if resid_left and not nano_left else
            f"both AttnOnly runs have left the floor by step {step:,}: not the paper's contrast" if resid_left else
            f"by step {step:,} ResidualGPT AttnOnly has not left the floor (the paper gives no step at which it does), "
-           f"so the prefix has not shown the contrast yet; a longer prefix (--until) would")
+           f"so the prefix has not shown the contrast yet; " + (
+               "the 3,000-step runs (--plan 10m_whole) would" if nano.steps >= nano.max_steps
+               and resid.steps >= resid.max_steps else "a longer prefix (--until) would"))
     # both leaving is CONTRADICTED at this step: nanoGPT AttnOnly off the floor is not the joint collapse
     return Claim(verdict(True, resid_left, resid_left and not nano_left), why, facts, lines)
 
@@ -256,7 +259,7 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     lo, hi = facts["environments"]
     shift = hi - lo  # how far the paper's own seed-1337 best moved across its environments, either way
     facts.update({"trained": r.trained, "best": float(best), "diff": float(diff), "band": float(band),
-                  "shift": float(shift), "complete": bool(r.steps >= r.max_steps)})
+                  "shift": float(shift), "complete": ends_where_the_paper_does(r)})
     # the band in numbers, so the reader can redo it: the paper's spread and our noise, each as it is
     rule = (f"{band:.4f} ({LEVEL_SIGMAS:g} × √(paper's std² + our largest evaluation standard error²) = "
             f"{LEVEL_SIGMAS:g} × √({std:g}² + {se:.4f}²))")
@@ -307,7 +310,7 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     full = t.loc["FullResidual"] if "FullResidual" in t.index else None
     full_left = full is not None and not pd.isna(full.left_floor_at)
     facts = {"trained": r.trained, "best": float(r.best_val), "seed": int(r.seed),
-             "prefix": bool(r.steps < r.max_steps), "left_at": int(r.left_floor_at) if left else None,
+             "prefix": not ends_where_the_paper_does(r), "left_at": int(r.left_floor_at) if left else None,
              "full_left": full_left}
     control = ("" if full is None else f"; Full Residual ({full.trained}) " + (
         f"left the floor at step {int(full.left_floor_at)}" if full_left else "on the floor"))
