@@ -126,7 +126,7 @@ def parser() -> argparse.ArgumentParser:
     # prints Table 1's 10M count (10,750,080 for each configuration: a removed skip removes no parameter).
     d = add("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
-    d.add_argument("--impl", default="residualgpt", choices=IMPLS)
+    d.add_argument("--impl", default=DEFAULT_IMPL, choices=IMPLS)
     w = add("export-weights", help="write weights.pt (fp16 final weights) for complete runs; a run whose "
                                    "checkpoint was deleted at the end is retrained in a scratch directory and "
                                    "its weights kept only if it reproduces the run's history")
@@ -151,8 +151,8 @@ def parser() -> argparse.ArgumentParser:
     # 8: the size the 10M prefixes train with (README: with --fast-dropout 1.35-1.61 times the plain loop's speed).
     b.add_argument("--micro-batches", nargs="+", type=int, default=[8], metavar="B",
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
-    b.add_argument("--impl", choices=IMPLS, default="residualgpt",
-                   help="the implementation whose 10M AttnOnly step is timed (default residualgpt)")
+    b.add_argument("--impl", choices=IMPLS, default=DEFAULT_IMPL,
+                   help=f"the implementation whose 10M AttnOnly step is timed (default {DEFAULT_IMPL})")
     # The throughput table times bf16 too, which at the 10M batch takes minutes a step on an AVX2 CPU.
     b.add_argument("--step-cost-only", action="store_true",
                    help="print only the 10M step-cost table (no fp32/bf16 throughput table)")
