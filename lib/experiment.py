@@ -171,6 +171,19 @@ class _Recorder(Callback):
         write_json_atomic(self.rd.path / "summary.json", self.summary(trainer))
 
 
+def _mark_interrupted(rd: RunDir) -> None:
+    """A run stopped by Ctrl-C between two evaluations stands at the last one, whose summary was written while the
+    run was under way ("running", which every reader leaves out). Where that summary, the history and the
+    checkpoint meet at one step past 0, the summary is marked ``partial`` there: the prefix it is, resumable from
+    that checkpoint. A Ctrl-C that fell between the writes of an evaluation leaves the summary as it is (the
+    README's run section: the same command with ``--until`` at that step)."""
+    s = rd.read_json("summary.json")
+    hist = rd.history() if (rd.path / "history.jsonl").exists() else []
+    if (isinstance(s, dict) and s.get("status") == "running" and hist and rd.ckpt.exists()
+            and s.get("steps") == hist[-1]["step"] > 0):
+        write_json_atomic(rd.path / "summary.json", {**s, "status": "partial"})
+
+
 def _move_aside(rd: RunDir, why: str) -> None:
     """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
     # to the microsecond, so two moves of one run within a second get two names (mkdir would refuse the second)
@@ -436,7 +449,11 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
     trainer.callbacks.append(recorder)  # last: it records what the diagnostics callbacks added to each row
     dist.barrier()
-    trainer.fit(until)
+    try:
+        trainer.fit(until)
+    except KeyboardInterrupt:
+        _mark_interrupted(rd)
+        raise
     # fit ends complete, partial or diverged; "running" here is a bug, and is said rather than recorded as done
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
