@@ -224,14 +224,18 @@ _PAPER_SHAPE_COLLAPSE = dict(short="the joint collapse", section=_PAPER_SHAPE, p
 
 def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
     """Fig. 2a at the paper's exact 10M shape (``chapters.paper_shape.claim_prefix_starvation``): the paper's claim
-    ("exactly 0.000 from step 300 onward"), read at step 300, which the nanoGPT prefixes reach (Full Residual, the
-    control, at its own shorter prefix)."""
+    ("exactly 0.000 from step 300 onward"), read at every evaluation from step 300 to the last each nanoGPT run
+    trained (Full Residual, the control, at its own shorter prefix): each run's last gradient, and the step from
+    which it stays starved."""
     found = prefix_rows(ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")])
     # a prefix with no evaluation after step 0 (or trained without diagnostics) has no gradient to show yet
     ours = "; ".join(f"{r.config} " + ("no gradient recorded" if pd.isna(r.layer0_grad) else
-                                       f"{r.layer0_grad:.2g} at step {int(r.steps):,}") for r in found) or "no run"
-    return Row(claim=f"Layer-0 gradient starved at the paper's own 10M shape (at step {plans.PREFIX_STEPS}, Fig. 2a's "
-                     f"first starved step)",
+                                       f"{r.layer0_grad:.2g} at step {int(r.steps):,}"
+                                       + ("" if pd.isna(r.starved_from) else
+                                          f" (starved from step {int(r.starved_from):,})"))
+                     for r in found) or "no run"
+    return Row(claim=f"Layer-0 gradient starved at the paper's own 10M shape (from step {plans.PREFIX_STEPS} on, "
+                     f"Fig. 2a's first starved step)",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
                evidence=prefix_evidence(found), verdict=c.verdict, why=c.why, short="layer-0 gradient starvation",
                section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found))

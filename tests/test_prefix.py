@@ -122,6 +122,25 @@ def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual
     assert paper_shape.claim_prefix_starvation(awake).verdict == "CONTRADICTED"
 
 
+def test_starvation_from_step_300_onward_reads_every_evaluation_of_a_whole_run():
+    # Fig. 2a: "0.000 from step 300 onward". A whole run starved at its last evaluation but awake at one in between
+    # (step 1,500) is not starved from step 300 on; nor is one starved only from step 400; starved at every one is.
+    full = run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.0, 1.8], grads=[0, 0.1, 0.1, 0.1])
+    vals = [4.17] + [3.35] * 30
+
+    def judged(grads):
+        return paper_shape.claim_prefix_starvation(table(run("nanogpt", "AttnOnly", 3000, vals, grads=grads), full))
+    c = judged([0, 0.01] + [0.0] * 29)
+    assert c.verdict == "HOLDS" and c.facts["starved_throughout"] == {"AttnOnly": True}
+    assert c.facts["through_step"] == {"AttnOnly": 3000} and "starved from step 200" in c.lines[0]
+    woke = [0, 0.01] + [0.0] * 29
+    woke[15] = 0.002
+    c = judged(woke)
+    assert c.verdict == "CONTRADICTED" and c.facts["starved"] == {"AttnOnly": True, "FullResidual": False}
+    assert "starved from step 1,600" in c.lines[0]
+    assert judged([0, 0.01, 0.01, 0.01] + [0.0] * 27).verdict == "CONTRADICTED"  # starved from step 400 only
+
+
 def test_starvation_without_gradient_data_decides_nothing():
     s, h = run("nanogpt", "AttnOnly", 300, [4.17, 3.4, 3.36, 3.35])
     h = h.drop(columns=["grad_norm_attn", "grad_norm_ffn_weights"])  # trained with --no-diagnostics

@@ -243,7 +243,7 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
     from types import SimpleNamespace
     t = pd.DataFrame({"impl": ["nanogpt"], "config": ["AttnOnly"], "schedule": ["recipe"], "layer0_grad": [None],
                       "steps": [0], "max_steps": [3000], "trained": ["first 0 of 3,000 steps"], "seed": [1337],
-                      "starved": [False],
+                      "starved": [False], "starved_from": [None],
                       "left_floor_at": [None]})
     row = card_row("Layer-0 gradient starved at the paper's own 10M shape", prefix=SimpleNamespace(table=t))
     assert row.ours == "AttnOnly no gradient recorded" and row.verdict == "NOT TESTED"

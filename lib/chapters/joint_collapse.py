@@ -25,6 +25,18 @@ from .escape_map import escape_label
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
+def starved_from(steps, grads) -> int | None:
+    """The first evaluation step from which every later layer-0 gradient in ``grads`` (at ``steps``, in order) stays
+    below ``STARVED``: the evaluation after the last one at or above it; None if that is the last (or none)."""
+    g = np.asarray(grads, dtype=float)
+    if not len(g):
+        return None
+    above = np.nonzero(g >= STARVED)[0]
+    if len(above) and above[-1] == len(g) - 1:
+        return None
+    return int(steps[above[-1] + 1]) if len(above) else int(steps[0])
+
+
 def layer0_grad(hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "released") -> pd.DataFrame:
     """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN gradient norm, the
     paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest value over the second half of training,
@@ -41,15 +53,11 @@ def layer0_grad(hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "relea
         # the author's quantity where the run recorded it, else the older whole-FFN norm (results.layer0_ffn)
         g = np.array([layer0_ffn(r) for r in h.to_dict("records")])
         steps = h.step.to_numpy()
-        # starved from the evaluation after the last one at or above the threshold; never, if that is the last
-        above = np.nonzero(g >= STARVED)[0]
-        starved_from = None if len(above) and above[-1] == len(g) - 1 else (
-            int(steps[above[-1] + 1]) if len(above) else int(steps[0]))
         rows.append({"config": config, "seed": int(h.seed.iloc[0]), "final": float(g[-1]),
                      # the largest value over the second half: a small final value beside a large one here is a dip,
                      # not starvation
                      "max_second_half": float(g[steps >= steps[-1] / 2].max()),
-                     "starved_from_step": starved_from})
+                     "starved_from_step": starved_from(steps, g)})
     return pd.DataFrame(rows, columns=["config", "seed", "final", "max_second_half", "starved_from_step"])
 
 

@@ -17,7 +17,7 @@ from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summa
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from ..verdicts import Claim, claim, verdict
-from .joint_collapse import STARVED
+from .joint_collapse import STARVED, starved_from
 
 # Table 2 is the nanoGPT joint collapse; for ResidualGPT, Fig. 4 is Phase 3, the paper's primary 10M estimate (§8.1),
 # whose recipe the 10M preset trains (Table 3 is the earlier record, kept as history): each prefix is set beside the
@@ -48,8 +48,9 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dic
         h = hist[(hist.impl == s.impl) & (hist.config == s.config) & (hist.seed == s.seed)
                  & (hist.schedule == s.schedule)].sort_values("step")
         # the evaluations that recorded gradients (step 0 has none: no backward pass yet), in step order
-        grads = [layer0_ffn(r) for r in h.to_dict("records")
-                 if isinstance(r.get("grad_norm_ffn_weights"), list) or isinstance(r.get("grad_norm_mlp"), list)]
+        rec = [r for r in h.to_dict("records")
+               if isinstance(r.get("grad_norm_ffn_weights"), list) or isinstance(r.get("grad_norm_mlp"), list)]
+        grads = [layer0_ffn(r) for r in rec]
         # each evaluation's standard error (plans.PREFIX_EVAL): the table shows the largest, to read against the 0.1
         # escape margin
         se = h.val_loss_se.dropna() if "val_loss_se" in h else pd.Series(dtype=float)
@@ -77,6 +78,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dic
                      "layer0_grad": grads[-1] if grads else None,
                      # the joint-collapse chapter's threshold, so both chapters call the same gradient starved
                      "starved": None if not grads else grads[-1] < STARVED,
+                     # Fig. 2a's "from step 300 onward": the evaluation from which every later gradient is starved
+                     "starved_from": starved_from([r["step"] for r in rec], grads),
                      "max_val_se": float(se.max()) if len(se) else None,
                      "paper_best": paper.reported.iloc[0] if len(paper) else None,
                      "paper_best_value": float(paper.value.iloc[0]) if len(paper) else None,
@@ -84,8 +87,8 @@ def prefix_table(summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dic
                      # built with
                      "margin": ESCAPE_MARGIN})
     cols = ["impl", "config", "seed", "schedule", "execution", "eval_every", "trained", "steps", "max_steps", "status",
-            "last_val", "best_val", "floor", "left_floor_at", "layer0_grad", "starved", "max_val_se", "paper_best",
-            "paper_best_value", "margin"]
+            "last_val", "best_val", "floor", "left_floor_at", "layer0_grad", "starved", "starved_from", "max_val_se",
+            "paper_best", "paper_best_value", "margin"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -177,39 +180,51 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
 @claim("Layer-0 starvation at the paper's shape")
 def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_STEPS) -> Claim:
     """Fig. 2a (§4.1) at the paper's shape: the layer-0 gradient of every partial nanoGPT configuration that
-    collapsed is 0.000 from step ``from_step`` on, while Full Residual's is not (about 0.114). It needs a
+    collapsed is 0.000 from step ``from_step`` onward, while Full Residual's is not (about 0.114). It needs a
     collapsed partial configuration that reached ``from_step`` beside Full Residual, the control (at its own,
-    shorter prefix); a configuration that left the floor is not the collapsed model the figure measured."""
+    shorter prefix); a configuration that left the floor is not the collapsed model the figure measured. A collapsed
+    run is starved in the figure's sense if every evaluation from ``from_step`` on, up to the last it trained, reads
+    below ``STARVED`` (its ``starved_from`` at or before ``from_step``); one that wakes up at any later evaluation is
+    not, however small its last gradient."""
     # Fig. 2 is the nanoGPT run; a row without gradients (no evaluation after step 0 yet) has nothing to read
     nano = table[(table.impl == "nanogpt")].dropna(subset=["layer0_grad"])
     if nano.empty:
         return Claim("NOT TESTED", "no nanoGPT prefix with diagnostics is released")
+
+    def since(r):
+        return "" if pd.isna(r.starved_from) else f", starved from step {int(r.starved_from):,}"
     # every run with gradients is printed, ResidualGPT's and the swapped schedules too, though only nanoGPT's recipe
     # runs are judged
     parts = [f"{r.impl} {r.config}{'' if r.schedule == 'recipe' else ' (' + r.schedule + ')'} at step "
-             f"{int(r.steps):,}: {r.layer0_grad:.3g}" + (" (starved)" if r.starved else "")
+             f"{int(r.steps):,}: {r.layer0_grad:.3g}{since(r)}"
              for r in table.dropna(subset=["layer0_grad"]).itertuples()]
     lines = ("Layer-0 FFN weight gradient (the mean of the two weight matrices' norms, as the author's notebook "
-             f"measures it), on the step before the last evaluation (starved: < {STARVED:g}): " + "; ".join(parts)
-             + ".",)
+             f"measures it), on the step before the last evaluation, and the evaluation from which every later one "
+             f"reads below {STARVED:g} (starved): " + "; ".join(parts) + ".",)
     # the judged runs: nanoGPT on its own constant rate, as the author's Fig. 2 run
     nano = nano[nano.schedule == "recipe"]
-    # The gradient is read at the prefix's last evaluation only, so a run must have reached ``from_step`` for it to be
-    # Fig. 2a's "from step 300"; whether it stays starved after is beyond the prefix.
+    # A run must have reached ``from_step`` for its gradients to speak of Fig. 2a's "from step 300 onward"; a prefix
+    # speaks of it up to its last evaluation, a whole run of all of it.
     reached = nano[nano.steps >= from_step]
     collapsed = reached[(reached.config != "FullResidual") & reached.left_floor_at.isna()]
     # Full Residual is read at its own prefix (plans.PREFIX_CONTROL_STEPS): the control needs only to show a gradient
     # that is not starved
     full = nano[nano.config == "FullResidual"]
-    facts = {"collapsed": list(collapsed.config), "starved": {r.config: bool(r.starved) for r in nano.itertuples()}}
+    throughout = {r.config: bool(not pd.isna(r.starved_from) and r.starved_from <= from_step)
+                  for r in collapsed.itertuples()}
+    facts = {"collapsed": list(collapsed.config), "starved": {r.config: bool(r.starved) for r in nano.itertuples()},
+             "starved_throughout": throughout,
+             "through_step": {r.config: int(r.steps) for r in collapsed.itertuples()}}
     if collapsed.empty or full.empty:
         return Claim("NOT TESTED", f"Fig. 2a speaks of step {from_step} onward, of collapsed partial configurations "
                                    f"beside Full Residual; the nanoGPT prefixes that reach it do not include both",
                      facts, lines)
-    holds = bool(collapsed.starved.all()) and not bool(full.starved.iloc[0])
-    why = ("every collapsed partial nanoGPT configuration is starved and Full Residual is not" if holds else
-           f"a collapsed partial configuration still has a layer-0 gradient of at least {STARVED:g}, or Full "
-           f"Residual is starved too")
+    holds = all(throughout.values()) and not bool(full.starved.iloc[0])
+    how_far = ", ".join(f"{k} through step {v:,}" for k, v in facts["through_step"].items())
+    why = (f"every collapsed partial nanoGPT configuration is starved at every evaluation from step {from_step} on "
+           f"({how_far}) and Full Residual is not" if holds else
+           f"a collapsed partial configuration has a layer-0 gradient of at least {STARVED:g} at an evaluation from "
+           f"step {from_step} on, or Full Residual is starved too")
     return Claim(verdict(True, True, holds), why, facts, lines)
 
 
