@@ -267,7 +267,7 @@ def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(tmp_path
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert rc == 130 and len(lines) == 1 and "Traceback" not in err, err
-    assert "interrupted" in lines[0] and "at step 2" in lines[0] and "run the same command again" in lines[0]
+    assert "interrupted" in lines[0] and "at step 2 (partial)" in lines[0] and "run the same command again" in lines[0]
     monkeypatch.setattr(Trainer, "train_step", real)
     assert cli.main(argv) == 0  # and it resumes
 
