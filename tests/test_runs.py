@@ -242,10 +242,11 @@ def test_released_prefix_without_checkpoint_is_kept_if_it_reaches_far_enough(tin
     rd.ckpt.unlink()  # as on a fresh clone: checkpoints are not released
     assert run(exp, runs_dir=tmp_path, progress=False, until=10)["steps"] == 10
     # further: refused (it cannot be continued, and retraining here would replace it; lib.adopt), nothing written
-    before = {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file()}
+    # run.lock: the lock's record of its holder and the second it took it (rewritten by each taker), not the run's
+    before = {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file() and p.name != "run.lock"}
     with pytest.raises(RunError, match="checkpoint is gone"):
         run(exp, runs_dir=tmp_path, progress=False)
-    assert {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file()} == before
+    assert {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file() and p.name != "run.lock"} == before
     s = run(exp, runs_dir=tmp_path, progress=False, force=True)  # --force: from step 0, the prefix moved aside
     assert s["status"] == "complete"
     assert len(list(tmp_path.rglob("seed1337*.replaced-*"))) == 1
