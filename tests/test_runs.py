@@ -4,6 +4,7 @@ import math
 
 import pytest
 import torch
+from conftest import RaiseAt
 
 from lib.experiment import run
 from lib.files import RunError, write_json_atomic
@@ -31,23 +32,13 @@ class Killed(BaseException):
     KeyboardInterrupt, which marks the run partial at its last evaluation (tests/test_segments.py)."""
 
 
-class Crash(Callback):
-    """Simulates a killed process right after the checkpoint at ``at``."""
-    def __init__(self, at):
-        self.at = at
-
-    def on_history(self, trainer, step):
-        if step == self.at:
-            raise Killed
-
-
 def crash_at(exp, runs_dir, step):
     """Run ``exp`` until the checkpoint at ``step`` is written, then 'kill' it."""
     import lib.experiment as E
     orig = E.Trainer.fit
 
     def fit_then_crash(self, *args, **kwargs):
-        self.callbacks.append(Crash(step))  # after the recorder, so the checkpoint exists
+        self.callbacks.append(RaiseAt(step, Killed))  # after the recorder: the checkpoint at `step` exists
         return orig(self, *args, **kwargs)
     E.Trainer.fit = fit_then_crash
     try:

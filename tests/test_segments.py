@@ -4,12 +4,12 @@ import json
 import shutil
 
 import pytest
+from conftest import RaiseAt
 
 from lib.adopt import NOISE_SIGMAS, adopt
 from lib.experiment import run
 from lib.files import RunError, write_jsonl_atomic
 from lib.runs import RunDir, run_path
-from lib.train import Callback
 
 # the whole runs' execution mode, scaled down: the batch of 8 in slices of 4, masks from the run's own stream
 MODE = dict(progress=False, device="cpu", micro_batch=4, fast_dropout=True)
@@ -41,21 +41,11 @@ def test_a_run_trained_in_segments_is_the_run_trained_straight_through(exp, tmp_
     assert all(seg["fast_dropout"] and seg["micro_batch"] == 4 for seg in b.read_json("env.json")["resumed"])
 
 
-class CtrlC(Callback):
-    """Ctrl-C as the evaluation at ``step`` arrives, before it is written: the files stand at the one before."""
-    def __init__(self, step):
-        self.step = step
-
-    def on_history(self, trainer, step):
-        if step == self.step:
-            raise KeyboardInterrupt
-
-
 @pytest.mark.parametrize("at", [10, 5])
 def test_a_run_stopped_by_ctrl_c_is_released_partial_and_resumes_exactly(exp, tmp_path, at):
     run(exp, runs_dir=tmp_path / "straight", **MODE)
     with pytest.raises(KeyboardInterrupt):
-        run(exp, runs_dir=tmp_path / "stopped", callbacks=[CtrlC(at)], **MODE)
+        run(exp, runs_dir=tmp_path / "stopped", callbacks=[RaiseAt(at, KeyboardInterrupt)], **MODE)
     rd = RunDir(run_path(exp, tmp_path / "stopped"))
     # at the evaluation before the Ctrl-C; at step 0 nothing is a prefix yet, and the summary says so
     assert (rd.summary["status"], rd.summary["steps"]) == (("partial", 5) if at == 10 else ("running", 0))
