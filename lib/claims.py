@@ -206,8 +206,11 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
         return Row(claim=claim, where="§4, Table 2", paper=paper, ours="no run", scale="none", evidence="-",
                    verdict=c.verdict, why=c.why, **_PAPER_SHAPE_COLLAPSE)
     f = c.facts
-    ours = f"AttnOnly best {f['best']:.3f}, " + (f"left the floor at step {f['left_at']}" if f["left_at"] is not None
-                                                 else f"on the floor for {'the ' * f['prefix']}{f['trained']}")
+    # a whole run's last value beside its best: Table 2 reports one number, which §4 says is both
+    last = "" if f["prefix"] or "last" not in f else f" (last {f['last']:.3f})"
+    ours = f"AttnOnly best {f['best']:.3f}{last}, " + (
+        f"left the floor at step {f['left_at']}" if f["left_at"] is not None
+        else f"on the floor for {'the ' * f['prefix']}{f['trained']}")
     # A prefix names how far it trained ("first 300 of 3,000 steps"): never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
@@ -219,7 +222,8 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
 
 
 # Where the joint collapse at the paper's shape is decided, and the whole runs that will decide it
-_PAPER_SHAPE_COLLAPSE = dict(short="the joint collapse", section=_PAPER_SHAPE, plan="10m_whole")
+# (Table 2 speaks of three partial configurations; at this shape only AttnOnly's run decides it, and its name says so)
+_PAPER_SHAPE_COLLAPSE = dict(short="nanoGPT AttnOnly's joint collapse", section=_PAPER_SHAPE, plan="10m_whole")
 
 
 def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
@@ -251,7 +255,8 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
     ours = "; ".join(f"{what}: " + ", ".join(f"{k} {values[k]:.1f}×" for k in configs if k in values)
                      for what, values in (("over depth", gr), ("over training", tr)) if values) or "no run"
     return Row(claim=f"Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape "
-                     f"(at step {step:,} of the paper's {get_preset('10M', 'nanogpt').train.max_steps:,})",
+                     f"(read at step {step:,} of {get_preset('10M', 'nanogpt').train.max_steps:,}, as far as all three "
+                     f"runs trained)",
                where="§4.1, Fig. 2b", paper=_fig2b_paper(), ours=ours + (f" at step {step:,}" if gr else ""),
                scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
                why=c.why, short="the order of hidden-state growth", section=_PAPER_SHAPE, plan="10m_prefix",
@@ -448,7 +453,7 @@ def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
     # k=k fixes each configuration at its own step: the usual guard against a late-bound loop variable
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row(claim="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none",
-               where="§6.1, Table 3, Phase 3",
+               where="§6.1, Fig. 4 (Phase 3)",
                # Fig. 4 (Phase 3, the primary 10M estimate of §8.1), not Table 3's original record
                paper=f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, FFNOnly {paper_text('Fig. 4', 'FFNOnly')}",
                ours=f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", scale=_scale(ch), evidence=_evidence(ch, summ),
@@ -458,11 +463,21 @@ def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
                    f"{paper_text('Fig. 4', 'AttnOnly', seeds=False)} and every seed at least "
                    f"{paper_value(ref='abstract Fig. 4a', metric='min_gap_to_floor'):.2f} below the FFNOnly floor "
                    f"are for the paper's shape to judge (its whole ResidualGPT AttnOnly run, `--plan 10m_whole`)"
-                   if ch.stand_in else ""), short="the 10M asymmetry",
+                   + _shape_ffn(ev) if ch.stand_in else ""), short="the 10M asymmetry",
                section=_ASYMMETRY, plan="10m_asymmetry")
 
 
 _ASYMMETRY = "10m_asymmetry#reading-the-result"
+
+
+def _shape_ffn(ev: Evidence) -> str:
+    """Why the paper's shape does not decide the asymmetry's row: its FFNOnly run is a prefix, which may still leave
+    the floor (where the runs stand so far is one of the book's own findings)."""
+    ffn = prefix_rows(ev.prefix.table, [("residualgpt", "FFNOnly")])
+    return "" if not ffn or ffn[0].steps >= ffn[0].max_steps else (
+        f"; at the paper's shape ResidualGPT FFNOnly has trained its {ffn[0].trained}, too few to say it never leaves "
+        f"the floor, so the stand-in decides this row and the paper-shape runs are read among the book's own "
+        f"findings, as far as both trained")
 
 
 def _ffn_parts(ev: Evidence) -> list[tuple[Chapter, pd.DataFrame]]:
@@ -629,8 +644,10 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
             f"AttnOnly best {f['best']:.4f}, {f['diff']:+.4f} from the paper's (allowed ±{f['band']:.4f})"
             if f["complete"] else f"AttnOnly best {f['best']:.3f} over its {f['trained']}")
     return Row(claim="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)", where="§6.1, Fig. 4",
-               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3 (the author's per-seed record behind Table 3, "
-                     f"seed {PAPER_SEED}: {f['author']:.6f})",
+               # the author's record of seed 1337 is Table 3's (the original record), not Phase 3's, of which no
+               # per-seed record is released
+               paper=f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3; Table 3's original record of seed {PAPER_SEED}: "
+                     f"{f['author']:.6f} (no per-seed Phase-3 record is released)",
                ours=ours, scale="paper shape" if found else "none", evidence=prefix_evidence(found),
                verdict=c.verdict, why=c.why, short="AttnOnly's 10M level", section=_ASYMMETRY, plan="10m_whole",
                partial=prefix_partial(found))
@@ -739,7 +756,7 @@ CLAIMS = (
           section=_PAPER_SHAPE, card="paper"),
     Entry(name=_ROUTING_OWN, ref="§7.1-7.2", decide=routing.claim_mixer, reads=_mixer_reads, row=mechanism,
           section=_MECHANISM, card="own"),
-    Entry(name="Central contrast at the paper's shape, early in training", ref="§4, §6.1",
+    Entry(name="Central contrast at the paper's shape, as far as both runs trained", ref="§4, §6.1",
           decide=paper_shape.claim_prefix_contrast, reads=_prefix_reads, row=early_contrast, section=_PAPER_SHAPE,
           card="own"),
     Entry(name="Layer-0 gradient starved at the paper's own 10M shape", ref="§4.1, Fig. 2a",
@@ -782,7 +799,7 @@ CLAIMS = (
           decide=asymmetry.claim_author_values_asymmetry,
           reads=lambda ev: dict(table=_author_values(ev).table, floor=ev.floor("10m_asymmetry")), row=None,
           section="10m_asymmetry#the-stand-in-with-the-author-s-values", card="chapter"),
-    Entry(name="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", ref="§6.1, Table 3, Phase 3",
+    Entry(name="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", ref="§6.1, Fig. 4 (Phase 3)",
           decide=asymmetry.claim_asymmetry,
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry")),
           row=asymmetry_10m, section=_ASYMMETRY, card="paper"),
@@ -798,7 +815,7 @@ CLAIMS = (
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry"),
                                 paper_scale=ev.chapter("10m_asymmetry").spec.paper_scale),
           row=None, section=_ASYMMETRY, card="chapter"),
-    Entry(name="10M asymmetry at the paper's shape, early in training", ref="§6.1, Fig. 4",
+    Entry(name="10M asymmetry at the paper's shape, as far as both runs trained", ref="§6.1, Fig. 4",
           decide=paper_shape.claim_prefix_asymmetry, reads=_prefix_reads, row=early_asymmetry, section=_ASYMMETRY,
           card="own"),
     Entry(name="One factor of the bundle decides AttnOnly's escape", ref="§5.2, §8.3", decide=bundle.claim_bundle,

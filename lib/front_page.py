@@ -88,10 +88,10 @@ def _cell_html(value) -> str:
 
 
 def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
-    """The front page's abstract, five plain sentences computed from the scorecard and the audit: what the paper
-    asks; what holds and what a valid test contradicts, at which scale; what cannot be tested on this hardware and
-    why; what waits for runs still training; what the audit found. Each claim is named by ``Row.short`` and, where
-    it is not decided, with the first clause of its reason."""
+    """The front page's abstract, up to six plain sentences computed from the scorecard and the audit: what the paper
+    asks; what holds and what a valid test contradicts, at which scale; what cannot be tested here (on this hardware,
+    or by the test's design) and why; what waits for runs still training; what the audit found. Each claim is named
+    by ``Row.short`` and, where it is not decided, with the first clause of its reason."""
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = card[card.verdict == "NOT TESTABLE HERE"], card[card.verdict == "NOT TESTED"]
 
@@ -128,14 +128,13 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         f"{count(holds, 'holds', 'hold')}: {at_scale(holds)}." if len(holds) else "None of them holds.",
         f"{count(contra, 'is', 'are')} contradicted by a valid test: {at_scale(contra)}." if len(contra)
         else "None is contradicted by a valid test.",
-        # one sentence for the two kinds that neither confirm nor contradict
-        "; and ".join(part for part in [
-            f"{count(untestable, 'cannot', 'cannot')} be tested on this 2-core CPU, so neither confirm nor "
-            f"contradict the paper: {_reasons(untestable)}" if len(untestable) else "",
-            f"{count(untested, 'waits', 'wait')} for runs not yet trained far enough: {_reasons(untested)}"
-            if len(untested) else ""] if part) + ".",
+        # the two kinds that neither confirm nor contradict, a sentence each: their reasons carry semicolons
+        f"{count(untestable, 'cannot', 'cannot')} be tested here, so neither confirm nor contradict the paper: "
+        f"{_reasons(untestable)}." if len(untestable) else "",
+        f"{count(untested, 'waits', 'wait')} for runs not yet trained far enough: {_reasons(untested)}."
+        if len(untested) else "",
         f"Read against the author's notebooks, the paper departs from them at {len(findings)} points, listed below."]
-    return " ".join(s for s in sentences if s != ".")
+    return " ".join(s for s in sentences if s)
 
 
 def _reasons(rows: pd.DataFrame) -> str:

@@ -53,11 +53,14 @@ def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
         note += "; on this claim the stand-in departs from the paper's model"
     return dataclasses.replace(paper_shape, stand_in=note)
 
-# The front page's figure: each claim with a number, by its ``Row.short``: the paper's reference and phase, the chapter
-# whose stand-in runs judge it, and the implementation whose paper-shape runs do (None: no paper-shape run).
-LEAD_GROUPS = (("the joint collapse", "Table 2", None, "joint_collapse", "nanogpt"),
-               ("the 10M asymmetry", "Fig. 4", "phase3", "10m_asymmetry", "residualgpt"),
-               ("the 124M ordering", "Table 5", "controlled", "124m_sweep", None))
+# The front page's figure: each claim with a number, by the figure's name for its group and the ``Row.short`` of the
+# row that decides it (the joint collapse's paper-shape row is named for the one run that decides it there; without
+# paper-shape runs the stand-in's row decides; the group draws every configuration either way): the paper's reference
+# and phase, the chapter whose stand-in runs judge it, and the implementation whose paper-shape runs do (None: none).
+LEAD_GROUPS = (("the joint collapse", ("nanoGPT AttnOnly's joint collapse", "the joint collapse"), "Table 2", None,
+                "joint_collapse", "nanogpt"),
+               ("the 10M asymmetry", ("the 10M asymmetry",), "Fig. 4", "phase3", "10m_asymmetry", "residualgpt"),
+               ("the 124M ordering", ("the 124M ordering",), "Table 5", "controlled", "124m_sweep", None))
 
 
 def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
@@ -68,10 +71,10 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
     at the paper's shape is trained), and the stand-in's runs, one row per released seed. ``verdict``: the claim's
     verdict as the card shows it (with the stand-in's beside it), ``why`` its reason."""
     rows = []
-    for short, ref, phase, chapter, impl in LEAD_GROUPS:
-        claim = card[card.short == short].iloc[0]
+    for name, shorts, ref, phase, chapter, impl in LEAD_GROUPS:
+        claim = card[card.short.isin(shorts)].iloc[0]
         shown = claim.verdict + (f" (the stand-in: {claim.stand_in.split(' (')[0]})" if claim.stand_in else "")
-        group = dict(group=f"{short[0].upper()}{short[1:]} ({claim['where']})", verdict=shown,
+        group = dict(group=f"{name[0].upper()}{name[1:]} ({claim['where']})", verdict=shown,
                      why=claim.why, scale=claim.scale)
         where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})
         p = paper_values(**where).set_index("config")

@@ -290,5 +290,5 @@ def test_a_stand_in_contradiction_beside_a_paper_shape_agreement_counts_as_the_p
     assert front_page.tally(card) == "**1 claims**: 1 HOLDS"
     # the abstract: the claim among those that hold, at the paper's shape; none contradicted
     text = front_page.abstract(card, pd.DataFrame({"finding": []}))
-    assert "1 holds: the joint collapse at the paper's own 10M shape (trained whole)." in text
+    assert "1 holds: nanoGPT AttnOnly's joint collapse at the paper's own 10M shape (trained whole)." in text
     assert "None is contradicted by a valid test." in text and "CONTRADICTED" not in text

@@ -280,7 +280,16 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     whole = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.35] * 30)
     whole_full = run("nanogpt", "FullResidual", 3000, [4.17] + [1.6] * 30)
     row = paper_shape_row(SimpleNamespace(table=table(whole, whole_full)))
-    assert row.verdict == "HOLDS" and row.ours == "AttnOnly best 3.350, on the floor for all 3,000 steps"
+    assert row.verdict == "HOLDS" and row.ours == "AttnOnly best 3.350 (last 3.350), on the floor for all 3,000 steps"
+    # the reason gives the whole run's numbers and says which of Table 2's configurations it rests on
+    assert "on the floor for all 3,000 steps (best 3.3500 at step 100, last 3.3500; Table 2 3.3534)" in row.why
+    assert "FFNOnly not trained at this shape; NoResidual not trained at this shape" in row.why
+    # §4's "still monotonically improving at step 2,999", read on the run: flat here, falling to its end there
+    from lib.chapters.paper_shape import claim_paper_shape_collapse
+    flat = claim_paper_shape_collapse(table(whole, whole_full))
+    assert flat.facts["best_step"] == 100 and "not still falling" in flat.lines[0]
+    falling = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.38 - 0.001 * i for i in range(30)])
+    assert "best is its last evaluation too" in claim_paper_shape_collapse(table(falling, whole_full)).lines[0]
     # the whole run beside its control's prefix, as released: the control need only have left the floor
     row = paper_shape_row(SimpleNamespace(table=table(whole, full)))
     assert row.verdict == "HOLDS" and "Full Residual (first 100 of 3,000 steps) left" in row.why

@@ -167,14 +167,15 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
         row("d", "stand-in", "cpu stand-in", "NOT TESTABLE HERE", why="it never left the floor; detail: more"),
         row("e", "none", "-", "NOT TESTED", why="not trained yet: python -m lib sweep")])
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
-    # five sentences: the question, what holds and where, what is contradicted, what cannot be decided, the audit
-    assert len(re.findall(r"[.!?](?: |$)", text)) == 5, text
+    # six sentences: the question, what holds and where, what is contradicted, what cannot be tested, what waits, the
+    # audit
+    assert len(re.findall(r"[.!?](?: |$)", text)) == 6, text
     assert "checks 5 of its claims" in text
     assert "2 hold: b at the paper's own 10M shape (first 300 of 3,000 steps); a at CPU stand-ins, smaller" in text
     assert "1 is contradicted by a valid test: c at CPU stand-ins." in text  # what a stand-in is, said once
     # each undecided claim with the first clause of its reason, never its command or detail
-    assert "1 cannot be tested on this 2-core CPU" in text and "d (it never left the floor)" in text
-    assert "; and 1 waits for runs not yet trained far enough: e (not trained yet)." in text
+    assert "1 cannot be tested here" in text and "d (it never left the floor)" in text
+    assert " 1 waits for runs not yet trained far enough: e (not trained yet)." in text
     assert "at 2 points" in text and "python -m lib" not in text
     # a claim decided by a whole run is never grouped under a prefix's "first 300 of 3,000 steps"
     mixed = pd.concat([card, pd.DataFrame([row("w", "paper shape", "10M paper shape, seed 1337", "HOLDS")])])

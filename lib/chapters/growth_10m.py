@@ -113,8 +113,9 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
     ended = [c for c in paper_order if c in end_depth and c in end_over]
     facts["at_end"] = {c: {"over_depth": end_depth[c], "over_training": end_over[c]} for c in ended}
     lines += tuple(f"{c}'s whole run at step {budget:,}: growth over training {end_over[c]:.2f} (the stream after the "
-                   f"last block), over depth {end_depth[c]:.1f}; the paper's {paper.reported[c]} is over training at "
-                   f"`blocks.3.mlp.fc1`." for c in ended)
+                   f"last block), over depth {end_depth[c]:.1f}; beside the paper's {paper.reported[c]}, which the "
+                   f"author's `residualscope` measures over training at `blocks.3.mlp.fc1` (its code, not the paper's "
+                   f"text)." for c in ended)
     # each pair out of the paper's order over depth: at how many of their shared evaluations it was, and whether
     # the gap between them narrows or widens from the first of those to the reading step
     path = growth_path(hist, at_step)
@@ -138,9 +139,13 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
     if not agree:
         # the answer would be our choice of measure: a prefix waits for the whole runs, a complete run cannot say
         which = "over training" if ours_over == paper_order else "over depth"
-        why = (f"at step {at_step:,} of {budget:,} the two measures of growth disagree: only the one {which} gives "
-               f"the paper's order" + (f"; {said}" if said else "") + f"; the paper reads its order where its runs "
-               f"end, at step {budget:,}")
+        disagree = (f"at step {at_step:,} of {budget:,} the two measures of growth disagree: only the one {which} "
+                    f"gives the paper's order" + (f"; {said}" if said else ""))
+        # a prefix: what it waits for first (the runs short of the step the paper reads), then what it shows now
+        short = [c for c in paper_order if t.steps[c] < budget]
+        why = (disagree + f"; the paper reads its order where its runs end, at step {budget:,}" if not short else
+               f"the paper reads its order where its runs end, at step {budget:,}, and {' and '.join(short)} "
+               f"{'has' if len(short) == 1 else 'have'} not trained that far; " + disagree)
     else:
         why = (("the paper's order" if ours == paper_order else "another order") + f" at step {at_step:,} of "
                f"{budget:,} by both measures" + (f"; {said}" if said else "") + f"; the paper reads its order where "
