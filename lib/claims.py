@@ -29,7 +29,7 @@ from .chapters import joint_collapse as collapse  # joint_collapse is a row here
 from .chapters import mechanism as routing  # and mechanism one of the book's own findings
 from .config import PAPER_SEED, get_preset
 from .paper import mixer_rule, paper_value, paper_values
-from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_partial, prefix_rows
+from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_partial, prefix_rows, prefix_whole
 from .thresholds import ABSORB_STEP, ESCAPE_MARGIN, NOISE_BATCHES
 from .verdicts import Claim
 
@@ -217,7 +217,8 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
     return Row(claim=claim, where="§4, Table 2", paper=paper, ours=ours, scale="paper shape",
                evidence=f"10M paper shape, {f['trained']}, seed {f['seed']}", verdict=c.verdict,
-               why=c.why, partial=prefix_partial(prefix_rows(ev.prefix.table, [("nanogpt", "AttnOnly")])),
+               why=c.why, partial=prefix_partial(nano := prefix_rows(ev.prefix.table, [("nanogpt", "AttnOnly")])),
+               whole=prefix_whole(nano),
                **_PAPER_SHAPE_COLLAPSE)
 
 
@@ -242,7 +243,7 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
                      f"Fig. 2a's first starved step)",
                where="§4.1, Fig. 2a", paper=_fig2a_paper(), ours=ours, scale="paper shape" if found else "none",
                evidence=prefix_evidence(found), verdict=c.verdict, why=c.why, short="layer-0 gradient starvation",
-               section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found))
+               section=_PAPER_SHAPE, plan="10m_prefix", partial=prefix_partial(found), whole=prefix_whole(found))
 
 
 def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
@@ -260,7 +261,7 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
                where="§4.1, Fig. 2b", paper=_fig2b_paper(), ours=ours + (f" at step {step:,}" if gr else ""),
                scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
                why=c.why, short="the order of hidden-state growth", section=_PAPER_SHAPE, plan="10m_prefix",
-               partial=prefix_partial(found))
+               partial=prefix_partial(found), whole=prefix_whole(found))
 
 
 def joint_collapse(c: Claim, ev: Evidence) -> Row:
@@ -650,7 +651,7 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
                      f"{f['author']:.6f} (no per-seed Phase-3 record is released)",
                ours=ours, scale="paper shape" if found else "none", evidence=prefix_evidence(found),
                verdict=c.verdict, why=c.why, short="AttnOnly's 10M level", section=_ASYMMETRY, plan="10m_whole",
-               partial=prefix_partial(found))
+               partial=prefix_partial(found), whole=prefix_whole(found))
 
 
 def _early(runs, where: str, paper: str):
@@ -661,7 +662,7 @@ def _early(runs, where: str, paper: str):
                          for r in found) or "no run"
         return Row(claim=c.name, where=where, paper=paper, ours=ours,
                    scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
-                   why=c.why, partial=prefix_partial(found))
+                   why=c.why, partial=prefix_partial(found), whole=prefix_whole(found))
     return row
 
 

@@ -42,6 +42,8 @@ class Row:
     # How far each paper-shape run behind the row trained, (steps, budget) for each still short of its budget: the
     # front page's abstract says it beside the claims it names
     partial: tuple[tuple[int, int], ...] = ()
+    # How many of them trained whole, beside those: "first 300 of 3,000 steps" alone would read as every run's
+    whole: int = 0
 
     def __post_init__(self):
         if self.scale not in SCALES:
@@ -80,6 +82,11 @@ def prefix_rows(t: pd.DataFrame, runs) -> list:
 def prefix_partial(found: list) -> tuple[tuple[int, int], ...]:
     """How far each of ``found`` (prefix-table rows) trained, (steps, budget) for each still short of its budget."""
     return tuple((int(r.steps), int(r.max_steps)) for r in found if r.steps < r.max_steps)
+
+
+def prefix_whole(found: list) -> int:
+    """How many of ``found`` (prefix-table rows) trained their whole budget."""
+    return sum(int(r.steps >= r.max_steps) for r in found)
 
 
 def prefix_evidence(found: list) -> str:
