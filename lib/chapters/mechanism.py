@@ -84,9 +84,9 @@ def claim_routing_by_author_rule(table: pd.DataFrame, rule: tuple[float, float],
                  f"with routing\", below {rule[1]:.2f} \"routing not supported\", between \"partial recovery\", which "
                  f"is neither")
     # the reason first where the rule cannot refute: it is what the front page's sentence quotes
-    why = (f"the author's rule (in the notebook's code, not the paper's text) says \"routing not supported\" only "
-           f"below {rule[1]:.2f}, which is under the bigram floor ({bigram_floor:.3f}) that no position-blind model "
-           f"can pass"
+    why = (f"the author's rule, in the notebook's code and not the paper's text, says \"routing not supported\" "
+           f"only below {rule[1]:.2f}, which is under the bigram floor ({bigram_floor:.3f}) that no position-blind "
+           f"model can pass"
            + (f", and the paper's own mixer value ({paper_mixer:.3f}) sits {paper_mixer - bigram_floor:.3f} above it"
               if paper_mixer is not None else "")
            + f", so the test can confirm routing or be partial, never refute it; {rule_text}" if unreachable
