@@ -449,12 +449,12 @@ _FIXED_VAL = "Random validation batches add noise that can hide slow progress"
 
 
 def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
-    """Table 3 (``chapters.asymmetry.claim_asymmetry``)."""
+    """§6.1 and Fig. 4, Phase 3 (``chapters.asymmetry.claim_asymmetry``)."""
     ch, summ = ev.chapter("10m_asymmetry"), ev.summaries("10m_asymmetry")
     # k=k fixes each configuration at its own step: the usual guard against a late-bound loop variable
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row(claim="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none",
-               where="§6.1, Fig. 4 (Phase 3)",
+               where="§6.1, Fig. 4, Phase 3",
                # Fig. 4 (Phase 3, the primary 10M estimate of §8.1), not Table 3's original record
                paper=f"AttnOnly {paper_text('Fig. 4', 'AttnOnly')}, FFNOnly {paper_text('Fig. 4', 'FFNOnly')}",
                ours=f"AttnOnly {_range(a)}; FFNOnly {_range(f)}", scale=_scale(ch), evidence=_evidence(ch, summ),
@@ -800,7 +800,7 @@ CLAIMS = (
           decide=asymmetry.claim_author_values_asymmetry,
           reads=lambda ev: dict(table=_author_values(ev).table, floor=ev.floor("10m_asymmetry")), row=None,
           section="10m_asymmetry#the-stand-in-with-the-author-s-values", card="chapter"),
-    Entry(name="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", ref="§6.1, Fig. 4 (Phase 3)",
+    Entry(name="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none", ref="§6.1, Fig. 4, Phase 3",
           decide=asymmetry.claim_asymmetry,
           reads=lambda ev: dict(summaries=ev.summaries("10m_asymmetry"), floor=ev.floor("10m_asymmetry")),
           row=asymmetry_10m, section=_ASYMMETRY, card="paper"),

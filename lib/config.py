@@ -22,6 +22,9 @@ CONFIGS: dict[str, tuple[bool, bool]] = {
     "FFNOnly": (False, True),    # FFN skip kept, attention skip removed
     "NoResidual": (False, False),
 }
+# The configurations as the paper's prose names them (its tables write them as the keys above)
+CONFIG_NAMES = {"FullResidual": "Full Residual", "AttnOnly": "AttnOnly", "FFNOnly": "FFNOnly",
+                "NoResidual": "No Residual"}
 # Two implementations of §3.1, as values on the same classes (lib/model.py).
 IMPLS = ("residualgpt", "nanogpt")
 # `cpu` stands in for 10M, `cpu-bpe` for 124M (GPT-2 BPE and twice the depth);

@@ -165,17 +165,18 @@ def _beside(row) -> str:
 def _trained(rows: pd.DataFrame) -> str:
     """How far the paper-shape runs behind ``rows`` trained (``Row.partial``), in the prefix table's words: "first
     1,200 of 3,000 steps", or "first 100 to 1,200 of 3,000 steps" for runs that stopped at different steps, after
-    how many trained whole where some did ("1 run whole, the others their first 300 of 3,000 steps"); empty where
-    every run trained whole."""
+    "some runs whole" where some did ("some runs whole, the rest their first 300 of 3,000 steps"); empty where every
+    run trained whole."""
     runs = [p for partial in rows.partial for p in partial]
     if not runs:
         return ""
     lo, hi = min(s for s, _ in runs), max(s for s, _ in runs)
     budgets = "/".join(f"{b:,}" for b in sorted({b for _, b in runs}))
     text = f"first {lo:,} of {budgets} steps" if lo == hi else f"first {lo:,} to {hi:,} of {budgets} steps"
-    # beside runs that trained whole (``Row.whole``) the prefixes' steps are not every run's: say which is which
-    whole = int(rows["whole"].sum()) if "whole" in rows else 0
-    return f"{whole} run{'s' * (whole > 1)} whole, the others their {text}" if whole else text
+    # beside runs that trained whole (``Row.whole``) the prefixes' steps are not every run's: say so (not how many:
+    # two rows of a group can rest on the same whole run)
+    whole = "whole" in rows and bool(rows["whole"].fillna(0).gt(0).any())
+    return f"some runs whole, the rest their {text}" if whole else text
 
 
 def _and(names: list[str]) -> str:

@@ -9,18 +9,19 @@ os.environ.setdefault("TINYSHAKESPEARE_PATH", str(SHARED / "tinyshakespeare" / "
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(SHARED / "tiktoken-cache"))
 
 from lib.config import get_preset, replace  # noqa: E402
-from lib.train import Callback  # noqa: E402
 
 
-class RaiseAt(Callback):
-    """Stops a run by raising ``exc`` as the evaluation at ``step`` reaches the callbacks: before the run's files
-    are written when it comes before the recorder, after them when it comes after (tests/test_runs.py's kill)."""
-    def __init__(self, step, exc):
-        self.step, self.exc = step, exc
+def raise_at(at, exc):
+    """A callback that stops a run by raising ``exc`` as the evaluation at step ``at`` reaches the callbacks: before the
+    run's files are written when it comes before the recorder, after them when it comes after (tests/test_runs.py's
+    kill). Built on call, so that collecting the tests does not import torch."""
+    from lib.train import Callback
 
-    def on_history(self, trainer, step):
-        if step == self.step:
-            raise self.exc
+    class RaiseAt(Callback):
+        def on_history(self, trainer, step):
+            if step == at:
+                raise exc
+    return RaiseAt()
 
 
 @pytest.fixture(autouse=True)

@@ -210,6 +210,10 @@ def test_prefix_asymmetry():
     c = paper_shape.claim_prefix_asymmetry(table(run("residualgpt", "AttnOnly", 200, [4.17, 3.4, 3.36]),
                                                  run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36])))
     assert c.verdict == "NOT TESTABLE HERE" and not c.facts["attn_left"]  # AttnOnly not off the floor yet
+    # read at the step both reached: AttnOnly's escape at step 400, after FFNOnly's last step (200), is not beside it
+    late = run("residualgpt", "AttnOnly", 500, [4.17, 3.4, 3.36, 3.36, 2.9, 2.8])
+    c = paper_shape.claim_prefix_asymmetry(table(late, run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36])))
+    assert c.verdict == "NOT TESTABLE HERE" and "by step 200 AttnOnly has not left" in c.why
 
 
 def test_bench_prints_both_precisions_and_their_ratio():
@@ -282,12 +286,18 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     row = paper_shape_row(SimpleNamespace(table=table(whole, whole_full)))
     assert row.verdict == "HOLDS" and row.ours == "AttnOnly best 3.350 (last 3.350), on the floor for all 3,000 steps"
     # the reason gives the whole run's numbers and says which of Table 2's configurations it rests on
-    assert "on the floor for all 3,000 steps (best 3.3500 at step 100, last 3.3500; Table 2 3.3534)" in row.why
-    assert "FFNOnly not trained at this shape; NoResidual not trained at this shape" in row.why
-    # §4's "still monotonically improving at step 2,999", read on the run: flat here, falling to its end there
     from lib.chapters.paper_shape import claim_paper_shape_collapse
     flat = claim_paper_shape_collapse(table(whole, whole_full))
-    assert flat.facts["best_step"] == 100 and "not still falling" in flat.lines[0]
+    assert (flat.facts["best_step"], flat.facts["last"]) == (100, 3.35) and "Table 2 3.3534" in row.why
+    assert "FFNOnly not trained at this shape; No Residual not trained at this shape" in row.why
+    ffn_whole = run("nanogpt", "FFNOnly", 3000, [4.17] + [3.34] * 30)
+    assert "FFNOnly on the floor for all 3,000 steps" in claim_paper_shape_collapse(
+        table(whole, whole_full, ffn_whole)).why
+    # §4's "still monotonically improving at step 2,999", read on the run: a flat run's last evaluation within the
+    # noise of its best says nothing either way; one beyond it was not still falling; a best at the end agrees
+    assert "neither confirm nor refute" in flat.lines[0]
+    risen = run("nanogpt", "AttnOnly", 3000, [4.17, 3.26] + [3.36] * 29)  # 0.1 above its best, 2 s.e. = 0.004
+    assert "not still falling" in claim_paper_shape_collapse(table(risen, whole_full)).lines[0]
     falling = run("nanogpt", "AttnOnly", 3000, [4.17] + [3.38 - 0.001 * i for i in range(30)])
     assert "best is its last evaluation too" in claim_paper_shape_collapse(table(falling, whole_full)).lines[0]
     # the whole run beside its control's prefix, as released: the control need only have left the floor
@@ -516,3 +526,24 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
     # no run at all
     nano = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36]))
     assert paper_shape.claim_paper_shape_level(nano).verdict == "NOT TESTED"
+
+
+def test_the_growth_order_is_read_as_far_as_all_three_runs_trained_and_at_the_end_once_whole():
+    # no step given: the furthest step all three nanoGPT runs reached (never before 300); once all three are whole,
+    # step 3,000, where the paper reads its order, so a disagreement there is no longer waiting for anything
+    def runs(steps_attn, steps_other, depth):
+        n = lambda s: s // 100 + 1  # evaluations every 100 steps, from step 0  # noqa: E731
+        attn = with_growth(run("nanogpt", "AttnOnly", steps_attn, [4.17] + [3.35] * (n(steps_attn) - 1)),
+                           [1] + [40] * (n(steps_attn) - 1), over=[1] + [40] * (n(steps_attn) - 1))
+        ffn = with_growth(run("nanogpt", "FFNOnly", steps_other, [4.17] + [3.35] * (n(steps_other) - 1)),
+                          [1] + [depth] * (n(steps_other) - 1), over=[1] + [20] * (n(steps_other) - 1))
+        full = with_growth(run("nanogpt", "FullResidual", steps_other, [4.17] + [1.6] * (n(steps_other) - 1)),
+                           [1] + [10] * (n(steps_other) - 1), over=[1] + [10] * (n(steps_other) - 1))
+        hist = pd.concat([h for _, h in (attn, ffn, full)], ignore_index=True)
+        return growth_10m.claim_prefix_growth(table(attn, ffn, full), hist)
+    early = runs(3000, 300, depth=5)  # over depth FFNOnly below Full Residual: the two measures disagree
+    assert early.facts["step"] == 300 and early.verdict == "NOT TESTED"
+    assert "Full Residual have not trained that far" in early.why
+    ended = runs(3000, 3000, depth=5)
+    assert ended.facts["step"] == 3000 and ended.verdict == "NOT TESTABLE HERE"  # another measure flips it
+    assert runs(3000, 3000, depth=20).verdict == "HOLDS"

@@ -182,7 +182,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     rows = lead_rows(card)
     ours = rows[rows.source != "paper"].groupby(["group", "source", "config"]).above
     lo, hi = ours.min().round(3), ours.max().round(3)
-    asym, collapse, order = ("The 10M asymmetry (§6.1, Fig. 4 (Phase 3))", "The joint collapse (§4, Table 2)",
+    asym, collapse, order = ("The 10M asymmetry (§6.1, Fig. 4, Phase 3)", "The joint collapse (§4, Table 2)",
                              "The 124M ordering (§6.2.1, Table 5)")
     # nats above No Residual: the 10M stand-in's AttnOnly 1.37-1.43 below it in all 8 seeds, every FFNOnly within
     # 0.001 of it; the joint-collapse stand-in's AttnOnly 0.72-1.01 below (both seeds left the floor); the 124M

@@ -4,7 +4,7 @@ import math
 
 import pytest
 import torch
-from conftest import RaiseAt
+from conftest import raise_at
 
 from lib.experiment import run
 from lib.files import RunError, write_json_atomic
@@ -38,7 +38,7 @@ def crash_at(exp, runs_dir, step):
     orig = E.Trainer.fit
 
     def fit_then_crash(self, *args, **kwargs):
-        self.callbacks.append(RaiseAt(step, Killed))  # after the recorder: the checkpoint at `step` exists
+        self.callbacks.append(raise_at(step, Killed))  # after the recorder: the checkpoint at `step` exists
         return orig(self, *args, **kwargs)
     E.Trainer.fit = fit_then_crash
     try:

@@ -185,7 +185,7 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
     # a row whose runs are partly whole says so, not only the prefixes' steps
     part_whole = pd.DataFrame([{**row("s", "paper shape", "10M paper shape", "HOLDS", partial=((300, 3000),)),
                                 "whole": 1}])
-    assert "s at the paper's own 10M shape (1 run whole, the others their first 300 of 3,000 steps)" in \
+    assert "s at the paper's own 10M shape (some runs whole, the rest their first 300 of 3,000 steps)" in \
         front_page.abstract(part_whole, pd.DataFrame({"finding": []}))
     # nothing to say is said plainly, not as "0 hold: ."
     none = front_page.abstract(card[card.verdict == "NOT TESTED"], pd.DataFrame({"finding": []}))

@@ -4,7 +4,7 @@ import json
 import shutil
 
 import pytest
-from conftest import RaiseAt
+from conftest import raise_at
 
 from lib.adopt import NOISE_SIGMAS, adopt
 from lib.experiment import run
@@ -45,7 +45,7 @@ def test_a_run_trained_in_segments_is_the_run_trained_straight_through(exp, tmp_
 def test_a_run_stopped_by_ctrl_c_is_released_partial_and_resumes_exactly(exp, tmp_path, at):
     run(exp, runs_dir=tmp_path / "straight", **MODE)
     with pytest.raises(KeyboardInterrupt):
-        run(exp, runs_dir=tmp_path / "stopped", callbacks=[RaiseAt(at, KeyboardInterrupt)], **MODE)
+        run(exp, runs_dir=tmp_path / "stopped", callbacks=[raise_at(at, KeyboardInterrupt)], **MODE)
     rd = RunDir(run_path(exp, tmp_path / "stopped"))
     # at the evaluation before the Ctrl-C; at step 0 nothing is a prefix yet, and the summary says so
     assert (rd.summary["status"], rd.summary["steps"]) == (("partial", 5) if at == 10 else ("running", 0))

@@ -42,7 +42,7 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
 
 @claim("10M asymmetry")
 def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
-    """§6.1, Fig. 4 (Phase 3): AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full Residual, the
+    """§6.1, Fig. 4, Phase 3: AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full Residual, the
     control, which must have left it for the stand-in to show anything. The 10M claim: at 124M the paper's own
     AttnOnly seeds reach from 4.9 to 7.6, so there the claim is where AttnOnly lands (``claim_separation``)."""
     summaries = pooled(summaries)

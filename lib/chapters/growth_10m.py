@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import plans
-from ..config import get_preset
+from ..config import CONFIG_NAMES, get_preset
 from ..verdicts import Claim, claim, verdict
 from .joint_collapse import training_growth
 
@@ -61,21 +61,26 @@ def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
 
 
 @claim("Hidden-state growth order at the paper's shape")
-def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = plans.PREFIX_STEPS) -> Claim:
-    """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (the paper's values are where its run
-    ends, so this is the order at that step, labelled as such): nanoGPT's hidden-state growth orders AttnOnly >
-    FFNOnly > Full Residual. Growth is measured two ways, from the ``hist`` of the runs: over depth, ‖h_L‖/‖h_0‖ at
-    the step (``growth_at``, the stand-in claim's quantity), and over training, the author's ``residualscope``
-    definition (``training_growth_at``). The order is decided only where both measures give the same answer; where
-    they differ, the verdict would be set by our choice of measure, so a prefix waits for the whole runs (NOT
-    TESTED) and a complete run cannot decide it (NOT TESTABLE HERE). It needs all three configurations evaluated at
-    ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not the one the figure ordered
-    (two collapsed configurations beside the control)."""
+def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int | None = None) -> Claim:
+    """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (None: the furthest step all three runs
+    reached, never before the prefixes' ``plans.PREFIX_STEPS``; the paper's values are where its run ends, so this
+    is the order at that step, labelled as such, and at step 3,000 it is where the runs end): nanoGPT's hidden-state
+    growth orders AttnOnly > FFNOnly > Full Residual. Growth is measured two ways, from the ``hist`` of the runs:
+    over depth, ‖h_L‖/‖h_0‖ at the step (``growth_at``, the stand-in claim's quantity), and over training, the
+    author's ``residualscope`` definition (``training_growth_at``). The order is decided only where both measures
+    give the same answer; where they differ, the verdict would be set by our choice of measure, so a prefix waits
+    for the whole runs (NOT TESTED) and a complete run cannot decide it (NOT TESTABLE HERE). It needs all three
+    configurations evaluated at ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not
+    the one the figure ordered (two collapsed configurations beside the control)."""
     from ..paper import paper_values
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     paper_order = list(paper.value.sort_values(ascending=False).index)  # largest first: AttnOnly, FFNOnly, Full
-    growth, over = growth_at(hist, at_step), training_growth_at(hist, at_step)
     budget = get_preset("10M", "nanogpt").train.max_steps  # where the paper's values are read: its runs' end
+    if at_step is None:
+        t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
+        steps = [int(t.steps[c]) for c in paper_order if c in t.index]
+        at_step = max(plans.PREFIX_STEPS, min(steps)) if len(steps) == len(paper_order) else plans.PREFIX_STEPS
+    growth, over = growth_at(hist, at_step), training_growth_at(hist, at_step)
     missing = [c for c in paper_order if c not in growth or c not in over]
     facts = {"step": at_step, "growth": growth, "over_training": over, "missing": missing}
     if missing:
@@ -142,7 +147,7 @@ def claim_prefix_growth(table: pd.DataFrame, hist: pd.DataFrame, at_step: int = 
         disagree = (f"at step {at_step:,} of {budget:,} the two measures of growth disagree: only the one {which} "
                     f"gives the paper's order" + (f"; {said}" if said else ""))
         # a prefix: what it waits for first (the runs short of the step the paper reads), then what it shows now
-        short = [c for c in paper_order if t.steps[c] < budget]
+        short = [CONFIG_NAMES[c] for c in paper_order if t.steps[c] < budget]
         why = (disagree + f"; the paper reads its order where its runs end, at step {budget:,}" if not short else
                f"the paper reads its order where its runs end, at step {budget:,}, and {' and '.join(short)} "
                f"{'has' if len(short) == 1 else 'have'} not trained that far; " + disagree)

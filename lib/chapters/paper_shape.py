@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import plans
-from ..config import PAPER_SEED, get_preset
+from ..config import CONFIG_NAMES, PAPER_SEED, get_preset
 from ..results import SHOWN_AS_PREFIX, floor_of, histories_of, layer0_ffn, summaries_of, usable
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ESCAPE_MARGIN, escape_step, left_floor
@@ -351,24 +351,40 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
                      facts)
     best_at = getattr(r, "best_step", None)
     at = "" if best_at is None or pd.isna(best_at) else f" at step {int(best_at):,}"
-    why = (f"left the floor at step {int(r.left_floor_at)}, which Table 2's run never does" if left
-           else f"on the floor for all {int(r.max_steps):,} steps (best {r.best_val:.4f}{at}, last "
-                f"{r.last_val:.4f}; Table 2 {r.paper_best})")
+    # the numbers after the first clause, never inside brackets in it: the front page quotes the first clause
+    why = (f"left the floor at step {int(r.left_floor_at):,}, which Table 2's run never does" if left
+           else f"on the floor for all {int(r.max_steps):,} steps; best {r.best_val:.4f}{at}, last "
+                f"{r.last_val:.4f}, Table 2 {r.paper_best}")
     # Table 2 speaks of three partial configurations; at this shape only AttnOnly's run is whole, and the card says so
-    others = "; ".join(f"{k} " + (f"on the floor for the {t.loc[k].trained}" if pd.isna(t.loc[k].left_floor_at)
-                                  else f"left the floor at step {int(t.loc[k].left_floor_at)}")
-                       if k in t.index else f"{k} not trained at this shape" for k in ("FFNOnly", "NoResidual"))
+    def status(k):
+        if k not in t.index:
+            return f"{CONFIG_NAMES[k]} not trained at this shape"
+        o = t.loc[k]
+        if not pd.isna(o.left_floor_at):
+            return f"{CONFIG_NAMES[k]} left the floor at step {int(o.left_floor_at):,}"
+        return f"{CONFIG_NAMES[k]} on the floor for {'the ' * bool(o.steps < o.max_steps)}{o.trained}"
+    others = "; ".join(status(k) for k in ("FFNOnly", "NoResidual"))
     # §4: "Best val and Final val coincide ... still monotonically improving at the last logged checkpoint". The
-    # whole run's own best and last, beside it: a finding, not the claim (the claim is where the run sits)
+    # whole run's own best and last, beside it: a finding, not the claim (the claim is where the run sits). Only a
+    # last evaluation above the best by more than the noise says the run was not still falling; within it, the
+    # curve is flat to the noise and §4's sentence can be neither confirmed nor refuted on it.
     se = getattr(r, "max_val_se", None)
     rise = r.last_val - r.best_val
-    noise = "" if se is None or pd.isna(se) else (
-        f" ({'within' if rise <= 2 * se else 'beyond'} twice its largest evaluation standard error, {se:.4f})")
-    lines = () if left or not at else (
-        "§4 says Table 2's best and final values coincide, the validation loss still falling at step 2,999; "
-        + ("this run's best is its last evaluation too." if int(best_at) == int(r.steps) else
-           f"this run's best is at step {int(best_at):,} and its last evaluation {rise:.4f} above it{noise}: it is "
-           f"not still falling at its end."),)
+    lines = ()
+    if not left and at:
+        said = "§4 says Table 2's best and final values coincide, the validation loss still falling at step 2,999; "
+        if int(best_at) == int(r.steps):
+            lines = (said + "this run's best is its last evaluation too.",)
+        elif se is None or pd.isna(se):
+            lines = (said + f"this run's best is at step {int(best_at):,} and its last evaluation {rise:.4f} above "
+                            f"it, with no standard error recorded to read that against.",)
+        else:
+            beyond = rise > 2 * se
+            lines = (said + f"this run's best is at step {int(best_at):,} and its last evaluation {rise:.4f} above "
+                            f"it, {'beyond' if beyond else 'within'} twice its largest evaluation standard error "
+                            f"({se:.4f}): " + ("it was not still falling at its end." if beyond else
+                                               "flat to within the noise since then, which can neither confirm nor "
+                                               "refute that sentence."),)
     facts.update({"best_step": None if not at else int(best_at), "last": float(r.last_val)})
     return Claim(verdict(True, full_left, not left), why + control + f"; {others} (Table 2's other partial "
                  f"configurations: this verdict rests on AttnOnly's whole run)", facts, lines)
@@ -427,10 +443,11 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
                                    f"run yet; the asymmetry needs both", {}, lines)
     # AttnOnly still on the floor is the precondition unmet (NOT TESTABLE HERE): the paper gives no step by which it
     # leaves
-    attn_left = not pd.isna(attn.left_floor_at)
-    why = (f"by step {int(min(attn.steps, ffn.steps)):,} (of 3,000) AttnOnly has left the floor and FFNOnly has not; "
-           f"a prefix cannot show where either run ends" if attn_left else
-           f"by step {int(attn.steps):,} AttnOnly has not left the floor yet")
+    # both read at the step both reached, as the contrast is: an escape after FFNOnly's last step is not beside it
+    step = int(min(attn.steps, ffn.steps))
+    attn_left = not pd.isna(attn.left_floor_at) and attn.left_floor_at <= step
+    why = (f"by step {step:,} (of 3,000) AttnOnly has left the floor and FFNOnly has not; a prefix cannot show where "
+           f"either run ends" if attn_left else f"by step {step:,} AttnOnly has not left the floor yet")
     # so besides NOT TESTED this rule gives HOLDS, NOT TESTABLE HERE, or (above) CONTRADICTED through FFNOnly alone
     return Claim(verdict(True, attn_left, attn_left), why, {"attn_left": attn_left}, lines)
 
