@@ -351,8 +351,9 @@ class Batches:
                 raise DataError(f"{corpus.name} {split} split has {len(data)} tokens, fewer than "
                                 f"block_size + 1 = {block_size + 1}")
         # Three generators of the run seed, one per use, offset by large primes so that seed s's evaluation
-        # stream is never seed s + 1's training stream. The paper's code draws evaluation batches from the
-        # training generator (§5.2), so evaluating there also moves the training data order; here it cannot.
+        # stream is never seed s + 1's training stream. The author's nanoGPT notebook draws its evaluation batches
+        # from the global generator that draws its training batches (NanoGPT_10M.ipynb, cells 4-5), so evaluating
+        # there also moves the training data order; here it cannot.
         self.train_gen = torch.Generator().manual_seed(seed)
         self.train_eval_gen = torch.Generator().manual_seed(seed + 1_000_003)
         self.random_val_gen = torch.Generator().manual_seed(seed + 2_000_003)
