@@ -173,9 +173,8 @@ def _trained(rows: pd.DataFrame) -> str:
     lo, hi = min(s for s, _ in runs), max(s for s, _ in runs)
     budgets = "/".join(f"{b:,}" for b in sorted({b for _, b in runs}))
     text = f"first {lo:,} of {budgets} steps" if lo == hi else f"first {lo:,} to {hi:,} of {budgets} steps"
-    # beside runs that trained whole (``Row.whole``) the prefixes' steps are not every run's: say so (not how many:
-    # two rows of a group can rest on the same whole run)
-    whole = "whole" in rows and bool(rows["whole"].fillna(0).gt(0).any())
+    # beside runs that trained whole (``Row.whole``) the prefixes' steps are not every run's: say so
+    whole = "whole" in rows and bool(rows["whole"].fillna(False).astype(bool).any())
     return f"some runs whole, the rest their {text}" if whole else text
 
 

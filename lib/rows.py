@@ -42,8 +42,8 @@ class Row:
     # How far each paper-shape run behind the row trained, (steps, budget) for each still short of its budget: the
     # front page's abstract says it beside the claims it names
     partial: tuple[tuple[int, int], ...] = ()
-    # How many of them trained whole, beside those: "first 300 of 3,000 steps" alone would read as every run's
-    whole: int = 0
+    # Whether any of them trained whole, beside those: "first 300 of 3,000 steps" alone would read as every run's
+    whole: bool = False
 
     def __post_init__(self):
         if self.scale not in SCALES:
@@ -84,9 +84,9 @@ def prefix_partial(found: list) -> tuple[tuple[int, int], ...]:
     return tuple((int(r.steps), int(r.max_steps)) for r in found if r.steps < r.max_steps)
 
 
-def prefix_whole(found: list) -> int:
-    """How many of ``found`` (prefix-table rows) trained their whole budget."""
-    return sum(int(r.steps >= r.max_steps) for r in found)
+def prefix_whole(found: list) -> bool:
+    """Whether any of ``found`` (prefix-table rows) trained its whole budget."""
+    return any(r.steps >= r.max_steps for r in found)
 
 
 def prefix_evidence(found: list) -> str:
