@@ -74,7 +74,7 @@ def page_runs() -> list[tuple[str, list[Experiment]]]:
     return [
         ("joint_collapse", [*PLAN_FOR["joint_collapse"]("cpu"), *[e for e in author if e.impl == "nanogpt"],
                             *plans.rounding_twins()]),
-        ("gain_confound", [*PLAN_FOR["gain_confound"]("cpu"), *plans.gain_twins()]),
+        ("gain_confound", [*PLAN_FOR["gain_confound"]("cpu"), *plans.gain_twins(), *plans.gain_seeds()]),
         ("fixed_val_batches", PLAN_FOR["fixed_val_batches"]("cpu")),
         ("10m_asymmetry", [*PLAN_FOR["10m_asymmetry"]("cpu"), *[e for e in author if e.impl == "residualgpt"]]),
         ("124m_sweep", [*PLAN_FOR["124m_sweep"]("cpu-bpe"), *plans.longer_budget_124m()]),
