@@ -357,12 +357,32 @@ def _gain_curves(ev: Evidence) -> pd.DataFrame:
     return ev._get("gain_confound.curves", make)
 
 
+def _gain_seeds(ev: Evidence) -> dict:
+    # the runtime gains at the other seeds (plans.gain_seeds), released runs only, on the chapter's floor
+    return ev._get("gain_confound.seeds", lambda: ev.chapter("gain_confound").gain_seeds())
+
+
 def _gain_absorbed_reads(ev: Evidence) -> dict:
     curves, floor = _gain_curves(ev), ev.floor("gain_confound")
     # the spreads computed once, so the row prints the very numbers the claim judges
     return dict(curves=curves, floor=floor, bound=paper_value(ref="§5.1", metric="runtime_gain_spread"),
                 spreads=gain_confound.gain_spreads(curves, floor),
-                twins=gain_confound.twin_curves(ev.chapter("gain_confound").released_dir))
+                twins=gain_confound.twin_curves(ev.chapter("gain_confound").released_dir), others=_gain_seeds(ev))
+
+
+def _other_seeds(c: Claim) -> str:
+    """(a)'s outcome at the seeds beyond 1337, as the row prints it."""
+    return "".join(f"; seed {k}: left at g = {', '.join(f'{g:g}' for g in v['left']) or 'none'}, stayed at g = "
+                   f"{', '.join(f'{g:g}' for g in v['stayed']) or 'none'}"
+                   for k, v in c.facts.get("by_seed", {}).items() if k != PAPER_SEED)
+
+
+def _gain_evidence(c: Claim, ev: Evidence) -> str:
+    # the chapter's runs (seed 1337), and the seeds whose runtime gains the claim read too
+    gc = ev.chapter("gain_confound")
+    more = [k for k in c.facts.get("by_seed", {}) if k != PAPER_SEED]
+    return _evidence(gc, ev.summaries(gc.name)) + (
+        f"; the runtime gains also at seed{'s' if len(more) > 1 else ''} {', '.join(map(str, more))}" if more else "")
 
 
 def runtime_gain_fate(c: Claim, ev: Evidence) -> Row:
@@ -385,7 +405,7 @@ def runtime_gain_fate(c: Claim, ev: Evidence) -> Row:
                "the floor",
                where="§5.1", paper="all gain values functionally equivalent",
                ours=f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
-               + weight if len(esc) else "no runs", scale=_scale(gc), evidence=_evidence(gc, ev.summaries(gc.name)),
+               + weight + _other_seeds(c) if len(esc) else "no runs", scale=_scale(gc), evidence=_gain_evidence(c, ev),
                verdict=c.verdict, why=c.why, short="that runtime gains are equivalent",
                section=_GAIN, plan="gain_confound")
 
@@ -401,7 +421,8 @@ def runtime_gain_absorbed(c: Claim, ev: Evidence) -> Row:
                ours=f"spread from step {ABSORB_STEP} across the four runtime gains {f['spread']:.4f}" + (
                    f"; among those that left the floor {f['spread_left']:.4f}" if f["spread_left"] is not None else "")
                + (f"; rounding-only twin {f['null']:.4f}" if f["null"] is not None else "; rounding null not measured")
-               if (f := c.facts) else "-", scale=_scale(gc), evidence=_evidence(gc, ev.summaries(gc.name)),
+               + "".join(f"; seed {k} {sp:.4f}" for k, sp in f["by_seed"].items() if k != PAPER_SEED)
+               if (f := c.facts) else "-", scale=_scale(gc), evidence=_gain_evidence(c, ev),
                verdict=c.verdict, why=c.why, short="that the runtime-gain curves overlap",
                section=_GAIN, plan="gain_twins")
 
@@ -789,7 +810,8 @@ CLAIMS = (
           row=growth, section=_SIGNATURE, card="paper",
           beside="Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape"),
     Entry(name=_GAIN_FATE, ref="§5.1", decide=gain_confound.claim_gain_fate,
-          reads=lambda ev: dict(table=_gain_table(ev)), row=runtime_gain_fate, section=_GAIN, card="paper"),
+          reads=lambda ev: dict(table=_gain_table(ev), others=_gain_seeds(ev)), row=runtime_gain_fate, section=_GAIN,
+          card="paper"),
     Entry(name="(b) Loss curves across all runtime gains overlap completely", ref="§5.1",
           decide=gain_confound.claim_gain_absorbed, reads=_gain_absorbed_reads, row=runtime_gain_absorbed,
           section=_GAIN, card="paper"),

@@ -699,10 +699,73 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
     summ = pd.DataFrame([{"gain_mode": m, "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
                          for (m, g), f in finals.items()])
     fate = gain_confound.claim_gain_fate(gain.gain_table(summ))
-    assert fate.verdict == "CONTRADICTED" and fate.facts == {"left": [2.0, 4.0], "stayed": [0.25, 0.5]}
+    assert fate.verdict == "CONTRADICTED" and fate.facts == {
+        "left": [2.0, 4.0], "stayed": [0.25, 0.5], "by_seed": {1337: {"left": [2.0, 4.0], "stayed": [0.25, 0.5]}}}
     same = summ.assign(best_val_loss=1.9, escape_step=100)
     assert gain_confound.claim_gain_fate(gain.gain_table(same)).verdict == "HOLDS"
     assert gain_confound.claim_gain_fate(gain.gain_table(summ.iloc[0:0])).verdict == "NOT TESTED"
+
+
+def _runtime_seed(finals: dict[float, float]):
+    """One more seed of the runtime sweep as ``gain_confound.other_seeds`` gives it: (gain table, curves)."""
+    from lib import gain
+    summ = pd.DataFrame([{"gain_mode": "runtime", "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
+                         for g, f in finals.items()])
+    return gain.gain_table(summ, modes=("runtime",)), _gain_curves({("runtime", g): f for g, f in finals.items()})
+
+
+def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
+    split = {0.25: 3.34, 0.5: 3.34, 2.0: 1.95, 4.0: 1.94}
+    table, curves = _runtime_seed(split)  # seed 1337's runtime gains: two on the floor, two off it
+    # the same split at every seed: the gain decides, at three seeds
+    c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: _runtime_seed(split)})
+    assert c.verdict == "CONTRADICTED" and c.facts["left"] == [2.0, 4.0] and set(c.facts["by_seed"]) == {1337, 42, 123}
+    assert "at each of seeds 1337, 42, 123" in c.why
+    # a seed not trained yet is named, and the verdict rests on the seeds that are
+    c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: None})
+    assert c.verdict == "CONTRADICTED" and "seed 123 not trained yet" in c.why
+    # another seed where every gain leaves the floor: which side g = 0.25 ends on is the seed's, a knife-edge
+    c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed({g: 1.95 for g in split})})
+    assert c.verdict == "NOT TESTABLE HERE" and c.facts["stayed"] == []
+    # the split moves between seeds but g = 0.25 stays and g = 4 leaves at both: still the gain's
+    shifted = {0.25: 3.34, 0.5: 1.97, 2.0: 1.95, 4.0: 1.94}
+    assert gain_confound.claim_gain_fate(table, others={42: _runtime_seed(shifted)}).facts["stayed"] == [0.25]
+    # no seed splits: HOLDS
+    same = {g: 1.95 for g in split}
+    t1, _ = _runtime_seed(same)
+    assert gain_confound.claim_gain_fate(t1, others={42: _runtime_seed(same)}).verdict == "HOLDS"
+
+    def twins(d, of):  # the g = 2 and 4 runs of seed 1337 under a rounding-only change, moved by d
+        run = of[of["mode"] == "runtime"]
+        return pd.DataFrame([{"gain": g, "step": r.step, "val_loss": r.val_loss + (d if r.step else 0)}
+                             for g in (2.0, 4.0) for r in run[run.gain == g].itertuples()])
+    # (b): beyond the bound and the null at every seed
+    c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.001, curves),
+                                          others={42: _runtime_seed(split), 123: None})
+    assert c.verdict == "CONTRADICTED" and c.facts["by_seed"] == {1337: pytest.approx(1.40), 42: pytest.approx(1.40)}
+    assert any(line.startswith("Seed 42: largest spread") for line in c.lines)
+    # one seed's curves overlap to the bound, the other's do not: the seeds disagree
+    near = {g: 1.95 + 0.0001 * i for i, g in enumerate(split)}
+    c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.0001, curves),
+                                          others={42: _runtime_seed(near)})
+    assert c.verdict == "NOT TESTABLE HERE" and "seed 42 0.0003" in c.why
+    # within the bound at every seed: HOLDS
+    nc = _runtime_seed(near)[1]
+    c = gain_confound.claim_gain_absorbed(nc, 3.35, 0.002, twins=twins(0.0001, nc), others={42: _runtime_seed(near)})
+    assert c.verdict == "HOLDS"
+
+
+def test_the_gain_chapter_reads_another_seed_only_once_its_four_runtime_gains_are_finished(tmp_path):
+    from lib.config import get_preset
+    got = gain_confound.other_seeds(get_preset("cpu", "residualgpt", "AttnOnly", 1337), 3.35, runs_dir=tmp_path)
+    assert got == {42: None, 123: None}
+    # the seed table puts each trained seed's escape steps beside seed 1337's, and leaves an untrained seed out
+    split = {0.25: 3.34, 0.5: 3.34, 2.0: 1.95, 4.0: 1.94}
+    t = gain_confound.seed_table(_runtime_seed(split)[0], {42: _runtime_seed({g: 1.9 for g in split}), 123: None})
+    assert list(t.columns) == ["best val (seed 1337)", "escape step (seed 1337)", "best val (seed 42)",
+                               "escape step (seed 42)"]
+    assert list(t["escape step (seed 1337)"]) == ["none", "none", "100", "100"]
+    assert list(t["escape step (seed 42)"]) == ["100"] * 4
 
 
 def test_each_chapter_compares_with_the_floor_of_what_its_runs_are_evaluated_on():

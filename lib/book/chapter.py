@@ -407,6 +407,13 @@ class Chapter:
         return gain_curves(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), retrained, self.runs_dir,
                            released_dir=self.released_dir)
 
+    def gain_seeds(self) -> dict:
+        """``chapters.gain_confound.other_seeds``: the released runtime gains at seeds 42 and 123, on this chapter's
+        floor."""
+        from ..chapters.gain_confound import other_seeds
+        return other_seeds(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), self.floor(),
+                           self.released_dir)
+
     def val_noise(self, n_random: int | None = None) -> pd.DataFrame:
         """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
         runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""

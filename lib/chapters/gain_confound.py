@@ -46,34 +46,68 @@ def gain_curves(base: Experiment, retrained: Experiment | None = None, runs_dir=
     return out
 
 
-@claim("(a) Runtime gains equivalent in where AttnOnly ends")
-def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER) -> Claim:
-    """§5.1's "all gain values functionally equivalent", read on where each run ends:
-    runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
-    ``table``: a ``gain.gain_table``. Valid only where some run of the table left the floor."""
-    from ..gain import floor_outcomes
-    # the runtime column of the gain table; its values are a step as text, or "none" for a run that never left
-    col = "escape step (runtime)"
+def _sides(table: pd.DataFrame, gains) -> tuple[list[float], list[float]] | None:
+    """The paper's runtime gains of a ``gain.gain_table`` that left the floor and those that stayed on it, by the
+    recorded escape step ("none": never left); None with fewer than two of them finished."""
+    col = "escape step (runtime)"  # the runtime column of the gain table
     if col not in table.columns:
-        return Claim("NOT TESTED", "no runtime-gain run is finished: the gain sweep, 9 `cpu` stand-in runs")
+        return None
     esc = table[col].dropna()
     esc = esc[esc.index.isin([float(g) for g in gains])]  # the paper's four gains; the plain run (g = 1) is not one
     if len(esc) < 2:
+        return None
+    return [float(g) for g, v in esc.items() if v != "none"], [float(g) for g, v in esc.items() if v == "none"]
+
+
+def _gs(gains) -> str:
+    return ", ".join(f"{g:g}" for g in gains) or "none"
+
+
+@claim("(a) Runtime gains equivalent in where AttnOnly ends")
+def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None = None) -> Claim:
+    """§5.1's "all gain values functionally equivalent", read on where each run ends:
+    runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
+    ``table``: a ``gain.gain_table`` of seed 1337; ``others``: the same at more seeds (``other_seeds``: seed ->
+    ``(table, curves)``, or None for a seed not trained yet). A split is a contradiction only where it is the gain's
+    and not the seed's: some gain left the floor at every seed and some other gain stayed on it at every seed.
+    Seeds that split differently are a knife-edge. Valid only where some run of the sweep left the floor."""
+    from ..config import PAPER_SEED
+    from ..gain import floor_outcomes
+    if "escape step (runtime)" not in table.columns:
+        return Claim("NOT TESTED", "no runtime-gain run is finished: the gain sweep, 9 `cpu` stand-in runs")
+    if _sides(table, gains) is None:
         return Claim("NOT TESTED", "fewer than two of the paper's runtime gains are finished: the gain sweep, 9 "
                                    "`cpu` stand-in runs")
-    # which side of the floor each of the paper's runtime gains ended on, by its recorded escape step
-    left, stayed = [g for g, v in esc.items() if v != "none"], [g for g, v in esc.items() if v == "none"]
-    # the precondition: some run of the sweep (either mode) left the floor, so "where a gain ends" can differ
-    any_left = any(v != "none" for c in table.columns if c.startswith("escape step") for v in table[c].dropna())
-    # both modes' outcomes are printed: the weight-level gains, a real change of the start, beside the runtime ones
-    lines = tuple(floor_outcomes(table).splitlines())
+    others = others or {}
+    # which side of the floor each of the paper's runtime gains ended on, seed by seed
+    sides = {PAPER_SEED: _sides(table, gains), **{k: _sides(v[0], gains) for k, v in others.items() if v}}
+    pending = [k for k, v in others.items() if not v]
+    # the precondition: some run of the sweep (either mode, any seed) left the floor, so "where a gain ends" can differ
+    any_left = any(v != "none" for c in table.columns if c.startswith("escape step") for v in table[c].dropna()) or \
+        any(left for left, _ in sides.values())
+    split = [k for k, (left, stayed) in sides.items() if left and stayed]
+    # the gain's doing only if the same gains fall on the same sides at every seed
+    always_left = sorted(set.intersection(*(set(left) for left, _ in sides.values())))
+    always_stayed = sorted(set.intersection(*(set(stayed) for _, stayed in sides.values())))
+    robust = bool(always_left and always_stayed)
+    lines = tuple(floor_outcomes(table).splitlines()) + tuple(
+        f"Seed {k}, runtime gains: left the floor at g = {_gs(left)}; still on it at the end of the budget at g = "
+        f"{_gs(stayed)}." for k, (left, stayed) in sides.items() if k != PAPER_SEED)
+    at = (f"at seed {PAPER_SEED}" if len(sides) == 1 else
+          f"at each of seeds {', '.join(map(str, sides))}")
+    later = (f" (seed{'s' if len(pending) > 1 else ''} {' and '.join(map(str, pending))} not trained yet: "
+             f"python -m lib sweep --plan gain_seeds)" if pending else "")
     why = ("no run of the sweep left the floor, so where a gain ends shows nothing" if not any_left else
-           f"AttnOnly left the floor at g = {', '.join(f'{g:g}' for g in left)} and stayed on it at g = "
-           f"{', '.join(f'{g:g}' for g in stayed)}: the gain decides" if left and stayed else
-           "every runtime gain ended on the same side of the floor")
-    # equivalent means the gain does not decide: all on one side of the floor
-    return Claim(verdict(True, any_left, not (left and stayed)), why,
-                 {"left": [float(g) for g in left], "stayed": [float(g) for g in stayed]}, lines)
+           f"{at}, AttnOnly left the floor at g = {_gs(always_left)} and stayed on it at g = {_gs(always_stayed)}: "
+           f"the gain decides{later}" if robust else
+           "which side of the floor a runtime gain ends on changes with the seed, so the split is not the gain's "
+           "alone: " + "; ".join(f"seed {k} left at g = {_gs(left)} and stayed at g = {_gs(stayed)}"
+                                 for k, (left, stayed) in sides.items()) if split else
+           f"every runtime gain ended on the same side of the floor {at}{later}")
+    facts = {"left": always_left, "stayed": always_stayed,
+             "by_seed": {k: {"left": left, "stayed": stayed} for k, (left, stayed) in sides.items()}}
+    # equivalent means the gain does not decide: no seed splits; a split that changes with the seed is a knife-edge
+    return Claim(verdict(True, any_left, not split, knife_edge=bool(split) and not robust), why, facts, lines)
 
 
 def twin_curves(runs_dir=None) -> pd.DataFrame:
@@ -88,6 +122,36 @@ def twin_curves(runs_dir=None) -> pd.DataFrame:
         if len(h):
             frames.append(h[["step", "val_loss"]].assign(gain=e.gain))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["gain", "step", "val_loss"])
+
+
+def other_seeds(base: Experiment, floor: float, runs_dir=None, seeds=None) -> dict[int, tuple | None]:
+    """§5.1's runtime gains at the seeds of ``plans.gain_seeds`` around ``base`` (the plain seed-1337 run): per seed,
+    its runtime-only ``gain.gain_table`` (escape steps against ``floor``) and ``sweep_curves``, or None until all
+    four of its runtime gains are finished (a seed half trained is no seed's answer)."""
+    from .. import plans
+    from ..config import get_preset
+    from ..gain import gain_table
+    from ..results import as_released, summaries_of
+    out = {}
+    for seed in seeds or plans.GAIN_SEEDS:
+        plain = get_preset(base.scale, base.impl, base.config_name, seed)
+        summ = summaries_of(as_released([plain, *plans.gain_seeds(base.scale, (seed,))], runs_dir), floor=floor)
+        done = set(summ[summ.gain_mode == "runtime"].gain)
+        out[seed] = ((gain_table(summ, modes=("runtime",)), sweep_curves(plain, runs_dir or RUNS_DIR,
+                                                                           modes=("runtime",)))
+                     if done >= {float(g) for g in GAINS_PAPER} else None)
+    return out
+
+
+def seed_table(table: pd.DataFrame, others: dict) -> pd.DataFrame:
+    """The runtime gains seed by seed: best validation loss and escape step ("none": never left the floor) of
+    seed 1337's ``gain.gain_table`` beside each seed of ``others`` (``other_seeds``) that is trained."""
+    from ..config import PAPER_SEED
+    cols = {PAPER_SEED: table, **{k: v[0] for k, v in others.items() if v}}
+    out = pd.concat({k: t[[c for c in ("best val (runtime)", "escape step (runtime)") if c in t.columns]]
+                     for k, t in cols.items()}, axis=1)
+    out.columns = [f"{c.replace(' (runtime)', '')} (seed {k})" for k, c in out.columns]
+    return out
 
 
 def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = ABSORB_STEP) -> float | None:
@@ -110,15 +174,19 @@ def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = ABSORB_
 @claim("(b) Loss curves across all runtime gains overlap completely")
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = ABSORB_STEP,
                         gains=GAINS_PAPER, margin: float = ESCAPE_MARGIN,
-                        spreads: dict | None = None, twins: pd.DataFrame | None = None) -> Claim:
+                        spreads: dict | None = None, twins: pd.DataFrame | None = None,
+                        others: dict | None = None) -> Claim:
     """§5.1 as written: "loss curves across all gain values overlapped completely (total spread < ``bound`` at any
     step)", read on the paper's four runtime gains from ``step`` on (after AdamW has had the ~200 steps the paper gives
     it). The spread is judged against a measured null, how far one curve moves under a rounding-only change
     (``rounding_null`` on ``twins``, ``twin_curves``): beyond both the bound and the null, CONTRADICTED; within the
-    bound, HOLDS; where the null itself reaches the bound and the spread lies within bound + null, a knife-edge
-    (NOT TESTABLE HERE). NOT TESTED until the twins are trained. The precondition: some runtime gain left the floor
-    (curves that all sit on the floor coincide trivially). ``spreads``: ``gain_spreads``, the spread among the
-    curves that left the floor, printed beside it."""
+    bound by more than the null, HOLDS; within the null of the bound on either side, a knife-edge (NOT TESTABLE
+    HERE). ``others``: the same sweep at more seeds (``other_seeds``), each seed's spread judged alike; the verdict
+    is HOLDS or CONTRADICTED only where every seed says so, and seeds that disagree are a knife-edge. NOT TESTED
+    until the twins are trained. The precondition: some runtime gain left the floor (curves that all sit on the
+    floor coincide trivially). ``spreads``: ``gain_spreads``, the spread among the curves that left the floor,
+    printed beside it."""
+    from ..config import PAPER_SEED
     from ..gain import spread_after
     c = curves[curves.gain.isin([float(g) for g in gains])]
     s = spreads if spreads is not None else gain_spreads(curves, floor, step, gains, margin)
@@ -141,22 +209,52 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     if s["weight"] is not None:
         text += (f" Weight-level gains that left it (g = {', '.join(f'{g:g}' for g in s['weight_gains'])}): "
                  f"{s['weight']:.4f}.")
+    # the other seeds' spreads, each within its own seed (spread_after refuses two runs of one gain)
+    by_seed, lines = {PAPER_SEED: every}, []
+    for k, v in (others or {}).items():
+        if not v:
+            continue
+        sc = v[1][v[1].gain.isin([float(g) for g in gains]) & (v[1]["mode"] == "runtime")]
+        sp = spread_after(sc, step=step)[f"max_spread_from_step_{step}"].iloc[0]
+        if pd.isna(sp):
+            continue
+        by_seed[k] = float(sp)
+        ks = gain_spreads(v[1], floor, step, gains, margin)
+        left = left or ks["runtime_gains"]
+        lines.append(f"Seed {k}: largest spread across the four runtime gains from step {step} on {sp:.4f}" + (
+            f"; among those that left the floor (g = {_gs(ks['runtime_gains'])}) {ks['runtime']:.4f}."
+            if ks["runtime"] is not None else "."))
     null = rounding_null(curves, twins, step) if twins is not None and len(twins) else None
-    facts = {"spread": every, "spread_left": s["runtime"], "weight_spread": s["weight"], "null": null}
+    facts = {"spread": every, "spread_left": s["runtime"], "weight_spread": s["weight"], "null": null,
+             "by_seed": by_seed}
     if null is None:
         return Claim("NOT TESTED", f"the rounding-only null for its spread of {every:.4f} is not measured yet: "
                      f"python -m lib sweep --plan gain_twins (two cpu stand-in runs, about 10 minutes each on 2 "
-                     f"cores)", facts, (text,))
+                     f"cores)", facts, (text, *lines))
     text += f" The same run under a rounding-only change (the other attention kernel) moves by up to {null:.4f}."
-    # a knife-edge: the spread lies within what rounding alone moves a curve of the paper's bound, on either side of
-    # it, so a rounding-only change could carry it across
-    knife = abs(every - bound) <= null
+    # each seed's spread on one side of the paper's bound by more than rounding alone moves a curve, or on its edge
+    holds = [sp < bound - null for sp in by_seed.values()]
+    beyond = [sp > bound + null for sp in by_seed.values()]
+    low = min(by_seed.values())
+    listed = ", ".join(f"seed {k} {sp:.4f}" for k, sp in by_seed.items())
+    seeds = "" if len(by_seed) == 1 else f" at every seed ({listed})"
     why = (f"the spread across the four gains, {every:.4f}, is " + (
         f"within the paper's {bound}" if every <= bound else
         (f"{every / null:,.0f} times what rounding alone moves a curve ({null:.4f})" if null > 0 else
          "beyond a rounding-only change, which moved the curve not at all") + f", and beyond the paper's {bound}"
-        if every > bound + null else f"within what rounding alone moves a curve ({null:.4f})"))
-    return Claim(verdict(True, bool(left), every <= bound, knife_edge=knife), why, facts, (text,))
+        if every > bound + null else f"within what rounding alone moves a curve ({null:.4f})")
+        if len(by_seed) == 1 else
+        f"the spread across the four gains is within the paper's {bound}{seeds}" if all(holds) else
+        f"the spread across the four gains is beyond the paper's {bound} and at least {low / null:,.0f} times what "
+        f"rounding alone moves a curve ({null:.4f}){seeds}" if all(beyond) and null > 0 else
+        f"the spread across the four gains is beyond the paper's {bound} and a rounding-only change{seeds}"
+        if all(beyond) else
+        f"the seeds' spreads across the four gains do not all fall on one side of the paper's {bound} by more than "
+        f"what rounding alone moves a curve ({null:.4f}); {listed}")
+    # a knife-edge: some seed's spread lies within what rounding alone moves a curve of the paper's bound, on
+    # either side of it, or the seeds fall on different sides
+    return Claim(verdict(True, bool(left), all(holds), knife_edge=not (all(holds) or all(beyond))), why, facts,
+                 (text, *lines))
 
 
 # ``step`` (``thresholds.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after AdamW has had the

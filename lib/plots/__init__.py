@@ -4,6 +4,7 @@ lines, axis limits), ``curves``, ``interactive``, ``mechanism``; a notebook call
 from .curves import (
                      diagnostics_figure,
                      gain_figure,
+                     gain_seeds_figure,
                      longer_budget_curves,
                      noise_figure,
                      phase2_figure,
@@ -26,7 +27,7 @@ from .mechanism import (
 from .style import COLORS, floor_lines, off_the_top, y_top
 
 __all__ = ["COLORS", "PlotlyHTML", "best_val_strip", "bundle_bars", "diagnostics_figure", "escape_heatmap",
-           "escape_strip", "floor_ladder", "floor_lines", "gain_explorer", "gain_figure", "group_explorer",
-           "ladder_figure", "lead_figure", "longer_budget_curves", "mixer_curves", "noise_figure", "off_the_top",
-           "phase2_figure", "prefix_curves", "probe_figure", "probes_over_training_figure", "seed_explorer",
-           "seed_widget", "twin_figure", "val_curves", "y_top"]
+           "escape_strip", "floor_ladder", "floor_lines", "gain_explorer", "gain_figure", "gain_seeds_figure",
+           "group_explorer", "ladder_figure", "lead_figure", "longer_budget_curves", "mixer_curves", "noise_figure",
+           "off_the_top", "phase2_figure", "prefix_curves", "probe_figure", "probes_over_training_figure",
+           "seed_explorer", "seed_widget", "twin_figure", "val_curves", "y_top"]

@@ -183,6 +183,29 @@ def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = N
     return fig
 
 
+def gain_seeds_figure(curves: dict[int, pd.DataFrame], title: str, floor: float | dict | None = None):
+    """The runtime gains' validation curves, one panel per seed (``curves``: seed -> that seed's gain curves),
+    coloured by gain as in ``gain_figure``, so a split that repeats from seed to seed can be seen to."""
+    fig, axes = plt.subplots(1, len(curves), figsize=(3.8 * len(curves), 3.6), sharey=True, squeeze=False)
+    cmap = plt.get_cmap("viridis")
+    gains = sorted({g for c in curves.values() for g in c.gain.unique()})
+    for ax, (seed, c) in zip(axes[0], curves.items()):
+        run = c[c["mode"] == "runtime"]
+        for i, g in enumerate(gains):
+            one = run[run.gain == g].sort_values("step")
+            if len(one):
+                ax.plot(one.step, one.val_loss, color=cmap(i / max(1, len(gains) - 1)), label=f"g = {g:g}")
+        if floor is not None:
+            _draw_floors(ax, floor)
+        ax.set(xlabel="step", title=f"seed {seed}")
+    axes[0][0].set_ylabel("validation loss (nats/token)")
+    if axes[0][-1].get_legend_handles_labels()[0]:
+        axes[0][-1].legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
 def noise_figure(noise: pd.DataFrame, title: str):
     """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
     per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
