@@ -484,12 +484,19 @@ def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
                    f"; which configurations leave the floor is judged, not the level: Phase 3's AttnOnly "
                    f"{paper_text('Fig. 4', 'AttnOnly', seeds=False)} and every seed at least "
                    f"{paper_value(ref='abstract Fig. 4a', metric='min_gap_to_floor'):.2f} below the FFNOnly floor "
-                   f"are for the paper's shape to judge (its whole ResidualGPT AttnOnly run, `--plan 10m_whole`)"
+                   f"are for the paper's shape to judge ({_shape_level(ev)})"
                    + _shape_ffn(ev) if ch.stand_in else ""), short="the 10M asymmetry",
                section=_ASYMMETRY, plan="10m_asymmetry")
 
 
 _ASYMMETRY = "10m_asymmetry#reading-the-result"
+
+
+def _shape_level(ev: Evidence) -> str:
+    """Where the paper's shape judges the level: the level's own row once ResidualGPT AttnOnly is trained whole."""
+    attn = prefix_rows(ev.prefix.table, [("residualgpt", "AttnOnly")])
+    return ("the level's own row, on its whole ResidualGPT AttnOnly run" if attn and attn[0].steps >= attn[0].max_steps
+            else "its whole ResidualGPT AttnOnly run, `--plan 10m_whole`")
 
 
 def _shape_ffn(ev: Evidence) -> str:
