@@ -16,7 +16,7 @@ from .. import plans
 from ..chapters import bundle, escape_map, mechanism, paper_shape, schedule_seeds
 from ..config import Experiment
 from ..host import ROOT
-from ..results import FINISHED, cost_table
+from ..results import FINISHED, as_released, cost_table, summaries_of
 from ..runs import RUNS_DIR, RunDir, run_path
 from .chapter import CHAPTERS, PLAN_FOR, Chapter
 
@@ -31,15 +31,21 @@ def chapter_costs() -> pd.DataFrame:
         s, planned = ch.summaries(), Counter(e.config_name for e in ch.experiments())
         for config in planned:  # the plan's order
             parts[f"{name} ({ch.scale}): {config}"] = (s[s.config == config], planned[config])
-    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a part per run.
-    prefix = paper_shape.paper_shape_prefix()
+    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a part per run, read
+    # from its own directory (the chapters show a whole run in its prefix's place; its cost is the whole runs' part).
+    prefix = summaries_of(as_released(plans.paper_10m_prefix()), ("complete", "partial"))
     for e in plans.paper_10m_prefix():
         variant = paper_shape.schedule_variant(e.impl, e.train.schedule)
         label = f"paper-shape prefix (10M): {e.impl} {e.config_name}" + (
             "" if variant == "recipe" else f" ({variant})")  # the other's schedule, named
-        s = prefix.summaries
-        mine = s[(s.impl == e.impl) & (s.config == e.config_name) & (s.schedule == e.train.schedule)]
+        mine = prefix[(prefix.impl == e.impl) & (prefix.config == e.config_name) &
+                      (prefix.schedule == e.train.schedule)]
         parts[label] = (mine, 1)
+    # The whole runs are trained in segments, so a partial one is unfinished, not a prefix: only the complete ones
+    # count as trained, and the estimate for the rest is a whole run's median.
+    whole = plans.paper_10m_whole()
+    parts["paper shape, whole runs (10M): " + ", ".join(f"{e.impl} {e.config_name}" for e in whole)] = (
+        summaries_of(as_released(whole), ("complete",)), len(whole))
     return cost_table(parts)
 
 
