@@ -720,7 +720,13 @@ def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
     # the same split at every seed: the gain decides, at three seeds
     c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: _runtime_seed(split)})
     assert c.verdict == "CONTRADICTED" and c.facts["left"] == [2.0, 4.0] and set(c.facts["by_seed"]) == {1337, 42, 123}
-    assert "at each of seeds 1337, 42, 123" in c.why
+    assert "at each of seeds 1337, 42 and 123" in c.why
+    # a seed with fewer than two of its gains finished is pending, never a seed's answer
+    one = _runtime_seed({0.25: 3.34})
+    c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: one})
+    assert c.verdict == "CONTRADICTED" and set(c.facts["by_seed"]) == {1337, 42} and "seed 123 not trained" in c.why
+    # a retrained seed read on its own is named as itself
+    assert set(gain_confound.claim_gain_fate(table, seed=7).facts["by_seed"]) == {7}
     # a seed not trained yet is named, and the verdict rests on the seeds that are
     c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: None})
     assert c.verdict == "CONTRADICTED" and "seed 123 not trained yet" in c.why
@@ -744,6 +750,10 @@ def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
                                           others={42: _runtime_seed(split), 123: None})
     assert c.verdict == "CONTRADICTED" and c.facts["by_seed"] == {1337: pytest.approx(1.40), 42: pytest.approx(1.40)}
     assert any(line.startswith("Seed 42: largest spread") for line in c.lines)
+    # a seed with only some of its gains is pending: its spread over fewer curves would read as overlap
+    c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.001, curves),
+                                          others={42: _runtime_seed({2.0: 1.95, 4.0: 1.95})})
+    assert c.verdict == "CONTRADICTED" and set(c.facts["by_seed"]) == {1337} and "seed 42 not trained" in c.why
     # one seed's curves overlap to the bound, the other's do not: the seeds disagree
     near = {g: 1.95 + 0.0001 * i for i, g in enumerate(split)}
     c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.0001, curves),

@@ -64,13 +64,15 @@ def _gs(gains) -> str:
 
 
 @claim("(a) Runtime gains equivalent in where AttnOnly ends")
-def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None = None) -> Claim:
+def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None = None,
+                    seed: int | None = None) -> Claim:
     """§5.1's "all gain values functionally equivalent", read on where each run ends:
     runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
-    ``table``: a ``gain.gain_table`` of seed 1337; ``others``: the same at more seeds (``other_seeds``: seed ->
-    ``(table, curves)``, or None for a seed not trained yet). A split is a contradiction only where it is the gain's
-    and not the seed's: some gain left the floor at every seed and some other gain stayed on it at every seed.
-    Seeds that split differently are a knife-edge. Valid only where some run of the sweep left the floor."""
+    ``table``: a ``gain.gain_table`` of ``seed`` (None: 1337, the released sweep); ``others``: the same at more seeds
+    (``other_seeds``: seed -> ``(table, curves)``, or None for a seed not trained yet). A split is a contradiction
+    only where it is the gain's and not the seed's: some gain left the floor at every seed and some other gain stayed
+    on it at every seed. Seeds that split differently are a knife-edge. Valid only where some run of the sweep left
+    the floor."""
     from ..config import PAPER_SEED
     from ..gain import floor_outcomes
     if "escape step (runtime)" not in table.columns:
@@ -78,10 +80,14 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None 
     if _sides(table, gains) is None:
         return Claim("NOT TESTED", "fewer than two of the paper's runtime gains are finished: the gain sweep, 9 "
                                    "`cpu` stand-in runs")
-    others = others or {}
-    # which side of the floor each of the paper's runtime gains ended on, seed by seed
-    sides = {PAPER_SEED: _sides(table, gains), **{k: _sides(v[0], gains) for k, v in others.items() if v}}
-    pending = [k for k, v in others.items() if not v]
+    seed = PAPER_SEED if seed is None else seed
+    # which side of the floor each of the paper's runtime gains ended on, seed by seed; a seed with fewer than two
+    # of them finished is no seed's answer, and is named as pending
+    sides = {seed: _sides(table, gains)}
+    for k, v in (others or {}).items():
+        sides[k] = _sides(v[0], gains) if v else None
+    pending = [k for k, v in sides.items() if v is None]
+    sides = {k: v for k, v in sides.items() if v is not None}
     # the precondition: some run of the sweep (either mode, any seed) left the floor, so "where a gain ends" can differ
     any_left = any(v != "none" for c in table.columns if c.startswith("escape step") for v in table[c].dropna()) or \
         any(left for left, _ in sides.values())
@@ -92,22 +98,26 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None 
     robust = bool(always_left and always_stayed)
     lines = tuple(floor_outcomes(table).splitlines()) + tuple(
         f"Seed {k}, runtime gains: left the floor at g = {_gs(left)}; still on it at the end of the budget at g = "
-        f"{_gs(stayed)}." for k, (left, stayed) in sides.items() if k != PAPER_SEED)
-    at = (f"at seed {PAPER_SEED}" if len(sides) == 1 else
-          f"at each of seeds {', '.join(map(str, sides))}")
-    later = (f" (seed{'s' if len(pending) > 1 else ''} {' and '.join(map(str, pending))} not trained yet: "
-             f"python -m lib sweep --plan gain_seeds)" if pending else "")
-    why = ("no run of the sweep left the floor, so where a gain ends shows nothing" if not any_left else
-           f"{at}, AttnOnly left the floor at g = {_gs(always_left)} and stayed on it at g = {_gs(always_stayed)}: "
-           f"the gain decides{later}" if robust else
+        f"{_gs(stayed)}." for k, (left, stayed) in sides.items() if k != seed)
+    at = f"at seed {seed}" if len(sides) == 1 else f"at each of seeds {_and(list(map(str, sides)))}"
+    # after the first clause, which the front page quotes: nothing inside brackets it could cut
+    later = (f"; seed{'s' if len(pending) > 1 else ''} {_and(list(map(str, pending)))} not trained yet "
+             f"(python -m lib sweep --plan gain_seeds)" if pending else "")
+    why = (f"no run of the sweep left the floor {at}, so where a gain ends shows nothing" if not any_left else
+           f"AttnOnly left the floor at g = {_gs(always_left)} and stayed on it at g = {_gs(always_stayed)} {at}, "
+           f"so the gain decides" if robust else
            "which side of the floor a runtime gain ends on changes with the seed, so the split is not the gain's "
            "alone: " + "; ".join(f"seed {k} left at g = {_gs(left)} and stayed at g = {_gs(stayed)}"
                                  for k, (left, stayed) in sides.items()) if split else
-           f"every runtime gain ended on the same side of the floor {at}{later}")
+           f"every runtime gain ended on the same side of the floor {at}") + later
     facts = {"left": always_left, "stayed": always_stayed,
              "by_seed": {k: {"left": left, "stayed": stayed} for k, (left, stayed) in sides.items()}}
     # equivalent means the gain does not decide: no seed splits; a split that changes with the seed is a knife-edge
     return Claim(verdict(True, any_left, not split, knife_edge=bool(split) and not robust), why, facts, lines)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def twin_curves(runs_dir=None) -> pd.DataFrame:
@@ -131,11 +141,13 @@ def other_seeds(base: Experiment, floor: float, runs_dir=None, seeds=None) -> di
     from .. import plans
     from ..config import get_preset
     from ..gain import gain_table
-    from ..results import as_released, summaries_of
+    from ..results import as_released, pooled, summaries_of
     out = {}
     for seed in seeds or plans.GAIN_SEEDS:
         plain = get_preset(base.scale, base.impl, base.config_name, seed)
-        summ = summaries_of(as_released([plain, *plans.gain_seeds(base.scale, (seed,))], runs_dir), floor=floor)
+        # pooled, as Chapter.summaries reads seed 1337: a diverged run has no best and is no gain's answer
+        summ = pooled(summaries_of(as_released([plain, *plans.gain_seeds(base.scale, (seed,))], runs_dir),
+                                   floor=floor))
         done = set(summ[summ.gain_mode == "runtime"].gain)
         out[seed] = ((gain_table(summ, modes=("runtime",)), sweep_curves(plain, runs_dir or RUNS_DIR,
                                                                            modes=("runtime",)))
@@ -175,14 +187,15 @@ def rounding_null(curves: pd.DataFrame, twins: pd.DataFrame, step: int = ABSORB_
 def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: int = ABSORB_STEP,
                         gains=GAINS_PAPER, margin: float = ESCAPE_MARGIN,
                         spreads: dict | None = None, twins: pd.DataFrame | None = None,
-                        others: dict | None = None) -> Claim:
+                        others: dict | None = None, seed: int | None = None) -> Claim:
     """§5.1 as written: "loss curves across all gain values overlapped completely (total spread < ``bound`` at any
     step)", read on the paper's four runtime gains from ``step`` on (after AdamW has had the ~200 steps the paper gives
     it). The spread is judged against a measured null, how far one curve moves under a rounding-only change
     (``rounding_null`` on ``twins``, ``twin_curves``): beyond both the bound and the null, CONTRADICTED; within the
     bound by more than the null, HOLDS; within the null of the bound on either side, a knife-edge (NOT TESTABLE
     HERE). ``others``: the same sweep at more seeds (``other_seeds``), each seed's spread judged alike; the verdict
-    is HOLDS or CONTRADICTED only where every seed says so, and seeds that disagree are a knife-edge. NOT TESTED
+    is HOLDS or CONTRADICTED only where every seed says so, and seeds that disagree are a knife-edge (``curves`` are
+    ``seed``'s, None: 1337's). NOT TESTED
     until the twins are trained. The precondition: some runtime gain left the floor (curves that all sit on the
     floor coincide trivially). ``spreads``: ``gain_spreads``, the spread among the curves that left the floor,
     printed beside it."""
@@ -209,14 +222,15 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     if s["weight"] is not None:
         text += (f" Weight-level gains that left it (g = {', '.join(f'{g:g}' for g in s['weight_gains'])}): "
                  f"{s['weight']:.4f}.")
-    # the other seeds' spreads, each within its own seed (spread_after refuses two runs of one gain)
-    by_seed, lines = {PAPER_SEED: every}, []
+    # the other seeds' spreads, each within its own seed (spread_after refuses two runs of one gain); a seed without
+    # all of the gains, or with no evaluation from ``step`` on, is pending, never a spread of fewer curves
+    by_seed, lines, pending = {PAPER_SEED if seed is None else seed: every}, [], []
     for k, v in (others or {}).items():
-        if not v:
-            continue
-        sc = v[1][v[1].gain.isin([float(g) for g in gains]) & (v[1]["mode"] == "runtime")]
-        sp = spread_after(sc, step=step)[f"max_spread_from_step_{step}"].iloc[0]
+        sc = v[1][v[1].gain.isin([float(g) for g in gains]) & (v[1]["mode"] == "runtime")] if v else None
+        sp = (spread_after(sc, step=step)[f"max_spread_from_step_{step}"].iloc[0]
+              if sc is not None and sc.gain.nunique() == len(gains) else float("nan"))
         if pd.isna(sp):
+            pending.append(k)
             continue
         by_seed[k] = float(sp)
         ks = gain_spreads(v[1], floor, step, gains, margin)
@@ -227,6 +241,8 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     null = rounding_null(curves, twins, step) if twins is not None and len(twins) else None
     facts = {"spread": every, "spread_left": s["runtime"], "weight_spread": s["weight"], "null": null,
              "by_seed": by_seed}
+    later = (f"; seed{'s' if len(pending) > 1 else ''} {_and(list(map(str, pending)))} not trained yet "
+             f"(python -m lib sweep --plan gain_seeds)" if pending else "")
     if null is None:
         return Claim("NOT TESTED", f"the rounding-only null for its spread of {every:.4f} is not measured yet: "
                      f"python -m lib sweep --plan gain_twins (two cpu stand-in runs, about 10 minutes each on 2 "
@@ -238,7 +254,9 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     low = min(by_seed.values())
     listed = ", ".join(f"seed {k} {sp:.4f}" for k, sp in by_seed.items())
     seeds = "" if len(by_seed) == 1 else f" at every seed ({listed})"
-    why = (f"the spread across the four gains, {every:.4f}, is " + (
+    why = (f"no runtime gain left the floor {'at any seed' if len(by_seed) > 1 else ''}".strip() +
+           ", so the curves on it coincide trivially" if not left else
+           f"the spread across the four gains, {every:.4f}, is " + (
         f"within the paper's {bound}" if every <= bound else
         (f"{every / null:,.0f} times what rounding alone moves a curve ({null:.4f})" if null > 0 else
          "beyond a rounding-only change, which moved the curve not at all") + f", and beyond the paper's {bound}"
@@ -250,7 +268,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
         f"the spread across the four gains is beyond the paper's {bound} and a rounding-only change{seeds}"
         if all(beyond) else
         f"the seeds' spreads across the four gains do not all fall on one side of the paper's {bound} by more than "
-        f"what rounding alone moves a curve ({null:.4f}); {listed}")
+        f"what rounding alone moves a curve ({null:.4f}); {listed}") + later
     # a knife-edge: some seed's spread lies within what rounding alone moves a curve of the paper's bound, on
     # either side of it, or the seeds fall on different sides
     return Claim(verdict(True, bool(left), all(holds), knife_edge=not (all(holds) or all(beyond))), why, facts,
