@@ -404,7 +404,8 @@ def runtime_gain_fate(c: Claim, ev: Evidence) -> Row:
     return Row(claim=f"{_GAIN_FATE} ∈ {{{_PAPER_GAINS}}} are equivalent: none decides whether AttnOnly leaves "
                "the floor",
                where="§5.1", paper="all gain values functionally equivalent",
-               ours=f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
+               ours=(f"seed {PAPER_SEED}: " if _other_seeds(c) else "")
+               + f"left the floor at g = {', '.join(left) or 'none'}; stayed at g = {', '.join(stayed) or 'none'}"
                + weight + _other_seeds(c) if len(esc) else "no runs", scale=_scale(gc), evidence=_gain_evidence(c, ev),
                verdict=c.verdict, why=c.why, short="that runtime gains are equivalent",
                section=_GAIN, plan="gain_confound")
