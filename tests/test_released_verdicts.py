@@ -15,17 +15,17 @@ from lib.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
-    # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for all 3,000 steps
-    # of its whole run (best 3.3500 at step 500, Table 2's 3.3534), its Full Residual control off it from step 100 (its
-    # whole run's first 400 of 3,000 steps, evaluated every 100): Table 2's joint collapse where the run ends. Beside it, the stand-in's own verdict, counted
-    # nowhere: seed 42's AttnOnly leaves the floor at step 200 and so does its rounding twin, a robust escape (seed
-    # 1337's at step 800 does not survive rounding)
+    # Decided at the paper's shape (scorecard.paper_shape_first): nanoGPT AttnOnly on the floor for all 3,000 steps of
+    # its whole run (best 3.3500 at step 500, Table 2's 3.3534), its Full Residual control off it from step 100 (its
+    # whole run's first 400 of 3,000 steps, evaluated every 100): Table 2's joint collapse where the run ends. Beside
+    # it, the stand-in's own verdict, counted nowhere: seed 42's AttnOnly leaves the floor at step 200 and so does its
+    # rounding twin, a robust escape (seed 1337's at step 800 does not survive rounding)
     "Joint collapse at the paper's own 10M shape": (
         "HOLDS", ["AttnOnly best 3.350 (last 3.354), on the floor for all 3,000 steps"],
         ["CONTRADICTED", "AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.339-3.340 (n=2)"]),
     # the nanoGPT runs where each stops (AttnOnly's whole run at step 3,000, FFNOnly's prefix at 300, the Full Residual
-    # control's whole run at 400 of 3,000): both collapsed ones starved at every evaluation from step 300 on (AttnOnly from
-    # step 100, its largest from step 300 on 3.6e-06; FFNOnly from step 50); the stand-in agrees
+    # control's whole run at 400 of 3,000): both collapsed ones starved at every evaluation from step 300 on
+    # (AttnOnly from step 100, its largest from step 300 on 3.6e-06; FFNOnly from step 50); the stand-in agrees
     "Layer-0 gradient starved at the paper's own 10M shape": ("HOLDS", [
         "AttnOnly 2.1e-07 at step 3,000 (starved from step 100)", "FFNOnly 1e-05 at step 300 (starved from step 50)",
         "FullResidual 0.12 at step 400"],
