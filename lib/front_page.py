@@ -10,6 +10,7 @@ import pandas as pd
 
 from . import verdicts
 from .rows import retrain_command
+from .verdicts import and_list
 
 
 def takeaway(card: pd.DataFrame) -> str:
@@ -113,12 +114,13 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
                 shape = rows[rows.scale == scale]
                 whole = [not p for p in shape.partial]  # Row.partial lists the runs still short of their budget
                 if any(whole):
-                    parts.append(f"{_and(list(shape[whole].short))} at the paper's own 10M shape (trained whole)")
+                    parts.append(f"{and_list(list(shape[whole].short))} at the paper's own 10M shape (trained whole)")
                 if not all(whole):
                     part = shape[[not w for w in whole]]
-                    parts.append(f"{_and(list(part.short))} at the paper's own 10M shape ({_trained(part)})")
+                    parts.append(f"{and_list(list(part.short))} at the paper's own 10M shape ({_trained(part)})")
             else:
-                parts.append(f"{_and(names)} at CPU stand-ins" + ("" if said else ", smaller models than the paper's"))
+                parts.append(f"{and_list(names)} at CPU stand-ins"
+                             + ("" if said else ", smaller models than the paper's"))
                 said.add(scale)
         return "; ".join(parts)
     sentences = [
@@ -149,7 +151,7 @@ def _reasons(rows: pd.DataFrame) -> str:
         else:  # the longer reason says more: it names the group
             names = groups.pop(same) + [r.short]
             groups[max(same, reason, key=len)] = names
-    return "; ".join(f"{_and(names)} ({reason})" for reason, names in groups.items())
+    return "; ".join(f"{and_list(names)} ({reason})" for reason, names in groups.items())
 
 
 # Where a reason's first clause ends: what follows is detail the table gives whole
@@ -176,11 +178,6 @@ def _trained(rows: pd.DataFrame) -> str:
     # beside runs that trained whole (``Row.whole``) the prefixes' steps are not every run's: say so
     whole = "whole" in rows and bool(rows["whole"].fillna(False).astype(bool).any())
     return f"some runs whole, the rest their {text}" if whole else text
-
-
-def _and(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def tally(card: pd.DataFrame) -> str:

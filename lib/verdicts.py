@@ -80,3 +80,8 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
         return "NOT TESTABLE HERE"
     # Only a valid test gets to contradict the paper; there is no "partly holds", that is written as lines above.
     return "HOLDS" if agrees else "CONTRADICTED"
+
+
+def and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: how a claim's reason lists configurations, gains or seeds."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

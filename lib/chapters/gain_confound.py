@@ -8,7 +8,7 @@ from ..config import Experiment
 from ..gain import GAINS, GAINS_PAPER, gain_experiments
 from ..runs import RUNS_DIR, RunDir, run_path
 from ..thresholds import ABSORB_STEP, ESCAPE_MARGIN, left_floor
-from ..verdicts import Claim, claim, verdict
+from ..verdicts import Claim, and_list, claim, verdict
 
 
 def sweep_curves(base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight")) -> pd.DataFrame:
@@ -99,9 +99,9 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None 
     lines = tuple(floor_outcomes(table).splitlines()) + tuple(
         f"Seed {k}, runtime gains: left the floor at g = {_gs(left)}; still on it at the end of the budget at g = "
         f"{_gs(stayed)}." for k, (left, stayed) in sides.items() if k != seed)
-    at = f"at seed {seed}" if len(sides) == 1 else f"at each of seeds {_and(list(map(str, sides)))}"
+    at = f"at seed {seed}" if len(sides) == 1 else f"at each of seeds {and_list(list(map(str, sides)))}"
     # after the first clause, which the front page quotes: nothing inside brackets it could cut
-    later = (f"; seed{'s' if len(pending) > 1 else ''} {_and(list(map(str, pending)))} not trained yet "
+    later = (f"; seed{'s' if len(pending) > 1 else ''} {and_list(list(map(str, pending)))} not trained yet "
              f"(python -m lib sweep --plan gain_seeds)" if pending else "")
     why = (f"no run of the sweep left the floor {at}, so where a gain ends shows nothing" if not any_left else
            f"AttnOnly left the floor at g = {_gs(always_left)} and stayed on it at g = {_gs(always_stayed)} {at}, "
@@ -114,10 +114,6 @@ def claim_gain_fate(table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None 
              "by_seed": {k: {"left": left, "stayed": stayed} for k, (left, stayed) in sides.items()}}
     # equivalent means the gain does not decide: no seed splits; a split that changes with the seed is a knife-edge
     return Claim(verdict(True, any_left, not split, knife_edge=bool(split) and not robust), why, facts, lines)
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def twin_curves(runs_dir=None) -> pd.DataFrame:
@@ -241,7 +237,7 @@ def claim_gain_absorbed(curves: pd.DataFrame, floor: float, bound: float, step: 
     null = rounding_null(curves, twins, step) if twins is not None and len(twins) else None
     facts = {"spread": every, "spread_left": s["runtime"], "weight_spread": s["weight"], "null": null,
              "by_seed": by_seed}
-    later = (f"; seed{'s' if len(pending) > 1 else ''} {_and(list(map(str, pending)))} not trained yet "
+    later = (f"; seed{'s' if len(pending) > 1 else ''} {and_list(list(map(str, pending)))} not trained yet "
              f"(python -m lib sweep --plan gain_seeds)" if pending else "")
     if null is None:
         return Claim("NOT TESTED", f"the rounding-only null for its spread of {every:.4f} is not measured yet: "
