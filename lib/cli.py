@@ -19,7 +19,8 @@ from .runs import RUNS_DIR, check_runs_dir
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-              "124m_longer_budget", "10m_prefix", "10m_whole", "10m_schedule_seeds", "bf16_agreement", "mechanism",
+              "124m_longer_budget", "10m_prefix", "10m_whole", "10m_schedule_seeds", "10m_nanogpt_schedule_seeds",
+              "bf16_agreement", "mechanism",
               "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "recipes", "author_values",
               "schedule_seeds", "rounding_twins", "gain_twins", "gain_seeds")
 

@@ -200,6 +200,17 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
     return [e for s in (SCHEDULE_SEEDS if seeds is None else seeds) for e in (at(s), at(s, **constant_lr("10M")))]
 
 
+# The schedule at the paper's shape for nanoGPT, over the same five seeds (issue 56): the author's recipe (a constant
+# 3e-4 from step 0) and the same recipe with only ResidualGPT's warm-up and cosine, each to the prefix's step 300
+# (``CPU_OPTIONS``) on the prefixes' cadence. Seed 1337's two runs are the released prefixes of ``paper_10m_prefix``.
+def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
+    """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with ``warmup_cosine``, seed by seed
+    (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
+    def at(seed, **changes):
+        return replace(get_preset("10M", "nanogpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
+    return [e for s in (SCHEDULE_SEEDS if seeds is None else seeds) for e in (at(s), at(s, **warmup_cosine("10M")))]
+
+
 def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
     """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None: not started):
     ``SCHEDULE_10M_AFTER`` steps past its escape, or at ``SCHEDULE_10M_MAX_STEPS`` if it has not left the floor by
@@ -510,10 +521,11 @@ def keeps_weights(exp: Experiment) -> bool:
 # prefixes stopped at step 300 (book/joint_collapse.ipynb)
 CPU_OPTIONS = {"10m_prefix": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout"),
                "10m_whole": ("--micro-batch 8", "--fast-dropout"),
-               "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout")}
+               "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout"),
+               "10m_nanogpt_schedule_seeds": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout")}
 
 
-PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds")
+PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds", "10m_nanogpt_schedule_seeds")
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
 MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins")
@@ -524,7 +536,7 @@ RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds", "gain_twins", "gai
 PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
          "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
          "124m_longer_budget": longer_budget_124m, "10m_prefix": paper_10m_prefix, "10m_whole": paper_10m_whole,
-         "10m_schedule_seeds": paper_10m_schedule_seeds,
+         "10m_schedule_seeds": paper_10m_schedule_seeds, "10m_nanogpt_schedule_seeds": paper_10m_nanogpt_schedule_seeds,
          "gain_twins": gain_twins, "gain_seeds": gain_seeds,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
