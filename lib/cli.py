@@ -19,8 +19,8 @@ from .runs import RUNS_DIR, check_runs_dir
 # The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
-              "124m_longer_budget", "10m_prefix", "10m_whole", "10m_schedule_seeds", "10m_nanogpt_schedule_seeds",
-              "bf16_agreement", "mechanism",
+              "124m_longer_budget", "124m_search", "10m_prefix", "10m_whole", "10m_schedule_seeds",
+              "10m_nanogpt_schedule_seeds", "bf16_agreement", "mechanism",
               "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "recipes", "author_values",
               "schedule_seeds", "rounding_twins", "gain_twins", "gain_seeds")
 
@@ -428,6 +428,9 @@ def main(argv=None) -> int:
                     from .plans import PREFIX_STEPS, prefix_steps
                     kwargs["until"] = lambda e: (min(args.until, prefix_steps(e))
                                                  if prefix_steps(e) < PREFIX_STEPS else args.until)
+                if args.plan == "124m_search":  # a probe on the 124M's own schedule stops short of its budget
+                    from .plans import search_stop
+                    kwargs["until"] = lambda e, cap=args.until: min(search_stop(e), cap or search_stop(e))
                 if args.plan == "10m_schedule_seeds":  # each run stops where its question is answered (the plan's rule)
                     from .plans import schedule_10m_until
                     from .runs import RunDir, run_path

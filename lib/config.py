@@ -340,6 +340,26 @@ def off_preset_fields(exp: Experiment) -> dict[str, Any]:
     return out
 
 
+# Named elsewhere in a comparison (the implementation) or the same on both sides by construction (the two switches:
+# a preset is FullResidual, and every configuration departs from it alike).
+_NOT_COMPARED = ("attn_res", "ffn_res", "impl")
+
+
+def recorded_fields(exp: Experiment) -> dict[str, Any]:
+    """Every field of an experiment that its config.json records, the model's and the training's, and the dataset:
+    what a stand-in is compared with its paper preset on, field by field (the limitations page, the 124M search)."""
+    out = {"dataset": exp.dataset}
+    for part in (exp.model, exp.train):
+        out.update({f.name: getattr(part, f.name) for f in dataclasses.fields(part) if f.name not in _NOT_COMPARED})
+    return out
+
+
+def departures(exp: Experiment, reference: Experiment) -> dict[str, tuple[Any, Any]]:
+    """The recorded fields in which ``exp`` differs from ``reference``: name -> (reference's value, exp's)."""
+    a, b = recorded_fields(reference), recorded_fields(exp)
+    return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+
+
 def off_preset_precision(exp: Experiment) -> str | None:
     """``exp``'s precision where it differs from the one its preset (scale and implementation) is
     defined in, else None: a bf16 prefix of the author's fp32 nanoGPT, an fp32 run of 10M ResidualGPT."""

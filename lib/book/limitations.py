@@ -4,33 +4,19 @@ presets' arithmetic over the rate those runs measured, ``costs.run_costs``). Not
 run that changes moves the page."""
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import torch
 
 from .. import plans
 from ..bench import step_flops
-from ..config import PAPER_SCALES, Experiment, get_preset
+from ..config import PAPER_SCALES, Experiment, departures, get_preset
 from ..rows import IMPL_NAMES
 from .chapter import CHAPTERS, PLAN_FOR
-
-# Named elsewhere in a comparison's row (the implementation) or the same on both sides by construction (the two
-# switches: a preset is FullResidual, and every configuration departs from it alike).
-_NOT_COMPARED = ("attn_res", "ffn_res", "impl")
 
 
 def comparisons() -> list[tuple[str, str, str]]:
     """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order."""
     return list(dict.fromkeys((s.stand_in, s.paper_scale, s.impl) for s in CHAPTERS.values()))
-
-
-def preset_fields(exp: Experiment) -> dict:
-    """Every field of an experiment that its config.json records, the model's and the training's, and the dataset."""
-    out = {"dataset": exp.dataset}
-    for part in (exp.model, exp.train):
-        out.update({f.name: getattr(part, f.name) for f in dataclasses.fields(part) if f.name not in _NOT_COMPARED})
-    return out
 
 
 def _quietly_built(fn, exp: Experiment):
@@ -66,10 +52,9 @@ def stand_in_departures() -> pd.DataFrame:
     rows = []
     for stand_in, paper, impl in comparisons():
         p, s = get_preset(paper, impl), get_preset(stand_in, impl)
-        a, b = preset_fields(p), preset_fields(s)
         label = f"{stand_in} for {paper} ({IMPL_NAMES[impl]})"
-        rows += [{"stand-in": label, "field": k, "paper's preset": _shown(a[k]), "stand-in's value": _shown(b[k])}
-                 for k in a if a[k] != b[k]]
+        rows += [{"stand-in": label, "field": k, "paper's preset": _shown(a), "stand-in's value": _shown(b)}
+                 for k, (a, b) in departures(s, p).items()]
         rows += [{"stand-in": label, "field": name, "paper's preset": f"{f(p):,}", "stand-in's value": f"{f(s):,}"}
                  for name, f in (("parameters", parameters), ("tokens per run", tokens_per_run))]
     return pd.DataFrame(rows, columns=["stand-in", "field", "paper's preset", "stand-in's value"])

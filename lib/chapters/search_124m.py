@@ -1,0 +1,115 @@
+"""book/124m_sweep.ipynb: the search for a stand-in that shows the 124M phenomenon, and the rule that decides it.
+
+The rule (``choose``) was committed before the first probe was trained (issue 60). A probe qualifies when, at its
+stop, Full Residual ends at least ``FULL_BELOW`` below the floor (the stand-in learns beyond a unigram model),
+FFNOnly stays on the floor, and AttnOnly leaves it at one seed or more (``plans.SEARCH_SEEDS``): the 124M's
+phenomenon, AttnOnly escaping where FFNOnly does not. Among the qualifying probes the one with the fewest departures
+from the 124M preset wins (counted field by field as the limitations page counts them, plus one where the probe
+stops before its schedule's end), then the cheapest (tokens trained per run), then the first listed. The search is
+decided only when every listed probe is: a probe whose AttnOnly stays on the floor at both seeds is decided
+without its controls; one whose AttnOnly leaves needs both controls. If none qualifies, no stand-in is chosen and
+the 124M verdicts stay NOT TESTABLE HERE.
+
+The floor is each run's own unigram floor (its whole validation split, ``summary["unigram_floor"]``), and "leaves
+the floor" is the book's one test (``thresholds.left_floor``, the escape margin), as the run recorded it.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import plans
+from ..config import PAPER_SEED, departures, get_preset
+from ..results import as_released, left_out, usable
+from ..runs import RUNS_DIR
+
+FULL_BELOW = 0.5  # Full Residual must end this far below the floor: a stand-in whose Full Residual learns context
+TRAINED = ("complete", "partial", "diverged")  # a probe stops short of its schedule's end: a partial run counts
+
+
+def probe_departures(probe: plans.Probe) -> dict:
+    """What a probe's runs change from the 124M preset, field by field (``config.departures``), and the steps
+    trained where the probe stops before its schedule's end: name -> (124M's value, the probe's)."""
+    exp, paper = plans.probe_runs(probe)[("AttnOnly", PAPER_SEED)], get_preset("124M")
+    out = departures(exp, paper)
+    if probe.stop < exp.train.max_steps:
+        out["steps trained"] = (paper.train.max_steps, probe.stop)
+    return out
+
+
+def probe_tokens(probe: plans.Probe) -> int:
+    """Tokens one run of the probe trains on: its cost, machine-independent."""
+    exp = plans.probe_runs(probe)[("AttnOnly", PAPER_SEED)]
+    return probe.stop * exp.train.tokens_per_step * exp.model.block_size
+
+
+def _trained(probe: plans.Probe, runs_dir) -> dict:
+    """(configuration, seed) -> summary of each of the probe's runs trained to its stop and consistent."""
+    located = as_released(list(plans.probe_runs(probe).values()), runs_dir)
+    for line in left_out(located, TRAINED):
+        print(line)
+    return {(e.config_name, e.seed): rd.summary for e, rd, _ in usable(located, TRAINED)
+            if rd.summary.get("status") == "diverged" or rd.summary.get("steps", 0) >= probe.stop}
+
+
+def _left(summary: dict | None) -> bool | None:
+    """Did the run leave the floor (None: not trained)? A diverged run did not."""
+    if summary is None:
+        return None
+    return summary.get("status") != "diverged" and summary.get("escape_step") is not None
+
+
+def probe_row(probe: plans.Probe, runs: dict) -> dict:
+    """One row of the search table from ``runs`` ((configuration, seed) -> summary, the runs trained so far)."""
+    row = {"probe": probe.name, "departures": len(probe_departures(probe)), "tokens per run": probe_tokens(probe),
+           "stop": probe.stop}
+    for seed in plans.SEARCH_SEEDS:
+        s = runs.get(("AttnOnly", seed))
+        row[f"AttnOnly {seed} escape"] = None if s is None else s.get("escape_step")
+        row[f"AttnOnly {seed} best"] = None if s is None else s.get("best_val_loss")
+    full, ffn = runs.get(("FullResidual", PAPER_SEED)), runs.get(("FFNOnly", PAPER_SEED))
+    row["Full Residual final"] = None if full is None or full.get("status") == "diverged" else full["final_val_loss"]
+    row["FFNOnly best"] = None if ffn is None else ffn.get("best_val_loss")
+    floors = [s["unigram_floor"] for s in runs.values() if s.get("unigram_floor") is not None]
+    row["floor"] = floors[0] if floors else None
+    attn = [_left(runs.get(("AttnOnly", s))) for s in plans.SEARCH_SEEDS]
+    row["AttnOnly left"] = None if None in attn else any(attn)
+    row["Full Residual learns"] = (None if full is None else full.get("status") != "diverged"
+                                   and full["final_val_loss"] <= full["unigram_floor"] - FULL_BELOW)
+    row["FFNOnly stays"] = None if ffn is None else not _left(ffn)
+    row["qualifies"] = qualifies(row)
+    return row
+
+
+def qualifies(row: dict) -> bool | None:
+    """The rule's test of one probe: None while undecided (AttnOnly not trained at every search seed, or it left
+    and a control is not trained yet)."""
+    if row["AttnOnly left"] is None:
+        return None
+    if not row["AttnOnly left"]:
+        return False
+    if row["Full Residual learns"] is None or row["FFNOnly stays"] is None:
+        return None
+    return bool(row["Full Residual learns"] and row["FFNOnly stays"])
+
+
+def choose(table: pd.DataFrame) -> str | None:
+    """The chosen probe's name, or None (the search undecided, or no probe qualifies: ``decided`` tells which).
+    ``table``: one row per listed probe, in the list's order, with ``departures``, ``tokens per run`` and
+    ``qualifies``."""
+    if not decided(table):
+        return None
+    listed = table.assign(order=range(len(table)))
+    ok = listed[listed["qualifies"] == True]  # noqa: E712 (an object column: True, False or None)
+    if ok.empty:
+        return None
+    return ok.sort_values(["departures", "tokens per run", "order"]).iloc[0]["probe"]
+
+
+def decided(table: pd.DataFrame) -> bool:
+    """Every listed probe decided (``qualifies`` True or False)."""
+    return bool(len(table)) and table["qualifies"].notna().all()
+
+
+def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
+    """The search as a table: one row per probe of ``plans.SEARCH_PROBES``, from the runs in ``runs_dir``."""
+    return pd.DataFrame([probe_row(p, _trained(p, runs_dir)) for p in plans.SEARCH_PROBES])

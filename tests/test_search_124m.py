@@ -1,0 +1,102 @@
+"""The 124M search's rule (lib.chapters.search_124m): each condition moves a probe's verdict both ways, the choice
+follows departures, then cost, then the list's order, and the search reads its runs from a runs directory."""
+import pandas as pd
+import pytest
+
+from lib import plans
+from lib.chapters import search_124m as S
+from lib.config import ConfigError
+
+FLOOR = 6.47
+
+
+def _s(escape=None, best=6.55, final=None, status="complete", steps=10_000):
+    return {"escape_step": escape, "best_val_loss": best, "final_val_loss": best if final is None else final,
+            "unigram_floor": FLOOR, "status": status, "steps": steps}
+
+
+def _row(probe=None, attn=(None, None), full=None, ffn=None):
+    probe = probe or plans.SEARCH_PROBES[0]
+    runs = {("AttnOnly", s): a for s, a in zip(plans.SEARCH_SEEDS, attn) if a is not None}
+    if full is not None:
+        runs["FullResidual", 1337] = full
+    if ffn is not None:
+        runs["FFNOnly", 1337] = ffn
+    return S.probe_row(probe, runs)
+
+
+LEARNS, STAYS = _s(escape=50, best=5.5), _s()
+
+
+def test_attnonly_on_the_floor_at_both_seeds_decides_the_probe_without_controls():
+    assert _row(attn=(STAYS, STAYS))["qualifies"] is False
+    assert _row(attn=(STAYS, None))["qualifies"] is None  # a seed not trained: undecided
+
+
+def test_each_condition_moves_the_verdict_both_ways():
+    left = _s(escape=300, best=6.2)
+    assert _row(attn=(STAYS, left), full=LEARNS, ffn=STAYS)["qualifies"] is True
+    assert _row(attn=(STAYS, left))["qualifies"] is None                       # controls pending
+    assert _row(attn=(STAYS, left), full=LEARNS)["qualifies"] is None
+    assert _row(attn=(STAYS, left), full=LEARNS, ffn=_s(escape=100, best=6.3))["qualifies"] is False  # FFN leaves
+    # Full Residual must end FULL_BELOW under the floor: just above that line fails, just under passes
+    near = _s(escape=50, best=FLOOR - S.FULL_BELOW + 0.01)
+    assert _row(attn=(STAYS, left), full=near, ffn=STAYS)["qualifies"] is False
+    under = _s(escape=50, best=FLOOR - S.FULL_BELOW - 0.01)
+    assert _row(attn=(STAYS, left), full=under, ffn=STAYS)["qualifies"] is True
+    # a diverged AttnOnly did not leave; a diverged Full Residual does not learn
+    gone = _s(escape=None, status="diverged")
+    assert _row(attn=(gone, STAYS))["qualifies"] is False
+    assert _row(attn=(left, STAYS), full=_s(status="diverged"), ffn=STAYS)["qualifies"] is False
+
+
+def _table(rows):
+    return pd.DataFrame([{"probe": n, "departures": d, "tokens per run": t, "qualifies": q} for n, d, t, q in rows])
+
+
+def test_the_choice_is_fewest_departures_then_cheapest_then_first_listed():
+    assert S.choose(_table([("a", 10, 5, True), ("b", 9, 9, True), ("c", 8, 1, False)])) == "b"
+    assert S.choose(_table([("a", 9, 5, True), ("b", 9, 4, True)])) == "b"
+    assert S.choose(_table([("a", 9, 4, True), ("b", 9, 4, True)])) == "a"
+    # none qualifies: no stand-in, and the search is decided
+    t = _table([("a", 9, 4, False), ("b", 9, 4, False)])
+    assert S.choose(t) is None and S.decided(t)
+    # one probe undecided: nothing is chosen yet, even where another qualifies
+    t = _table([("a", 9, 4, True), ("b", 1, 1, None)])
+    assert S.choose(t) is None and not S.decided(t)
+
+
+def test_departures_count_the_fields_and_a_stop_before_the_schedules_end():
+    ramp = plans.search_probe("124M warm-up slope")
+    d = S.probe_departures(ramp)
+    assert "warmup_steps" not in d and "max_steps" not in d and d["steps trained"] == (20000, ramp.stop)
+    assert "lr" not in d and "min_lr" not in d and "dropout" not in d  # the 124M's optimisation, read from it
+    first = S.probe_departures(plans.search_probe("124M optimisation"))
+    assert "steps trained" not in first and first["max_steps"] == (20000, 800)
+    assert S.probe_tokens(plans.search_probe("4,096 tokens a step")) == 300 * 4 * 8 * 128
+
+
+def test_an_unknown_probe_is_refused_naming_the_valid_ones():
+    with pytest.raises(ConfigError, match="valid: 124M warm-up slope"):
+        plans.search_probe("nope")
+
+
+def test_the_search_reads_its_runs_and_a_short_run_is_not_counted(tmp_path, fake_run):
+    probe = plans.search_probe("124M warm-up slope")
+    runs = plans.probe_runs(probe)
+    fake_run(runs["AttnOnly", 1337], tmp_path, best=6.55, status="partial", steps=probe.stop, floor=FLOOR)
+    fake_run(runs["AttnOnly", 42], tmp_path, best=6.2, escape=600, status="partial", steps=probe.stop, floor=FLOOR)
+    row = S.search_table(tmp_path).set_index("probe").loc[probe.name]
+    assert row["AttnOnly left"] and row["AttnOnly 42 escape"] == 600 and pd.isna(row["qualifies"])
+    fake_run(runs["FullResidual", 1337], tmp_path, best=5.4, escape=50, status="partial", steps=probe.stop,
+             floor=FLOOR)
+    fake_run(runs["FFNOnly", 1337], tmp_path, best=6.5, status="partial", steps=probe.stop // 2, floor=FLOOR)
+    row = S.search_table(tmp_path).set_index("probe").loc[probe.name]
+    assert pd.isna(row["qualifies"])  # FFNOnly stopped short of the probe's stop: not yet decided
+
+
+def test_every_probe_stops_at_an_evaluation_within_its_schedule():
+    for p in plans.SEARCH_PROBES:
+        e = plans.probe_runs(p)["AttnOnly", 1337]
+        assert p.stop <= e.train.max_steps and p.stop % e.train.eval_interval == 0
+        assert plans.search_stop(e) == p.stop
