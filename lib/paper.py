@@ -127,3 +127,12 @@ def audit_findings() -> pd.DataFrame:
     and the notebook cell), evidence."""
     # text throughout: the evidence quotes the notebooks' own printed numbers, digits and all
     return pd.read_csv(AUDIT_CSV, dtype=str)
+
+
+AUTHOR_124M_ESCAPE_CSV = PAPER_CSV.with_name("author_124m_escape.csv")
+
+
+def author_124m_escape() -> pd.DataFrame:
+    """What the author's 124M notebooks printed of AttnOnly early in training (source, cell, seed, step, val_loss,
+    the rate at that step, the printed line): how early the paper's 124M left the floor, and at what rate."""
+    return pd.read_csv(AUTHOR_124M_ESCAPE_CSV)

@@ -100,3 +100,17 @@ def test_every_probe_stops_at_an_evaluation_within_its_schedule():
         e = plans.probe_runs(p)["AttnOnly", 1337]
         assert p.stop <= e.train.max_steps and p.stop % e.train.eval_interval == 0
         assert plans.search_stop(e) == p.stop
+
+
+def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
+    rows = [_row(probe=p, attn=(STAYS, STAYS)) for p in plans.SEARCH_PROBES]
+    table = pd.DataFrame(rows)
+    assert S.choose(table) is None and "No probe qualifies" in S.search_reading(table)
+    left = _s(escape=300, best=6.2)
+    rows[1] = _row(probe=plans.SEARCH_PROBES[1], attn=(left, STAYS), full=LEARNS, ffn=STAYS)
+    table = pd.DataFrame(rows)
+    assert S.choose(table) == plans.SEARCH_PROBES[1].name
+    assert f"chooses **{plans.SEARCH_PROBES[1].name}**" in S.search_reading(table)
+    shown = S.search_shown(table).set_index("probe")
+    assert shown.loc[plans.SEARCH_PROBES[1].name, "qualifies"] == "yes"
+    assert shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly seed 1337: best (left the floor at)"] == "6.200 (step 300)"

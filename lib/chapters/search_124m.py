@@ -77,6 +77,7 @@ def probe_row(probe: plans.Probe, runs: dict) -> dict:
                                    and full["final_val_loss"] <= full["unigram_floor"] - FULL_BELOW)
     row["FFNOnly stays"] = None if ffn is None else not _left(ffn)
     row["qualifies"] = qualifies(row)
+    row["minutes"] = sum(s.get("wall_s") or 0 for s in runs.values()) / 60  # what the trained runs cost here
     return row
 
 
@@ -113,3 +114,55 @@ def decided(table: pd.DataFrame) -> bool:
 def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
     """The search as a table: one row per probe of ``plans.SEARCH_PROBES``, from the runs in ``runs_dir``."""
     return pd.DataFrame([probe_row(p, _trained(p, runs_dir)) for p in plans.SEARCH_PROBES])
+
+
+def _yes(v) -> str:
+    return "pending" if v is None or v != v else ("yes" if v else "no")
+
+
+def _loss(v) -> str:
+    return "not trained" if v is None or v != v else f"{v:.3f}"
+
+
+def _escape(best, step) -> str:
+    if best is None or best != best:
+        return "not trained"
+    return f"{best:.3f} (never)" if step is None or step != step else f"{best:.3f} (step {int(step)})"
+
+
+def search_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """The search table as the 124M page shows it: each probe's levers and departures from the 124M preset,
+    AttnOnly's best and escape step at each seed, the controls, whether it qualifies, and what it cost."""
+    rows = []
+    for r, p in zip(table.to_dict("records"), plans.SEARCH_PROBES):
+        row = {"probe": r["probe"], "departures from the 124M preset": r["departures"],
+               "tokens per run": f"{r['tokens per run']:,}", "stopped at step": f"{r['stop']:,}"}
+        for seed in plans.SEARCH_SEEDS:
+            row[f"AttnOnly seed {seed}: best (left the floor at)"] = _escape(r[f"AttnOnly {seed} best"],
+                                                                          r[f"AttnOnly {seed} escape"])
+        row["Full Residual, end"] = _loss(r["Full Residual final"])
+        row["FFNOnly, best"] = _loss(r["FFNOnly best"])
+        row["qualifies"] = _yes(r["qualifies"])
+        row["CPU minutes"] = f"{r['minutes']:.0f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def search_reading(table: pd.DataFrame) -> str:
+    """What the search says so far, in a sentence or two."""
+    n, floor = len(table), table["floor"].dropna()
+    done = int(table["qualifies"].notna().sum())
+    left = table[table["AttnOnly left"] == True]  # noqa: E712
+    at = f" (the BPE unigram floor, {floor.iloc[0]:.3f})" if len(floor) else ""
+    head = f"{done} of {n} probes decided."
+    if left.empty:
+        body = (f" In none of the probes trained so far does AttnOnly leave the floor{at} at seed "
+                + " or ".join(map(str, plans.SEARCH_SEEDS)) + ".")
+    else:
+        body = " AttnOnly leaves the floor" + at + " in: " + ", ".join(left["probe"]) + "."
+    chosen = choose(table)
+    if chosen is not None:
+        return head + body + f" The rule chooses **{chosen}**."
+    if decided(table):
+        return head + body + " No probe qualifies: no stand-in is chosen, and the 124M verdicts stay NOT TESTABLE HERE."
+    return head + body + " The rule chooses once every probe is decided."
