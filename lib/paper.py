@@ -136,3 +136,10 @@ def author_124m_escape() -> pd.DataFrame:
     """What the author's 124M notebooks printed of AttnOnly early in training (source, cell, seed, step, val_loss,
     the rate at that step, the printed line): how early the paper's 124M left the floor, and at what rate."""
     return pd.read_csv(AUTHOR_124M_ESCAPE_CSV)
+
+
+def paper_seed_values(scale: str, metric: str = "best_val_loss") -> pd.DataFrame:
+    """The paper's single-seed values at ``scale`` (one row per configuration and seed, with its table or section
+    in ``ref``): what the author's runs printed seed by seed, for the seed plots."""
+    df = paper_values(metric=metric)
+    return df[(df.scale == scale) & df.seed.notna() & (df.n == 1)][["config", "seed", "value", "ref"]]

@@ -9,6 +9,7 @@ from .curves import (
                      noise_figure,
                      phase2_figure,
                      prefix_curves,
+                     seed_panels,
                      val_curves,
 )
 from .interactive import PlotlyHTML, best_val_strip, gain_explorer, group_explorer, seed_explorer, seed_widget
@@ -30,4 +31,4 @@ __all__ = ["COLORS", "PlotlyHTML", "best_val_strip", "bundle_bars", "diagnostics
            "escape_strip", "floor_ladder", "floor_lines", "gain_explorer", "gain_figure", "gain_seeds_figure",
            "group_explorer", "ladder_figure", "lead_figure", "longer_budget_curves", "mixer_curves", "noise_figure",
            "off_the_top", "phase2_figure", "prefix_curves", "probe_figure", "probes_over_training_figure",
-           "seed_explorer", "seed_widget", "twin_figure", "val_curves", "y_top"]
+           "seed_explorer", "seed_panels", "seed_widget", "twin_figure", "val_curves", "y_top"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from ..config import PAPER_SEED
+from ..config import CONFIGS, PAPER_SEED
 from ..plans import SCHEDULE_NAMES, own_schedule
 from ..results import layer0_ffn, one_run
 from .style import COLORS, FLOOR_STYLE, _configs, _draw_floors, _floor, _legend, floor_lines, off_the_top, y_top
@@ -306,4 +306,49 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
     # axes
     fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, loc="upper center",
                bbox_to_anchor=(0.5, 0.0), ncol=2)
+    return fig
+
+
+def seed_panels(hist: pd.DataFrame, floor: float | dict, title: str, paper_seeds: pd.DataFrame | None = None,
+                paper_label: str = "paper"):
+    """One panel per configuration, every seed a labelled line, each panel's y-range its own runs' (from the floor
+    down to its lowest loss, the step-0 spike cut): configurations that sit 0.01 apart on one shared axis are told
+    apart here, and a seed that leaves the floor shows as the one line below it. The early descent (above every run's
+    second half and the floors) runs off the top. ``paper_seeds``: the author's
+    per-seed values where a notebook prints them (columns config, seed, value, ref), written in the panel's corner,
+    not drawn on our axis, since they are another scale's losses on other data."""
+    configs = [c for c in CONFIGS if c in set(hist.config)] or list(CONFIGS)
+    fig, axes = plt.subplots(1, len(configs), figsize=(3.3 * len(configs), 4.0), squeeze=False)
+    for ax, config in zip(axes[0], configs):
+        runs = hist[hist.config == config].dropna(subset=["val_loss"])
+        ends = []
+        for seed, h in runs.groupby("seed"):
+            h = h.sort_values("step")
+            ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.2, alpha=0.85)
+            ends.append((int(h.step.iloc[-1]), float(h.val_loss.iloc[-1]), int(seed)))
+        _draw_floors(ax, floor)
+        # the second half of each run: the early descent from the untrained model's loss runs off the top
+        late = runs[runs.step >= runs.groupby("seed").step.transform("max") / 2].val_loss
+        if len(late):
+            floors = [v for _, v in floor_lines(floor)]
+            lo, hi = min(*runs.val_loss, *floors), max(*late, *floors)
+            pad = max(0.05, 0.1 * (hi - lo))
+            ax.set_ylim(lo - pad, hi + pad)
+            # seeds that end within a twentieth of the panel's range share one label, not printed over each other
+            for (step, loss), label in seed_labels(ends, apart=(hi - lo + 2 * pad) / 20).items():
+                ax.annotate(label, (step, loss), fontsize=8, xytext=(3, 0), textcoords="offset points",
+                            va="center", color=COLORS[config])
+        n = runs.seed.nunique()
+        ax.set_title(f"{config} ({n} seed{'s' if n != 1 else ''})", fontsize=11)
+        ax.set_xlabel("step", fontsize=11)
+        ax.tick_params(labelsize=10)
+        if paper_seeds is not None and len(paper_seeds):
+            p = paper_seeds[paper_seeds.config == config]
+            if len(p):  # under the panel, never over the curves
+                text = "\n".join(f"seed {int(r.seed)}: {r.value:.3f} ({r.ref})" for r in p.itertuples())
+                ax.text(0.0, -0.3, f"{paper_label}:\n{text}", transform=ax.transAxes, fontsize=9, va="top")
+    axes[0][0].set_ylabel("validation loss (nats/token)", fontsize=11)
+    names = "; ".join(f"{'dotted' if k == 0 else 'dashed'}: {n} {v:.3f}" for k, (n, v) in enumerate(floor_lines(floor)))
+    fig.suptitle(f"{title}\n{names}", fontsize=11)
+    fig.tight_layout()
     return fig
