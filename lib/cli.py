@@ -424,20 +424,12 @@ def main(argv=None) -> int:
                                      args.gpus, args.device)
             else:
                 kwargs = _run_kwargs(args)
-                if args.plan == "10m_prefix" and args.until is not None:  # a control stops at its own prefix
-                    from .plans import PREFIX_STEPS, prefix_steps
-                    kwargs["until"] = lambda e: (min(args.until, prefix_steps(e))
-                                                 if prefix_steps(e) < PREFIX_STEPS else args.until)
-                if args.plan == "124m_search":  # a probe on the 124M's own schedule stops short of its budget
-                    from .plans import search_stop
-                    kwargs["until"] = lambda e, cap=args.until: min(search_stop(e), cap or search_stop(e))
-                if args.plan == "10m_schedule_seeds":  # each run stops where its question is answered (the plan's rule)
-                    from .plans import schedule_10m_until
+                from .plans import PLAN_STOPS
+                if (rule := PLAN_STOPS.get(args.plan)) is not None:  # a plan whose runs stop at steps of their own
                     from .runs import RunDir, run_path
 
-                    def stop(e, cap=args.until):
-                        at = schedule_10m_until(e, RunDir(run_path(e, args.runs_dir)).summary)
-                        return at if cap is None else min(at, cap)
+                    def stop(e, cap=args.until, rule=rule):
+                        return rule(e, RunDir(run_path(e, args.runs_dir)).summary, cap)
                     kwargs["until"] = stop
                 # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
                 train_queue(exps, kwargs, keeps_weights, poll_s=args.poll,

@@ -626,6 +626,28 @@ PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": 
          "rounding_twins": rounding_twins}
 
 
+def _prefix_stop(exp: Experiment, summary: dict | None, cap: int | None) -> int | None:
+    # --until is the prefix; a control that needs fewer steps (``prefix_steps``) stops at its own
+    if cap is None:
+        return None
+    return min(cap, prefix_steps(exp)) if prefix_steps(exp) < PREFIX_STEPS else cap
+
+
+def _search_stop(exp: Experiment, summary: dict | None, cap: int | None) -> int:
+    return search_stop(exp) if cap is None else min(search_stop(exp), cap)
+
+
+def _schedule_stop(exp: Experiment, summary: dict | None, cap: int | None) -> int:
+    at = schedule_10m_until(exp, summary)
+    return at if cap is None else min(at, cap)
+
+
+# A plan whose runs stop at steps of their own: (experiment, its summary so far or None, the command's --until or
+# None) -> the step to train it to (None: its budget). ``sweep`` asks again after each segment, so a rule that reads
+# the run moves its stop as the run goes. The CLI names no plan: it looks its plan up here.
+PLAN_STOPS = {"10m_prefix": _prefix_stop, "124m_search": _search_stop, "10m_schedule_seeds": _schedule_stop}
+
+
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.
 PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M"),
                "fixed_val_batches": ("cpu", "10M"), "10m_asymmetry": ("cpu", "10M"),

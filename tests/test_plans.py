@@ -204,3 +204,20 @@ def test_the_schedule_stop_rule_gives_both_schedules_one_budget():
     assert (stop(const, 0, 50), stop(const, 0, 250), stop(const, 0, 550), stop(const, 0, None)) == (150, 350, 600, 600)
     # one segment at a time: the first stop of a fresh run is the first segment's end, not the run's
     assert plans.schedule_10m_until(warm, None) == plans.schedule_10m_until(const, None) == 100
+
+
+def test_a_plan_with_its_own_stops_is_looked_up_not_named_by_the_cli():
+    import inspect
+
+    from lib import cli
+    src = inspect.getsource(cli)
+    assert all(f'"{name}"' not in src.split("PLAN_NAMES = (")[1].split(")\n", 1)[1] for name in plans.PLAN_STOPS)
+    prefix = plans.PLAN_STOPS["10m_prefix"]
+    control = next(e for e in plans.paper_10m_prefix() if plans.prefix_steps(e) < plans.PREFIX_STEPS)
+    other = next(e for e in plans.paper_10m_prefix() if plans.prefix_steps(e) == plans.PREFIX_STEPS)
+    assert prefix(control, None, 600) == plans.PREFIX_CONTROL_STEPS and prefix(other, None, 600) == 600
+    assert prefix(other, None, None) is None  # no --until: the budget
+    probe = plans.search_probe("124M warm-up slope")
+    e = plans.probe_runs(probe)["AttnOnly", 1337]
+    assert plans.PLAN_STOPS["124m_search"](e, None, None) == probe.stop
+    assert plans.PLAN_STOPS["124m_search"](e, None, 100) == 100
