@@ -29,6 +29,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 assets: install
 	PYTHON=$(PY) bash scripts/setup_assets.sh
+	PYTHON=$(PY) bash scripts/setup_corpora.sh
 
 book: install assets  ## install everything and build the HTML book into _build/html
 	jupyter-book build . --all -W -n --keep-going

