@@ -153,6 +153,10 @@ SEARCH_PROBES = (
     Probe("8,192 tokens a step", dict(_ten_percent(150, grad_accum=8), eval_interval=25), 150),
     Probe("124M optimisation", dict(_ten_percent(800), eval_interval=50), 800),
     Probe("4,096 tokens a step", dict(_ten_percent(300, grad_accum=4), eval_interval=25), 300),
+    # the corpus: TinyShakespeare in BPE is one text of 304K training tokens, which a probe's 0.8-1.2M tokens go
+    # over three or four times; the SOTU addresses (lib.data.sotu_gpt2) are documents, 1.87M training tokens
+    Probe("SOTU corpus", dict(_ten_percent(800), dataset="sotu_gpt2", eval_interval=50), 800),
+    Probe("SOTU corpus, 124M warm-up slope", dict(_own_schedule(), dataset="sotu_gpt2", eval_interval=50), 1200),
 )
 
 
