@@ -31,6 +31,8 @@ LEARNS, STAYS = _s(escape=50, best=5.5), _s()
 def test_attnonly_on_the_floor_at_both_seeds_decides_the_probe_without_controls():
     assert _row(attn=(STAYS, STAYS))["qualifies"] is False
     assert _row(attn=(STAYS, None))["qualifies"] is None  # a seed not trained: undecided
+    # one seed that left is enough to know AttnOnly leaves "at one seed or more"; the controls then decide
+    assert _row(attn=(_s(escape=300, best=6.2), None), full=LEARNS, ffn=STAYS)["qualifies"] is True
 
 
 def test_each_condition_moves_the_verdict_both_ways():
@@ -61,9 +63,18 @@ def test_the_choice_is_fewest_departures_then_cheapest_then_first_listed():
     # none qualifies: no stand-in, and the search is decided
     t = _table([("a", 9, 4, False), ("b", 9, 4, False)])
     assert S.choose(t) is None and S.decided(t)
-    # one probe undecided: nothing is chosen yet, even where another qualifies
+    # an undecided probe that could still win (fewer departures) holds the choice back
     t = _table([("a", 9, 4, True), ("b", 1, 1, None)])
     assert S.choose(t) is None and not S.decided(t)
+    # one that could not (more departures, or equal and more tokens, or equal and listed later) does not: the choice
+    # is the one every completion of its runs would give
+    for later in (("b", 10, 1, None), ("b", 9, 5, None), ("b", 9, 4, None)):
+        t = _table([("a", 9, 4, True), later])
+        assert S.decided(t) and S.choose(t) == "a"
+        for outcome in (True, False):  # and indeed: either way it goes, "a" is chosen
+            assert S.choose(_table([("a", 9, 4, True), (*later[:3], outcome)])) == "a"
+    # nothing qualifies yet and one is undecided: undecided
+    assert not S.decided(_table([("a", 9, 4, False), ("b", 10, 9, None)]))
 
 
 def test_departures_count_the_fields_and_a_stop_before_the_schedules_end():

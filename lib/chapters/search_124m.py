@@ -6,9 +6,10 @@ FFNOnly stays on the floor, and AttnOnly leaves it at one seed or more (``plans.
 phenomenon, AttnOnly escaping where FFNOnly does not. Among the qualifying probes the one with the fewest departures
 from the 124M preset wins (counted field by field as the limitations page counts them, plus one where the probe
 stops before its schedule's end), then the cheapest (tokens trained per run), then the first listed. The search is
-decided only when every listed probe is: a probe whose AttnOnly stays on the floor at both seeds is decided
-without its controls; one whose AttnOnly leaves needs both controls. If none qualifies, no stand-in is chosen and
-the 124M verdicts stay NOT TESTABLE HERE.
+decided when every listed probe is, or as soon as a qualifying probe comes before every undecided one in that
+order (none of those could then be chosen). A probe whose AttnOnly stays on the floor at both seeds is decided
+without its controls; one whose AttnOnly leaves at one seed needs both controls. If none qualifies, no stand-in is
+chosen and the 124M verdicts stay NOT TESTABLE HERE.
 
 The floor is each run's own unigram floor (its whole validation split, ``summary["unigram_floor"]``), and "leaves
 the floor" is the book's one test (``thresholds.left_floor``, the escape margin), as the run recorded it.
@@ -72,7 +73,8 @@ def probe_row(probe: plans.Probe, runs: dict) -> dict:
     floors = [s["unigram_floor"] for s in runs.values() if s.get("unigram_floor") is not None]
     row["floor"] = floors[0] if floors else None
     attn = [_left(runs.get(("AttnOnly", s))) for s in plans.SEARCH_SEEDS]
-    row["AttnOnly left"] = None if None in attn else any(attn)
+    # "at one seed or more": known to be yes as soon as one seed has left, whatever the other does
+    row["AttnOnly left"] = True if any(attn) else None if None in attn else False
     row["Full Residual learns"] = (None if full is None else full.get("status") != "diverged"
                                    and full["final_val_loss"] <= full["unigram_floor"] - FULL_BELOW)
     row["FFNOnly stays"] = None if ffn is None else not _left(ffn)
@@ -93,22 +95,34 @@ def qualifies(row: dict) -> bool | None:
     return bool(row["Full Residual learns"] and row["FFNOnly stays"])
 
 
+def _order(table: pd.DataFrame) -> pd.DataFrame:
+    # the rule's order: fewest departures, then fewest tokens, then the list's order
+    return table.assign(order=range(len(table))).sort_values(["departures", "tokens per run", "order"])
+
+
 def choose(table: pd.DataFrame) -> str | None:
     """The chosen probe's name, or None (the search undecided, or no probe qualifies: ``decided`` tells which).
     ``table``: one row per listed probe, in the list's order, with ``departures``, ``tokens per run`` and
     ``qualifies``."""
     if not decided(table):
         return None
-    listed = table.assign(order=range(len(table)))
-    ok = listed[listed["qualifies"] == True]  # noqa: E712 (an object column: True, False or None)
-    if ok.empty:
-        return None
-    return ok.sort_values(["departures", "tokens per run", "order"]).iloc[0]["probe"]
+    ok = _order(table)
+    ok = ok[ok["qualifies"] == True]  # noqa: E712 (an object column: True, False or None)
+    return None if ok.empty else ok.iloc[0]["probe"]
 
 
 def decided(table: pd.DataFrame) -> bool:
-    """Every listed probe decided (``qualifies`` True or False)."""
-    return bool(len(table)) and table["qualifies"].notna().all()
+    """Every listed probe decided (``qualifies`` True or False), or a qualifying probe comes before every undecided
+    one in the rule's order: whatever their runs show, none of those could be chosen, so the choice is the one the
+    whole list would give, and their runs need not be trained."""
+    if not len(table):
+        return False
+    for _, row in _order(table).iterrows():
+        if row["qualifies"] is None or row["qualifies"] != row["qualifies"]:  # None or NaN: undecided
+            return False
+        if row["qualifies"]:
+            return True
+    return True
 
 
 def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
@@ -143,6 +157,8 @@ def search_shown(table: pd.DataFrame) -> pd.DataFrame:
         row["Full Residual, end"] = _loss(r["Full Residual final"])
         row["FFNOnly, best"] = _loss(r["FFNOnly best"])
         row["qualifies"] = _yes(r["qualifies"])
+        if row["qualifies"] == "pending" and decided(table):
+            row["qualifies"] = "not needed: it could not be chosen"
         row["CPU minutes"] = f"{r['minutes']:.0f}"
         rows.append(row)
     return pd.DataFrame(rows)
@@ -165,4 +181,4 @@ def search_reading(table: pd.DataFrame) -> str:
         return head + body + f" The rule chooses **{chosen}**."
     if decided(table):
         return head + body + " No probe qualifies: no stand-in is chosen, and the 124M verdicts stay NOT TESTABLE HERE."
-    return head + body + " The rule chooses once every probe is decided."
+    return head + body + (" The rule chooses once every probe that could still be chosen is decided.")
