@@ -21,7 +21,8 @@ from .runs import RUNS_DIR, check_runs_dir
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "124m_search", "10m_prefix", "10m_whole", "10m_schedule_seeds",
               "10m_nanogpt_schedule_seeds", "bf16_agreement", "mechanism",
-              "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "recipes", "author_values",
+              "mixer_test", "probe_during", "escape_map", "escape_long", "escape_warmup", "bundle", "recipes",
+              "author_values",
               "schedule_seeds", "rounding_twins", "gain_twins", "gain_seeds")
 
 

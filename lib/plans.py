@@ -383,6 +383,21 @@ def escape_long_budget(seed: int = PAPER_SEED) -> list[Experiment]:
     return exps
 
 
+# The 124M search's lever at the `cpu` stand-in (issue 60 item 6): the search chose the 124M's own warm-up slope, a
+# lever the 10M chapters also vary (the schedule), so the escape map gains it as an axis: AttnOnly at depths 6, 8 and
+# 12 against warm-ups of 100 steps (the preset's: the map's own runs), 400 and 1,600 (a rate reaching 2.5e-4 by the
+# budget's end, about the rate at which the 124M search's AttnOnly left the floor), on the map's budget and cadence.
+ESCAPE_WARMUP_DEPTHS = (6, 8, 12)
+ESCAPE_WARMUPS = (400, 1600)
+
+
+def escape_warmup(seed: int = PAPER_SEED) -> list[Experiment]:
+    """AttnOnly on the escape map's budget at ``ESCAPE_WARMUP_DEPTHS`` x ``ESCAPE_WARMUPS`` (the preset's 100-step
+    warm-up is the map's own column): does a gentler warm-up free the depth at which the map's AttnOnly stays?"""
+    return [replace(get_preset("cpu", "residualgpt", "AttnOnly", seed), n_layer=d, warmup_steps=w, **ESCAPE_BUDGET)
+            for d in ESCAPE_WARMUP_DEPTHS for w in ESCAPE_WARMUPS]
+
+
 def probe_during(seed: int = PAPER_SEED) -> list[Experiment]:
     """The four configurations on the escape map's budget (evaluations every 25 steps), for the probes
     during training (``lib.diagnostics.ProbeCallback``): the released seed-1337 runs were trained before the
@@ -613,7 +628,8 @@ PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds
                 "124m_search")  # the search: a probe on the 124M's own schedule stops short of its end
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
-MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins")
+MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins",
+                   "escape_warmup")
 # The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
 # ``sweep --plan recipes``, so that ``release`` stays the first six chapters; §5.1(b)'s rounding twins (two) and §5.1's
 # runtime gains at two more seeds (eight).
@@ -626,6 +642,7 @@ PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": 
          "gain_twins": gain_twins, "gain_seeds": gain_seeds,
          "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
          "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
+         "escape_warmup": escape_warmup,
          "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds,
          "rounding_twins": rounding_twins}
 
@@ -655,7 +672,7 @@ PLAN_STOPS = {"10m_prefix": _prefix_stop, "124m_search": _search_stop, "10m_sche
 # The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.
 PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M"),
                "fixed_val_batches": ("cpu", "10M"), "10m_asymmetry": ("cpu", "10M"),
-               "124m_sweep": ("cpu-bpe", "124M"), "124m_longer_budget": ("cpu-bpe",)}
+               "124m_sweep": ("cpu-bpe", "124M", "cpu-bpe-ramp"), "124m_longer_budget": ("cpu-bpe",)}
 
 
 _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first use

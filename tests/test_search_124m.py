@@ -125,3 +125,16 @@ def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
     shown = S.search_shown(table).set_index("probe")
     assert shown.loc[plans.SEARCH_PROBES[1].name, "qualifies"] == "yes"
     assert shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly seed 1337: best (left the floor at)"] == "6.200 (step 300)"
+
+
+def test_the_ramp_stand_in_trains_the_ramp_probes_rates_for_its_budget():
+    from lib.config import get_preset
+    from lib.train import lr_at
+    probe = plans.search_probe("124M warm-up slope")
+    for config in ("AttnOnly", "FFNOnly"):
+        ours, trained = get_preset("cpu-bpe-ramp", "residualgpt", config), plans.probe_runs(probe)[config, 1337]
+        assert ours.train.max_steps == probe.stop
+        assert [lr_at(ours.train, s) for s in range(probe.stop)] == [lr_at(trained.train, s) for s in range(probe.stop)]
+        assert ours.model == trained.model and ours.dataset == trained.dataset
+        same = ("batch_size", "grad_accum", "eval_interval", "eval_batches", "beta2", "weight_decay", "grad_clip")
+        assert all(getattr(ours.train, f) == getattr(trained.train, f) for f in same)

@@ -290,3 +290,47 @@ def escape_runs(runs_dir=RUNS_DIR) -> Runs:
 def escape_long_runs(runs_dir=RUNS_DIR) -> Runs:
     """The escape map's boundary cells at the preset's full budget (``plans.escape_long_budget``)."""
     return plan_runs(plans.escape_long_budget(), {"depth": lambda e: e.model.n_layer}, runs_dir)
+
+
+def escape_warmup_runs(runs_dir=RUNS_DIR) -> Runs:
+    """The escape map's warm-up axis (``plans.escape_warmup``), AttnOnly at three depths and two gentler warm-ups."""
+    return plan_runs(plans.escape_warmup(), {"depth": lambda e: e.model.n_layer,
+                                            "warmup": lambda e: e.train.warmup_steps}, runs_dir)
+
+
+def escape_warmup_grid(map_table: pd.DataFrame, warmup_table: pd.DataFrame, preset_warmup: int) -> pd.DataFrame:
+    """AttnOnly's escape step by depth (rows) and warm-up (columns): the map's own gain-1, GPT-2-scaled runs at the
+    preset's warm-up beside the warm-up axis's runs; a cell not trained is missing, a run that stayed is "never"."""
+    own = map_table[(map_table.config == "AttnOnly") & (map_table.gain == 1)
+                    & map_table.depth.isin(plans.ESCAPE_WARMUP_DEPTHS)]
+    if "scaled_init" in own:
+        own = own[own.scaled_init != False]  # noqa: E712 (the unscaled control is not a cell of the map)
+    cells = [own.assign(warmup=preset_warmup)[["depth", "warmup", "escape_step"]],
+             warmup_table[["depth", "warmup", "escape_step"]]]
+    grid = pd.concat(cells, ignore_index=True).astype({"depth": int, "warmup": int})
+    grid["escape"] = grid.escape_step.map(escape_label)
+    return grid.pivot(index="depth", columns="warmup", values="escape")
+
+
+def escape_warmup_reading(grid: pd.DataFrame, planned: int, trained: int) -> str:
+    """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the preset's does not."""
+    head = f"{trained} of {planned} runs of the warm-up axis trained."
+    if not trained:
+        return head + " Nothing to read yet."
+    preset, gentler = grid.columns[0], list(grid.columns[1:])
+
+    def left(d, w) -> bool:  # a cell trained (a label, not NaN) whose run left the floor
+        cell = grid.at[d, w]
+        return isinstance(cell, str) and cell != "never"
+    stuck = [d for d in grid.index if grid.at[d, preset] == "never"]
+    freed = {d: [w for w in gentler if left(d, w)] for d in stuck}
+    out = head
+    if any(freed.values()):
+        out += (" A gentler warm-up frees AttnOnly where the preset's does not: "
+                + "; ".join(f"depth {d} at a warm-up of {', '.join(f'{w:,}' for w in ws)} steps"
+                            for d, ws in freed.items() if ws) + ".")
+    if still := [d for d, ws in freed.items() if not ws]:
+        out += " It stays on the floor at every warm-up trained at depth " + ", ".join(map(str, still)) + "."
+    if not stuck:
+        out += " AttnOnly leaves the floor at the preset's warm-up at every depth trained here."
+    return out

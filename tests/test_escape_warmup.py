@@ -1,0 +1,42 @@
+"""The escape map's warm-up axis (issue 60 item 6): the grid puts the map's own preset-warm-up runs beside the
+gentler warm-ups, and its reading moves both ways with the runs."""
+import numpy as np
+import pandas as pd
+
+from lib import plans
+from lib.chapters import escape_map as E
+
+
+def _map(escape_at_12=np.nan):
+    rows = [dict(config="AttnOnly", gain=1.0, depth=d, scaled_init=True, escape_step=50.0) for d in (6, 8)]
+    rows += [dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=True, escape_step=escape_at_12),
+             dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=False, escape_step=np.nan),  # the control
+             dict(config="AttnOnly", gain=2.0, depth=12, scaled_init=True, escape_step=75.0),     # another gain
+             dict(config="FFNOnly", gain=1.0, depth=6, scaled_init=True, escape_step=np.nan)]
+    return pd.DataFrame(rows)
+
+
+def _axis(at_12):
+    return pd.DataFrame([dict(depth=12, warmup=w, escape_step=e) for w, e in zip(plans.ESCAPE_WARMUPS, at_12)])
+
+
+def test_the_grid_and_its_reading_move_with_the_runs():
+    g = E.escape_warmup_grid(_map(), _axis([np.nan, 300.0]), 100)
+    assert g.at[12, 100] == "never" and g.at[12, 1600] == "step 300" and g.at[12, 400] == "never"
+    assert g.at[6, 100] == "step 50" and pd.isna(g.at[6, 400])  # not trained: missing, not "never"
+    text = E.escape_warmup_reading(g, 6, 2)
+    assert "frees AttnOnly" in text and "depth 12 at a warm-up of 1,600 steps" in text
+    g = E.escape_warmup_grid(_map(), _axis([np.nan, np.nan]), 100)
+    text = E.escape_warmup_reading(g, 6, 2)
+    assert "frees" not in text and "stays on the floor at every warm-up trained at depth 12" in text
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, np.nan]), 100)
+    assert "at every depth trained here" in E.escape_warmup_reading(g, 6, 2)
+    assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0)
+
+
+def test_the_axis_is_the_maps_budget_at_gentler_warmups():
+    exps = plans.escape_warmup()
+    assert {(e.model.n_layer, e.train.warmup_steps) for e in exps} == {
+        (d, w) for d in plans.ESCAPE_WARMUP_DEPTHS for w in plans.ESCAPE_WARMUPS}
+    assert all(e.train.max_steps == plans.ESCAPE_BUDGET["max_steps"] and e.config_name == "AttnOnly" for e in exps)
+    assert min(plans.ESCAPE_WARMUPS) > plans.get_preset("cpu").train.warmup_steps
