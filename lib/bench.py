@@ -98,7 +98,7 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
         for loop, measure in (("trainer", trainer_tokens_per_s),
                               ("bare loop", lambda e, n, d: bare_loop_tokens_per_s(e, n, d))):
             # fp32 and bf16 side by side: on this project's 2-core AVX2 AMD EPYC bf16 autocast is about 18 times slower
-            # (README), which is why no released run trains in bf16 on a CPU.
+            # (book/reproducibility.md), which is why no released run trains in bf16 on a CPU.
             tps = {p: measure(replace(base, precision=p), steps, device) for p in ("fp32", "bf16")}
             # s/step is the time of one optimisation step's tokens (batch_size x grad_accum sequences) at the
             # measured rate: the Trainer's step itself, and for the bare loop, which does not accumulate, as many of
@@ -113,8 +113,9 @@ def bench(scales=("10M", "cpu"), steps: int = 5, device: str = "auto", impl: str
     df = pd.DataFrame(rows)
     trainer = df[df.loop == "trainer"].set_index("shape")
     bare = df[df.loop == "bare loop"].set_index("shape")
-    # Below 1 is what the trainer's bookkeeping costs; the README's measurement at `cpu` was 1.11 in fp32 and
-    # 0.97 in bf16: within about 10% of the bare loop either way at that shape.
+    # Below 1 is what the trainer's bookkeeping costs; the measurement at `cpu` in
+    # book/reproducibility.md was 1.11 in fp32 and 0.97 in bf16: within about 10% of the bare loop either
+    # way at that shape.
     for scale in scales:  # the trainer's overhead against the bare loop, per precision
         for p in ("fp32", "bf16"):
             df.loc[(df["shape"] == scale) & (df.loop == "trainer"), f"trainer / bare ({p})"] = round(

@@ -144,13 +144,16 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--runs-dir", default=str(RUNS_DIR))
     r.add_argument("--scale", choices=SCALES, help="the plan at this scale (e.g. --plan 124m_sweep --scale 124M)")
     b = add("bench", help="tokens/s of fp32 and bf16 training at the 10M shape and the cpu stand-in")
-    # The paper's 10M shape and its CPU stand-in: the two the CPU budget decisions in the README rest on.
+    # The paper's 10M shape and its CPU stand-in: the two the CPU budget decisions rest on
+    # (book/reproducibility.md).
     b.add_argument("--scales", nargs="+", choices=SCALES, help="default: 10M cpu")
-    # Few: one fp32 step of the 10M batch takes 5.6-17 s on the 2-core CPUs sessions get here (README).
+    # Few: one fp32 step of the 10M batch takes 5.6-17 s on the 2-core CPUs sessions get here
+    # (book/reproducibility.md).
     b.add_argument("--steps", type=int, default=5, help="timed steps per measurement (after 2-3 untimed)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, help="replace the presets' batch size (same model and sequence length)")
-    # 8: the size the 10M prefixes train with (README: with --fast-dropout 1.35-1.61 times the plain loop's speed).
+    # 8: the size the 10M prefixes train with (book/reproducibility.md: with --fast-dropout
+    # 1.35-1.61 times the plain loop's speed).
     b.add_argument("--micro-batches", nargs="+", type=int, default=[8], metavar="B",
                    help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)")
     b.add_argument("--impl", choices=IMPLS, default=DEFAULT_IMPL,

@@ -176,7 +176,7 @@ def _mark_interrupted(rd: RunDir) -> None:
     run was under way ("running", which every reader leaves out). Where that summary, the history and the
     checkpoint meet at one step past 0, the summary is marked ``partial`` there: the prefix it is, resumable from
     that checkpoint. A Ctrl-C that fell between the writes of an evaluation leaves the summary as it is (the
-    README's run section: the same command with ``--until`` at that step)."""
+    reproducibility page's partial runs: the same command with ``--until`` at that step)."""
     s = rd.read_json("summary.json")
     hist = rd.history() if (rd.path / "history.jsonl").exists() else []
     if (isinstance(s, dict) and s.get("status") == "running" and hist and rd.ckpt.exists()

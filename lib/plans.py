@@ -616,8 +616,8 @@ def keeps_weights(exp: Experiment) -> bool:
 
 
 # Plans trained for their first steps only (``sweep --plan P --until N``); not part of ``release``.
-# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (the README's run section), and the
-# prefixes stopped at step 300 (book/joint_collapse.ipynb)
+# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask
+# (book/reproducibility.md), and the prefixes stopped at step 300 (book/joint_collapse.ipynb)
 CPU_OPTIONS = {"10m_prefix": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout"),
                "10m_whole": ("--micro-batch 8", "--fast-dropout"),
                "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout"),

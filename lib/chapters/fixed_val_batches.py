@@ -41,7 +41,8 @@ def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
             print(f"no weights.pt in {rd.path}; skipped")
             continue
         # load_model checks that the weights are this run's before the experiment is taken from them; a damaged or
-        # foreign file leaves this run out, named, and the chapter goes on with the others (README)
+        # foreign file leaves this run out, named, and the chapter goes on with the others
+        # (book/reproducibility.md)
         try:
             model, exp = load_model(rd)
         except RunError as e:

@@ -309,8 +309,8 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
         idx = fixed_val_batches(load_corpus(exp.dataset), exp.model.block_size, n_seqs, 1,
                                 exp.train.val_seed)[0][0]
         # load_model checks the weights against the run (its step, the model's shapes, finite values): a damaged or
-        # foreign file leaves this run out, named, and the chapter probes the others (README), as the fixed-batch
-        # chapter does
+        # foreign file leaves this run out, named, and the chapter probes the others
+        # (book/reproducibility.md), as the fixed-batch chapter does
         try:
             trained, _ = load_model(rd)
         except RunError as e:
