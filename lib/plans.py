@@ -160,6 +160,10 @@ SEARCH_PROBES = (
 )
 
 
+# A probe's stand-in, where one is a preset (lib.config): the same model, data and rates for the probe's budget.
+SEARCH_STAND_INS = {"124M warm-up slope": "cpu-bpe-ramp"}
+
+
 def search_probe(name: str) -> Probe:
     """The probe called ``name``; an unknown name is refused with the valid ones."""
     found = [p for p in SEARCH_PROBES if p.name == name]

@@ -122,6 +122,10 @@ def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
     table = pd.DataFrame(rows)
     assert S.choose(table) == plans.SEARCH_PROBES[1].name
     assert f"chooses **{plans.SEARCH_PROBES[1].name}**" in S.search_reading(table)
+    assert "No preset is defined for it yet" in S.search_reading(table)  # the second probe has no preset
+    rows[0] = _row(probe=plans.SEARCH_PROBES[0], attn=(left, STAYS), full=LEARNS, ffn=STAYS)
+    text = S.search_reading(pd.DataFrame(rows), runs_dir="/nonexistent")
+    assert "`cpu-bpe-ramp`, trains Table 5's 16 runs: 0 of 16 trained" in text
     shown = S.search_shown(table).set_index("probe")
     assert shown.loc[plans.SEARCH_PROBES[1].name, "qualifies"] == "yes"
     assert shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly seed 1337: best (left the floor at)"] == "6.200 (step 300)"

@@ -164,7 +164,19 @@ def search_shown(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def search_reading(table: pd.DataFrame) -> str:
+def _sweep_status(chosen: str, runs_dir) -> str:
+    """Where Table 5's sweep stands at the chosen probe's stand-in (``plans.SEARCH_STAND_INS``)."""
+    scale = plans.SEARCH_STAND_INS.get(chosen)
+    if scale is None:
+        return " No preset is defined for it yet, so Table 5's sweep at it is not planned."
+    exps = plans.sweep_124m(scale)
+    located = as_released(exps, runs_dir)
+    done = sum(1 for _ in usable(located, ("complete",)))
+    return (f" Its stand-in, `{scale}`, trains Table 5's {len(exps)} runs: {done} of {len(exps)} trained"
+            + ("." if done == len(exps) else f" (`python -m lib sweep --plan 124m_sweep --scale {scale}`)."))
+
+
+def search_reading(table: pd.DataFrame, runs_dir=RUNS_DIR) -> str:
     """What the search says so far, in a sentence or two."""
     n, floor = len(table), table["floor"].dropna()
     done = int(table["qualifies"].notna().sum())
@@ -178,7 +190,7 @@ def search_reading(table: pd.DataFrame) -> str:
         body = " AttnOnly leaves the floor" + at + " in: " + ", ".join(left["probe"]) + "."
     chosen = choose(table)
     if chosen is not None:
-        return head + body + f" The rule chooses **{chosen}**."
+        return head + body + f" The rule chooses **{chosen}**." + _sweep_status(chosen, runs_dir)
     if decided(table):
         return head + body + " No probe qualifies: no stand-in is chosen, and the 124M verdicts stay NOT TESTABLE HERE."
     return head + body + (" The rule chooses once every probe that could still be chosen is decided.")
