@@ -107,7 +107,11 @@ def test_the_departures_are_every_field_that_differs_from_the_paper_preset():
     assert bpe.loc["tokens per run"].tolist() == [f"{20000 * 16 * 8 * 1024:,}", f"{800 * 8 * 128:,}"]
     # one comparison per stand-in and implementation the chapters train
     assert list(dict.fromkeys(t["stand-in"])) == ["cpu for 10M (nanoGPT)", "cpu for 10M (ResidualGPT)",
-                                                  "cpu-bpe for 124M (ResidualGPT)"]
+                                                  "cpu-bpe for 124M (ResidualGPT)",
+                                                  "cpu-bpe-ramp for 124M (ResidualGPT)"]
+    ramp = t[t["stand-in"] == "cpu-bpe-ramp for 124M (ResidualGPT)"].set_index("field")
+    assert "warmup_steps" not in ramp.index and "lr" not in ramp.index and "dropout" not in ramp.index
+    assert ramp.loc["max_steps", "stand-in's value"] == "1,200"
     nano = t[t["stand-in"] == "cpu for 10M (nanoGPT)"].set_index("field").drop(columns="stand-in")
     assert "lr" not in nano.index  # nanoGPT keeps its constant 3e-4 at the stand-in
     assert nano.loc["parameters"].tolist() == ["10,788,929", "1,220,673"]

@@ -15,8 +15,11 @@ from .chapter import CHAPTERS, PLAN_FOR
 
 
 def comparisons() -> list[tuple[str, str, str]]:
-    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order."""
-    return list(dict.fromkeys((s.stand_in, s.paper_scale, s.impl) for s in CHAPTERS.values()))
+    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order, then the stand-ins
+    the 124M search's probes are presets of (``plans.SEARCH_STAND_INS``)."""
+    found = [(s.stand_in, s.paper_scale, s.impl) for s in CHAPTERS.values()]
+    found += [(scale, "124M", "residualgpt") for scale in plans.SEARCH_STAND_INS.values()]
+    return list(dict.fromkeys(found))
 
 
 def _quietly_built(fn, exp: Experiment):
