@@ -6,7 +6,12 @@ and always checked against its sha256. OpenWebText (``$OPENWEBTEXT_DIR`` or ``da
 is streamed with Hugging Face ``datasets`` from the Hub's Parquet conversion, pinned to its branch, and
 encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
 
-The n-gram floors the chapters draw, computed on a Corpus's splits, are in ``lib.floors``.
+The n-gram floors the chapters draw, computed on a Corpus's splits, are in ``lib.floors``. The SOTU addresses
+(``sotu_gpt2``), the 124M search's corpus of documents, come from their npm package and go through the same
+document pipeline as OpenWebText (``split_documents``).
+
+Longer than the house's ~350 lines: each corpus the book trains on, with its checks, and the one batch stream over
+them are one table of loaders here; split, the document pipeline would be shared across two files.
 """
 from __future__ import annotations
 
