@@ -1,0 +1,72 @@
+"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the floor
+(``chapters.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two paper-shape plans:
+ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's (``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
+import math
+
+import pandas as pd
+
+from lib import plans
+from lib.chapters import schedule_10m as S
+
+SEEDS = plans.SCHEDULE_SEEDS
+NEVER = math.nan
+
+
+def _table(impl: str, own: dict, other: dict, factor: str) -> pd.DataFrame:
+    """One plan's runs: ``own`` and ``other`` map a seed to its escape step (NaN: still on the floor at its stop)."""
+    rows = [dict(impl=impl, config="AttnOnly", seed=s, factor=f, status="partial", steps=300, best_val_loss=3.0,
+                 escape_step=e) for f, steps in (("none", own), (factor, other)) for s, e in steps.items()]
+    return pd.DataFrame(rows)
+
+
+def _residual(constant: dict, warmup: dict | None = None) -> pd.DataFrame:
+    warmup = warmup or {s: 50.0 for s in SEEDS}
+    return S.schedule_10m_effects(_table("residualgpt", warmup, constant, S.CONSTANT))
+
+
+def _nanogpt(warmup: dict, constant: dict | None = None) -> pd.DataFrame:
+    constant = constant or {s: NEVER for s in SEEDS}
+    return S.nanogpt_schedule_effects(_table("nanogpt", constant, warmup, plans.WARMUP_COSINE))
+
+
+LATE = {s: 400.0 for s in SEEDS}      # the constant rate, far later than every warm-up seed
+EARLY = {s: 100.0 for s in SEEDS}     # nanoGPT's warm-up, far earlier than its constant rate (never by step 300)
+
+
+def test_both_implementations_named_the_predicted_way_hold():
+    c = S.claim_first_steps(_residual(LATE), _nanogpt(EARLY))
+    assert c.verdict == "HOLDS", c.why
+    assert c.facts["rungs"] == {"residualgpt": "HOLDS", "nanogpt": "HOLDS"}
+
+
+def test_a_warm_up_that_changes_nothing_in_nanogpt_contradicts_it():
+    # nanoGPT's warm-up runs stay on the floor like its constant-rate ones: the rule names nothing, with room
+    c = S.claim_first_steps(_residual(LATE), _nanogpt({s: NEVER for s in SEEDS}))
+    assert c.verdict == "CONTRADICTED", c.why
+    # and so does a constant rate that escapes as early as the warm-up in ResidualGPT
+    c = S.claim_first_steps(_residual({s: 50.0 for s in SEEDS}, {s: 150.0 for s in SEEDS}), _nanogpt(EARLY))
+    assert c.verdict == "CONTRADICTED" and c.facts["rungs"]["residualgpt"] == "CONTRADICTED", c.why
+
+
+def test_one_seed_within_an_interval_is_the_edge_and_neither_way():
+    edge = LATE | {SEEDS[0]: 100.0}  # later than every warm-up seed (50), but only by the 50-step interval
+    c = S.claim_first_steps(_residual(edge), _nanogpt(EARLY))
+    assert c.verdict == "NOT TESTABLE HERE", c.why
+
+
+def test_it_waits_for_every_seed_of_both_plans_and_says_what_is_pending():
+    one = {SEEDS[0]: NEVER}
+    c = S.claim_first_steps(_residual(LATE), _nanogpt({SEEDS[0]: 100.0}, one))
+    assert c.verdict == "NOT TESTED"
+    assert f"1 of {len(SEEDS)}" in c.why  # the runs trained so far, by plan
+    # with nothing trained at all it is still a verdict, not a crash
+    empty = pd.DataFrame(columns=["impl", "config", "seed", "factor", "status", "steps", "best_val_loss",
+                                  "escape_step"])
+    assert S.claim_first_steps(S.schedule_10m_effects(empty), S.nanogpt_schedule_effects(empty)).verdict \
+        == "NOT TESTED"
+
+
+def test_a_contradiction_in_one_implementation_outranks_the_other_on_the_edge():
+    edge = LATE | {SEEDS[0]: 100.0}
+    c = S.claim_first_steps(_residual(edge), _nanogpt({s: NEVER for s in SEEDS}))
+    assert c.verdict == "CONTRADICTED"
