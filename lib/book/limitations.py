@@ -139,3 +139,15 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
         f"{big['FLOPs per token, relative to 10M']:.1f} times the FLOPs per token, takes {big['hours per run']:,.0f}",
         f"hours ({big['hours per run'] / 24:,.0f} days), and the {int(big['runs planned'])} runs of the 124M sweep",
         f"(Table 5) {big['days for the planned runs'] / 365:,.1f} years."])
+
+
+def summary_compute(costs: pd.DataFrame) -> dict:
+    """The compute the front page's summary states (``front_page.summary_parts``), from ``costs.run_costs``: the
+    released runs, their wall-clock hours, how many at the paper's 10M shape and on a GPU, the threads most of them
+    ran on, what one whole 10M run takes at the fastest measured rate, and whether the author's nanoGPT recipe (the
+    10M preset) trains at a constant rate."""
+    threads = costs.threads.mode()
+    return dict(runs=len(costs), hours=costs.wall_s.sum() / 3600, at_shape=int((costs.scale == "10M").sum()),
+                gpu=int(costs.device.str.contains("cuda").sum()), threads=threads.iloc[0] if len(threads) else "?",
+                whole_hours=float(paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"]),
+                constant=get_preset("10M", "nanogpt").train.schedule == "constant")
