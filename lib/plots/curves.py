@@ -307,3 +307,36 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
     fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, loc="upper center",
                bbox_to_anchor=(0.5, 0.0), ncol=2)
     return fig
+
+
+def nanogpt_schedule_figure(ours: pd.DataFrame, author: pd.DataFrame, floor: float, title: str, steps: int):
+    """nanoGPT AttnOnly at the paper's 10M shape, one line per seed on each schedule (``ours``: histories, e.g.
+    ``chapters.schedule_10m.nanogpt_schedule_histories``): its own constant rate (black squares) and the same recipe
+    with only a warm-up + cosine (grey circles), each as far as it has trained, against the unigram floor; beside them,
+    where the author's NanoGPT_10M.ipynb left each configuration at its last step (``author``:
+    ``paper.author_nanogpt10m_curves``), marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
+    fig, ax = plt.subplots(figsize=(12, 4.8))
+    h = ours[(ours.impl == "nanogpt") & (ours.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(ours) else ours
+    for schedule, s in (h.groupby("schedule") if len(h) else []):
+        style = dict(color="black" if schedule == "constant" else "0.45", marker="s" if schedule == "constant" else "o",
+                     ms=3, lw=1.4)
+        seeds = sorted(set(s.seed))
+        label = (f"this book, {SCHEDULE_NAMES[schedule]}"
+                 + (" (the author's recipe)" if schedule == own_schedule("nanogpt", "10M") else "")
+                 + f", seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
+        for i, (_, g) in enumerate(s.groupby("seed")):
+            g = g.sort_values("step")
+            ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
+    # the author's log gives only where each configuration ends (step 2,999): a marker at the right edge, its value
+    for r in author.itertuples():
+        ax.plot([steps * 1.03], [r.val_loss], marker="<", ms=9, ls="none", color=COLORS.get(r.config, "black"),
+                label=f"author's NanoGPT_10M.ipynb, {r.config} at step {int(r.step):,}: {r.val_loss:.4f}")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.4f}")
+    low = min([floor, *([float(h.val_loss.min())] if len(h) else []), *author.val_loss])
+    top = max([4.3, *([float(h.val_loss.max()) + 0.1] if len(h) else [])])  # every evaluation drawn, step 0's too
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", xlim=(0, steps * 1.06), ylim=(low - 0.15, top),
+           title=title)
+    # beside the axis, where it covers no curve
+    ax.legend(frameon=False, fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    return fig
