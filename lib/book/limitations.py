@@ -127,12 +127,24 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
     if at.empty:
         return "No run at the paper's 10M shape is released, so this CPU's rate at that shape is not measured."
     rates, cost = measured_rates(costs), paper_scale_cost(costs).set_index("paper's preset")
-    steps, budget = sorted(set(at.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
-    reach = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}"
+    # a run trained to its budget is whole, not a prefix: counted apart, so that "prefixes" is every one it names
+    whole = at.steps.astype(int) >= at.max_steps.astype(int)
+    part = at[~whole]
+    steps, budget = sorted(set(part.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
+    reach = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}" if steps else ""
     ten, big = cost.loc["10M"], cost.loc["124M"]
+    n_whole = int(whole.sum())
+    runs = (f"Of the {len(at)} released runs at the paper's 10M shape, {n_whole} trained all of its" if n_whole
+            else f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained {reach} of its")
+    if n_whole:
+        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps" + (
+            f" and {len(part)} are prefixes of it, trained {reach} steps" if len(part) else "")
+                 + f", at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s.")
+    else:
+        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to {rates.max():,.0f} training "
+                 f"tokens/s.")
     return " ".join([
-        f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained {reach} of its",
-        f"{'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s.",
+        runs,
         f"At the fastest of those rates one whole 10M run takes {ten['hours per run']:,.1f} hours, and the",
         f"{int(ten['runs planned'])} runs the chapters plan at 10M {ten['days for the planned runs']:,.0f} days.",
         f"One 124M run, {big['tokens per run'] / ten['tokens per run']:,.0f} times the tokens at",
