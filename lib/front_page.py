@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import verdicts
 from .rows import retrain_command
-from .verdicts import and_list
+from .verdicts import and_list, at_a_stand_in
 
 
 def takeaway(card: pd.DataFrame) -> str:
@@ -18,8 +18,11 @@ def takeaway(card: pd.DataFrame) -> str:
     what our setting cannot test and why, what has not been run and what it would cost."""
     def items(v: str, field: str) -> str:
         rows = card[card.verdict == v]
-        return "\n".join(f"- **{r.claim}** ({r.where}): {getattr(r, field).rstrip('.')}." for r in rows.itertuples()) \
-            or "- none"
+        def where(r):  # a contradiction at a stand-in says where, in its own line
+            stand_in = v == "CONTRADICTED" and getattr(r, "scale", "") == "stand-in"
+            return r.where + (f", {STAND_IN_CONTRADICTED}" if stand_in else "")
+        return "\n".join(f"- **{r.claim}** ({where(r)}): {getattr(r, field).rstrip('.')}."
+                         for r in rows.itertuples()) or "- none"
     # every word counted, zeros too: "0 CONTRADICTED" is a finding
     counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in verdicts.VERDICTS)
     # HOLDS lists what we found (``ours``); every other verdict lists why (``why``)
@@ -48,7 +51,8 @@ def at_stand_in(card: pd.DataFrame) -> pd.Series:
 
 def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool = False):
     """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED in red), and
-    a verdict that rests on a stand-in says "at the stand-in" in its own cell. ``full``: the whole card, where
+    a verdict that rests on a stand-in says "at a stand-in" in its own cell (``at_a_stand_in``). ``full``: the whole
+    card, where
     ``card`` is a selection of its columns without the evidence. Each claim links to the section of the book that
     decides it (``Row.section``); ``retrain``: a last column with the command that retrains its evidence."""
     source = card if full is None else full
@@ -62,10 +66,10 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool =
         shown["retrain its evidence"] = [f"`{retrain_command(p)}`" if p else "-" for p in source.plan.fillna("")]
     # ``full``: a selection without the evidence column (the closing chapter's claim, verdict, why)
     if "verdict" in shown and "scale" in source:
-        shown["verdict"] = [f"{v} at the stand-in" if s else v for v, s in zip(card.verdict, at_stand_in(source))]
+        shown["verdict"] = [at_a_stand_in(v) if s else v for v, s in zip(card.verdict, at_stand_in(source))]
         # a row decided at the paper's shape names the stand-in's own verdict beside it, which is not counted
         if "stand_in" in source:
-            shown["verdict"] = [f"{v} (the stand-in: {_word(n)})" if n else v
+            shown["verdict"] = [f"{v} ({at_a_stand_in(_word(n))})" if n else v
                                 for v, n in zip(shown.verdict, source.stand_in.fillna(""))]
     # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then `code` (a command,
     # a preset's name, as the chapters' verdict blocks write it in Markdown) becomes <code>, not raw backticks

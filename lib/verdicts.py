@@ -85,3 +85,8 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
 def and_list(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``: how a claim's reason lists configurations, gains or seeds."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def at_a_stand_in(word: str) -> str:
+    """A verdict resting on a stand-in, as every page writes it: "CONTRADICTED at a stand-in", never the word alone."""
+    return f"{word} at a stand-in"

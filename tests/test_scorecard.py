@@ -322,7 +322,7 @@ def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_ver
     # the paper shape's verdict decides the sentence the claim is in; the stand-in's differing one is named there
     assert (f"the stand-in: {stand.verdict}" in text) == (paper_verdict == "NOT TESTED")
     shown = front_page.styled(card[["claim", "verdict"]], card).to_html()
-    assert f"{paper_verdict} (the stand-in: {stand.verdict})" in shown
+    assert f"{paper_verdict} ({stand.verdict} at a stand-in)" in shown
 
 
 def test_without_paper_shape_runs_the_stand_in_decides():
