@@ -868,3 +868,18 @@ def test_a_retrain_with_fewer_evaluation_batches_is_a_run_of_its_own():
     plain = Chapter.open("124m_sweep", params(seed=7, steps=2), announce=False).retrain_experiments()
     assert {run_path(e, ch.runs_dir) for e in exps}.isdisjoint(run_path(e, ch.runs_dir) for e in plain)
     assert "2 batches an evaluation" in ch.banner()
+
+
+def test_no_figure_is_drawn_on_two_pages():
+    # issue 56: one figure, one number. A figure cell's code (its plot call) appears once in the book; a page that
+    # needs it again refers to it ({numref}) rather than drawing it twice under two numbers.
+    import json
+    seen = {}
+    from pathlib import Path
+    for nb in sorted((Path(__file__).parents[1] / "book").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code" and cell.get("metadata", {}).get("mystnb", {}).get("figure"):
+                calls = tuple(line for line in "".join(cell["source"]).splitlines() if "plots." in line)
+                assert calls not in seen, f"{nb.name} draws {calls} again, already drawn in {seen[calls]}"
+                seen[calls] = nb.name
+    assert len(seen) >= 20  # every chapter's figure cells were read
