@@ -307,11 +307,12 @@ def summary_parts(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame
 
 
 def summary(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, compute: dict) -> str:
-    """The front page's opening, in Markdown: the answer (``answer``), the six parts (``summary_parts``), each a
-    paragraph opening with its name in bold, then the tally by scale (``tally_by_scale``)."""
+    """The front page's opening, in Markdown: the answer (``answer``) and the tally by scale (``tally_by_scale``),
+    which a reader sees on the first screen, then the six parts (``summary_parts``), each a paragraph opening with its
+    name in bold."""
     parts = summary_parts(card, finding, findings, compute)
-    return "\n\n".join([f"**{answer(card, finding)}**",
-                        *(f"**{name}.** {text}" for name, text in parts.items()), tally_by_scale(card)])
+    return "\n\n".join([f"**{answer(card, finding)}**", tally_by_scale(card),
+                        *(f"**{name}.** {text}" for name, text in parts.items())])
 
 
 def tally_by_scale(card: pd.DataFrame) -> str:

@@ -214,6 +214,15 @@ def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_f
     # a NOT TESTABLE HERE stand-in is written over, not drawn as points at 0
     untestable = rows[rows.verdict.str.startswith("NOT TESTABLE HERE")]
     assert any(t.startswith("not testable here: ") for t in texts) == (not untestable.empty)
+    # issue 56: legible at the page's width (tests/test_browser.py measures the pixels) and the legend beside the bands
+    from lib.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+    ax = fig.axes[0]
+    sizes = [t.get_fontsize() for t in [*ax.texts, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.xaxis.label,
+                                        *ax.get_legend().get_texts()]]
+    assert min(sizes) >= LEAD_FONT_PT and fig.get_size_inches()[0] == LEAD_WIDTH_IN
+    fig.canvas.draw()
+    legend, axes = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= axes.x1 and legend.y1 >= axes.y0, (legend, axes)
 
 
 def test_each_row_links_its_section_and_gives_its_retrain_command():

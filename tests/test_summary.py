@@ -35,13 +35,13 @@ def finding(verdict="NOT TESTED", stand_in="HOLDS (`cpu` stand-in): both named")
 AUDIT = pd.DataFrame({"finding": ["f1", "f2", "f3"]})
 
 
-def test_the_six_parts_in_order_the_answer_first_the_tally_last():
+def test_the_answer_first_then_the_tally_by_scale_then_the_six_parts_in_order():
     text = F.summary(card(), finding(), AUDIT, COMPUTE)
     paragraphs = text.split("\n\n")
     assert paragraphs[0].startswith("**At the paper's") and paragraphs[0] == f"**{F.answer(card(), finding())}**"
-    assert [p.split(".**")[0].lstrip("*") for p in paragraphs[1:7]] == list(F.PARTS)
-    assert paragraphs[-1] == F.tally_by_scale(card())
-    for p in paragraphs[1:7]:  # one to three sentences a part, its name aside
+    assert paragraphs[1] == F.tally_by_scale(card())  # on the first screen with the answer (tests/test_browser.py)
+    assert [p.split(".**")[0].lstrip("*") for p in paragraphs[2:]] == list(F.PARTS)
+    for p in paragraphs[2:]:  # one to three sentences a part, its name aside
         assert 1 <= len(F.sentences(p.split(".** ", 1)[1])) <= 3, p
 
 
