@@ -213,7 +213,7 @@ def test_static_figures_draw_what_they_are_given():
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
     with_floor = plots.gain_figure(curves, "t", floor=3.35)
-    assert [ln.get_label() for ln in with_floor.axes[0].lines][-1] == "unigram floor 3.350"
+    assert [ln.get_label() for ln in with_floor.axes[0].lines][-1] == "unigram floor 3.3500"
     assert with_floor.axes[0].get_ylabel() == "validation loss (nats/token)"
     both = pd.concat([curves.assign(source="released"), curves.assign(source="retrained")])
     lines = plots.gain_figure(both, "t").axes[0].lines
@@ -606,7 +606,7 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
     hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("AttnOnly", 20, 2, "retrained")])
     ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25).iloc[0:0], 6.475, "t", seed=1337)
     assert [ln.get_label() for ln in ax.lines] == ["FullResidual seed 1337, 800 steps",
-                                                   "AttnOnly seed 1337, 800 steps", "unigram floor 6.475"]
+                                                   "AttnOnly seed 1337, 800 steps", "unigram floor 6.4750"]
     ax = plots.longer_budget_curves(hist, pd.concat([h("AttnOnly", 2400, 25), h("FFNOnly", 2400, 25)]), 6.475, "t",
                                    seed=1337)
     labels = [ln.get_label() for ln in ax.lines]

@@ -71,12 +71,12 @@ RELEASED = {
 OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["AttnOnly + mixer 2.483 (3 seeds)"]),
        # the paper-shape runs (seed 1337; the two AttnOnly runs read from their whole runs, both complete at 3,000
        # steps, ResidualGPT's evaluated every 100), each implementation on its own floor
-       # (results.floor_of): nanoGPT's whole split 3.347, ResidualGPT's 20 fixed batches 3.346
+       # (results.floor_of): nanoGPT's whole split 3.3473, ResidualGPT's 20 fixed batches 3.3458
        "Central contrast at the paper's shape, as far as both runs trained": ("HOLDS", [
-           "nanoGPT AttnOnly on the floor (3.347), best 3.350",
+           "nanoGPT AttnOnly on the floor (3.3473, unigram, whole validation split), best 3.350",
            "ResidualGPT AttnOnly left the floor at step 100, best 1.587"]),
        "10M asymmetry at the paper's shape, as far as both runs trained": ("HOLDS", [
-           "ResidualGPT FFNOnly on the floor (3.346), best 3.350"]),
+           "ResidualGPT FFNOnly on the floor (3.3458, unigram, fixed validation batches), best 3.350"]),
        # the stand-in's schedule runs over seeds: nanoGPT on ResidualGPT's warm-up + cosine escapes earlier in all five
        "Switched alone, the schedule, clipping or biases move": ("HOLDS", [
            "nanogpt warm-up + cosine: 4 of 4 seeds escape", "earlier in every seed",

@@ -114,7 +114,7 @@ def prefix_curves(prefix, title: str):
                 ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
                         ls="none", label=f"{r.config}: paper best after 3,000 steps")
         # the floor this implementation's runs are judged on (results.floor_of)
-        ax.axhline(prefix.floors[impl], **FLOOR_STYLE, label=f"unigram floor {prefix.floors[impl]:.3f}")
+        ax.axhline(prefix.floors[impl], **FLOOR_STYLE, label=f"unigram floor {prefix.floors[impl]:.4f}")
         ax.set(xlabel="step", title=f"{impl}")
         # each panel's legend below it: inside, it covered the curves it names
         ax.legend(frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
@@ -296,7 +296,7 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
-    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.4f}")
     # from below Phase 3's 1.580 to above the step-0 loss (ln 65 = 4.17)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", ylim=(1.3, 4.3),
            title="the whole 3,000 steps" if zoom is not None else "")
