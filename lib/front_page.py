@@ -1,6 +1,7 @@
-"""The scorecard rendered for reading: the front page's summary (``abstract``) and one-line ``tally``, the closing
-chapter's prose (``takeaway``), and the card as a styled table (``styled``). Each works on the frame
-``lib.scorecard`` computes and decides nothing: the verdicts are the card's."""
+"""The scorecard rendered for reading: the front page's reproducibility summary (``summary``: the answer, the tally by
+scale and the ML Reproducibility Challenge's six parts), the closing chapter's prose (``takeaway``), and the card as a
+styled table (``styled``); ``abstract`` and ``tally`` are the earlier one-paragraph summary and one-line count. Each
+works on the frame ``lib.scorecard`` computes and decides nothing: the verdicts are the card's."""
 from __future__ import annotations
 
 import html
