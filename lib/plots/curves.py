@@ -315,7 +315,7 @@ def nanogpt_schedule_figure(ours: pd.DataFrame, author: pd.DataFrame, floor: flo
     with only a warm-up + cosine (grey circles), each as far as it has trained, against the unigram floor; beside them,
     where the author's NanoGPT_10M.ipynb left each configuration at its last step (``author``:
     ``paper.author_nanogpt10m_curves``), marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
-    fig, ax = plt.subplots(figsize=(12, 4.8))
+    fig, ax = plt.subplots(figsize=(9.5, 5.5))
     h = ours[(ours.impl == "nanogpt") & (ours.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(ours) else ours
     for schedule, s in (h.groupby("schedule") if len(h) else []):
         style = dict(color="black" if schedule == "constant" else "0.45", marker="s" if schedule == "constant" else "o",
@@ -331,12 +331,13 @@ def nanogpt_schedule_figure(ours: pd.DataFrame, author: pd.DataFrame, floor: flo
     for r in author.itertuples():
         ax.plot([steps * 1.03], [r.val_loss], marker="<", ms=9, ls="none", color=COLORS.get(r.config, "black"),
                 label=f"author's NanoGPT_10M.ipynb, {r.config} at step {int(r.step):,}: {r.val_loss:.4f}")
-    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.4f}")
+    # nanoGPT evaluates on fresh random batches: its floor is the whole validation split's
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor, whole validation split {floor:.4f}")
     low = min([floor, *([float(h.val_loss.min())] if len(h) else []), *author.val_loss])
     top = max([4.3, *([float(h.val_loss.max()) + 0.1] if len(h) else [])])  # every evaluation drawn, step 0's too
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", xlim=(0, steps * 1.06), ylim=(low - 0.15, top),
            title=title)
-    # beside the axis, where it covers no curve
-    ax.legend(frameon=False, fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # top right, over the steps after the first evaluations, where the curves run at or below the floor
+    ax.legend(frameon=True, framealpha=0.9, edgecolor="none", fontsize=10, loc="upper right")
     fig.tight_layout()
     return fig
