@@ -70,3 +70,20 @@ def test_a_contradiction_in_one_implementation_outranks_the_other_on_the_edge():
     edge = LATE | {SEEDS[0]: 100.0}
     c = S.claim_first_steps(_residual(edge), _nanogpt({s: NEVER for s in SEEDS}))
     assert c.verdict == "CONTRADICTED"
+
+
+def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_losses():
+    from lib import plots
+    hist = pd.DataFrame([dict(impl="nanogpt", config="AttnOnly", seed=s, schedule=sch, step=step, val_loss=v)
+                         for s in (1337, 42) for sch, v in (("constant", 3.35), ("cosine", 2.5))
+                         for step in (0, 50, 100)])
+    author = pd.DataFrame({"config": ["AttnOnly", "NoResidual"], "step": [2999, 2999], "val_loss": [3.3534, 3.3523]})
+    fig = plots.nanogpt_schedule_figure(hist, author, 3.3473, "t", plans.PREFIX_STEPS)
+    labels = [ln.get_label() for ln in fig.axes[0].lines if not ln.get_label().startswith("_")]
+    # one legend entry per schedule (naming its seeds), one per author's configuration, and the floor with its tokens
+    assert labels == ["this book, constant lr (the author's recipe), seeds 42, 1337",
+                      "this book, warm-up + cosine, seeds 42, 1337",
+                      "author's NanoGPT_10M.ipynb, AttnOnly at step 2,999: 3.3534",
+                      "author's NanoGPT_10M.ipynb, NoResidual at step 2,999: 3.3523",
+                      "unigram floor, whole validation split 3.3473"]
+    assert len(fig.axes[0].lines) == 4 + 2 + 1  # a line per run, a marker per author's configuration, the floor
