@@ -8,6 +8,7 @@ its entry, so that reading a claim means reading one place.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import pandas as pd
 
 from . import gain, plans, results
 from .book import Chapter
+from .book.chapter import CHAPTERS
 from .chapters import (
     asymmetry,
     bundle,
@@ -130,10 +132,23 @@ def claims_at(section: str, *chapters: Chapter, runs_dir=None) -> list[Claim]:
     """The claims a chapter's verdict cell prints: every entry of ``CLAIMS`` decided in ``section`` (``page#id``), in
     the list's order, read from the chapter the notebook opened (``chapters``) where it is one of theirs."""
     ev = Evidence(runs_dir, chapters)
-    found = [ev.claim(e.name) for e in CLAIMS if e.section == section]
+    found = [_marked(ev.claim(e.name), e, ev) for e in CLAIMS if e.section == section]
     if not found:
         raise KeyError(f"no claim is decided in {section!r}")
     return found
+
+
+def _marked(c: Claim, e: Entry, ev: Evidence) -> Claim:
+    """``c`` marked as decided at a stand-in where it contradicts the paper there (``Claim.stand_in``): by its card
+    row's scale, or, for a claim only its chapter prints, by its chapter's runs."""
+    if c.verdict != "CONTRADICTED":
+        return c
+    page = e.section.partition("#")[0]
+    if e.row is not None:
+        at = card_row(e, ev).scale == "stand-in"
+    else:  # a chapter-only claim: its chapter's runs, or a stand-in plan (the bundle, the recipes) where it has none
+        at = ev.chapter(page).stand_in if page in CHAPTERS else True
+    return dataclasses.replace(c, stand_in=at)
 
 
 # Helpers the rows share

@@ -23,6 +23,8 @@ class Claim:
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
+    # decided at a stand-in: a CONTRADICTED then reads "CONTRADICTED at a stand-in" (``word``), never alone
+    stand_in: bool = False
 
     def __post_init__(self):
         # a misspelt word ("HOLD") would otherwise reach the page and escape the scorecard's tally
@@ -35,9 +37,14 @@ class Claim:
         return f"{self.name} — " if self.name else ""
 
     @property
+    def word(self) -> str:
+        """The verdict as a page writes it: a stand-in's CONTRADICTED says where (``at_a_stand_in``)."""
+        return at_a_stand_in(self.verdict) if self.stand_in and self.verdict == "CONTRADICTED" else self.verdict
+
+    @property
     def text(self) -> str:
         """The claim in plain text: its lines, then its name, the verdict and its reason."""
-        return "\n".join([*self.lines, f"{self.head}{self.verdict}: {self.why}"])
+        return "\n".join([*self.lines, f"{self.head}{self.word}: {self.why}"])
 
 
 def claim(name: str):

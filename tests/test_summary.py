@@ -99,3 +99,21 @@ def test_the_results_move_with_the_card():
     # only the claims whose every run trained whole: starvation rests partly on prefixes
     assert "the joint collapse and AttnOnly's level hold" in easy and "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
+
+
+def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():
+    from lib.book import Verdict
+    from lib.verdicts import Claim
+    c = Claim("CONTRADICTED", "w", name="n", stand_in=True)
+    assert c.word == "CONTRADICTED at a stand-in" and "n — CONTRADICTED at a stand-in: w" in c.text
+    assert "— **CONTRADICTED** at a stand-in: w" in Verdict(c)._repr_markdown_()
+    assert "<strong>CONTRADICTED</strong> at a stand-in: w" in Verdict(c)._repr_html_()
+    # at the paper's shape, or any other word, the word alone
+    assert Claim("CONTRADICTED", "w").word == "CONTRADICTED"
+    assert Claim("HOLDS", "w", stand_in=True).word == "HOLDS"
+
+
+def test_the_released_stand_in_contradictions_are_marked_in_their_chapters():
+    from lib.claims import claims_at
+    (noise,) = claims_at("fixed_val_batches#reading-the-result")
+    assert noise.verdict == "CONTRADICTED" and noise.stand_in
