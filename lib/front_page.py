@@ -24,8 +24,14 @@ def takeaway(card: pd.DataFrame) -> str:
             return r.where + (f", {STAND_IN_CONTRADICTED}" if stand_in else "")
         return "\n".join(f"- **{r.claim}** ({where(r)}): {getattr(r, field).rstrip('.')}."
                          for r in rows.itertuples()) or "- none"
-    # every word counted, zeros too: "0 CONTRADICTED" is a finding
-    counts = ", ".join(f"{(card.verdict == v).sum()} {v}" for v in verdicts.VERDICTS)
+    # every word counted, zeros too ("0 CONTRADICTED" is a finding), by the scale of the evidence: a stand-in's
+    # contradiction is never counted as the word alone
+    def counts_at(rows, stand_in):
+        words = [STAND_IN_CONTRADICTED if stand_in and v == "CONTRADICTED" else v for v in verdicts.VERDICTS]
+        return ", ".join(f"{(rows.verdict == v).sum()} {w}" for v, w in zip(verdicts.VERDICTS, words))
+    scales = card.scale if "scale" in card else pd.Series("", index=card.index)
+    counts = "; ".join(f"{name} ({(scales == scale).sum()}): {counts_at(card[scales == scale], scale == 'stand-in')}"
+                       for scale, name in SCALE_NAMES if (scales == scale).any())
     # HOLDS lists what we found (``ours``); every other verdict lists why (``why``)
     return "\n\n".join([
         f"Of the paper's {len(card)} claims checked here: {counts}.",
@@ -209,6 +215,9 @@ SAID = {"HOLDS": ("holds", "hold"), "CONTRADICTED": ("is contradicted", "are con
         "NOT TESTED": ("waits for longer runs", "wait for longer runs")}
 STAND_IN_CONTRADICTED = "contradicted at a stand-in"
 
+# The scales a card's rows rest on, as the tally and the closing chapter name them, the paper's own shape first.
+SCALE_NAMES = (("paper shape", "at the paper's own 10M shape"), ("stand-in", "at CPU stand-ins"), ("none", "not run"))
+
 PARTS = ("Scope of reproducibility", "Methodology", "Results", "What was easy", "What was difficult",
          "Communication with the original authors")
 
@@ -319,9 +328,8 @@ def summary(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, comp
 def tally_by_scale(card: pd.DataFrame) -> str:
     """The tally split by the scale of its evidence: the paper's own 10M shape first, then the CPU stand-ins (a
     stand-in's CONTRADICTED reads "contradicted at a stand-in"), then any claim with no run."""
-    groups = (("paper shape", "At the paper's own 10M shape"), ("stand-in", "At CPU stand-ins"), ("none", "Not run"))
     out = []
-    for scale, name in groups:
+    for scale, name in ((s, n[0].upper() + n[1:]) for s, n in SCALE_NAMES):
         rows = card[card.scale == scale]
         if len(rows):
             counts = rows.verdict.value_counts()

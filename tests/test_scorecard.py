@@ -118,7 +118,9 @@ def test_takeaway_lists_every_verdict_class():
                          vars(Row(claim="c2", where="§2", paper="p", ours="o", scale="none", evidence="e",
                                      verdict="NOT TESTED", why="run X"))])
     text = front_page.takeaway(card)
-    assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
+    # by scale, zeros too; a stand-in's contradiction never counted as the word alone (issue 56)
+    assert ("at CPU stand-ins (1): 1 HOLDS, 0 contradicted at a stand-in, 0 NOT TESTABLE HERE, 0 NOT TESTED; "
+            "not run (1): 0 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED") in text
     assert "**c2** (§2): run X." in text
 
 
