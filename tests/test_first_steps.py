@@ -87,3 +87,39 @@ def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_los
                       "author's NanoGPT_10M.ipynb, NoResidual at step 2,999: 3.3523",
                       "unigram floor, whole validation split 3.3473"]
     assert len(fig.axes[0].lines) == 4 + 2 + 1  # a line per run, a marker per author's configuration, the floor
+
+
+def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_change_of_code(tmp_path):
+    # The plan's runs written as the sweep leaves them (prefixes to step 300 of 3,000): read only once at step 300,
+    # and the nanoGPT rung decided once all ten are there.
+    import json
+
+    from conftest import write_fake_run
+
+    def fake_run(e, runs_dir, **kw):  # with the fields a released summary has and the fake's lacks
+        d = write_fake_run(e, runs_dir, **kw)
+        summary = json.loads((d / "summary.json").read_text())
+        (d / "summary.json").write_text(json.dumps(summary | {"impl": e.impl, "scale": e.scale}))
+        return d
+    exps = plans.paper_10m_nanogpt_schedule_seeds()
+    warm = [e for e in exps if S.factor(e) != "none"]
+    const = [e for e in exps if S.factor(e) == "none"]
+    for e in const[:-1]:  # nanoGPT's own constant rate: on the floor to step 300
+        fake_run(e, tmp_path, best=3.36, status="partial", steps=plans.PREFIX_STEPS, n_evals=7, floor=3.3473)
+    for e in warm:  # the warm-up: off the floor at step 100
+        fake_run(e, tmp_path, best=2.5, escape=100, status="partial", steps=plans.PREFIX_STEPS, n_evals=7,
+                 floor=3.3473)
+    # the last constant-rate run is still short of step 300: pending, named, not read
+    fake_run(const[-1], tmp_path, best=3.36, status="partial", steps=200, n_evals=5, floor=3.3473)
+    table = S.nanogpt_schedule_runs(tmp_path)
+    assert len(table) == len(exps) - 1 and const[-1].seed not in set(table[table.factor == "none"].seed)
+    word, text = S.first_steps_rung(S.nanogpt_schedule_effects(table), "nanogpt")
+    assert word == "NOT TESTED" and f"{len(SEEDS)} of {len(SEEDS)} warm-up + cosine" in text
+    # the last run reaches step 300 on the floor: all ten read, the warm-up earlier in every seed by the rank rule
+    import shutil
+
+    from lib.runs import run_path
+    shutil.rmtree(run_path(const[-1], tmp_path))
+    fake_run(const[-1], tmp_path, best=3.36, status="partial", steps=plans.PREFIX_STEPS, n_evals=7, floor=3.3473)
+    word, text = S.first_steps_rung(S.nanogpt_schedule_effects(S.nanogpt_schedule_runs(tmp_path)), "nanogpt")
+    assert word == "HOLDS", text
