@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .claims import CLAIMS, Evidence, card_row
+from .claims import CLAIMS, Evidence, card_row, entry
 
 
 def own_findings(runs_dir=None) -> pd.DataFrame:
@@ -15,3 +15,12 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
     ev = Evidence(runs_dir)
     return pd.DataFrame([vars(card_row(e, ev)) for e in CLAIMS if e.card == "own"])
 
+
+
+FIRST_STEPS = "The learning rate's first steps decide whether AttnOnly leaves the floor"
+
+
+def first_steps(runs_dir=None) -> pd.DataFrame:
+    """The book's own finding that the front page sets beside the paper's claims (``claims.first_steps``), as a
+    one-row card: decided at the paper's 10M shape, the `cpu` stand-in's verdict beside it."""
+    return pd.DataFrame([vars(card_row(entry(FIRST_STEPS), Evidence(runs_dir)))])

@@ -16,6 +16,7 @@ from .chapters import paper_shape
 from .claims import CLAIMS, Evidence, card_row
 from .paper import paper_value, paper_values
 from .rows import Row
+from .verdicts import at_a_stand_in
 
 
 def scorecard(runs_dir=None) -> pd.DataFrame:
@@ -73,7 +74,7 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
     rows = []
     for name, shorts, ref, phase, chapter, impl in LEAD_GROUPS:
         claim = card[card.short.isin(shorts)].iloc[0]
-        shown = claim.verdict + (f" (the stand-in: {claim.stand_in.split(' (')[0]})" if claim.stand_in else "")
+        shown = claim.verdict + (f" ({at_a_stand_in(claim.stand_in.split(' (')[0])})" if claim.stand_in else "")
         group = dict(group=f"{name[0].upper()}{name[1:]} ({claim['where']})", verdict=shown,
                      why=claim.why, scale=claim.scale)
         where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})

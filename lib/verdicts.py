@@ -23,6 +23,8 @@ class Claim:
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
+    # decided at a stand-in: a CONTRADICTED then reads "CONTRADICTED at a stand-in" (``word``), never alone
+    stand_in: bool = False
 
     def __post_init__(self):
         # a misspelt word ("HOLD") would otherwise reach the page and escape the scorecard's tally
@@ -35,9 +37,14 @@ class Claim:
         return f"{self.name} — " if self.name else ""
 
     @property
+    def word(self) -> str:
+        """The verdict as a page writes it: a stand-in's CONTRADICTED says where (``at_a_stand_in``)."""
+        return at_a_stand_in(self.verdict) if self.stand_in and self.verdict == "CONTRADICTED" else self.verdict
+
+    @property
     def text(self) -> str:
         """The claim in plain text: its lines, then its name, the verdict and its reason."""
-        return "\n".join([*self.lines, f"{self.head}{self.verdict}: {self.why}"])
+        return "\n".join([*self.lines, f"{self.head}{self.word}: {self.why}"])
 
 
 def claim(name: str):
@@ -85,3 +92,8 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
 def and_list(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``: how a claim's reason lists configurations, gains or seeds."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def at_a_stand_in(word: str) -> str:
+    """A verdict resting on a stand-in, as every page writes it: "CONTRADICTED at a stand-in", never the word alone."""
+    return f"{word} at a stand-in"

@@ -213,7 +213,7 @@ def test_static_figures_draw_what_they_are_given():
                            "step": [0, 100] * 4, "val_loss": np.linspace(2, 3, 8)})
     assert [len(a.lines) for a in plots.gain_figure(curves, "t").axes] == [2, 2]
     with_floor = plots.gain_figure(curves, "t", floor=3.35)
-    assert [ln.get_label() for ln in with_floor.axes[0].lines][-1] == "unigram floor 3.350"
+    assert [ln.get_label() for ln in with_floor.axes[0].lines][-1] == "unigram floor 3.3500"
     assert with_floor.axes[0].get_ylabel() == "validation loss (nats/token)"
     both = pd.concat([curves.assign(source="released"), curves.assign(source="retrained")])
     lines = plots.gain_figure(both, "t").axes[0].lines
@@ -606,7 +606,7 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
     hist = pd.concat([h("FullResidual", 800, 9), h("AttnOnly", 800, 9), h("AttnOnly", 20, 2, "retrained")])
     ax = plots.longer_budget_curves(hist, h("AttnOnly", 2400, 25).iloc[0:0], 6.475, "t", seed=1337)
     assert [ln.get_label() for ln in ax.lines] == ["FullResidual seed 1337, 800 steps",
-                                                   "AttnOnly seed 1337, 800 steps", "unigram floor 6.475"]
+                                                   "AttnOnly seed 1337, 800 steps", "unigram floor 6.4750"]
     ax = plots.longer_budget_curves(hist, pd.concat([h("AttnOnly", 2400, 25), h("FFNOnly", 2400, 25)]), 6.475, "t",
                                    seed=1337)
     labels = [ln.get_label() for ln in ax.lines]
@@ -868,3 +868,18 @@ def test_a_retrain_with_fewer_evaluation_batches_is_a_run_of_its_own():
     plain = Chapter.open("124m_sweep", params(seed=7, steps=2), announce=False).retrain_experiments()
     assert {run_path(e, ch.runs_dir) for e in exps}.isdisjoint(run_path(e, ch.runs_dir) for e in plain)
     assert "2 batches an evaluation" in ch.banner()
+
+
+def test_no_figure_is_drawn_on_two_pages():
+    # issue 56: one figure, one number. A figure cell's code (its plot call) appears once in the book; a page that
+    # needs it again refers to it ({numref}) rather than drawing it twice under two numbers.
+    import json
+    seen = {}
+    from pathlib import Path
+    for nb in sorted((Path(__file__).parents[1] / "book").glob("*.ipynb")):
+        for cell in json.loads(nb.read_text())["cells"]:
+            if cell["cell_type"] == "code" and cell.get("metadata", {}).get("mystnb", {}).get("figure"):
+                calls = tuple(line for line in "".join(cell["source"]).splitlines() if "plots." in line)
+                assert calls not in seen, f"{nb.name} draws {calls} again, already drawn in {seen[calls]}"
+                seen[calls] = nb.name
+    assert len(seen) >= 20  # every chapter's figure cells were read

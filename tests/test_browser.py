@@ -385,24 +385,44 @@ def viewport(driver, width, height):
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
 
 
-def test_the_first_screen_holds_the_abstract_the_tally_and_the_lead_figure(site, browser):
-    """At 1,400 x 800, what a reader sees before scrolling: the abstract, the tally and the top of the lead figure."""
+def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally_by_scale(site, browser):
+    """At 1,400 x 800, what a reader sees before scrolling (issue 56): the answer sentence, the reproducibility
+    summary's first part (its scope) and the tally split by scale, which closes the summary."""
     viewport(browser, 1400, 800)
     try:
         open_page(browser, site + "book/intro.html")
         where = browser.execute_script("""
             const box = el => el ? el.getBoundingClientRect() : null;
-            // the abstract: the page's first paragraph, which names the paper it reproduces
-            const abstract = [...document.querySelectorAll('main p')].find(p => p.textContent.trim().length > 200);
-            const tally = [...document.querySelectorAll('p')].find(p => / claims: /.test(p.textContent)
-                                                                     && p.querySelector('strong'));
-            const lead = document.getElementById('fig-lead');
-            return {abstract: box(abstract), tally: box(tally), lead: box(lead), height: window.innerHeight};""")
+            const ps = [...document.querySelectorAll('main p')];
+            const find = re => ps.find(p => re.test(p.textContent.trim()));
+            return {answer: box(find(/^At the paper.s .*10M shape, .*puzzle/)),
+                    scope: box(find(/^Scope of reproducibility\\./)),
+                    tally: box(find(/^At the paper.s own 10M shape \\(\\d+ claims?\\):.*At CPU stand-ins/)),
+                    first: box(ps[0]), height: window.innerHeight};""")
         assert where["height"] == 800
-        for part in ("abstract", "tally", "lead"):
+        for part in ("answer", "scope", "tally"):
             assert where[part] is not None, f"no {part} on the front page"
-        assert where["abstract"]["bottom"] <= 800 and where["tally"]["bottom"] <= 800, where
-        assert where["lead"]["top"] < 800 - 40, where  # at least the figure's first lines
+            assert where[part]["bottom"] <= 800, (part, where)
+        # the answer is the page's first paragraph, under the title
+        assert where["answer"] == where["first"], where
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_lead_figures_type_is_legible_and_captions_are_in_the_body_colour_at_1400_px(site, browser):
+    """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its width on the page
+    (``plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its caption in the body text's colour."""
+    from lib.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+    viewport(browser, 1400, 800)
+    try:
+        open_page(browser, site + "book/intro.html")
+        got = browser.execute_script("""
+            const img = document.querySelector('#fig-lead img');
+            const cap = document.querySelector('#fig-lead figcaption .caption-text');
+            return {width: img.getBoundingClientRect().width, caption: getComputedStyle(cap).color,
+                    body: getComputedStyle(document.querySelector('main p')).color};""")
+        assert LEAD_FONT_PT * got["width"] / (LEAD_WIDTH_IN * 72) >= 11, got
+        assert got["caption"] == got["body"], got
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

@@ -78,6 +78,9 @@ BOTH_WAYS = {
         "test_prefix.py::test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_noise_both_ways"),
     "paper_shape.claim_prefix_asymmetry": ("test_prefix.py::test_prefix_asymmetry",
                                            "test_prefix.py::test_prefix_asymmetry"),
+    "schedule_10m.claim_first_steps": (
+        "test_first_steps.py::test_both_implementations_named_the_predicted_way_hold",
+        "test_first_steps.py::test_a_warm_up_that_changes_nothing_in_nanogpt_contradicts_it"),
     "schedule_10m.claim_schedule_10m": (
         "test_prefix.py::test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one",
         "test_prefix.py::test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one"),

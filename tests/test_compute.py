@@ -137,6 +137,12 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
     assert f"one whole 10M run takes {tokens_10m / 2000 / 3600:.1f} hours," in text
     shown = L.paper_scale_shown(L.paper_scale_cost(costs)).set_index("paper's preset")
     assert shown.loc["124M", "tokens per run"] == "2,621,440,000"
+    # a run trained to its budget is counted whole, apart from the prefixes (issue 56: two of the released are whole)
+    whole = plans.paper_10m_whole()[0]
+    _run(fake_run, whole, tmp_path, 18000, status="complete", steps=3000, tokens_per_s=1000.0)
+    text = L.cannot_test_statement(C.run_costs(tmp_path))
+    assert text.startswith("Of the 3 released runs at the paper's 10M shape, 1 trained all of its 3,000 steps and 2 "
+                           "are prefixes of it, trained 100 to 300 steps, at 500 to 2,000 training tokens/s."), text
 
 
 def test_without_a_released_10m_run_the_cost_is_not_measured(tmp_path):

@@ -118,7 +118,9 @@ def test_takeaway_lists_every_verdict_class():
                          vars(Row(claim="c2", where="§2", paper="p", ours="o", scale="none", evidence="e",
                                      verdict="NOT TESTED", why="run X"))])
     text = front_page.takeaway(card)
-    assert "1 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED" in text
+    # by scale, zeros too; a stand-in's contradiction never counted as the word alone (issue 56)
+    assert ("at CPU stand-ins (1): 1 HOLDS, 0 contradicted at a stand-in, 0 NOT TESTABLE HERE, 0 NOT TESTED; "
+            "not run (1): 0 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED") in text
     assert "**c2** (§2): run X." in text
 
 
@@ -214,6 +216,15 @@ def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_f
     # a NOT TESTABLE HERE stand-in is written over, not drawn as points at 0
     untestable = rows[rows.verdict.str.startswith("NOT TESTABLE HERE")]
     assert any(t.startswith("not testable here: ") for t in texts) == (not untestable.empty)
+    # issue 56: legible at the page's width (tests/test_browser.py measures the pixels) and the legend beside the bands
+    from lib.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+    ax = fig.axes[0]
+    sizes = [t.get_fontsize() for t in [*ax.texts, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.xaxis.label,
+                                        *ax.get_legend().get_texts()]]
+    assert min(sizes) >= LEAD_FONT_PT and fig.get_size_inches()[0] == LEAD_WIDTH_IN
+    fig.canvas.draw()
+    legend, axes = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= axes.x1 and legend.y1 >= axes.y0, (legend, axes)
 
 
 def test_each_row_links_its_section_and_gives_its_retrain_command():
@@ -322,7 +333,7 @@ def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_ver
     # the paper shape's verdict decides the sentence the claim is in; the stand-in's differing one is named there
     assert (f"the stand-in: {stand.verdict}" in text) == (paper_verdict == "NOT TESTED")
     shown = front_page.styled(card[["claim", "verdict"]], card).to_html()
-    assert f"{paper_verdict} (the stand-in: {stand.verdict})" in shown
+    assert f"{paper_verdict} ({stand.verdict} at a stand-in)" in shown
 
 
 def test_without_paper_shape_runs_the_stand_in_decides():

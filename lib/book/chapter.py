@@ -318,8 +318,8 @@ class Chapter:
         unigram = judged_floor(f["val_mode"], f["split"], f["batches"])
         # the empirical floor is drawn first and named: on BPE data it must not be mistaken for the unigram floor
         if used == f["empirical"]:
-            return {f"NoResidual seed {PAPER_SEED} (the floor used)": used, "unigram floor": unigram}
-        return {"unigram floor": used}
+            return {f"NoResidual seed {PAPER_SEED} (the floor used)": used, _unigram_name(unigram, f): unigram}
+        return {_unigram_name(used, f): used}
 
     def floor_note(self) -> str:
         f, used = self.floors(), self.floor()
@@ -453,3 +453,10 @@ class Chapter:
 def released(exps, released_dir=None) -> pd.DataFrame:
     # no floor given: escape steps as each run recorded them, against its own split's unigram floor
     return summaries_of((e, RunDir(run_path(e, released_dir or RUNS_DIR)), "released") for e in exps)
+
+
+def _unigram_name(value: float, floors: dict) -> str:
+    """A unigram floor's name with the tokens it is the floor of, as ``Chapter.floor_note`` names them: one name and
+    one value for each floor on a page (issue 56)."""
+    return ("unigram floor, fixed validation batches" if value == floors["batches"] else
+            "unigram floor, whole validation split" if value == floors["split"] else "unigram floor")

@@ -115,15 +115,39 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
     if at.empty:
         return "No run at the paper's 10M shape is released, so this CPU's rate at that shape is not measured."
     rates, cost = measured_rates(costs), paper_scale_cost(costs).set_index("paper's preset")
-    steps, budget = sorted(set(at.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
-    reach = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}"
+    # a run trained to its budget is whole, not a prefix: counted apart, so that "prefixes" is every one it names
+    whole = at.steps.astype(int) >= at.max_steps.astype(int)
+    part = at[~whole]
+    steps, budget = sorted(set(part.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
+    reach = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}" if steps else ""
     ten, big = cost.loc["10M"], cost.loc["124M"]
+    n_whole = int(whole.sum())
+    runs = (f"Of the {len(at)} released runs at the paper's 10M shape, {n_whole} trained all of its" if n_whole
+            else f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained {reach} of its")
+    if n_whole:
+        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps" + (
+            f" and {len(part)} are prefixes of it, trained {reach} steps" if len(part) else "")
+                 + f", at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s.")
+    else:
+        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to {rates.max():,.0f} training "
+                 f"tokens/s.")
     return " ".join([
-        f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained {reach} of its",
-        f"{'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s.",
+        runs,
         f"At the fastest of those rates one whole 10M run takes {ten['hours per run']:,.1f} hours, and the",
         f"{int(ten['runs planned'])} runs the chapters plan at 10M {ten['days for the planned runs']:,.0f} days.",
         f"One 124M run, {big['tokens per run'] / ten['tokens per run']:,.0f} times the tokens at",
         f"{big['FLOPs per token, relative to 10M']:.1f} times the FLOPs per token, takes {big['hours per run']:,.0f}",
         f"hours ({big['hours per run'] / 24:,.0f} days), and the {int(big['runs planned'])} runs of the 124M sweep",
         f"(Table 5) {big['days for the planned runs'] / 365:,.1f} years."])
+
+
+def summary_compute(costs: pd.DataFrame) -> dict:
+    """The compute the front page's summary states (``front_page.summary_parts``), from ``costs.run_costs``: the
+    released runs, their wall-clock hours, how many at the paper's 10M shape and on a GPU, the threads most of them
+    ran on, what one whole 10M run takes at the fastest measured rate, and whether the author's nanoGPT recipe (the
+    10M preset) trains at a constant rate."""
+    threads = costs.threads.mode()
+    return dict(runs=len(costs), hours=costs.wall_s.sum() / 3600, at_shape=int((costs.scale == "10M").sum()),
+                gpu=int(costs.device.str.contains("cuda").sum()), threads=threads.iloc[0] if len(threads) else "?",
+                whole_hours=float(paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"]),
+                constant=get_preset("10M", "nanogpt").train.schedule == "constant")

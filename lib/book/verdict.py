@@ -47,7 +47,9 @@ class Verdict:
     @staticmethod
     def _verdict_line(claim: Claim, bold: str = "") -> str:
         # ``head`` is the claim's name and a dash, or nothing; ``bold`` is "**" in markdown and HTML, "" in plain text
-        return f"{claim.head}{bold}{claim.verdict}{bold}: {claim.why}"
+        # the word in bold, and where a stand-in contradicts, "at a stand-in" beside it in plain text
+        where = claim.word[len(claim.verdict):]
+        return f"{claim.head}{bold}{claim.verdict}{bold}{where}: {claim.why}"
 
     def __repr__(self) -> str:
         return "\n".join(self.lines)

@@ -118,8 +118,10 @@ def run_row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe
 
 # a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against
 def where_it_is(r) -> str:
+    # the floor named with the tokens it is the floor of, at the digits the chapters' floor notes give (issue 56)
+    tokens = "whole validation split" if r.impl == "nanogpt" else "fixed validation batches"
     return (f"left the floor at step {int(r.left_floor_at):,}" if not pd.isna(r.left_floor_at)
-            else f"on the floor ({r.floor:.3f})")
+            else f"on the floor ({r.floor:.4f}, unigram, {tokens})")
 
 
 def ends_where_the_paper_does(r) -> bool:

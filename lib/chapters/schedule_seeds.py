@@ -256,17 +256,27 @@ def rate_reading(table: pd.DataFrame) -> str:
         left = g[g.escape_step.notna()]
         steps = ", ".join(f"seed {int(r.seed)} at step {int(r.escape_step):,}" for r in left.itertuples())
         return f"{name}: {len(left)} of {len(g)} seeds leave the floor" + (f" ({steps})" if steps else "")
-    n_high, n_low = int(high.escape_step.notna().sum()), int(low.escape_step.notna().sum())
     text = (f"ResidualGPT AttnOnly without warm-up or decay, {said(high, plans.CONSTANT_LR + ' (its own peak)')}; "
             f"{said(low, plans.CONSTANT_PHASE2)}. ")
-    if set(low.seed) != set(high.seed):  # a conclusion over other seeds at each rate could be the seeds' own
-        return text + "The reading waits for the same seeds at both rates."
+    return text + {"": "The reading waits for the same seeds at both rates.",
+                   "peak": "The two differ only in the rate, so what keeps the constant rate on the floor is the peak "
+                           "held from step 0, not the missing warm-up and decay.",
+                   "both": "Both leave it: the rate makes no difference here.",
+                   "apart": "The rate and the schedule's shape are not told apart by these runs."}[rate_split(table)]
+
+
+def rate_split(table: pd.DataFrame) -> str:
+    """What ``rate_reading`` concludes, as one word: "peak" (the lower constant rate leaves the floor in every seed and
+    the peak in none: the peak held from step 0 is what keeps it there), "both" (both leave it in every seed),
+    "apart" (neither: not told apart), or "" (not trained at both rates over the same seeds yet)."""
+    t = table[(table.impl == "residualgpt") & ~no_outcome(table)] if len(table) else table
+    high, low = (t[t.factor == f] if len(t) else t for f in (plans.CONSTANT_LR, plans.CONSTANT_PHASE2))
+    if high.empty or low.empty or set(low.seed) != set(high.seed):
+        return ""
+    n_high, n_low = int(high.escape_step.notna().sum()), int(low.escape_step.notna().sum())
     if n_low == len(low) and n_high == 0:
-        return text + ("The two differ only in the rate, so what keeps the constant rate on the floor is the peak "
-                       "held from step 0, not the missing warm-up and decay.")
-    if n_low == len(low) and n_high == len(high):
-        return text + "Both leave it: the rate makes no difference here."
-    return text + "The rate and the schedule's shape are not told apart by these runs."
+        return "peak"
+    return "both" if n_low == len(low) and n_high == len(high) else "apart"
 
 
 def rerun_reading(runs_dir=RUNS_DIR) -> str:

@@ -6,6 +6,7 @@ from .curves import (
                      gain_figure,
                      gain_seeds_figure,
                      longer_budget_curves,
+                     nanogpt_schedule_figure,
                      noise_figure,
                      phase2_figure,
                      prefix_curves,
@@ -29,6 +30,7 @@ from .style import COLORS, floor_lines, off_the_top, y_top
 
 __all__ = ["COLORS", "PlotlyHTML", "best_val_strip", "bundle_bars", "diagnostics_figure", "escape_heatmap",
            "escape_strip", "floor_ladder", "floor_lines", "gain_explorer", "gain_figure", "gain_seeds_figure",
-           "group_explorer", "ladder_figure", "lead_figure", "longer_budget_curves", "mixer_curves", "noise_figure",
+           "group_explorer", "ladder_figure", "lead_figure", "longer_budget_curves", "mixer_curves",
+           "nanogpt_schedule_figure", "noise_figure",
            "off_the_top", "phase2_figure", "prefix_curves", "probe_figure", "probes_over_training_figure",
            "seed_explorer", "seed_panels", "seed_widget", "twin_figure", "val_curves", "y_top"]

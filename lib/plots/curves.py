@@ -114,7 +114,7 @@ def prefix_curves(prefix, title: str):
                 ax.plot([max(last, 100)], [r.paper_best_value], marker="<", ms=9, color=COLORS[r.config],
                         ls="none", label=f"{r.config}: paper best after 3,000 steps")
         # the floor this implementation's runs are judged on (results.floor_of)
-        ax.axhline(prefix.floors[impl], **FLOOR_STYLE, label=f"unigram floor {prefix.floors[impl]:.3f}")
+        ax.axhline(prefix.floors[impl], **FLOOR_STYLE, label=f"unigram floor {prefix.floors[impl]:.4f}")
         ax.set(xlabel="step", title=f"{impl}")
         # each panel's legend below it: inside, it covered the curves it names
         ax.legend(frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
@@ -296,7 +296,7 @@ def phase2_figure(curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3
     # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
     ax.plot([3000], [phase3], marker="<", ms=10, color=COLORS["AttnOnly"], ls="none",
             label=f"paper, Phase 3, AttnOnly mean {phase3:.3f} (8 seeds)")
-    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.3f}")
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor {floor:.4f}")
     # from below Phase 3's 1.580 to above the step-0 loss (ln 65 = 4.17)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", ylim=(1.3, 4.3),
            title="the whole 3,000 steps" if zoom is not None else "")
@@ -350,5 +350,39 @@ def seed_panels(hist: pd.DataFrame, floor: float | dict, title: str, paper_seeds
     axes[0][0].set_ylabel("validation loss (nats/token)", fontsize=11)
     names = "; ".join(f"{'dotted' if k == 0 else 'dashed'}: {n} {v:.3f}" for k, (n, v) in enumerate(floor_lines(floor)))
     fig.suptitle(f"{title}\n{names}", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def nanogpt_schedule_figure(ours: pd.DataFrame, author: pd.DataFrame, floor: float, title: str, steps: int):
+    """nanoGPT AttnOnly at the paper's 10M shape, one line per seed on each schedule (``ours``: histories, e.g.
+    ``chapters.schedule_10m.nanogpt_schedule_histories``): its own constant rate (black squares) and the same recipe
+    with only a warm-up + cosine (grey circles), each as far as it has trained, against the unigram floor; beside them,
+    where the author's NanoGPT_10M.ipynb left each configuration at its last step (``author``:
+    ``paper.author_nanogpt10m_curves``), marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
+    fig, ax = plt.subplots(figsize=(9.5, 5.5))
+    h = ours[(ours.impl == "nanogpt") & (ours.config == "AttnOnly")].dropna(subset=["val_loss"]) if len(ours) else ours
+    for schedule, s in (h.groupby("schedule") if len(h) else []):
+        style = dict(color="black" if schedule == "constant" else "0.45", marker="s" if schedule == "constant" else "o",
+                     ms=3, lw=1.4)
+        seeds = sorted(set(s.seed))
+        label = (f"this book, {SCHEDULE_NAMES[schedule]}"
+                 + (" (the author's recipe)" if schedule == own_schedule("nanogpt", "10M") else "")
+                 + f", seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}")
+        for i, (_, g) in enumerate(s.groupby("seed")):
+            g = g.sort_values("step")
+            ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
+    # the author's log gives only where each configuration ends (step 2,999): a marker at the right edge, its value
+    for r in author.itertuples():
+        ax.plot([steps * 1.03], [r.val_loss], marker="<", ms=9, ls="none", color=COLORS.get(r.config, "black"),
+                label=f"author's NanoGPT_10M.ipynb, {r.config} at step {int(r.step):,}: {r.val_loss:.4f}")
+    # nanoGPT evaluates on fresh random batches: its floor is the whole validation split's
+    ax.axhline(floor, **FLOOR_STYLE, label=f"unigram floor, whole validation split {floor:.4f}")
+    low = min([floor, *([float(h.val_loss.min())] if len(h) else []), *author.val_loss])
+    top = max([4.3, *([float(h.val_loss.max()) + 0.1] if len(h) else [])])  # every evaluation drawn, step 0's too
+    ax.set(xlabel="step", ylabel="validation loss (nats/token)", xlim=(0, steps * 1.06), ylim=(low - 0.15, top),
+           title=title)
+    # top right, over the steps after the first evaluations, where the curves run at or below the floor
+    ax.legend(frameon=True, framealpha=0.9, edgecolor="none", fontsize=10, loc="upper right")
     fig.tight_layout()
     return fig

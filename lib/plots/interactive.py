@@ -62,7 +62,7 @@ def group_explorer(df: pd.DataFrame, select: str, color: str, div_id: str, title
                                              width=1))
         # Named under the plot, not on their lines: the runs that stay on a floor run along it, and a label there
         # covers them. (Not in the legend either: with a trace per seed it scrolls, and the floors would be last.)
-        fig.add_annotation(text="; ".join(f"{'dotted' if k == 0 else 'dashed'}: {name} {value:.3f}"
+        fig.add_annotation(text="; ".join(f"{'dotted' if k == 0 else 'dashed'}: {name} {value:.4f}"
                                           for k, (name, value) in enumerate(floor_lines(floor))),
                            xref="paper", yref="paper", x=0, y=-0.2, xanchor="left", yanchor="top",
                            showarrow=False, font=dict(size=11))
@@ -134,7 +134,7 @@ def best_val_strip(summaries: pd.DataFrame, paper: pd.DataFrame | None, floor: f
     # line: the configurations that stay on the floor put their markers right where a label on the line would go.
     for k, (name, value) in enumerate(floor_lines(floor)):
         fig.add_hline(y=value, line=dict(color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash",
-                                         width=1), row=1, col=1, showlegend=True, name=f"our {name} {value:.3f}")
+                                         width=1), row=1, col=1, showlegend=True, name=f"our {name} {value:.4f}")
     if has_paper:
         fig.add_trace(go.Scatter(
             x=paper.config, y=paper.value, mode="markers", name=paper_label,  # one mean per configuration

@@ -49,7 +49,7 @@ def _floor(floor) -> float:
 def _draw_floors(ax, floor) -> None:
     for k, (name, value) in enumerate(floor_lines(floor)):
         # the value goes in the label, to be read against the numbers in the tables
-        ax.axhline(value, **(FLOOR_STYLE if k == 0 else OTHER_FLOOR_STYLE), label=f"{name} {value:.3f}")
+        ax.axhline(value, **(FLOOR_STYLE if k == 0 else OTHER_FLOOR_STYLE), label=f"{name} {value:.4f}")
 
 
 def _legend(ax) -> None:
