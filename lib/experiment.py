@@ -160,10 +160,11 @@ class _Recorder(Callback):
                            device=self.device, wall_s=round(self.wall(), 2))
 
     def on_history(self, trainer, step):
-        # after every evaluation, each file written whole or not at all (atomic rename): a run killed at any
-        # moment leaves a consistent directory that resumes from its last evaluation
-        # The history first, the summary last: a kill between the writes leaves a summary that is at most one
-        # evaluation behind its history and checkpoint, never ahead of them.
+        # After every evaluation, each file written whole or not at all (atomic rename), in this order: the history,
+        # the checkpoint (which holds the history it was taken at), the summary. A kill at any instant therefore
+        # leaves summary <= checkpoint <= history, the history at most one evaluation ahead, and the summary never
+        # counting a row whose checkpoint is not written: a resume cuts such a row and recomputes it bitwise
+        # (RunDir.interrupted_rows), and a summary that meets the history's last row has its checkpoint there.
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
         if trainer.status != "diverged":  # a diverged run is finished; its weights are of no use to resume
             save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
@@ -255,6 +256,9 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         rd.refuse_damaged(exp)  # a finished run that no reader would accept is not "done"
+        if rd.ckpt.parent.exists() or list(rd.path.glob(".*.tmp")):  # killed after its last summary: end it
+            with RunLock(rd.path):
+                _finish(rd, kwargs.get("keep_weights", False))
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
@@ -337,6 +341,7 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
         _move_aside(rd, "--force")
     # Before anything is written: a directory holding another experiment is refused, never resumed or overwritten.
     rd.check_config(exp)
+    _cut_first_evaluation(rd)
     if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
@@ -354,6 +359,31 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
                            f"if it reproduces this history; or --force moves it aside and retrains here")
         _move_aside(rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)")
     return None  # train: from the checkpoint if there is one, else from step 0
+
+
+def _cut_first_evaluation(rd: RunDir) -> None:
+    """A run killed within its first evaluation's writes, after the history and before the checkpoint: its one row
+    (step 0), with no checkpoint and no summary, is removed, and the run starts again from step 0, which recomputes
+    it bitwise. Any other history without a checkpoint is more than a kill can leave, and is left to the refusals of
+    ``_prepare``."""
+    if rd.ckpt.exists() or rd.status is not None:
+        return
+    hist = rd.history()
+    if len(hist) == 1 and hist[0].get("step") == 0:
+        (rd.path / "history.jsonl").unlink()
+        print(f"{rd.path}: its first evaluation was cut off before its checkpoint was written; starting again from "
+              f"step 0, which recomputes it", file=sys.stderr)
+
+
+def _finish(rd: RunDir, keep_weights: bool) -> None:
+    """The end of a run whose summary says it is finished: ``weights.pt`` kept if asked for (from the checkpoint),
+    the checkpoint deleted and any half-written file of a killed writer removed. Run at the end of training, and
+    again by the next command when a kill fell after the last summary and before these steps."""
+    if keep_weights and rd.status == "complete" and rd.ckpt.exists():
+        export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
+    # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
+    shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+    remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
 
 
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
@@ -424,13 +454,14 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
-        # A checkpoint behind its history (an older segment's, restored from elsewhere) would resume there and
-        # rewrite the rows past it: the two must meet at the history's last evaluation.
-        hist = rd.history()
-        if hist and state["trainer"]["step"] != hist[-1]["step"]:
-            raise RunError(f"{rd.ckpt} is at step {state['trainer']['step']} but {rd.path / 'history.jsonl'} reaches "
-                           f"step {hist[-1]['step']}: the checkpoint is not this history's; move it away (the run "
-                           f"then counts as one whose checkpoint is gone, see `python -m lib adopt`)")
+        # The checkpoint must be this history's: its rows are the file's, and the file runs past it by no more than
+        # the one evaluation a kill can leave unrecorded (refused otherwise: an older segment's checkpoint put back
+        # would rewrite the rows past it). That row is cut before anything else is written, so a kill from here on
+        # leaves the same state as the kill that left it.
+        if cut := rd.interrupted_rows(state["trainer"]):
+            write_jsonl_atomic(rd.path / "history.jsonl", state["trainer"]["history"])
+            print(f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its checkpoint was "
+                  f"written; resuming from step {state['trainer']['step']}, which recomputes it", file=sys.stderr)
         # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"
@@ -461,10 +492,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # the time since then belongs in the summary.
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
     if trainer.status != "partial":  # a prefix keeps its checkpoint: the next call continues from it
-        if keep_weights and trainer.status == "complete":
-            export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
-        # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
-        shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+        _finish(rd, keep_weights)
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()
     return rd.summary

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
-from .files import RunError, load_torch_file, save_torch_atomic
+from .files import RunError, as_written, load_torch_file, save_torch_atomic
 from .gain import construct
 from .host import ROOT
 from .thresholds import escape_step
@@ -210,15 +210,25 @@ class RunDir:
         return s["status"] if isinstance(s, dict) and s.get("status") in STATUSES else "unreadable"
 
     def standing(self) -> str:
-        """Where the run stands and how to go on, for the line an interrupted command prints."""
+        """Where an interrupted run stands and how it goes on, for the line a Ctrl-C prints. True at any instant: the
+        summary is written after the history and the checkpoint of its step, so where it meets the history's last
+        row the checkpoint is there too; where it does not, the evaluation past it was being recorded, and the
+        resume either has its checkpoint or cuts its row and recomputes it (``interrupted_rows``)."""
         try:
-            s = self.summary
+            s, hist = self.summary, self.history()
         except RunError:
-            s = None
+            s, hist = None, []
+        last = hist[-1].get("step") if hist else None
         if not isinstance(s, dict):
-            return f"{self.path} had not reached its first evaluation; run the same command again to start it"
-        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
-                f"checkpoint; run the same command again to resume from there")
+            if not self.ckpt.exists():
+                return f"{self.path} has no checkpoint yet; run the same command again to start it from step 0"
+            return f"{self.path} stands at its step-0 checkpoint; run the same command again to resume from there"
+        if last is None or last == s.get("steps"):
+            return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
+                    f"checkpoint; run the same command again to resume from there")
+        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), stopped while recording its "
+                f"step-{last} evaluation; run the same command again to resume from its last checkpoint (an "
+                f"evaluation without one is recomputed)")
 
     def segments(self) -> list[dict]:
         """How each stretch of training was executed, first to last: ``step`` (where it began),
@@ -466,6 +476,38 @@ class RunDir:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
         return state
+
+    def interrupted_rows(self, trainer_state: dict) -> list[dict]:
+        """The rows of history.jsonl that a resume from this checkpoint (its ``trainer`` state) cuts, since it will
+        recompute them bitwise: the one evaluation that a kill, a Ctrl-C or a full disk interrupted after its row
+        was written and before its checkpoint was (lib.experiment._Recorder writes the history, the checkpoint,
+        then the summary, so the summary never takes in a row whose checkpoint is not written). Empty where the
+        file and the checkpoint meet. A RunError where the checkpoint is not this history's: the rows it records
+        differ from the file's, the file stops short of it, or the file runs past it by rows the summary has
+        recorded or by more than one evaluation (an older segment's checkpoint, put back from elsewhere: resuming
+        it would rewrite released rows)."""
+        hist, hp = self.history(), self.path / "history.jsonl"
+        # The checkpoint holds the history it was taken at; compared as the file holds it (NaN as null).
+        own, step = as_written(trainer_state["history"]), trainer_state["step"]
+        if not hist:  # no file yet, or lost: the resumed run writes the checkpoint's rows at its next evaluation
+            return []
+        move = ("the checkpoint is not this history's; move it away (the run then counts as one whose checkpoint "
+                "is gone, see `python -m lib adopt`)")
+        if len(hist) < len(own) or hist[:len(own)] != own:
+            at = next((o.get("step") for o, h in zip(own, hist) if o != h), None)
+            where = (f"its row at step {at} differs from the file's" if at is not None
+                     else f"the file stops at step {hist[-1].get('step')}")
+            raise RunError(f"{self.ckpt} (step {step}) records another history than {hp}: {where}; {move}")
+        extra = hist[len(own):]
+        summ = self.summary if self.status != "unreadable" else None
+        recorded = summ.get("steps") if isinstance(summ, dict) else None
+        # Not recorded by the summary: it is None (a kill within the first evaluation's writes) or an earlier step.
+        unrecorded = len(extra) == 1 and _integer(extra[0].get("step")) and not (
+            _integer(recorded) and recorded >= extra[0]["step"])
+        if not extra or unrecorded:
+            return extra
+        said = f" and {self.path / 'summary.json'} step {recorded}" if _integer(recorded) else ""
+        raise RunError(f"{self.ckpt} is at step {step} but {hp} reaches step {hist[-1].get('step')}{said}: {move}")
 
 
 class RunLocked(RunError):
