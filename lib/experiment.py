@@ -251,6 +251,8 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     check_fast_dropout(kwargs.get("fast_dropout", False), resolve_device(kwargs.get("device", "auto")),
                        kwargs.get("compile", False), Dist.from_env().world)
     rd = RunDir(run_path(exp, runs_dir))
+    if wrong := rd.adoption_cut_off():  # its files may be in three places: lib.adopt finishes it, nothing else
+        raise RunError(wrong)
     # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
     # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):

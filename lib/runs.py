@@ -30,6 +30,9 @@ from .host import ROOT
 from .thresholds import escape_step
 
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
+# An adoption under way (lib.adopt) marks both run directories with this file until it is done: a kill leaves it,
+# and then the run is neither trained nor read until the same `adopt` command, run again, has finished it.
+ADOPTING = "adopting.json"
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     # The path is a function of the experiment alone, never of the machine or the command that trained it, so
@@ -260,12 +263,26 @@ class RunDir:
                     raise RunError(f"{p} line {i} is not a JSON object ({line[:40]})")
         return rows
 
+    def adoption_cut_off(self) -> str | None:
+        """What to do about an adoption into or out of this directory that a kill cut off (``ADOPTING``), or None."""
+        if not (self.path / ADOPTING).exists():
+            return None
+        try:
+            plan = self.read_json(ADOPTING)
+            retrain = plan["retrain"]
+        except (RunError, TypeError, KeyError):
+            retrain = "<the retrain's directory>"
+        return (f"{self.path} is in the middle of an adoption that was cut off ({self.path / ADOPTING}); run "
+                f"`python -m lib adopt {retrain}` again to finish it")
+
     def problems(self, exp: Experiment) -> list[str]:
         """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of ``runs/`` (the
         chapters, ``report``) leaves such a run out and names the file. Checked: the three files exist and
         parse; ``config.json`` describes ``exp`` (not just the path); the history reaches the summary's step,
         which is the budget for a complete run; the summary's best loss is the history's."""
         out = []
+        if wrong := self.adoption_cut_off():
+            return [wrong]
         try:
             # A file that does not parse makes every other check meaningless: that one problem is the answer.
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
