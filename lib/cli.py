@@ -410,7 +410,7 @@ def main(argv=None) -> int:
                 for i, exp in enumerate(exps, 1):
                     rd = RunDir(run_path(exp, args.runs_dir))
                     print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
-            elif args.gpus:
+            elif args.gpus is not None:  # '' too: refused by spawn_workers, never a sweep in this one process
                 if args.fast_dropout:  # refused here, not once in every worker
                     raise ConfigError("--fast-dropout with --gpus: it is an option for one CPU process")
                 if os.environ.get("LIB_SWEEP_WORKER"):

@@ -35,6 +35,7 @@ from .runs import (
     RunDir,
     RunLock,
     check_run_path,
+    env_problem,
     export_weights,
     run_path,
 )
@@ -350,6 +351,8 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
     # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued,
     # and training here would replace it by a run nobody compared with it (lib.adopt: retrain beside it, then adopt).
     if rd.status == "partial" and not rd.ckpt.exists():
+        if not force:  # its summary is returned or its steps read below: a damaged one is refused, as sweep does
+            rd.refuse_damaged(exp)
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
         if not force:
@@ -361,6 +364,15 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
                            f"if it reproduces this history; or --force moves it aside and retrains here")
         _move_aside(rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)")
     return None  # train: from the checkpoint if there is one, else from step 0
+
+
+def _load(trainer: Trainer, rd: RunDir, state: dict) -> None:
+    """The checkpoint's state into the trainer; what torch or the trainer refuses is a RunError naming the file."""
+    try:
+        trainer.load_state_dict(state["trainer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        raise RunError(f"{rd.ckpt} does not fit this run: {str(e).splitlines()[0]}; move it away (the run then counts "
+                       f"as one whose checkpoint is gone, see `python -m lib adopt`)") from None
 
 
 def _cut_first_evaluation(rd: RunDir) -> None:
@@ -444,13 +456,15 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # (summary written).
     if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
         if rd.ckpt.exists():
-            trainer.load_state_dict(rd.load_checkpoint(exp)["trainer"])
+            _load(trainer, rd, rd.load_checkpoint(exp))
         dist.barrier()  # rank 0 may overwrite the checkpoint once every rank has read it
         trainer.fit(until)
         dist.barrier()  # rank 0 has written the summary
         return rd.summary
     if rd.ckpt.exists():
         recorded = rd.read_json("env.json") or {}  # how the earlier segments ran
+        if wrong := env_problem(recorded):  # its segments are appended to below
+            raise RunError(f"{rd.path / 'env.json'} {wrong}; repair it or move the run away")
         before = recorded.get("diagnostics")
         if before is not None and before != diagnostics:
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
@@ -469,7 +483,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             was = "with" if "mask_stream" in state["trainer"] else "without"
             raise RunError(f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its dropout masks "
                            f"would switch generator part-way")
-        trainer.load_state_dict(state["trainer"])
+        _load(trainer, rd, state)
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run

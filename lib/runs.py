@@ -15,6 +15,7 @@ to move out when it grows again.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import json
 import math
@@ -53,8 +54,15 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         leaf += f"_mixer-{exp.model.mixer}"
     for key, value in sorted(off_preset_fields(exp).items()):  # a bundle factor on its own, another depth, ...
         # Sorted, so two commands that set the same fields in another order name the same directory.
-        leaf += f"_{key}-{value:g}" if isinstance(value, float) else f"_{key}-{value}"
+        leaf += f"_{key}-{_spelled(value)}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
+
+
+def _spelled(value: float) -> str:
+    """A float as a directory name spells it: ``:g`` (0.002, 1e-05: every released name) where that is the value,
+    else its shortest exact form (0.0020000001), so two values never share a directory."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
@@ -145,7 +153,7 @@ SUMMARY_FIELDS = {
 }
 
 
-def _env_problem(env) -> str | None:
+def env_problem(env) -> str | None:
     """What is wrong with an env.json's shape, for the readers of its segments (``RunDir.segments``): an object,
     whose ``resumed`` is a list of objects, each segment's step an integer and its micro-batch an integer or null."""
     if not isinstance(env, dict):
@@ -172,6 +180,29 @@ def model_shapes(exp: Experiment) -> dict[str, tuple]:
 # reader asks problems of one run many times (each table, each verdict), and reading weights.pt each time would cost
 # a torch.load. A rewritten file has another mtime or size, so it is checked again.
 _WEIGHTS_CHECKED: dict[tuple, str | None] = {}
+
+
+def _weights_problem(weights: dict, exp: Experiment) -> str | None:
+    """What keeps a state dict (weights.pt's, a checkpoint's) from being ``exp``'s model: a key missing or extra, a
+    tensor of another shape, a non-finite value. None where it fits."""
+    import torch
+    want = model_shapes(exp)
+    got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
+    if got != want:
+        missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+        shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
+                  for k in sorted(set(got) & set(want)) if got[k] != want[k]]
+        said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
+            [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
+        return f"does not fit the model of its config.json ({'; '.join(said)})"
+    if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
+        return f"holds non-finite values in {bad}"
+    return None
+
+
+# What a checkpoint's trainer state must hold for lib.train.Trainer.load_state_dict.
+TRAINER_STATE = ("model", "optimizer", "batches", "torch_rng", "step", "history", "best_val", "best_step",
+                 "train_time", "status")
 
 
 # A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
@@ -238,7 +269,7 @@ class RunDir:
         ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
         segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
         env = self.read_json("env.json") or {}
-        if wrong := _env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
+        if wrong := env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
             raise RunError(f"{self.path / 'env.json'} {wrong}")
         # A run from before --fast-dropout existed has no such key: it drew torch's masks.
         return [{"step": seg.get("step", 0), "micro_batch": seg.get("micro_batch"),
@@ -293,7 +324,7 @@ class RunDir:
         # shape would stop the readers of its segments (the paper-shape chapter, the reproducibility costs).
         if env is None:
             out.append(f"{self.path / 'env.json'} is missing")
-        elif wrong := _env_problem(env):
+        elif wrong := env_problem(env):
             out.append(f"{self.path / 'env.json'} {wrong}")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
@@ -351,7 +382,6 @@ class RunDir:
         """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the run's summary:
         written by this project, of ``exp`` (not a file copied from another run), the complete run's final step,
         every key and shape of ``exp``'s model, every value finite. A RunError naming the file otherwise."""
-        import torch
         path = self.path / "weights.pt"
         # weights_only loading (lib.files.load_torch_file): a weights.pt arrives with a clone or a download, and an
         # unrestricted torch.load would run whatever code its pickle names.
@@ -365,21 +395,12 @@ class RunDir:
         if summ.get("status") != "complete" or blob.get("step") != summ.get("steps"):
             raise RunError(f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at step "
                            f"{summ.get('steps')}: not the run's final weights")
-        weights, want = blob["model"], model_shapes(exp)
+        weights = blob["model"]
         # The same names and shapes as the model the experiment builds, so load_state_dict (strict) cannot fail later
-        # with torch's message, which does not name the file.
-        got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
-        if got != want:
-            missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-            shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
-                      for k in sorted(set(got) & set(want)) if got[k] != want[k]]
-            said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
-                [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
-            raise RunError(f"{path} does not fit the model of {self.path / 'config.json'} ({'; '.join(said)}); the "
-                           f"run is left out")
-        # A NaN or infinite weight would load without complaint and give a NaN loss, which no probe may read.
-        if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
-            raise RunError(f"{path} holds non-finite values in {bad}; the run is left out")
+        # with torch's message, which does not name the file. A NaN or infinite weight would load without complaint
+        # and give a NaN loss, which no probe may read.
+        if wrong := _weights_problem(weights, exp):
+            raise RunError(f"{path} {wrong}; the run is left out")
         return weights
 
     def weights_problem(self, exp: Experiment, summ: dict) -> str | None:
@@ -492,6 +513,15 @@ class RunDir:
         if not isinstance(state, dict) or as_experiment(state.get("experiment") or {}) != exp:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
+        # Of the right experiment but not whole, or not this model's: said here, naming the file, rather than by
+        # torch or a KeyError half-way through loading, or (a NaN) as a divergence recorded for good.
+        trainer = state.get("trainer")
+        if not isinstance(trainer, dict) or (gone := [k for k in TRAINER_STATE if k not in trainer]):
+            raise RunError(f"{self.ckpt} has no {gone[0] if isinstance(trainer, dict) else 'trainer'} state: not a "
+                           f"checkpoint this project wrote whole; move it away to resume from the history's start")
+        if not isinstance(trainer["model"], dict) or (wrong := _weights_problem(trainer["model"], exp)):
+            raise RunError(f"{self.ckpt} {wrong or 'holds no model state dict'}; move it away (the run then counts as "
+                           f"one whose checkpoint is gone, see `python -m lib adopt`)")
         return state
 
     def interrupted_rows(self, trainer_state: dict) -> list[dict]:
@@ -556,7 +586,15 @@ class RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Opened, never replaced: flock locks the inode, so the file must stay the same one for every process
         # (an atomic rename, as _atomic does for the other files, would give each process its own lock).
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a run.lock that is a symbolic link is refused, never opened through (the holder's record
+        # would be written over whatever file it points to).
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            raise RunError(f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run's lock is never "
+                           f"opened through one: remove the link") from None
         try:
             # Non-blocking: a sweep does not wait on a held run; it trains the next one and comes back (lib.sweep).
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
