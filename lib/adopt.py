@@ -91,6 +91,9 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
                else f"is {released.status or 'missing'}")
         raise RunError(f"{released.path} {why}; only a partial run whose checkpoint is gone is replaced by a retrain")
     released.check_config(exp)
+    # The comparison reads its steps, floor and best: a summary without them, or of another type, is named here.
+    if wrong := released.summary_shape(released.summary):
+        raise RunError(f"{released.path} is damaged, so nothing was moved: {wrong}")
     # the retrain becomes a released run: it must pass the one check every reader asks (RunDir.problems) first
     if found := retrain.problems(exp):
         raise RunError(f"{retrain.path} is damaged, so nothing was moved: {'; '.join(found)}")

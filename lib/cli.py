@@ -274,7 +274,8 @@ def _run_kwargs(args) -> dict:
 # One JSON line per finished run: a sweep's log can be read back by a program, and the line is the
 # summary.json fields a reader checks first.
 def _print_summary(s: dict) -> None:
-    print(json.dumps({k: s[k] for k in ("scale", "impl", "config", "seed", "status", "steps",
+    # .get: a released summary may lack a field no reader checks (RunDir.problems); the line shows null for it
+    print(json.dumps({k: s.get(k) for k in ("scale", "impl", "config", "seed", "status", "steps",
                                         "best_val_loss", "best_step", "unigram_floor", "escape_step",
                                         "tokens_per_s", "wall_s")}))
 
@@ -339,6 +340,16 @@ def main(argv=None) -> int:
             if not timed and args.rounds != 1:
                 raise ConfigError(f"--rounds applies to the 10M step-cost table, which --scales {' '.join(scales)} "
                                   f"does not time: add 10M to --scales, or use --step-cost-only")
+            # What the trainer or the machine would refuse is refused now, not after minutes of timing other loops.
+            from .experiment import check_fits
+            from .train import check_micro_batch, resolve_device
+            if timed:
+                for b in args.micro_batches:
+                    check_micro_batch(b, get_preset("10M", args.impl, "AttnOnly").train.batch_size)
+            if not args.step_cost_only and args.batch_size is not None:  # as train: a step that cannot fit
+                for scale in scales:
+                    check_fits(replace(get_preset(scale, args.impl, "FullResidual"), batch_size=args.batch_size),
+                               resolve_device(args.device))
             if timed:  # what one step of the paper's 10M model costs here
                 print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
                                 rounds=args.rounds)

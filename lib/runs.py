@@ -343,9 +343,8 @@ class RunDir:
             return out + [f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"]
         # A field a reader indexes that is missing or of another type would stop that reader (a KeyError in
         # `report`, a TypeError in a comparison below): named here, and the checks that compare values end.
-        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
-                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
-            return out + [f"{self.path / 'summary.json'}: {'; '.join(wrong)}"]
+        if wrong := self.summary_shape(summ):
+            return out + [wrong]
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
         if wrong := self._row_types(hist):
@@ -377,6 +376,14 @@ class RunDir:
                 out.append(f"{self.path / 'summary.json'} best_val_loss {best} is not the history's best "
                            f"{min(vals) if vals else None}")
         return out
+
+    def summary_shape(self, summ: dict) -> str | None:
+        """The summary fields a reader indexes that are missing or of another type (``SUMMARY_FIELDS``), as one
+        line naming the file; None where each is there."""
+        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
+                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
+            return f"{self.path / 'summary.json'}: {'; '.join(wrong)}"
+        return None
 
     def weights(self, exp: Experiment, summ: dict) -> dict:
         """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the run's summary:

@@ -163,3 +163,50 @@ def test_prepare_never_overwrites_another_tools_train_bin(tmp_path):
     # --force replaces them, as it replaces a prepared set
     assert data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=12, val_every=4,
                                     force=True)["n_docs"] == 12
+
+
+@pytest.fixture
+def no_timing(monkeypatch):
+    import lib.bench
+
+    def never(*a, **k):
+        raise AssertionError("timed: the command was not refused")
+    monkeypatch.setattr(lib.bench, "step_cost", never)
+    monkeypatch.setattr(lib.bench, "bench", never)
+
+
+def test_bench_refuses_a_micro_batch_that_does_not_divide_the_batch_before_timing(capsys, no_timing):
+    # was: refused by the trainer after 2.5 minutes of timing the other loops
+    refused(["bench", "--step-cost-only", "--micro-batches", "8", "7"], capsys, "--micro-batch 7", "valid: 1, 2")
+
+
+def test_bench_refuses_a_batch_that_cannot_fit_in_memory(capsys, no_timing):
+    # was: no memory check (train has one), so the machine's memory went first
+    refused(["bench", "--scales", "cpu", "--batch-size", "100000000"], capsys, "GiB of memory")
+
+
+def test_a_partial_summary_without_scale_is_one_line_in_train_until(exp, tmp_path, capsys):
+    rd = partial_without_checkpoint(exp, tmp_path)
+    write_json_atomic(rd.path / "summary.json", {k: v for k, v in rd.summary.items() if k != "scale"})
+    from lib.config import off_preset_fields
+    argv = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path), "--until", "5",
+            "--steps", str(exp.train.max_steps)]
+    argv += [a for k, v in off_preset_fields(exp).items() for a in ("--set", f"{k}={v}")]  # the same run
+    assert cli.main(argv) == 0, capsys.readouterr().err  # was: a KeyError traceback printing the summary's line
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["scale"] is None
+    assert [p.name for p in rd.path.parent.iterdir()] == [rd.path.name]  # no other run was trained
+
+
+@pytest.mark.parametrize("change, expected", [
+    ({"steps": None}, "steps is missing"),
+    ({"steps": "10"}, "steps is '10', not an integer"),
+])
+def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(exp, tmp_path, change, expected):
+    from lib.adopt import adopt
+    rd = partial_without_checkpoint(exp, tmp_path / "runs")
+    run(exp, runs_dir=tmp_path / "retrain", until=15, **MODE)
+    summ = {**rd.summary, **change}
+    write_json_atomic(rd.path / "summary.json", {k: v for k, v in summ.items() if v is not None})
+    # was: a KeyError or a TypeError from the comparison
+    with pytest.raises(RunError, match=f"summary.json: {expected}"):
+        adopt(RunDir(run_path(exp, tmp_path / "retrain")).path, tmp_path / "runs")
