@@ -34,6 +34,7 @@ from .runs import (
     RUNS_DIR,
     RunDir,
     RunLock,
+    RunLocked,
     check_run_path,
     env_problem,
     export_weights,
@@ -275,8 +276,28 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
-    with RunLock(rd.path):
-        return _run(exp, runs_dir, until=until, **kwargs)
+    made = [p for p in (rd.path, *rd.path.parents) if not p.exists()]  # what the lock creates, deepest first
+    try:
+        with RunLock(rd.path):
+            return _run(exp, runs_dir, until=until, **kwargs)
+    except RunLocked:  # another process's run: never touched
+        raise
+    except BaseException:
+        _remove_if_untouched(rd, made)
+        raise
+
+
+def _remove_if_untouched(rd: RunDir, made: list[Path]) -> None:
+    """A run that stopped before it wrote a file of its own (a full disk at its first write, a Ctrl-C before it)
+    leaves nothing behind: the lock and the folders made for it are removed, so a refusal changes nothing."""
+    if rd.path not in made or not rd.path.is_dir() or any(c.name != "run.lock" for c in rd.path.iterdir()):
+        return
+    (rd.path / "run.lock").unlink(missing_ok=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another run's folder appeared in it) or already gone
+            break
 
 
 # Largest |difference| of a recorded validation loss that counts as the same run: about ten times below the

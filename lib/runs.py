@@ -620,8 +620,13 @@ class RunLock:
               "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         # Rewritten in place through the locked descriptor, for the reason above; the JSON is small, so a reader
         # that catches it half-written only gets a holder of None in its message.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(me).encode(), 0)
+        except OSError as e:  # a full disk, said with the file (the OSError of a descriptor names none)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise RunError(f"could not write {self.path}: {e.strerror}") from None
         self._fd = fd
 
     def release(self) -> None:

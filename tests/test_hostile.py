@@ -210,3 +210,19 @@ def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(exp, tm
     # was: a KeyError or a TypeError from the comparison
     with pytest.raises(RunError, match=f"summary.json: {expected}"):
         adopt(RunDir(run_path(exp, tmp_path / "retrain")).path, tmp_path / "runs")
+
+
+def no_space(*a, **k):
+    import errno
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("call, named", [("fsync", "config.json"), ("pwrite", "run.lock")])
+def test_a_full_disk_at_a_runs_first_write_names_the_file_and_leaves_nothing(exp, tmp_path, monkeypatch, call,
+                                                                             named):
+    import os
+    monkeypatch.setattr(os, call, no_space)  # the disk fills at the run's first write (its lock, or config.json)
+    # was: "[Errno 28] No space left on device" naming no file, and run.lock with empty folders left behind
+    with pytest.raises(RunError, match=f"{named}"):
+        run(exp, runs_dir=tmp_path / "runs", **MODE)
+    assert list(tmp_path.iterdir()) == []
