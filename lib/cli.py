@@ -84,9 +84,21 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its refusals in one line, as every other refusal here: its message, then the valid options
+    (or commands), where argparse would print its whole usage block first. ``--help`` still explains each one."""
+
+    def error(self, message):
+        valid = [a.option_strings[-1] for a in self._actions
+                 if a.option_strings and a.help != argparse.SUPPRESS and not isinstance(a, argparse._HelpAction)]
+        commands = [c for a in self._actions if isinstance(a, argparse._SubParsersAction) for c in a.choices]
+        said = f"valid commands: {', '.join(commands)}" if commands else f"valid options: {', '.join(valid)}"
+        self.exit(2, f"{self.prog}: error: {message}; {said} (--help explains them)\n")
+
+
 def parser() -> argparse.ArgumentParser:
     # prog names the entry point the README uses, so usage and error lines show a command a reader can run.
-    ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__, allow_abbrev=False)
+    ap = _Parser(prog="python -m lib", description=__doc__, allow_abbrev=False)
     # required: `python -m lib` alone prints the usage and exits 2 instead of doing nothing.
     sub = ap.add_subparsers(dest="command", required=True)
 
