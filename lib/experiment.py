@@ -493,18 +493,20 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         state = rd.load_checkpoint(exp)
         # The checkpoint must be this history's: its rows are the file's, and the file runs past it by no more than
         # the one evaluation a kill can leave unrecorded (refused otherwise: an older segment's checkpoint put back
-        # would rewrite the rows past it). That row is cut before anything else is written, so a kill from here on
-        # leaves the same state as the kill that left it.
-        if cut := rd.interrupted_rows(state["trainer"]):
-            write_jsonl_atomic(rd.path / "history.jsonl", state["trainer"]["history"])
-            print(f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its checkpoint was "
-                  f"written; resuming from step {state['trainer']['step']}, which recomputes it", file=sys.stderr)
+        # would rewrite the rows past it). That row is cut once every refusal below has passed (a refused resume
+        # leaves the run as it was) and before anything else is written, so a kill from then on leaves the same
+        # state as the kill that left it.
+        cut = rd.interrupted_rows(state["trainer"])
         # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"
             raise RunError(f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its dropout masks "
                            f"would switch generator part-way")
         _load(trainer, rd, state)
+        if cut:
+            write_jsonl_atomic(rd.path / "history.jsonl", state["trainer"]["history"])
+            print(f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its checkpoint was "
+                  f"written; resuming from step {state['trainer']['step']}, which recomputes it", file=sys.stderr)
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run

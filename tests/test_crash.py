@@ -166,3 +166,16 @@ def test_rows_the_summary_has_recorded_are_never_cut(tiny, tmp_path):
     history_with_old_checkpoint(exp, tmp_path)
     with pytest.raises(RunError, match="is at step 2 but .* reaches step 4 and .* step 4: the checkpoint is not"):
         run(exp, runs_dir=tmp_path, until=6, **MODE)
+
+
+def test_a_refused_resume_leaves_the_row_a_kill_left_where_it_was(exp, tmp_path, straight):
+    with killed_at(6, "after") as seen, pytest.raises(Killed):  # the step-2 row written, its checkpoint not
+        run(exp, runs_dir=tmp_path, **MODE)
+    assert seen[-1] == "history.jsonl"
+    rd = RunDir(run_path(exp, tmp_path))
+    before = (rd.path / "history.jsonl").read_bytes()
+    with pytest.raises(RunError, match="trained with --fast-dropout"):  # resumed the wrong way: refused
+        run(exp, runs_dir=tmp_path, **{**MODE, "fast_dropout": False})
+    assert (rd.path / "history.jsonl").read_bytes() == before  # nothing cut by a resume that did not happen
+    run(exp, runs_dir=tmp_path, **MODE)
+    assert rows(rd) == rows(straight)
