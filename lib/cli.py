@@ -85,9 +85,21 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its refusals in one line, as every other refusal here: its message, then the valid options
+    (or commands), where argparse would print its whole usage block first. ``--help`` still explains each one."""
+
+    def error(self, message):
+        valid = [a.option_strings[-1] for a in self._actions
+                 if a.option_strings and a.help != argparse.SUPPRESS and not isinstance(a, argparse._HelpAction)]
+        commands = [c for a in self._actions if isinstance(a, argparse._SubParsersAction) for c in a.choices]
+        said = f"valid commands: {', '.join(commands)}" if commands else f"valid options: {', '.join(valid)}"
+        self.exit(2, f"{self.prog}: error: {message}; {said} (--help explains them)\n")
+
+
 def parser() -> argparse.ArgumentParser:
     # prog names the entry point the README uses, so usage and error lines show a command a reader can run.
-    ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__, allow_abbrev=False)
+    ap = _Parser(prog="python -m lib", description=__doc__, allow_abbrev=False)
     # required: `python -m lib` alone prints the usage and exits 2 instead of doing nothing.
     sub = ap.add_subparsers(dest="command", required=True)
 
@@ -278,7 +290,8 @@ def _run_kwargs(args) -> dict:
 # One JSON line per finished run: a sweep's log can be read back by a program, and the line is the
 # summary.json fields a reader checks first.
 def _print_summary(s: dict) -> None:
-    print(json.dumps({k: s[k] for k in ("scale", "impl", "config", "seed", "status", "steps",
+    # .get: a released summary may lack a field no reader checks (RunDir.problems); the line shows null for it
+    print(json.dumps({k: s.get(k) for k in ("scale", "impl", "config", "seed", "status", "steps",
                                         "best_val_loss", "best_step", "unigram_floor", "escape_step",
                                         "tokens_per_s", "wall_s")}))
 
@@ -343,6 +356,16 @@ def main(argv=None) -> int:
             if not timed and args.rounds != 1:
                 raise ConfigError(f"--rounds applies to the 10M step-cost table, which --scales {' '.join(scales)} "
                                   f"does not time: add 10M to --scales, or use --step-cost-only")
+            # What the trainer or the machine would refuse is refused now, not after minutes of timing other loops.
+            from .experiment import check_fits
+            from .train import check_micro_batch, resolve_device
+            if timed:
+                for b in args.micro_batches:
+                    check_micro_batch(b, get_preset("10M", args.impl, "AttnOnly").train.batch_size)
+            if not args.step_cost_only and args.batch_size is not None:  # as train: a step that cannot fit
+                for scale in scales:
+                    check_fits(replace(get_preset(scale, args.impl, "FullResidual"), batch_size=args.batch_size),
+                               resolve_device(args.device))
             if timed:  # what one step of the paper's 10M model costs here
                 print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
                                 rounds=args.rounds)
@@ -414,7 +437,7 @@ def main(argv=None) -> int:
                 for i, exp in enumerate(exps, 1):
                     rd = RunDir(run_path(exp, args.runs_dir))
                     print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
-            elif args.gpus:
+            elif args.gpus is not None:  # '' too: refused by spawn_workers, never a sweep in this one process
                 if args.fast_dropout:  # refused here, not once in every worker
                     raise ConfigError("--fast-dropout with --gpus: it is an option for one CPU process")
                 if os.environ.get("LIB_SWEEP_WORKER"):

@@ -197,6 +197,9 @@ class TrainConfig:
         for name in ("min_lr", "warmup_steps", "weight_decay", "grad_clip", "val_seed"):
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        # A seed's own range (check_seed): a larger one overflows torch's generator only once the run has begun.
+        if not 0 <= self.val_seed <= MAX_SEED:
+            raise ConfigError(f"val_seed must be an integer from 0 to {MAX_SEED:,} (2**63 - 1), got {self.val_seed}")
         for name in ("beta1", "beta2"):
             if not 0 <= getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be in [0, 1), got {getattr(self, name)}")

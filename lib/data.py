@@ -240,6 +240,13 @@ def prepare_openwebtext(out_dir: str | os.PathLike | None = None, n_docs: int = 
         raise DataError(f"n_docs={n_docs!r}: at least val_every={val_every} documents are needed for one "
                         f"validation document (the paper used {OPENWEBTEXT_DOCS:,})")
     out = Path(out_dir) if out_dir is not None else openwebtext_dir()
+    # train.bin and val.bin without our meta.json are another tool's (nanoGPT's prepare.py writes exactly those
+    # names) or a prepare of ours cut off: never overwritten without --force.
+    if not (out / "meta.json").exists() and not force and (
+            theirs := [f for f in ("train.bin", "val.bin") if (out / f).exists()]):
+        raise DataError(f"{out} holds {' and '.join(theirs)} but no meta.json: another tool's files (nanoGPT's "
+                        f"prepare.py writes those names) or a prepare cut off; give another folder, or --force to "
+                        f"replace them")
     # A prepared set is what the 124M runs train on: a second prepare must not swap it silently.
     if (out / "meta.json").exists() and not force:
         old = json.loads((out / "meta.json").read_text())

@@ -34,7 +34,9 @@ from .runs import (
     RUNS_DIR,
     RunDir,
     RunLock,
+    RunLocked,
     check_run_path,
+    env_problem,
     export_weights,
     run_path,
 )
@@ -160,10 +162,11 @@ class _Recorder(Callback):
                            device=self.device, wall_s=round(self.wall(), 2))
 
     def on_history(self, trainer, step):
-        # after every evaluation, each file written whole or not at all (atomic rename): a run killed at any
-        # moment leaves a consistent directory that resumes from its last evaluation
-        # The history first, the summary last: a kill between the writes leaves a summary that is at most one
-        # evaluation behind its history and checkpoint, never ahead of them.
+        # After every evaluation, each file written whole or not at all (atomic rename), in this order: the history,
+        # the checkpoint (which holds the history it was taken at), the summary. A kill at any instant therefore
+        # leaves summary <= checkpoint <= history, the history at most one evaluation ahead, and the summary never
+        # counting a row whose checkpoint is not written: a resume cuts such a row and recomputes it bitwise
+        # (RunDir.interrupted_rows), and a summary that meets the history's last row has its checkpoint there.
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
         if trainer.status != "diverged":  # a diverged run is finished; its weights are of no use to resume
             save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
@@ -250,11 +253,16 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     check_fast_dropout(kwargs.get("fast_dropout", False), resolve_device(kwargs.get("device", "auto")),
                        kwargs.get("compile", False), Dist.from_env().world)
     rd = RunDir(run_path(exp, runs_dir))
+    if wrong := rd.adoption_cut_off():  # its files may be in three places: lib.adopt finishes it, nothing else
+        raise RunError(wrong)
     # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
     # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         rd.refuse_damaged(exp)  # a finished run that no reader would accept is not "done"
+        if rd.ckpt.parent.exists() or list(rd.path.glob(".*.tmp")):  # killed after its last summary: end it
+            with RunLock(rd.path):
+                _finish(rd, kwargs.get("keep_weights", False))
         if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
@@ -268,8 +276,28 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
-    with RunLock(rd.path):
-        return _run(exp, runs_dir, until=until, **kwargs)
+    made = [p for p in (rd.path, *rd.path.parents) if not p.exists()]  # what the lock creates, deepest first
+    try:
+        with RunLock(rd.path):
+            return _run(exp, runs_dir, until=until, **kwargs)
+    except RunLocked:  # another process's run: never touched
+        raise
+    except BaseException:
+        _remove_if_untouched(rd, made)
+        raise
+
+
+def _remove_if_untouched(rd: RunDir, made: list[Path]) -> None:
+    """A run that stopped before it wrote a file of its own (a full disk at its first write, a Ctrl-C before it)
+    leaves nothing behind: the lock and the folders made for it are removed, so a refusal changes nothing."""
+    if rd.path not in made or not rd.path.is_dir() or any(c.name != "run.lock" for c in rd.path.iterdir()):
+        return
+    (rd.path / "run.lock").unlink(missing_ok=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another run's folder appeared in it) or already gone
+            break
 
 
 # Largest |difference| of a recorded validation loss that counts as the same run: about ten times below the
@@ -337,12 +365,15 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
         _move_aside(rd, "--force")
     # Before anything is written: a directory holding another experiment is refused, never resumed or overwritten.
     rd.check_config(exp)
+    _cut_first_evaluation(rd)
     if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
     # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued,
     # and training here would replace it by a run nobody compared with it (lib.adopt: retrain beside it, then adopt).
     if rd.status == "partial" and not rd.ckpt.exists():
+        if not force:  # its summary is returned or its steps read below: a damaged one is refused, as sweep does
+            rd.refuse_damaged(exp)
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
         if not force:
@@ -354,6 +385,40 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
                            f"if it reproduces this history; or --force moves it aside and retrains here")
         _move_aside(rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)")
     return None  # train: from the checkpoint if there is one, else from step 0
+
+
+def _load(trainer: Trainer, rd: RunDir, state: dict) -> None:
+    """The checkpoint's state into the trainer; what torch or the trainer refuses is a RunError naming the file."""
+    try:
+        trainer.load_state_dict(state["trainer"])
+    except (RuntimeError, ValueError, KeyError, TypeError) as e:
+        raise RunError(f"{rd.ckpt} does not fit this run: {str(e).splitlines()[0]}; move it away (the run then counts "
+                       f"as one whose checkpoint is gone, see `python -m lib adopt`)") from None
+
+
+def _cut_first_evaluation(rd: RunDir) -> None:
+    """A run killed within its first evaluation's writes, after the history and before the checkpoint: its one row
+    (step 0), with no checkpoint and no summary, is removed, and the run starts again from step 0, which recomputes
+    it bitwise. Any other history without a checkpoint is more than a kill can leave, and is left to the refusals of
+    ``_prepare``."""
+    if rd.ckpt.exists() or rd.status is not None:
+        return
+    hist = rd.history()
+    if len(hist) == 1 and hist[0].get("step") == 0:
+        (rd.path / "history.jsonl").unlink()
+        print(f"{rd.path}: its first evaluation was cut off before its checkpoint was written; starting again from "
+              f"step 0, which recomputes it", file=sys.stderr)
+
+
+def _finish(rd: RunDir, keep_weights: bool) -> None:
+    """The end of a run whose summary says it is finished: ``weights.pt`` kept if asked for (from the checkpoint),
+    the checkpoint deleted and any half-written file of a killed writer removed. Run at the end of training, and
+    again by the next command when a kill fell after the last summary and before these steps."""
+    if keep_weights and rd.status == "complete" and rd.ckpt.exists():
+        export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
+    # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
+    shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+    remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
 
 
 def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
@@ -412,31 +477,36 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # (summary written).
     if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
         if rd.ckpt.exists():
-            trainer.load_state_dict(rd.load_checkpoint(exp)["trainer"])
+            _load(trainer, rd, rd.load_checkpoint(exp))
         dist.barrier()  # rank 0 may overwrite the checkpoint once every rank has read it
         trainer.fit(until)
         dist.barrier()  # rank 0 has written the summary
         return rd.summary
     if rd.ckpt.exists():
         recorded = rd.read_json("env.json") or {}  # how the earlier segments ran
+        if wrong := env_problem(recorded):  # its segments are appended to below
+            raise RunError(f"{rd.path / 'env.json'} {wrong}; repair it or move the run away")
         before = recorded.get("diagnostics")
         if before is not None and before != diagnostics:
             raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
                            f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
         state = rd.load_checkpoint(exp)
-        # A checkpoint behind its history (an older segment's, restored from elsewhere) would resume there and
-        # rewrite the rows past it: the two must meet at the history's last evaluation.
-        hist = rd.history()
-        if hist and state["trainer"]["step"] != hist[-1]["step"]:
-            raise RunError(f"{rd.ckpt} is at step {state['trainer']['step']} but {rd.path / 'history.jsonl'} reaches "
-                           f"step {hist[-1]['step']}: the checkpoint is not this history's; move it away (the run "
-                           f"then counts as one whose checkpoint is gone, see `python -m lib adopt`)")
+        # The checkpoint must be this history's: its rows are the file's, and the file runs past it by no more than
+        # the one evaluation a kill can leave unrecorded (refused otherwise: an older segment's checkpoint put back
+        # would rewrite the rows past it). That row is cut once every refusal below has passed (a refused resume
+        # leaves the run as it was) and before anything else is written, so a kill from then on leaves the same
+        # state as the kill that left it.
+        cut = rd.interrupted_rows(state["trainer"])
         # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"
             raise RunError(f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its dropout masks "
                            f"would switch generator part-way")
-        trainer.load_state_dict(state["trainer"])
+        _load(trainer, rd, state)
+        if cut:
+            write_jsonl_atomic(rd.path / "history.jsonl", state["trainer"]["history"])
+            print(f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its checkpoint was "
+                  f"written; resuming from step {state['trainer']['step']}, which recomputes it", file=sys.stderr)
         if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
@@ -461,10 +531,7 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # the time since then belongs in the summary.
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
     if trainer.status != "partial":  # a prefix keeps its checkpoint: the next call continues from it
-        if keep_weights and trainer.status == "complete":
-            export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
-        # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
-        shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
+        _finish(rd, keep_weights)
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()
     return rd.summary

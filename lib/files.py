@@ -111,11 +111,22 @@ def write_json_atomic(path, obj) -> None:
     _atomic(path, lambda f: f.write(text.encode()))
 
 
+def _jsonl(rows) -> list[str]:
+    return [json.dumps(finite(r), default=_jsonable, allow_nan=False) for r in rows]
+
+
 def write_jsonl_atomic(path, rows) -> None:
     # One evaluation per line (JSON Lines): the history is rewritten whole after each evaluation, so a diff
     # between two commits of a run shows the new rows, and a reader can parse it line by line.
-    text = "".join(json.dumps(finite(r), default=_jsonable, allow_nan=False) + "\n" for r in rows)
+    text = "".join(line + "\n" for line in _jsonl(rows))
     _atomic(path, lambda f: f.write(text.encode()))
+
+
+def as_written(rows) -> list[dict]:
+    """``rows`` as ``write_jsonl_atomic`` writes them and a reader reads them back (NaN as None, numpy and tensor
+    scalars as numbers): what a history held in memory, such as a checkpoint's, is compared with the file by."""
+    # JSON round-trips Python floats exactly, so a row written from the same values reads back equal.
+    return [json.loads(line) for line in _jsonl(rows)]
 
 
 def _jsonable(x):

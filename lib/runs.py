@@ -15,6 +15,7 @@ to move out when it grows again.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import json
 import math
@@ -24,12 +25,15 @@ import sys
 from pathlib import Path
 
 from .config import Experiment, off_preset_fields, off_preset_precision, off_preset_steps
-from .files import RunError, load_torch_file, save_torch_atomic
+from .files import RunError, as_written, load_torch_file, save_torch_atomic
 from .gain import construct
 from .host import ROOT
 from .thresholds import escape_step
 
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
+# An adoption under way (lib.adopt) marks both run directories with this file until it is done: a kill leaves it,
+# and then the run is neither trained nor read until the same `adopt` command, run again, has finished it.
+ADOPTING = "adopting.json"
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     # The path is a function of the experiment alone, never of the machine or the command that trained it, so
@@ -50,8 +54,15 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         leaf += f"_mixer-{exp.model.mixer}"
     for key, value in sorted(off_preset_fields(exp).items()):  # a bundle factor on its own, another depth, ...
         # Sorted, so two commands that set the same fields in another order name the same directory.
-        leaf += f"_{key}-{value:g}" if isinstance(value, float) else f"_{key}-{value}"
+        leaf += f"_{key}-{_spelled(value)}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
+
+
+def _spelled(value: float) -> str:
+    """A float as a directory name spells it: ``:g`` (0.002, 1e-05: every released name) where that is the value,
+    else its shortest exact form (0.0020000001), so two values never share a directory."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
 
 
 def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
@@ -142,7 +153,7 @@ SUMMARY_FIELDS = {
 }
 
 
-def _env_problem(env) -> str | None:
+def env_problem(env) -> str | None:
     """What is wrong with an env.json's shape, for the readers of its segments (``RunDir.segments``): an object,
     whose ``resumed`` is a list of objects, each segment's step an integer and its micro-batch an integer or null."""
     if not isinstance(env, dict):
@@ -169,6 +180,29 @@ def model_shapes(exp: Experiment) -> dict[str, tuple]:
 # reader asks problems of one run many times (each table, each verdict), and reading weights.pt each time would cost
 # a torch.load. A rewritten file has another mtime or size, so it is checked again.
 _WEIGHTS_CHECKED: dict[tuple, str | None] = {}
+
+
+def _weights_problem(weights: dict, exp: Experiment) -> str | None:
+    """What keeps a state dict (weights.pt's, a checkpoint's) from being ``exp``'s model: a key missing or extra, a
+    tensor of another shape, a non-finite value. None where it fits."""
+    import torch
+    want = model_shapes(exp)
+    got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
+    if got != want:
+        missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+        shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
+                  for k in sorted(set(got) & set(want)) if got[k] != want[k]]
+        said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
+            [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
+        return f"does not fit the model of its config.json ({'; '.join(said)})"
+    if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
+        return f"holds non-finite values in {bad}"
+    return None
+
+
+# What a checkpoint's trainer state must hold for lib.train.Trainer.load_state_dict.
+TRAINER_STATE = ("model", "optimizer", "batches", "torch_rng", "step", "history", "best_val", "best_step",
+                 "train_time", "status")
 
 
 # A view of one run directory: it reads, it never writes (lib.experiment writes). The readers of runs/
@@ -210,22 +244,32 @@ class RunDir:
         return s["status"] if isinstance(s, dict) and s.get("status") in STATUSES else "unreadable"
 
     def standing(self) -> str:
-        """Where the run stands and how to go on, for the line an interrupted command prints."""
+        """Where an interrupted run stands and how it goes on, for the line a Ctrl-C prints. True at any instant: the
+        summary is written after the history and the checkpoint of its step, so where it meets the history's last
+        row the checkpoint is there too; where it does not, the evaluation past it was being recorded, and the
+        resume either has its checkpoint or cuts its row and recomputes it (``interrupted_rows``)."""
         try:
-            s = self.summary
+            s, hist = self.summary, self.history()
         except RunError:
-            s = None
+            s, hist = None, []
+        last = hist[-1].get("step") if hist else None
         if not isinstance(s, dict):
-            return f"{self.path} had not reached its first evaluation; run the same command again to start it"
-        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
-                f"checkpoint; run the same command again to resume from there")
+            if not self.ckpt.exists():
+                return f"{self.path} has no checkpoint yet; run the same command again to start it from step 0"
+            return f"{self.path} stands at its step-0 checkpoint; run the same command again to resume from there"
+        if last is None or last == s.get("steps"):
+            return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
+                    f"checkpoint; run the same command again to resume from there")
+        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), stopped while recording its "
+                f"step-{last} evaluation; run the same command again to resume from its last checkpoint (an "
+                f"evaluation without one is recomputed)")
 
     def segments(self) -> list[dict]:
         """How each stretch of training was executed, first to last: ``step`` (where it began),
         ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
         segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
         env = self.read_json("env.json") or {}
-        if wrong := _env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
+        if wrong := env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
             raise RunError(f"{self.path / 'env.json'} {wrong}")
         # A run from before --fast-dropout existed has no such key: it drew torch's masks.
         return [{"step": seg.get("step", 0), "micro_batch": seg.get("micro_batch"),
@@ -250,12 +294,26 @@ class RunDir:
                     raise RunError(f"{p} line {i} is not a JSON object ({line[:40]})")
         return rows
 
+    def adoption_cut_off(self) -> str | None:
+        """What to do about an adoption into or out of this directory that a kill cut off (``ADOPTING``), or None."""
+        if not (self.path / ADOPTING).exists():
+            return None
+        try:
+            plan = self.read_json(ADOPTING)
+            retrain = plan["retrain"]
+        except (RunError, TypeError, KeyError):
+            retrain = "<the retrain's directory>"
+        return (f"{self.path} is in the middle of an adoption that was cut off ({self.path / ADOPTING}); run "
+                f"`python -m lib adopt {retrain}` again to finish it")
+
     def problems(self, exp: Experiment) -> list[str]:
         """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of ``runs/`` (the
         chapters, ``report``) leaves such a run out and names the file. Checked: the three files exist and
         parse; ``config.json`` describes ``exp`` (not just the path); the history reaches the summary's step,
         which is the budget for a complete run; the summary's best loss is the history's."""
         out = []
+        if wrong := self.adoption_cut_off():
+            return [wrong]
         try:
             # A file that does not parse makes every other check meaningless: that one problem is the answer.
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
@@ -266,7 +324,7 @@ class RunDir:
         # shape would stop the readers of its segments (the paper-shape chapter, the reproducibility costs).
         if env is None:
             out.append(f"{self.path / 'env.json'} is missing")
-        elif wrong := _env_problem(env):
+        elif wrong := env_problem(env):
             out.append(f"{self.path / 'env.json'} {wrong}")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
@@ -285,9 +343,8 @@ class RunDir:
             return out + [f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"]
         # A field a reader indexes that is missing or of another type would stop that reader (a KeyError in
         # `report`, a TypeError in a comparison below): named here, and the checks that compare values end.
-        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
-                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
-            return out + [f"{self.path / 'summary.json'}: {'; '.join(wrong)}"]
+        if wrong := self.summary_shape(summ):
+            return out + [wrong]
         if not hist:
             return out + [f"{self.path / 'history.jsonl'} is missing or empty"]
         if wrong := self._row_types(hist):
@@ -320,11 +377,18 @@ class RunDir:
                            f"{min(vals) if vals else None}")
         return out
 
+    def summary_shape(self, summ: dict) -> str | None:
+        """The summary fields a reader indexes that are missing or of another type (``SUMMARY_FIELDS``), as one
+        line naming the file; None where each is there."""
+        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
+                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
+            return f"{self.path / 'summary.json'}: {'; '.join(wrong)}"
+        return None
+
     def weights(self, exp: Experiment, summ: dict) -> dict:
         """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the run's summary:
         written by this project, of ``exp`` (not a file copied from another run), the complete run's final step,
         every key and shape of ``exp``'s model, every value finite. A RunError naming the file otherwise."""
-        import torch
         path = self.path / "weights.pt"
         # weights_only loading (lib.files.load_torch_file): a weights.pt arrives with a clone or a download, and an
         # unrestricted torch.load would run whatever code its pickle names.
@@ -338,21 +402,12 @@ class RunDir:
         if summ.get("status") != "complete" or blob.get("step") != summ.get("steps"):
             raise RunError(f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at step "
                            f"{summ.get('steps')}: not the run's final weights")
-        weights, want = blob["model"], model_shapes(exp)
+        weights = blob["model"]
         # The same names and shapes as the model the experiment builds, so load_state_dict (strict) cannot fail later
-        # with torch's message, which does not name the file.
-        got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
-        if got != want:
-            missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-            shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
-                      for k in sorted(set(got) & set(want)) if got[k] != want[k]]
-            said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
-                [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
-            raise RunError(f"{path} does not fit the model of {self.path / 'config.json'} ({'; '.join(said)}); the "
-                           f"run is left out")
-        # A NaN or infinite weight would load without complaint and give a NaN loss, which no probe may read.
-        if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
-            raise RunError(f"{path} holds non-finite values in {bad}; the run is left out")
+        # with torch's message, which does not name the file. A NaN or infinite weight would load without complaint
+        # and give a NaN loss, which no probe may read.
+        if wrong := _weights_problem(weights, exp):
+            raise RunError(f"{path} {wrong}; the run is left out")
         return weights
 
     def weights_problem(self, exp: Experiment, summ: dict) -> str | None:
@@ -465,7 +520,48 @@ class RunDir:
         if not isinstance(state, dict) or as_experiment(state.get("experiment") or {}) != exp:
             raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
                            f"(or another program); delete it or use another runs directory")
+        # Of the right experiment but not whole, or not this model's: said here, naming the file, rather than by
+        # torch or a KeyError half-way through loading, or (a NaN) as a divergence recorded for good.
+        trainer = state.get("trainer")
+        if not isinstance(trainer, dict) or (gone := [k for k in TRAINER_STATE if k not in trainer]):
+            raise RunError(f"{self.ckpt} has no {gone[0] if isinstance(trainer, dict) else 'trainer'} state: not a "
+                           f"checkpoint this project wrote whole; move it away to resume from the history's start")
+        if not isinstance(trainer["model"], dict) or (wrong := _weights_problem(trainer["model"], exp)):
+            raise RunError(f"{self.ckpt} {wrong or 'holds no model state dict'}; move it away (the run then counts as "
+                           f"one whose checkpoint is gone, see `python -m lib adopt`)")
         return state
+
+    def interrupted_rows(self, trainer_state: dict) -> list[dict]:
+        """The rows of history.jsonl that a resume from this checkpoint (its ``trainer`` state) cuts, since it will
+        recompute them bitwise: the one evaluation that a kill, a Ctrl-C or a full disk interrupted after its row
+        was written and before its checkpoint was (lib.experiment._Recorder writes the history, the checkpoint,
+        then the summary, so the summary never takes in a row whose checkpoint is not written). Empty where the
+        file and the checkpoint meet. A RunError where the checkpoint is not this history's: the rows it records
+        differ from the file's, the file stops short of it, or the file runs past it by rows the summary has
+        recorded or by more than one evaluation (an older segment's checkpoint, put back from elsewhere: resuming
+        it would rewrite released rows)."""
+        hist, hp = self.history(), self.path / "history.jsonl"
+        # The checkpoint holds the history it was taken at; compared as the file holds it (NaN as null).
+        own, step = as_written(trainer_state["history"]), trainer_state["step"]
+        if not hist:  # no file yet, or lost: the resumed run writes the checkpoint's rows at its next evaluation
+            return []
+        move = ("the checkpoint is not this history's; move it away (the run then counts as one whose checkpoint "
+                "is gone, see `python -m lib adopt`)")
+        if len(hist) < len(own) or hist[:len(own)] != own:
+            at = next((o.get("step") for o, h in zip(own, hist) if o != h), None)
+            where = (f"its row at step {at} differs from the file's" if at is not None
+                     else f"the file stops at step {hist[-1].get('step')}")
+            raise RunError(f"{self.ckpt} (step {step}) records another history than {hp}: {where}; {move}")
+        extra = hist[len(own):]
+        summ = self.summary if self.status != "unreadable" else None
+        recorded = summ.get("steps") if isinstance(summ, dict) else None
+        # Not recorded by the summary: it is None (a kill within the first evaluation's writes) or an earlier step.
+        unrecorded = len(extra) == 1 and _integer(extra[0].get("step")) and not (
+            _integer(recorded) and recorded >= extra[0]["step"])
+        if not extra or unrecorded:
+            return extra
+        said = f" and {self.path / 'summary.json'} step {recorded}" if _integer(recorded) else ""
+        raise RunError(f"{self.ckpt} is at step {step} but {hp} reaches step {hist[-1].get('step')}{said}: {move}")
 
 
 class RunLocked(RunError):
@@ -497,7 +593,15 @@ class RunLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Opened, never replaced: flock locks the inode, so the file must stay the same one for every process
         # (an atomic rename, as _atomic does for the other files, would give each process its own lock).
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a run.lock that is a symbolic link is refused, never opened through (the holder's record
+        # would be written over whatever file it points to).
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            raise RunError(f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run's lock is never "
+                           f"opened through one: remove the link") from None
         try:
             # Non-blocking: a sweep does not wait on a held run; it trains the next one and comes back (lib.sweep).
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -516,8 +620,13 @@ class RunLock:
               "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
         # Rewritten in place through the locked descriptor, for the reason above; the JSON is small, so a reader
         # that catches it half-written only gets a holder of None in its message.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(me).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(me).encode(), 0)
+        except OSError as e:  # a full disk, said with the file (the OSError of a descriptor names none)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise RunError(f"could not write {self.path}: {e.strerror}") from None
         self._fd = fd
 
     def release(self) -> None:

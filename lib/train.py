@@ -416,6 +416,14 @@ class Trainer:
     def load_state_dict(self, state: dict) -> None:
         self.raw_model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
+        # torch checks the moments against the parameters only at the next step, deep in AdamW: checked here, so a
+        # checkpoint that does not fit is refused before any training (ValueError; lib.experiment names the file).
+        for group in self.optimizer.param_groups:
+            for i, p in enumerate(group["params"]):
+                for k, v in self.optimizer.state.get(p, {}).items():
+                    if k != "step" and torch.is_tensor(v) and v.shape != p.shape:
+                        raise ValueError(f"its AdamW state {k} of parameter {i} has shape {list(v.shape)}, "
+                                         f"not the parameter's {list(p.shape)}")
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
         # With dropout, _run refuses a resume that switches the option, so the state is there. Without dropout the

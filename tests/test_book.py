@@ -38,6 +38,7 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ({"steps": 20}, "give a seed too"),
     ({"device": "tpu"}, "valid: auto, cpu, cuda"),
     ({"seed": 7, "runs_dir": "runs"}, "is in the released runs/, which a chapter never writes"),
+    ({"runs_dir": 5}, "runs_dir must be None or a folder's path (a string), got 5"),  # papermill -p runs_dir 5
 ])
 def test_bad_chapter_parameters_name_the_valid_ones(bad, message):
     with pytest.raises(ParameterError) as e:
@@ -65,6 +66,8 @@ def test_a_reading_chapter_checks_its_one_parameter(tmp_path, capsys):
         open_runs("mechanism", {"seed": 7}, announce=False)  # nothing is retrained here
     with pytest.raises(ParameterError, match="is not a directory"):
         open_runs("mechanism", {"runs_dir": str(tmp_path / "nope")}, announce=False)
+    with pytest.raises(ParameterError, match="runs_dir must be None or a folder's path"):  # was a TypeError
+        open_runs("mechanism", {"runs_dir": 5}, announce=False)
     assert open_runs("what_holds", {"runs_dir": str(tmp_path)}, announce=False) == tmp_path  # the front page
     with pytest.raises(ParameterError, match="valid: mechanism, escape_and_bundle, what_holds"):
         open_runs("joint_collapse", {}, announce=False)

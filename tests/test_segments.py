@@ -1,5 +1,7 @@
 """A run trained in segments as the paper-shape 10M runs are (micro-batches, --fast-dropout, --until), and the
 rule for a segment whose checkpoint is gone (lib.adopt): tiny runs with dropout, so the mask stream matters."""
+import contextlib
+import itertools
 import json
 import shutil
 
@@ -141,3 +143,126 @@ def test_last_commit_names_where_a_released_file_can_be_checked_out_again(tmp_pa
     assert len(last_commit(ROOT / "README.md")) == 40
     assert last_commit(tmp_path / "history.jsonl") is None  # outside the repository
     assert last_commit(ROOT / "no-such-file.json") is None  # never committed
+
+
+class Killed(BaseException):
+    """A kill -9 stood in for: nothing of lib catches it."""
+
+
+def outcome(root):
+    # every file under root, its bytes with root's own path written as ROOT (env.json's adopted.from names it)
+    return {k: v.replace(str(root).encode(), b"ROOT") for k, v in listing(root).items()}
+
+
+@contextlib.contextmanager
+def killed_at(k, when):
+    """lib.adopt's k-th step on the file system (a move, a JSON write, a folder made or removed, a file unlinked)
+    stopped ``before`` it, ``after`` it, or, for a move, ``during`` it as a move across file systems is: the copy
+    half made, the source still whole. Yields the steps seen."""
+    from pathlib import Path
+
+    import lib.adopt
+    seen, real = [], {"move": shutil.move, "json": lib.adopt.write_json_atomic, "mkdir": Path.mkdir,
+                      "unlink": Path.unlink, "rmdir": Path.rmdir}
+
+    def step(kind):
+        def do(*args, **kwargs):
+            seen.append((kind, Path(args[0]).name))
+            if len(seen) != k:
+                return real[kind](*args, **kwargs)
+            if when == "during" and kind == "move" and Path(args[0]).is_file():
+                Path(args[1]).write_bytes(Path(args[0]).read_bytes()[:10])
+            elif when == "during" and kind == "move":
+                real["mkdir"](Path(args[1]))
+            elif when == "after":
+                real[kind](*args, **kwargs)
+            raise Killed
+        return do
+    patches = [(shutil, "move", step("move")), (lib.adopt, "write_json_atomic", step("json")),
+               (Path, "mkdir", step("mkdir")), (Path, "unlink", step("unlink")), (Path, "rmdir", step("rmdir"))]
+    try:
+        for obj, name, fake in patches:
+            setattr(obj, name, fake)
+        yield seen
+    finally:
+        for (obj, name, _), kind in zip(patches, real):
+            setattr(obj, name, real[kind])
+
+
+@pytest.mark.parametrize("when", ["before", "during", "after"])
+def test_an_adoption_killed_at_any_step_is_finished_by_the_same_command(exp, tmp_path, when):
+    lost_checkpoint(exp, tmp_path / "base" / "runs", tmp_path / "base" / "retrain")
+
+    def copy(name):
+        shutil.copytree(tmp_path / "base", tmp_path / name)
+        return tmp_path / name, RunDir(run_path(exp, tmp_path / name / "retrain")).path
+    root, src = copy("straight")
+    want = adopt(src, root / "runs")
+    expected = outcome(root)
+    for k in itertools.count(1):
+        root, src = copy(f"k{k}")
+        with killed_at(k, when) as seen:
+            try:
+                adopt(src, root / "runs")
+            except Killed:
+                pass
+            else:
+                break  # fewer than k steps: each has been killed at
+        released = RunDir(run_path(exp, root / "runs"))
+        if (released.path / "adopting.json").exists():  # its files in three places: nobody trains or reads it
+            with pytest.raises(RunError, match="adoption that was cut off"):
+                run(exp, runs_dir=root / "runs", **MODE)
+            assert "cut off" in released.problems(exp)[0]
+        if outcome(root) == expected:  # killed after its last step: done, and the same command says so
+            with pytest.raises(RunError, match="does not exist .*an adoption from it that finished"):
+                adopt(src, root / "runs")
+        else:
+            assert adopt(src, root / "runs") == want, seen[-1]  # the same command
+        assert outcome(root) == expected, (k, when, seen[-1])
+    assert k > 20 and ("move", "checkpoints") in seen and ("json", "env.json") in seen
+
+
+def test_adopt_refuses_a_source_inside_the_tree_it_adopts_into(exp, tmp_path):
+    rd, _ = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    run(exp, runs_dir=tmp_path / "runs" / "retrain", until=15, **MODE)  # a retrain inside the released tree
+    before = listing(tmp_path)
+    with pytest.raises(RunError, match="is inside .* among the runs a retrain is adopted into"):
+        adopt(RunDir(run_path(exp, tmp_path / "runs" / "retrain")).path, tmp_path / "runs")
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a checkpoint"])
+def test_adopt_refuses_a_retrain_whose_checkpoint_cannot_be_loaded(exp, tmp_path, damage):
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    re.ckpt.write_bytes(damage)  # zero bytes (a full disk), or another file
+    before = listing(tmp_path)
+    with pytest.raises(RunError, match="latest.pt is truncated, damaged or not a file this project wrote"):
+        adopt(re.path, tmp_path / "runs")
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("dirty", [True, False])
+def test_adopt_into_the_released_runs_refuses_a_retrain_from_uncommitted_lib(exp, tmp_path, monkeypatch, dirty):
+    import lib.adopt
+    monkeypatch.setattr(lib.adopt, "RUNS_DIR", tmp_path / "runs")  # a stand-in for the released runs/
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    run(exp, runs_dir=tmp_path / "retrain", **MODE)  # a second segment, to the end
+    env = re.read_json("env.json")
+    clean = {"git_commit": "0" * 40, "git_dirty_lib": False}
+    env = {**env, **clean, "resumed": [{**seg, **clean} for seg in env["resumed"]]}
+    env["resumed"][-1]["git_dirty_lib"] = dirty  # one segment of the retrain from a dirty lib/
+    (re.path / "env.json").write_text(json.dumps(env))
+    before = listing(tmp_path)
+    if dirty:
+        with pytest.raises(RunError, match="trained from uncommitted lib/ .* segment from step 15"):
+            adopt(re.path, tmp_path / "runs")
+        assert listing(tmp_path) == before
+    else:
+        assert adopt(re.path, tmp_path / "runs")["steps"] == 10
+
+
+def test_adopt_through_a_symbolic_link_removes_the_link_and_exits_cleanly(exp, tmp_path):
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    (tmp_path / "link").symlink_to(re.path)
+    assert adopt(tmp_path / "link", tmp_path / "runs")["steps"] == 10  # was: exit 2, "Not a directory"
+    assert not (tmp_path / "link").is_symlink() and not re.path.exists() and rd.ckpt.exists()

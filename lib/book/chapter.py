@@ -12,6 +12,7 @@ released runs were trained from (``retrain_experiments``); the one-chapter compu
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +74,13 @@ class EvalPrinter(Callback):
         # flushed: each line shows in the cell as it happens, not when the cell ends
         print(f"{self.label}, step {step:,} of {trainer.cfg.max_steps:,}: "
               + (f"val loss {val:.4f}" if val is not None else "diverged"), flush=True)
+
+
+def check_runs_dir_parameter(value) -> None:
+    """A chapter's ``runs_dir``: None, or a folder's path as a string (or a Path). papermill's ``-p runs_dir 5`` gives
+    an int, which Path() would meet with a TypeError naming no parameter."""
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise ParameterError(f"runs_dir must be None or a folder's path (a string), got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -195,6 +203,7 @@ class Chapter:
         cuda = torch.cuda.is_available() and p["device"] != "cpu"
         paper = cuda and p["seed"] is not None
         scale = p["scale"] if p["scale"] != "auto" else (spec.paper_scale if paper else spec.stand_in)
+        check_runs_dir_parameter(p["runs_dir"])
         runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)  # the default is runs-retrain/
         # Resolved, so runs/ given by a relative path or through a link is caught too: every table and test reads the
         # released runs, and a finished run is never overwritten (STYLE rule 5).

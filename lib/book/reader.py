@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..runs import RUNS_DIR
-from .chapter import ParameterError, user_names
+from .chapter import ParameterError, check_runs_dir_parameter, user_names
 from .tables import show_tables_as_the_book_does
 
 READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheapest answer first
@@ -30,6 +30,7 @@ def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
     # A misspelt name (run_dir) is refused, not ignored: papermill's -p would otherwise leave the chapter on runs/.
     if unknown := sorted(set(given) - set(READER_PARAMETERS)):
         raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(READER_PARAMETERS)}")
+    check_runs_dir_parameter(given.get("runs_dir"))
     runs_dir = Path(given.get("runs_dir") or RUNS_DIR)  # None (or "") is the release
     # A missing directory would read as one where nothing is trained yet: every run listed as a command, no error.
     if not runs_dir.is_dir():
