@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import plans
 from ..config import PAPER_SEED, departures, get_preset
+from ..paper import author_124m_escape
 from ..results import as_released, left_out, usable
 from ..runs import RUNS_DIR
 
@@ -128,6 +129,15 @@ def decided(table: pd.DataFrame) -> bool:
 def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
     """The search as a table: one row per probe of ``plans.SEARCH_PROBES``, from the runs in ``runs_dir``."""
     return pd.DataFrame([probe_row(p, _trained(p, runs_dir)) for p in plans.SEARCH_PROBES])
+
+
+def author_escape_shown() -> pd.DataFrame:
+    """What the author's 124M notebooks printed of AttnOnly early in training (``paper.author_124m_escape``), as
+    the 124M page shows it: the notebook and cell, the seed, the step, the validation loss and the rate then."""
+    a = author_124m_escape()
+    return pd.DataFrame({"notebook": a.source, "cell": a.cell, "seed": a.seed, "step": a.step,
+                         "val loss": a.val_loss, "learning rate then": a.lr.map("{:g}".format),
+                         "printed": a.printed})
 
 
 def _yes(v) -> str:
