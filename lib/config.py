@@ -30,10 +30,12 @@ IMPLS = ("residualgpt", "nanogpt")
 # `cpu` stands in for 10M, `cpu-bpe` and `cpu-bpe-ramp` for 124M (GPT-2 BPE and twice the depth; the second with
 # the 124M's optimisation, the 124M chapter's search probe "124M warm-up slope"); none is the paper's scale, and
 # everything that shows them says so.
-SCALES = ("cpu", "cpu-bpe", "cpu-bpe-ramp", "10M", "124M")
+# `cpu-sotu` is `cpu-bpe` on the SOTU addresses, the search's corpus of documents (each scale has its dataset).
+SCALES = ("cpu", "cpu-bpe", "cpu-bpe-ramp", "cpu-sotu", "10M", "124M")
 PAPER_SCALES = ("10M", "124M")
 # Stand-in -> the paper scale it stands in for.
-STAND_IN_FOR = {"cpu": "10M", "cpu-bpe": "124M", "cpu-bpe-ramp": "124M", "10M": "10M", "124M": "124M"}
+STAND_IN_FOR = {"cpu": "10M", "cpu-bpe": "124M", "cpu-bpe-ramp": "124M", "cpu-sotu": "124M", "10M": "10M",
+                "124M": "124M"}
 DATASETS = ("shakespeare_char", "shakespeare_gpt2", "openwebtext", "sotu_gpt2")
 # The paper's anchor seed: every table's single-seed rows, Fig. 2's diagnostics and the book's probes are seed
 # 1337, and so is a run that names no seed. The one place the number is written.
@@ -302,6 +304,9 @@ _PRESETS: dict[str, Experiment] = {
         train=TrainConfig(batch_size=8, max_steps=1200, lr=6e-4, min_lr=6e-5, warmup_steps=2000,
                           eval_interval=50, eval_batches=20)),
 }
+# 8,814,976 parameters: `cpu-bpe` on the 233 State of the Union addresses (lib.data.sotu_gpt2), the corpus lever of
+# the 124M chapter's search: documents, 1.87M training tokens, where TinyShakespeare is one text of 304K.
+_PRESETS["cpu-sotu"] = dataclasses.replace(_PRESETS["cpu-bpe"], scale="cpu-sotu", dataset="sotu_gpt2")
 
 # nanoGPT's training recipe, as the author's NanoGPT_10M.ipynb runs it: constant lr 3e-4, and
 # `torch.optim.AdamW(model.parameters(), lr=3e-4)`, i.e. PyTorch's defaults, betas (0.9, 0.999) and
@@ -344,6 +349,12 @@ def off_preset_fields(exp: Experiment) -> dict[str, Any]:
     evaluation cadence. Each one becomes part of the run's directory name, so that two experiments never
     share a directory. Steps, precision and mixer are named by their own functions."""
     preset = get_preset(exp.scale, exp.impl, exp.config_name, exp.seed)
+    # Each scale has its dataset, and no directory names it: another dataset under the same scale would share the
+    # preset's run directory. Refused; another corpus is another scale (`cpu-sotu`).
+    if exp.dataset != preset.dataset:
+        raise ConfigError(f"dataset {exp.dataset!r} at scale {exp.scale!r}, whose dataset is {preset.dataset!r}: each "
+                          f"scale has its dataset; valid scales for {exp.dataset!r}: "
+                          + ", ".join(s for s, e in _PRESETS.items() if e.dataset == exp.dataset))
     out = {}
     for part in ("model", "train"):
         ours, ref = getattr(exp, part), getattr(preset, part)

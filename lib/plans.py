@@ -116,18 +116,20 @@ SEARCH_CONTROLS = ("FullResidual", "FFNOnly")  # seed 1337, trained for a probe 
 
 
 class Probe(NamedTuple):
-    """One probe of the search: its name, its levers (fields on top of ``search_base``) and the step the CPU stops
-    it at (``stop``; its ``max_steps`` unless the schedule is the 124M's own, cut short)."""
+    """One probe of the search: its name, its levers (fields on top of ``search_base``), the step the CPU stops
+    it at (``stop``; its ``max_steps`` unless the schedule is the 124M's own, cut short) and the scale it starts
+    from (`cpu-bpe`, or `cpu-sotu` for the corpus lever: the same model on the SOTU addresses)."""
     name: str
     changes: dict
     stop: int
+    scale: str = "cpu-bpe"
 
 
-def search_base(config: str = "AttnOnly", seed: int = PAPER_SEED) -> Experiment:
-    """`cpu-bpe` with the 124M preset's optimisation: its peak and final rate and its dropout, read from the preset.
-    The warm-up and the budget are each probe's (``_ten_percent``)."""
+def search_base(config: str = "AttnOnly", seed: int = PAPER_SEED, scale: str = "cpu-bpe") -> Experiment:
+    """``scale``'s preset with the 124M preset's optimisation: its peak and final rate and its dropout, read from
+    the preset. The warm-up and the budget are each probe's (``_ten_percent``)."""
     paper = get_preset("124M")
-    return replace(get_preset("cpu-bpe", "residualgpt", config, seed), lr=paper.train.lr,
+    return replace(get_preset(scale, "residualgpt", config, seed), lr=paper.train.lr,
                    min_lr=paper.train.min_lr, dropout=paper.model.dropout)
 
 
@@ -155,8 +157,8 @@ SEARCH_PROBES = (
     Probe("4,096 tokens a step", dict(_ten_percent(300, grad_accum=4), eval_interval=25), 300),
     # the corpus: TinyShakespeare in BPE is one text of 304K training tokens, which a probe's 0.8-1.2M tokens go
     # over three or four times; the SOTU addresses (lib.data.sotu_gpt2) are documents, 1.87M training tokens
-    Probe("SOTU corpus", dict(_ten_percent(800), dataset="sotu_gpt2", eval_interval=50), 800),
-    Probe("SOTU corpus, 124M warm-up slope", dict(_own_schedule(), dataset="sotu_gpt2", eval_interval=50), 1200),
+    Probe("SOTU corpus", dict(_ten_percent(800), eval_interval=50), 800, scale="cpu-sotu"),
+    Probe("SOTU corpus, 124M warm-up slope", dict(_own_schedule(), eval_interval=50), 1200, scale="cpu-sotu"),
 )
 
 
@@ -175,7 +177,7 @@ def search_probe(name: str) -> Probe:
 def probe_runs(probe: Probe) -> dict[tuple[str, int], Experiment]:
     """A probe's runs: AttnOnly at ``SEARCH_SEEDS``, then the controls at seed 1337, keyed (configuration, seed)."""
     keys = [("AttnOnly", s) for s in SEARCH_SEEDS] + [(c, PAPER_SEED) for c in SEARCH_CONTROLS]
-    return {(c, s): replace(search_base(c, s), **probe.changes) for c, s in keys}
+    return {(c, s): replace(search_base(c, s, probe.scale), **probe.changes) for c, s in keys}
 
 
 def search_124m() -> list[Experiment]:

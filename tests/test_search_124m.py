@@ -142,3 +142,15 @@ def test_the_ramp_stand_in_trains_the_ramp_probes_rates_for_its_budget():
         assert ours.model == trained.model and ours.dataset == trained.dataset
         same = ("batch_size", "grad_accum", "eval_interval", "eval_batches", "beta2", "weight_decay", "grad_clip")
         assert all(getattr(ours.train, f) == getattr(trained.train, f) for f in same)
+
+
+def test_no_two_runs_of_the_search_share_a_directory_and_a_dataset_is_its_scales():
+    from lib.config import get_preset, replace
+    from lib.runs import run_path
+    paths = [run_path(e, "r") for e in plans.search_124m()]
+    assert len(paths) == len(set(paths))
+    sotu = [e for p in plans.SEARCH_PROBES if p.scale == "cpu-sotu" for e in plans.probe_runs(p).values()]
+    assert sotu and all(e.dataset == "sotu_gpt2" for e in sotu)
+    # another dataset under a scale would share that scale's directories: refused, naming the scale that has it
+    with pytest.raises(ConfigError, match="valid scales for 'sotu_gpt2': cpu-sotu"):
+        run_path(replace(get_preset("cpu-bpe"), dataset="sotu_gpt2"), "r")
