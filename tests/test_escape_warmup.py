@@ -24,14 +24,17 @@ def test_the_grid_and_its_reading_move_with_the_runs():
     g = E.escape_warmup_grid(_map(), _axis([np.nan, 300.0]), 100)
     assert g.at[12, 100] == "never" and g.at[12, 1600] == "step 300" and g.at[12, 400] == "never"
     assert g.at[6, 100] == "step 50" and pd.isna(g.at[6, 400])  # not trained: missing, not "never"
-    text = E.escape_warmup_reading(g, 6, 2)
+    text = E.escape_warmup_reading(g, 6, 2, 100)
     assert "frees AttnOnly" in text and "depth 12 at a warm-up of 1,600 steps" in text
     g = E.escape_warmup_grid(_map(), _axis([np.nan, np.nan]), 100)
-    text = E.escape_warmup_reading(g, 6, 2)
+    text = E.escape_warmup_reading(g, 6, 2, 100)
     assert "frees" not in text and "stays on the floor at every warm-up trained at depth 12" in text
-    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, np.nan]), 100)
-    assert "at every depth trained here" in E.escape_warmup_reading(g, 6, 2)
-    assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0)
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, 150.0]), 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100)
+    assert "frees" not in text and "delays or prevents the escape at depth 12 (warm-up 400: never" in text
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([75.0, 100.0]), 100)
+    assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100)
+    assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0, 100)
 
 
 def test_the_axis_is_the_maps_budget_at_gentler_warmups():
@@ -40,3 +43,13 @@ def test_the_axis_is_the_maps_budget_at_gentler_warmups():
         (d, w) for d in plans.ESCAPE_WARMUP_DEPTHS for w in plans.ESCAPE_WARMUPS}
     assert all(e.train.max_steps == plans.ESCAPE_BUDGET["max_steps"] and e.config_name == "AttnOnly" for e in exps)
     assert min(plans.ESCAPE_WARMUPS) > plans.get_preset("cpu").train.warmup_steps
+
+
+def test_a_missing_cell_of_the_map_is_never_read_as_an_escape_or_a_floor():
+    m = _map()
+    m = m[~((m.depth == 12) & (m.gain == 1) & m.scaled_init)]  # the map's depth-12 cell not trained
+    g = E.escape_warmup_grid(m, _axis([np.nan, 300.0]), 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100)
+    assert "frees" not in text and "No trained cell differs" in text
+    g = E.escape_warmup_grid(m.iloc[:0], _axis([np.nan, 300.0]), 100)  # none of the map's runs
+    assert "The map's own column is not trained" in E.escape_warmup_reading(g, 6, 2, 100)

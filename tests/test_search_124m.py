@@ -50,6 +50,8 @@ def test_each_condition_moves_the_verdict_both_ways():
     gone = _s(escape=None, status="diverged")
     assert _row(attn=(gone, STAYS))["qualifies"] is False
     assert _row(attn=(left, STAYS), full=_s(status="diverged"), ffn=STAYS)["qualifies"] is False
+    # a diverged FFNOnly shows nothing about the floor: it does not stay on it
+    assert _row(attn=(left, STAYS), full=LEARNS, ffn=_s(status="diverged"))["qualifies"] is False
 
 
 def _table(rows):
@@ -154,3 +156,19 @@ def test_no_two_runs_of_the_search_share_a_directory_and_a_dataset_is_its_scales
     # another dataset under a scale would share that scale's directories: refused, naming the scale that has it
     with pytest.raises(ConfigError, match="valid scales for 'sotu_gpt2': cpu-sotu"):
         run_path(replace(get_preset("cpu-bpe"), dataset="sotu_gpt2"), "r")
+
+
+def test_a_run_trained_past_its_probes_stop_is_left_out_not_read_later(tmp_path, fake_run, capsys):
+    probe = plans.search_probe("124M warm-up slope")
+    e = plans.probe_runs(probe)["AttnOnly", 1337]
+    fake_run(e, tmp_path, best=6.2, escape=600, status="partial", steps=probe.stop + 100, floor=FLOOR)
+    row = S.search_table(tmp_path).set_index("probe").loc[probe.name]
+    assert pd.isna(row["AttnOnly 1337 best"]) and "past the probe's stop" in capsys.readouterr().out
+
+
+def test_the_released_search_shows_what_its_runs_hold():
+    table = S.search_table()
+    shown = S.search_shown(table).set_index("probe").loc["124M warm-up slope"]
+    assert shown["AttnOnly seed 1337: best (left the floor at)"] == "5.715 (step 550)"
+    assert shown["AttnOnly seed 42: best (left the floor at)"] == "5.820 (step 550)"
+    assert shown["floor"] == "6.475" and "1 thread" in shown["CPU minutes"]

@@ -312,25 +312,35 @@ def escape_warmup_grid(map_table: pd.DataFrame, warmup_table: pd.DataFrame, pres
     return grid.pivot(index="depth", columns="warmup", values="escape")
 
 
-def escape_warmup_reading(grid: pd.DataFrame, planned: int, trained: int) -> str:
-    """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the preset's does not."""
+def escape_warmup_reading(grid: pd.DataFrame, planned: int, trained: int, preset_warmup: int) -> str:
+    """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the preset's
+    (``preset_warmup``, the map's own column) does not, and where it delays or prevents an escape the preset's
+    makes. A cell not trained (missing) is never read as either."""
     head = f"{trained} of {planned} runs of the warm-up axis trained."
-    if not trained:
-        return head + " Nothing to read yet."
-    preset, gentler = grid.columns[0], list(grid.columns[1:])
+    if not trained or preset_warmup not in grid.columns:
+        return head + " Nothing to read yet." if not trained else head + " The map's own column is not trained."
+    gentler = [w for w in grid.columns if w != preset_warmup]
 
-    def left(d, w) -> bool:  # a cell trained (a label, not NaN) whose run left the floor
-        cell = grid.at[d, w]
-        return isinstance(cell, str) and cell != "never"
-    stuck = [d for d in grid.index if grid.at[d, preset] == "never"]
-    freed = {d: [w for w in gentler if left(d, w)] for d in stuck}
+    def cell(d, w):  # "never", "step N", or None where not trained
+        v = grid.at[d, w] if w in grid.columns else None
+        return v if isinstance(v, str) else None
+
+    def step(v):
+        return None if v in (None, "never") else int(v.split()[1])
     out = head
+    freed = {d: [w for w in gentler if step(cell(d, w)) is not None]
+             for d in grid.index if cell(d, preset_warmup) == "never"}
     if any(freed.values()):
         out += (" A gentler warm-up frees AttnOnly where the preset's does not: "
                 + "; ".join(f"depth {d} at a warm-up of {', '.join(f'{w:,}' for w in ws)} steps"
                             for d, ws in freed.items() if ws) + ".")
-    if still := [d for d, ws in freed.items() if not ws]:
+    if still := [d for d, ws in freed.items() if not ws and any(cell(d, w) for w in gentler)]:
         out += " It stays on the floor at every warm-up trained at depth " + ", ".join(map(str, still)) + "."
-    if not stuck:
-        out += " AttnOnly leaves the floor at the preset's warm-up at every depth trained here."
+    slower = [f"depth {d} (warm-up {w:,}: {cell(d, w)}, against {cell(d, preset_warmup)})"
+              for d in grid.index if step(cell(d, preset_warmup)) is not None for w in gentler
+              if cell(d, w) == "never" or (step(cell(d, w)) or 0) > step(cell(d, preset_warmup))]
+    if slower:
+        out += " A gentler warm-up delays or prevents the escape at " + "; ".join(slower) + "."
+    if not any(freed.values()) and not still and not slower:
+        out += " No trained cell differs from the preset's warm-up in whether or when AttnOnly leaves the floor."
     return out

@@ -45,12 +45,21 @@ def probe_tokens(probe: plans.Probe) -> int:
 
 
 def _trained(probe: plans.Probe, runs_dir) -> dict:
-    """(configuration, seed) -> summary of each of the probe's runs trained to its stop and consistent."""
+    """(configuration, seed) -> summary of each of the probe's runs trained exactly to its stop (or diverged before
+    it) and consistent, with the run's threads (env.json). A run continued past the stop is not the probe's: it is
+    named and left out, never read at a later step than the table says."""
     located = as_released(list(plans.probe_runs(probe).values()), runs_dir)
     for line in left_out(located, TRAINED):
         print(line)
-    return {(e.config_name, e.seed): rd.summary for e, rd, _ in usable(located, TRAINED)
-            if rd.summary.get("status") == "diverged" or rd.summary.get("steps", 0) >= probe.stop}
+    out = {}
+    for e, rd, _ in usable(located, TRAINED):
+        s = rd.summary
+        if s.get("status") != "diverged" and s.get("steps", 0) > probe.stop:
+            print(f"left out: {rd.path} trained to step {s['steps']:,}, past the probe's stop at {probe.stop:,}")
+        elif s.get("status") == "diverged" or s.get("steps", 0) == probe.stop:
+            env = rd.read_json("env.json")
+            out[(e.config_name, e.seed)] = {**s, "threads": env.get("threads") if isinstance(env, dict) else None}
+    return out
 
 
 def _left(summary: dict | None) -> bool | None:
@@ -78,9 +87,11 @@ def probe_row(probe: plans.Probe, runs: dict) -> dict:
     row["AttnOnly left"] = True if any(attn) else None if None in attn else False
     row["Full Residual learns"] = (None if full is None else full.get("status") != "diverged"
                                    and full["final_val_loss"] <= full["unigram_floor"] - FULL_BELOW)
-    row["FFNOnly stays"] = None if ffn is None else not _left(ffn)
+    # a diverged FFNOnly shows nothing about the floor: it does not "stay on it"
+    row["FFNOnly stays"] = None if ffn is None else ffn.get("status") != "diverged" and not _left(ffn)
     row["qualifies"] = qualifies(row)
     row["minutes"] = sum(s.get("wall_s") or 0 for s in runs.values()) / 60  # what the trained runs cost here
+    row["threads"] = sorted({s["threads"] for s in runs.values() if s.get("threads")})
     return row
 
 
@@ -131,6 +142,20 @@ def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
     return pd.DataFrame([probe_row(p, _trained(p, runs_dir)) for p in plans.SEARCH_PROBES])
 
 
+def rule_text() -> str:
+    """The search's probes and rule in words for the 124M page, read from ``plans`` and this module's constants."""
+    seeds = " or ".join(map(str, plans.SEARCH_SEEDS))
+    corpora = sorted({p.scale for p in plans.SEARCH_PROBES})
+    return (f"Each of the {len(plans.SEARCH_PROBES)} probes is ResidualGPT at the first stand-in's model (12 layers, "
+            "width 128, GPT-2 tokens) with the 124M's peak rate, final rate and dropout, and one or two levers: more "
+            "tokens a step, the 124M's own slow warm-up (cut short, so its rate never reaches the peak), or another "
+            f"corpus ({len(corpora) - 1} other: the State of the Union addresses). A probe qualifies when Full "
+            f"Residual ends at least {FULL_BELOW} below its floor, FFNOnly stays on it, and AttnOnly leaves it at "
+            f"seed {seeds}. Among those, the fewest fields that differ from the 124M preset wins, then the fewest "
+            "tokens. Several probes tie on both, so the list's order can decide: it was set before any probe had "
+            "run, with the 124M's own schedule first.")
+
+
 def author_escape_shown() -> pd.DataFrame:
     """What the author's 124M notebooks printed of AttnOnly early in training (``paper.author_124m_escape``), as
     the 124M page shows it: the notebook and cell, the seed, the step, the validation loss and the rate then."""
@@ -164,12 +189,15 @@ def search_shown(table: pd.DataFrame) -> pd.DataFrame:
         for seed in plans.SEARCH_SEEDS:
             row[f"AttnOnly seed {seed}: best (left the floor at)"] = _escape(r[f"AttnOnly {seed} best"],
                                                                           r[f"AttnOnly {seed} escape"])
+        row["floor"] = _loss(r["floor"]).replace("not trained", "-")
         row["Full Residual, end"] = _loss(r["Full Residual final"])
         row["FFNOnly, best"] = _loss(r["FFNOnly best"])
         row["qualifies"] = _yes(r["qualifies"])
         if row["qualifies"] == "pending" and decided(table):
             row["qualifies"] = "not needed: it could not be chosen"
-        row["CPU minutes"] = f"{r['minutes']:.0f}"
+        threads = r.get("threads") or []
+        row["CPU minutes"] = f"{r['minutes']:.0f}" + (f" ({' or '.join(map(str, threads))} thread"
+                                                      f"{'s' if threads != [1] else ''})" if threads else "")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -188,16 +216,16 @@ def _sweep_status(chosen: str, runs_dir) -> str:
 
 def search_reading(table: pd.DataFrame, runs_dir=RUNS_DIR) -> str:
     """What the search says so far, in a sentence or two."""
-    n, floor = len(table), table["floor"].dropna()
+    n = len(table)
     done = int(table["qualifies"].notna().sum())
     left = table[table["AttnOnly left"] == True]  # noqa: E712
-    at = f" (the BPE unigram floor, {floor.iloc[0]:.3f})" if len(floor) else ""
     head = f"{done} of {n} probes decided."
     if left.empty:
-        body = (f" In none of the probes trained so far does AttnOnly leave the floor{at} at seed "
+        body = (" In none of the probes trained so far does AttnOnly leave its corpus's unigram floor at seed "
                 + " or ".join(map(str, plans.SEARCH_SEEDS)) + ".")
-    else:
-        body = " AttnOnly leaves the floor" + at + " in: " + ", ".join(left["probe"]) + "."
+    else:  # each probe's own floor: the SOTU probes have theirs
+        body = " AttnOnly leaves its corpus's unigram floor in: " + ", ".join(
+            f"{r.probe} (floor {r.floor:.3f})" for r in left.itertuples()) + "."
     chosen = choose(table)
     if chosen is not None:
         return head + body + f" The rule chooses **{chosen}**." + _sweep_status(chosen, runs_dir)
