@@ -130,7 +130,7 @@ def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
     assert "`cpu-bpe-ramp`, trains Table 5's 16 runs: 0 of 16 trained" in text
     shown = S.search_shown(table).set_index("probe")
     assert shown.loc[plans.SEARCH_PROBES[1].name, "qualifies"] == "yes"
-    assert shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly seed 1337: best (left the floor at)"] == "6.200 (step 300)"
+    assert shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly 1337: best (left floor)"] == "6.200 (step 300)"
 
 
 def test_the_ramp_stand_in_trains_the_ramp_probes_rates_for_its_budget():
@@ -169,6 +169,6 @@ def test_a_run_trained_past_its_probes_stop_is_left_out_not_read_later(tmp_path,
 def test_the_released_search_shows_what_its_runs_hold():
     table = S.search_table()
     shown = S.search_shown(table).set_index("probe").loc["124M warm-up slope"]
-    assert shown["AttnOnly seed 1337: best (left the floor at)"] == "5.715 (step 550)"
-    assert shown["AttnOnly seed 42: best (left the floor at)"] == "5.820 (step 550)"
+    assert shown["AttnOnly 1337: best (left floor)"] == "5.715 (step 550)"
+    assert shown["AttnOnly 42: best (left floor)"] == "5.820 (step 550)"
     assert shown["floor"] == "6.475" and "1 thread" in shown["CPU minutes"]

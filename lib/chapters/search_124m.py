@@ -184,17 +184,17 @@ def search_shown(table: pd.DataFrame) -> pd.DataFrame:
     AttnOnly's best and escape step at each seed, the controls, whether it qualifies, and what it cost."""
     rows = []
     for r, p in zip(table.to_dict("records"), plans.SEARCH_PROBES):
-        row = {"probe": r["probe"], "departures from the 124M preset": r["departures"],
-               "tokens per run": f"{r['tokens per run']:,}", "stopped at step": f"{r['stop']:,}"}
+        row = {"probe": r["probe"], "departures from 124M": r["departures"],
+               "tokens per run": f"{r['tokens per run']:,}", "stop": f"{r['stop']:,}"}
         for seed in plans.SEARCH_SEEDS:
-            row[f"AttnOnly seed {seed}: best (left the floor at)"] = _escape(r[f"AttnOnly {seed} best"],
+            row[f"AttnOnly {seed}: best (left floor)"] = _escape(r[f"AttnOnly {seed} best"],
                                                                           r[f"AttnOnly {seed} escape"])
         row["floor"] = _loss(r["floor"]).replace("not trained", "-")
         row["Full Residual, end"] = _loss(r["Full Residual final"])
         row["FFNOnly, best"] = _loss(r["FFNOnly best"])
         row["qualifies"] = _yes(r["qualifies"])
         if row["qualifies"] == "pending" and decided(table):
-            row["qualifies"] = "not needed: it could not be chosen"
+            row["qualifies"] = "not needed"  # it could not be chosen, whatever its runs show
         threads = r.get("threads") or []
         row["CPU minutes"] = f"{r['minutes']:.0f}" + (f" ({' or '.join(map(str, threads))} thread"
                                                       f"{'s' if threads != [1] else ''})" if threads else "")
