@@ -172,3 +172,11 @@ def test_the_released_search_shows_what_its_runs_hold():
     assert shown["AttnOnly 1337: best (left floor)"] == "5.715 (step 550)"
     assert shown["AttnOnly 42: best (left floor)"] == "5.820 (step 550)"
     assert shown["floor"] == "6.475" and "1 thread" in shown["CPU minutes"]
+
+
+def test_the_released_search_chooses_the_ramp_probe():
+    table = S.search_table()
+    row = table.set_index("probe").loc["124M warm-up slope"]
+    assert row["qualifies"] is True and row["FFNOnly stays"] and row["Full Residual learns"]
+    assert round(row["Full Residual final"], 3) == 5.283 and round(row["FFNOnly best"], 3) == 6.485
+    assert S.decided(table) and S.choose(table) == "124M warm-up slope"
