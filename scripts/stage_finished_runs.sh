@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stage for commit the released runs that may be committed (lib.sweep.releasable): a plan's runs, complete or
+# Stage for commit the released runs that may be committed (lib.engine.sweep.releasable): a plan's runs, complete or
 # diverged (or a prefix plan's partial runs), whose files are consistent: the four JSON files and, where the
 # run keeps one, weights.pt. Runs still training, runs in no plan (smoke runs, other settings), inconsistent
 # runs, checkpoints, run locks and the .replaced-* folders that --force leaves are never staged; each one
@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 listing=$("$PY" -c '
-from lib.host import ROOT
-from lib.runs import RUNS_DIR
-from lib.sweep import releasable
+from lib.engine.host import ROOT
+from lib.engine.runs import RUNS_DIR
+from lib.engine.sweep import releasable
 ok, skipped = releasable(RUNS_DIR)
 for p in ok:
     print("ok\t" + str(p.relative_to(ROOT)))

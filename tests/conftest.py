@@ -8,14 +8,14 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 os.environ.setdefault("TINYSHAKESPEARE_PATH", str(SHARED / "tinyshakespeare" / "input.txt"))
 os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(SHARED / "tiktoken-cache"))
 
-from lib.config import get_preset, replace  # noqa: E402
+from lib.engine.config import get_preset, replace  # noqa: E402
 
 
 def raise_at(at, exc):
     """A callback that stops a run by raising ``exc`` as the evaluation at step ``at`` reaches the callbacks: before the
     run's files are written when it comes before the recorder, after them when it comes after (tests/test_runs.py's
     kill). Built on call, so that collecting the tests does not import torch."""
-    from lib.train import Callback
+    from lib.engine.train import Callback
 
     class RaiseAt(Callback):
         def on_history(self, trainer, step):
@@ -51,9 +51,9 @@ def write_fake_run(exp, runs_dir, best=2.0, escape=None, status="complete", step
     goes ``ESCAPE_MARGIN`` below ``floor`` (the first evaluation after it moves there, or one is added); None:
     wherever the history does, so that the summary agrees with its history (``RunDir.problems`` checks it).
     ``config`` replaces the config.json (an edited file)."""
-    from lib.files import write_json_atomic, write_jsonl_atomic
-    from lib.runs import run_path
-    from lib.thresholds import ESCAPE_MARGIN, escape_step
+    from lib.engine.files import write_json_atomic, write_jsonl_atomic
+    from lib.engine.runs import run_path
+    from lib.engine.thresholds import ESCAPE_MARGIN, escape_step
     d = run_path(exp, runs_dir)
     d.mkdir(parents=True)
     steps = exp.train.max_steps if steps is None else steps

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib.chapters import paper_shape
+from lib.claims import paper_shape
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("author_curves", ROOT / "scripts" / "author_curves.py")
@@ -59,7 +59,7 @@ def test_the_committed_file_holds_the_phase2_runs_the_paper_reports():
 
 
 def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file():
-    from lib.paper import author_phase2_curves
+    from lib.claims.paper import author_phase2_curves
     curves = author_phase2_curves()
     line = paper_shape.phase2_curves_reading(curves, floor=3.3473)
     # each seed's best beside the paper's own Phase-2 record of it (§8.1): seeds 42 and 123 match, 1337 does not
@@ -73,8 +73,8 @@ def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file(
 
 
 def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs():
-    from lib import plots
-    from lib.paper import author_phase2_curves
+    from lib.book import plots
+    from lib.claims.paper import author_phase2_curves
     empty = pd.DataFrame(columns=["step", "val_loss", "impl", "config", "schedule", "seed"])
     fig = plots.phase2_figure(author_phase2_curves(), empty, 3.3473, 1.580, "t")
     labels = [ln.get_label() for ln in fig.axes[0].lines]
@@ -96,7 +96,7 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs
 
 
 def test_runs_that_end_together_share_one_seed_label():
-    from lib.plots.curves import seed_labels
+    from lib.book.plots.curves import seed_labels
     # two runs that never left the floor, stopped at step 600 a hundredth apart, and one that left it
     ends = [(600, 3.36, 42), (600, 3.35, 7), (500, 2.69, 123), (600, 2.70, 0)]
     assert seed_labels(ends) == {(600, 3.35): "7, 42", (500, 2.69): "123", (600, 2.70): "0"}
@@ -174,7 +174,7 @@ def test_the_committed_nanogpt10m_file_holds_the_final_losses_of_the_four_runs()
 
 
 def test_the_nanogpt10m_final_val_losses_are_the_ones_the_recipes_file_records():
-    from lib.paper import recipe_entry
+    from lib.claims.paper import recipe_entry
     recorded = dict(re.findall(r"(\w+) (\d\.\d{4})", recipe_entry("NanoGPT_10M.ipynb", "best val loss")))
     final = pd.read_csv(author_curves.NANOGPT10M_OUT).query("cell == 13").set_index("config").val_loss
     assert {config: float(v) for config, v in recorded.items()} == final.to_dict()

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import plots, results
-from lib.book import Chapter, ParameterError, beside_paper, seed_table
+from lib.book import Chapter, ParameterError, beside_paper, plots, seed_table
 from lib.book.tables import OURS
-from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse
-from lib.paper import paper_value, paper_values
+from lib.claims import asymmetry, fixed_val_batches, gain_confound, joint_collapse
+from lib.claims.paper import paper_value, paper_values
+from lib.engine import results
 
 # -- chapter parameters ------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ def test_unknown_chapter_is_refused():
 
 def test_a_reading_chapter_checks_its_one_parameter(tmp_path, capsys):
     from lib.book import open_runs
-    from lib.runs import RUNS_DIR
+    from lib.engine.runs import RUNS_DIR
     assert open_runs("mechanism", {"runs_dir": None}) == RUNS_DIR
     assert "python -m lib sweep --plan mixer_test" in capsys.readouterr().out  # says what trains its runs
     assert open_runs("escape_and_bundle", {"runs_dir": str(tmp_path)}, announce=False) == tmp_path
@@ -125,7 +125,7 @@ def test_beside_paper_shows_the_difference_and_missing_rows():
 
 
 def test_paper_values_keep_the_digits_the_paper_reports():
-    from lib.paper import paper_values
+    from lib.claims.paper import paper_values
     t5 = paper_values(ref="Table 5", metric="best_val_loss").set_index("config")
     assert t5.loc["AttnOnly", "reported"] == "6.037 ± 0.355" and t5.loc["AttnOnly", "value"] == 6.037
     assert t5.loc["NoResidual", "reported"] == "7.584" and math.isnan(t5.loc["NoResidual", "std"])
@@ -323,8 +323,8 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
     import re
     from pathlib import Path
 
-    from lib.config import get_preset
-    from lib.model import GPT
+    from lib.engine.config import get_preset
+    from lib.engine.model import GPT
     text = " ".join(Path(__file__).parents[1].joinpath("book", "intro.md").read_text().split())
     for scale in ("cpu", "cpu-bpe"):
         e = get_preset(scale)
@@ -342,7 +342,7 @@ def test_the_124m_chapter_opening_describes_both_presets_as_lib_config_defines_t
 
     import nbformat
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     nb = nbformat.read(Path(__file__).parents[1] / "book" / "124m_sweep.ipynb", as_version=4)
     text = " ".join(nb.cells[0].source.split())
     paper, stand_in = get_preset("124M"), get_preset("cpu-bpe")
@@ -358,7 +358,7 @@ def test_the_124m_chapter_opening_describes_both_presets_as_lib_config_defines_t
 
 def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
     from lib.book import Verdict
-    from lib.verdicts import Claim
+    from lib.claims.verdicts import Claim
     claim = Claim("NOT TESTABLE HERE", "the control did not leave the floor", {}, ("AttnOnly: 3 of 3 seeds HOLDS",))
     v = Verdict(claim, "a line of context\na second line")
     md = v._repr_markdown_()
@@ -382,7 +382,7 @@ def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
 
 def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, fake_run):
     import lib.book.tables
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     monkeypatch.setattr(lib.book.tables, "RUNS_DIR", tmp_path)
     for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
                                ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
@@ -507,18 +507,18 @@ def test_fixed_val_batches_shows_only_the_checkpoints_it_loads(tmp_path, monkeyp
 
 
 def test_a_paper_value_that_is_not_a_number_names_its_line(tmp_path, monkeypatch):
-    import lib.paper
+    import lib.claims.paper
     bad = tmp_path / "paper_results.csv"
     bad.write_text("ref,scale,impl,phase,config,seed,metric,value,std,n,note\n"
                    "Table 2,10M,nanogpt,,AttnOnly,1337,best_val_loss,3.3534,,1,\n"
                    "Table 2,10M,nanogpt,,FFNOnly,1337,best_val_loss,~3.35,,1,\n")
-    monkeypatch.setattr(lib.paper, "PAPER_CSV", bad)
-    lib.paper._table.cache_clear()
+    monkeypatch.setattr(lib.claims.paper, "PAPER_CSV", bad)
+    lib.claims.paper._table.cache_clear()
     try:
         with pytest.raises(ValueError, match=r"paper_results.csv line 3: value/std '~3.35' is not a number"):
-            lib.paper.paper_values()
+            lib.claims.paper.paper_values()
     finally:
-        lib.paper._table.cache_clear()
+        lib.claims.paper._table.cache_clear()
 
 
 # -- the 124M stand-in's longer-budget probe -----------------------------------------------------
@@ -531,7 +531,7 @@ def _summary_row(config, best, escape, budget, seed=1337, source="released"):
 
 def _probe(*rows, missing=(), applies=True):
     from lib.book.chapter import Probe
-    from lib.results import histories_of, summaries_of
+    from lib.engine.results import histories_of, summaries_of
     summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
     return Probe(summaries, histories_of([]), list(missing), 1337, applies)
 
@@ -579,10 +579,10 @@ def _fake_run(exp, runs_dir, best, escape, n_evals):
 
 def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch, capsys):
     import lib.book.chapter
-    from lib import plans
     from lib.book import variant_label
-    from lib.config import get_preset
-    from lib.runs import run_path
+    from lib.engine import plans
+    from lib.engine.config import get_preset
+    from lib.engine.runs import run_path
     attn, ffn = plans.longer_budget_124m()
     assert (attn.config_name, ffn.config_name) == ("AttnOnly", "FFNOnly")
     assert attn.train.max_steps == plans.LONGER_BUDGET * get_preset("cpu-bpe").train.max_steps
@@ -663,7 +663,7 @@ def _gain_curves(finals):
 
 
 def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_escaped_curves_are():
-    from lib import gain
+    from lib.engine import gain
     finals = {("runtime", 0.25): 3.34, ("runtime", 0.5): 3.34, ("runtime", 2.0): 1.95, ("runtime", 4.0): 1.94,
               ("weight", 2.0): 1.91, ("weight", 4.0): 1.85}
     curves = _gain_curves(finals)
@@ -711,7 +711,7 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
 
 def _runtime_seed(finals: dict[float, float]):
     """One more seed of the runtime sweep as ``gain_confound.other_seeds`` gives it: (gain table, curves)."""
-    from lib import gain
+    from lib.engine import gain
     summ = pd.DataFrame([{"gain_mode": "runtime", "gain": g, "best_val_loss": f, "escape_step": None if f > 3 else 100}
                          for g, f in finals.items()])
     return gain.gain_table(summ, modes=("runtime",)), _gain_curves({("runtime", g): f for g, f in finals.items()})
@@ -769,7 +769,7 @@ def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
 
 
 def test_the_gain_chapter_reads_another_seed_only_once_its_four_runtime_gains_are_finished(tmp_path):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     got = gain_confound.other_seeds(get_preset("cpu", "residualgpt", "AttnOnly", 1337), 3.35, runs_dir=tmp_path)
     assert got == {42: None, 123: None}
     # the seed table puts each trained seed's escape steps beside seed 1337's, and leaves an untrained seed out
@@ -813,12 +813,12 @@ def test_growth_over_training_is_residualscopes_final_over_initial_per_block():
 
 def test_the_run_data_download_has_one_row_per_finished_run_and_one_per_evaluation(tmp_path):
     from lib.book import export_run_data
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     _fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 1), tmp_path / "runs", 2.0, 100, 3)
     _fake_run(get_preset("cpu", "residualgpt", "FFNOnly", 1), tmp_path / "runs", 3.3, None, 2)
     running = get_preset("cpu", "residualgpt", "FullResidual", 1)
     _fake_run(running, tmp_path / "runs", 1.9, 100, 2)
-    from lib.runs import run_path
+    from lib.engine.runs import run_path
     d = run_path(running, tmp_path / "runs")
     (d / "summary.json").write_text((d / "summary.json").read_text().replace('"complete"', '"running"'))
     assert export_run_data(tmp_path / "runs", tmp_path / "out") == {"runs": 2, "evaluations": 5}
@@ -830,8 +830,8 @@ def test_the_run_data_download_has_one_row_per_finished_run_and_one_per_evaluati
 def test_per_batch_losses_are_cached_by_the_weights_and_the_batches_asked_for(tmp_path, monkeypatch):
     import numpy as np
 
-    from lib.config import get_preset
-    from lib.runs import RunDir
+    from lib.engine.config import get_preset
+    from lib.engine.runs import RunDir
     monkeypatch.setattr(results, "CACHE_DIR", tmp_path / "cache")
     rd = RunDir(tmp_path / "run")
     rd.path.mkdir()
@@ -867,7 +867,7 @@ def test_a_retrain_with_fewer_evaluation_batches_is_a_run_of_its_own():
     exps = ch.retrain_experiments()
     assert exps and all((e.train.max_steps, e.train.eval_batches, e.train.train_eval_batches) == (2, 2, 2)
                         for e in exps)
-    from lib.runs import run_path
+    from lib.engine.runs import run_path
     plain = Chapter.open("124m_sweep", params(seed=7, steps=2), announce=False).retrain_experiments()
     assert {run_path(e, ch.runs_dir) for e in exps}.isdisjoint(run_path(e, ch.runs_dir) for e in plain)
     assert "2 batches an evaluation" in ch.banner()

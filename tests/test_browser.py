@@ -411,8 +411,8 @@ def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally
 
 def test_the_lead_figures_type_is_legible_and_captions_are_in_the_body_colour_at_1400_px(site, browser):
     """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its width on the page
-    (``plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its caption in the body text's colour."""
-    from lib.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+    (``book.plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its caption in the body text's colour."""
+    from lib.book.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
     viewport(browser, 1400, 800)
     try:
         open_page(browser, site + "book/intro.html")

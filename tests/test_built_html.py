@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.chapters import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, joint_collapse, mechanism
+from lib.claims import asymmetry, bundle, escape_map, fixed_val_batches, gain_confound, joint_collapse, mechanism
 
 HTML = Path(__file__).resolve().parent.parent / "_build" / "html"
 EXTERNAL = re.compile(r"""<(script|link|img|iframe|source)\b[^>]*\b(src|href)\s*=\s*["']((?:https?:)?//[^"']+)""", re.I)
@@ -29,7 +29,7 @@ def test_every_chapter_was_built(pages):
 
 @pytest.mark.parametrize("page", ["intro", "what_holds"])
 def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page):
-    from lib.verdicts import VERDICTS
+    from lib.claims.verdicts import VERDICTS
     text = (HTML / "book" / f"{page}.html").read_text()
     for claim in ("Joint collapse", "Layer-0 gradient", "Hidden-state growth", "runtime gain", "Random validation",
                   "10M asymmetry", "FFNOnly collapses to the No Residual floor", "124M ordering",
@@ -50,7 +50,7 @@ def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page)
 def test_the_book_speaks_only_the_four_verdict_words(pages):
     # One vocabulary everywhere: every word the pages set in bold capitals as a verdict is one of the four, and
     # the old chapter word is gone.
-    from lib.verdicts import VERDICTS
+    from lib.claims.verdicts import VERDICTS
     for p in pages:
         text = p.read_text()
         assert "DOES NOT HOLD" not in text, p.name
@@ -175,7 +175,7 @@ def _configuration_fields() -> set[str]:
     # the names a reader passes to the code (n_layer, attn_res): a table of a preset's fields may show them as they are
     from dataclasses import fields
 
-    from lib.config import Experiment, ModelConfig, TrainConfig
+    from lib.engine.config import Experiment, ModelConfig, TrainConfig
     return {f.name for cls in (Experiment, ModelConfig, TrainConfig) for f in fields(cls)}
 
 
@@ -225,10 +225,10 @@ def _released(name):
 
 def _expected(chapter: str) -> tuple[list[str], list[str]]:
     """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
-    from lib import gain, plans
     from lib.book import beside_paper, seed_table
     from lib.book.tables import OURS
-    from lib.paper import mixer_rule, paper_value, paper_values
+    from lib.claims.paper import mixer_rule, paper_value, paper_values
+    from lib.engine import gain, plans
     if chapter == "mechanism":
         ladder = mechanism.floors()
         floors = mechanism.like_for_like(ladder)
@@ -344,7 +344,7 @@ def test_the_124m_chapter_limits_the_training_set_confound_to_the_historical_see
 
 
 def test_the_audit_row_on_tables_4_and_5_carries_the_paper_s_caution_and_the_validation_split(pages):
-    from lib.paper import audit_findings
+    from lib.claims.paper import audit_findings
     rows = audit_findings()
     row = rows[rows.finding.str.contains("3.263 in Table 4")].iloc[0]
     assert "§6.2.1" in row.finding and "0.06M" in row.finding and "§6.2.1" in row["where"]
@@ -353,10 +353,10 @@ def test_the_audit_row_on_tables_4_and_5_carries_the_paper_s_caution_and_the_val
 
 
 @pytest.mark.parametrize("chapter, definitions", [
-    ("joint_collapse", ("thresholds.left_floor", "thresholds.escape_step")),
-    ("what_holds", ("verdicts.verdict", "thresholds.left_floor", "thresholds.escape_step")),
-    ("escape_and_bundle", ("train.lr_at", "train.Trainer.train_step")),
-    ("10m_asymmetry", ("train.lr_at",))])
+    ("joint_collapse", ("engine.thresholds.left_floor", "engine.thresholds.escape_step")),
+    ("what_holds", ("claims.verdicts.verdict", "engine.thresholds.left_floor", "engine.thresholds.escape_step")),
+    ("escape_and_bundle", ("engine.train.lr_at", "engine.train.Trainer.train_step")),
+    ("10m_asymmetry", ("engine.train.lr_at",))])
 def test_pages_show_the_definitions_their_verdicts_rest_on(pages, chapter, definitions):
     # whether a run left the floor and when (every verdict), and the rate the trainer sets at each step (the schedule
     # verdicts): included from lib as it runs, so the page shows the code itself, each line of it
@@ -364,8 +364,8 @@ def test_pages_show_the_definitions_their_verdicts_rest_on(pages, chapter, defin
     import inspect
     text = _page_text(chapter)
     for name in definitions:
-        module, *attrs = name.split(".")
-        obj = importlib.import_module(f"lib.{module}")
+        layer, module, *attrs = name.split(".")
+        obj = importlib.import_module(f"lib.{layer}.{module}")
         for a in attrs:
             obj = getattr(obj, a)
         lines = [" ".join(line.split()) for line in inspect.getsource(obj).splitlines() if line.strip()]

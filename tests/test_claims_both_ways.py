@@ -11,9 +11,10 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from lib import front_page, plans
-from lib import scorecard as sc
-from lib.chapters import asymmetry, mechanism, paper_shape
+from lib.book import front_page
+from lib.claims import asymmetry, mechanism, paper_shape
+from lib.claims import scorecard as sc
+from lib.engine import plans
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR = 3.347  # the unigram floor of the characters, near enough: every case below sits well away from its margin
@@ -95,10 +96,10 @@ NEVER = {("asymmetry.claim_author_values_collapse", "HOLDS"):
 
 
 def _claim_functions() -> set[str]:
-    """``module.function`` of every function in lib/chapters decorated ``@claim(...)``, read from the source, so that
+    """``module.function`` of every function in lib/claims decorated ``@claim(...)``, read from the source, so that
     a claim added later without its two tests fails below."""
     found = set()
-    for path in sorted((ROOT / "lib" / "chapters").glob("*.py")):
+    for path in sorted((ROOT / "lib" / "claims").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and any(
                     isinstance(d, ast.Call) and getattr(d.func, "id", None) == "claim" for d in node.decorator_list):
@@ -196,7 +197,7 @@ def test_the_routing_rule_can_only_be_not_testable_on_these_characters():
     on this data it is NOT TESTABLE HERE whatever the runs, and this is the fact that makes it so: the bigram floor on
     the stand-in's own validation batches, which no position-blind model can pass, lies above the author's "routing
     not supported" threshold, so the rule cannot refute, and a test that cannot refute does not confirm either."""
-    from lib.paper import mixer_rule
+    from lib.claims.paper import mixer_rule
     routing, not_routing = mixer_rule()
     bigram = mechanism.like_for_like(mechanism.floors(orders=(1, 2)))[2]
     assert bigram > not_routing  # 2.48 against 1.75
@@ -275,7 +276,7 @@ def test_a_stand_in_contradiction_beside_a_paper_shape_agreement_counts_as_the_p
     stand_runs = pd.DataFrame([("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 2.3), ("AttnOnly", 42, 3.36),
                                ("FFNOnly", 1337, 3.36), ("NoResidual", 1337, 3.36)],
                               columns=["config", "seed", "best_val_loss"]).assign(budget=1500)
-    from lib.claims import Evidence, card_row, entry
+    from lib.claims.registry import Evidence, card_row, entry
     ev = Evidence(chapters=(SimpleNamespace(name="joint_collapse", scale="cpu", stand_in=True),),
                   given={"joint_collapse.summaries": stand_runs, "joint_collapse.floor": FLOOR, "edge": None,
                          "robust": None, "prefix": SimpleNamespace(table=_table(WHOLE_ON_FLOOR, WHOLE_FULL))})

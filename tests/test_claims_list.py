@@ -1,19 +1,19 @@
-"""claims.CLAIMS is the one list of claims: every claim function in lib/chapters is an entry's, and every entry is
+"""claims.CLAIMS is the one list of claims: every claim function in lib/claims is an entry's, and every entry is
 printed by the chapter verdict cell of its section, which renders the list (claims_at) rather than calling claims."""
 import ast
 import json
 import re
 from pathlib import Path
 
-from lib.claims import CLAIMS
+from lib.claims.registry import CLAIMS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _claim_functions() -> set[str]:
-    # the functions lib/chapters decorates with @claim(...): the ones that decide a verdict
+    # the functions lib/claims decorates with @claim(...): the ones that decide a verdict
     found = set()
-    for f in (ROOT / "lib" / "chapters").glob("*.py"):
+    for f in (ROOT / "lib" / "claims").glob("*.py"):
         for node in ast.walk(ast.parse(f.read_text())):
             if isinstance(node, ast.FunctionDef) and any(
                     isinstance(d, ast.Call) and getattr(d.func, "id", "") == "claim" for d in node.decorator_list):

@@ -82,9 +82,9 @@ def test_describe_prints_the_four_configs_and_their_counts():
 
 
 def test_report_groups_finished_runs_and_lists_the_rest(tmp_path, fake_run):
-    from lib.config import get_preset, replace
-    from lib.plans import release
-    from lib.runs import run_path
+    from lib.engine.config import get_preset, replace
+    from lib.engine.plans import release
+    from lib.engine.runs import run_path
     exp = lambda c, s: get_preset("cpu", "nanogpt", c, s)  # noqa: E731
     fake_run(exp("AttnOnly", 1337), tmp_path, best=2.0)
     fake_run(exp("AttnOnly", 42), tmp_path, best=2.2, escape=None, status="diverged", steps=37)
@@ -132,7 +132,7 @@ def test_set_reads_booleans_in_json_and_python_spelling():
 
 
 def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_refused(monkeypatch):
-    from lib import bench
+    from lib.engine import bench
     called = []
     monkeypatch.setattr(bench, "step_cost", lambda **kw: called.append(("step_cost", kw["rounds"])) or pd.DataFrame(
         {"loop": ["plain"]}))
@@ -155,7 +155,7 @@ def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_re
 
 @pytest.mark.parametrize("steps", ["0", "-3"])
 def test_bench_refuses_steps_below_one_before_timing_anything(steps, monkeypatch):
-    from lib import bench
+    from lib.engine import bench
     monkeypatch.setattr(bench, "bench", lambda *a, **kw: pytest.fail("timed"))
     r = cli("bench", "--scales", "cpu", "--steps", steps)  # issue 39 item 6: was an UnboundLocalError
     assert r.returncode == 2 and f"--steps {steps}: must be at least 1" in r.stderr and "Traceback" not in r.stderr

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from lib import plans
 from lib.book import costs as C
 from lib.book import limitations as L
-from lib.config import get_preset, recorded_fields
-from lib.files import write_json_atomic
+from lib.engine import plans
+from lib.engine.config import get_preset, recorded_fields
+from lib.engine.files import write_json_atomic
 
 
 def _run(fake_run, exp, runs_dir, wall_s, env=None, tokens_per_s=1.0, **kw):

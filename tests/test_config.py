@@ -4,8 +4,8 @@ import dataclasses
 import pytest
 import torch
 
-from lib.config import MODEL_RECIPES, SCALE_RECIPES, ConfigError, Experiment, ModelConfig, get_preset, replace
-from lib.model import GPT
+from lib.engine.config import MODEL_RECIPES, SCALE_RECIPES, ConfigError, Experiment, ModelConfig, get_preset, replace
+from lib.engine.model import GPT
 
 
 def n_params(scale, impl="residualgpt", **kw):
@@ -185,7 +185,7 @@ def test_replacing_the_implementation_takes_its_recipe():
 
 
 def test_a_mixer_or_a_switched_factor_gets_its_own_run_directory():
-    from lib.runs import run_path
+    from lib.engine.runs import run_path
     base = get_preset("cpu", "nanogpt", "AttnOnly")
     assert run_path(base, "r").name == "seed1337"
     assert run_path(replace(base, mixer="local"), "r").name == "seed1337_mixer-local"
@@ -195,7 +195,7 @@ def test_a_mixer_or_a_switched_factor_gets_its_own_run_directory():
 def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_field():
     """Issue 23 §2: every field that can change training, against data/author_recipes.csv's entries for
     Notebooks/10M/AttnOnly_seed_stability.ipynb (the book's recipe table shows the same entries)."""
-    from lib.paper import recipe_entry
+    from lib.claims.paper import recipe_entry
     nb = "AttnOnly_seed_stability.ipynb"
     exp = get_preset("10M", "residualgpt", "AttnOnly")
     m, t = exp.model, exp.train
@@ -218,8 +218,8 @@ def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_f
 
 def test_a_released_run_resolves_to_the_recipe_it_trained_with():
     """A config.json written before the 10M preset changed (scaled_init true) still reads as what it trained."""
-    from lib.plans import planned
-    from lib.runs import run_path
+    from lib.engine.plans import planned
+    from lib.engine.runs import run_path
     d = get_preset("10M", "residualgpt", "AttnOnly").to_dict()
     d["model"]["scaled_init"] = True
     old = Experiment.from_dict(d)
@@ -235,9 +235,9 @@ def test_the_anchor_seed_is_written_once_in_lib():
     import tokenize
     from pathlib import Path
 
-    from lib.config import PAPER_SEED
+    from lib.engine.config import PAPER_SEED
     lib = Path(__file__).resolve().parents[1] / "lib"
     found = [f"{p.relative_to(lib)}:{tok.start[0]}" for p in sorted(lib.rglob("*.py"))
              for tok in tokenize.generate_tokens(io.StringIO(p.read_text()).readline)
              if tok.type == tokenize.NUMBER and tok.string == str(PAPER_SEED)]
-    assert found == ["config.py:" + found[0].split(":")[1]] and len(found) == 1, found
+    assert found == ["engine/config.py:" + found[0].split(":")[1]] and len(found) == 1, found

@@ -1,7 +1,7 @@
 """A run killed at any instant of its writes (before, during or after each write of config.json, env.json, the
 history, the checkpoint and the summary) is resumed by the same command to the history of the run trained straight
-through: lib.experiment._Recorder's order of writes and RunDir.interrupted_rows' rule. Every write of lib.files goes
-through ``_atomic``, so killing the k-th call of it reaches every write of a run."""
+through: lib.engine.experiment._Recorder's order of writes and RunDir.interrupted_rows' rule. Every write of
+lib.engine.files goes through ``_atomic``, so killing the k-th call of it reaches every write of a run."""
 import contextlib
 import io
 import itertools
@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from lib import files
-from lib.experiment import run
-from lib.files import RunError, load_torch_file
-from lib.runs import RunDir, run_path
+from lib.engine import files
+from lib.engine.experiment import run
+from lib.engine.files import RunError, load_torch_file
+from lib.engine.runs import RunDir, run_path
 
 # the whole runs' execution mode (micro-batches, dropout's own mask stream), on a run of three evaluations
 MODE = dict(progress=False, device="cpu", micro_batch=2, fast_dropout=True)
@@ -31,7 +31,8 @@ def exp(tiny):
 
 @contextlib.contextmanager
 def killed_at(k, when, exc=Killed):
-    """lib.files._atomic that stops the process at its k-th call: ``before`` the write, ``during`` it (the temporary
+    """lib.engine.files._atomic that stops the process at its k-th call: ``before`` the write, ``during`` it (the
+    temporary
     sibling half-written and left, as a kill leaves it; the old file in place) or ``after`` the rename. Yields the
     list of the files written or attempted, in order."""
     real, seen = files._atomic, []

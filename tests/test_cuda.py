@@ -3,9 +3,9 @@ it on a GPU machine, with a few dozen steps at the 10M and 124M shapes and the m
 import pytest
 import torch
 
-from lib.config import get_preset, replace
-from lib.experiment import run
-from lib.runs import RunDir, run_path
+from lib.engine.config import get_preset, replace
+from lib.engine.experiment import run
+from lib.engine.runs import RunDir, run_path
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
@@ -25,9 +25,9 @@ def test_a_few_steps_at_the_paper_shapes_train_on_cuda(tmp_path, scale, dataset,
 
 
 def test_the_cuda_loop_uses_fused_adamw_and_tf32():
-    from lib.data import Batches, load_corpus
-    from lib.experiment import build_model
-    from lib.train import Trainer
+    from lib.engine.data import Batches, load_corpus
+    from lib.engine.experiment import build_model
+    from lib.engine.train import Trainer
     exp = get_preset("cpu", "residualgpt", "AttnOnly")
     model = build_model(exp).cuda()
     batches = Batches(load_corpus(exp.dataset), 128, 4, 0, eval_batches=1, device="cuda")

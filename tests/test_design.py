@@ -1,8 +1,8 @@
 """Facts of the design that verdicts rest on, proven on tiny runs: a verdict may cite one of these instead of a run
-(``chapters.fixed_val_batches.claim_eval_noise``: our evaluation cannot move training)."""
-from lib.config import replace
-from lib.experiment import run
-from lib.runs import RunDir, run_path
+(``claims.fixed_val_batches.claim_eval_noise``: our evaluation cannot move training)."""
+from lib.engine.config import replace
+from lib.engine.experiment import run
+from lib.engine.runs import RunDir, run_path
 
 
 def test_switching_validation_batches_alone_cannot_change_training(tiny, tmp_path):
@@ -25,8 +25,8 @@ def test_the_gain_twins_attention_kernel_is_rounding_only_at_dropout_0():
     # twin's curve differs from its run's by rounding alone
     import torch
 
-    from lib import plans
-    from lib.model import GPT
+    from lib.engine import plans
+    from lib.engine.model import GPT
     twins = plans.gain_twins()
     assert [e.gain for e in twins] == list(plans.TWIN_GAINS) and {e.model.dropout for e in twins} == {0.0}
     small = replace(twins[0], n_layer=2, n_embd=32, n_head=2, block_size=32)

@@ -4,16 +4,16 @@ import math
 import pytest
 import torch
 
-from lib.config import CONFIGS, ModelConfig
-from lib.diagnostics import capture_activations, grad_norms, hidden_norms
-from lib.experiment import run
-from lib.runs import RunDir, run_path
+from lib.engine.config import CONFIGS, ModelConfig
+from lib.engine.diagnostics import capture_activations, grad_norms, hidden_norms
+from lib.engine.experiment import run
+from lib.engine.runs import RunDir, run_path
 
 TINY = dict(vocab_size=11, block_size=8, n_layer=3, n_head=2, n_embd=16, dropout=0.0)
 
 
 def tiny_model(config="FullResidual", impl="residualgpt"):
-    from lib.model import GPT
+    from lib.engine.model import GPT
     torch.manual_seed(0)
     attn_res, ffn_res = CONFIGS[config]
     return GPT(ModelConfig(**TINY, attn_res=attn_res, ffn_res=ffn_res, impl=impl)).eval()
@@ -81,7 +81,7 @@ def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without
 
 def test_ffn_weight_gradient_reads_the_ffn_inside_a_runtime_gain():
     # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read the FFN inside it, as without it
-    from lib.gain import apply_gain
+    from lib.engine.gain import apply_gain
     plain, gained = tiny_model(), tiny_model()
     apply_gain(gained, "runtime", 2.0)
     for model in (plain, gained):

@@ -3,8 +3,8 @@ gentler warm-ups, and its reading moves both ways with the runs."""
 import numpy as np
 import pandas as pd
 
-from lib import plans
-from lib.chapters import escape_map as E
+from lib.claims import escape_map as E
+from lib.engine import plans
 
 
 def _map(escape_at_12=np.nan):

@@ -1,4 +1,4 @@
-"""``--fast-dropout``: dropout's masks from a NumPy SFC64 stream (lib.model.MaskStream), an execution option.
+"""``--fast-dropout``: dropout's masks from a NumPy SFC64 stream (lib.engine.model.MaskStream), an execution option.
 
 It must be torch's dropout with other random numbers: the same keep probability, the same scaling, nothing
 else changed (with dropout 0 a run is the plain run), a run that resumes exactly, and a record in env.json."""
@@ -8,12 +8,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lib.config import ConfigError, ModelConfig, get_preset, replace
-from lib.experiment import build_model, run
-from lib.files import RunError
-from lib.model import CausalSelfAttention, Dropout, MaskStream, use_mask_stream
-from lib.runs import RunDir, run_path
-from lib.train import check_fast_dropout
+from lib.engine.config import ConfigError, ModelConfig, get_preset, replace
+from lib.engine.experiment import build_model, run
+from lib.engine.files import RunError
+from lib.engine.model import CausalSelfAttention, Dropout, MaskStream, use_mask_stream
+from lib.engine.runs import RunDir, run_path
+from lib.engine.train import check_fast_dropout
 
 P = 0.2
 
@@ -160,9 +160,9 @@ def test_run_refuses_fast_dropout_with_compile_before_writing(tmp_path):
 
 
 def test_sdpa_written_out_is_torchs_sdpa_bitwise_with_torchs_masks():
-    """The `sdpa` kernel's rounding is kept under --fast-dropout: lib.model.sdpa_math, drawing torch's masks,
+    """The `sdpa` kernel's rounding is kept under --fast-dropout: lib.engine.model.sdpa_math, drawing torch's masks,
     is F.scaled_dot_product_attention with dropout exactly, forward and backward."""
-    from lib.model import sdpa_math
+    from lib.engine.model import sdpa_math
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 3, 32, 16, requires_grad=True) for _ in range(3))
     torch.manual_seed(5)

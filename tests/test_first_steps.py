@@ -1,12 +1,12 @@
 """The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the floor
-(``chapters.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two paper-shape plans:
+(``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two paper-shape plans:
 ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's (``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
 import math
 
 import pandas as pd
 
-from lib import plans
-from lib.chapters import schedule_10m as S
+from lib.claims import schedule_10m as S
+from lib.engine import plans
 
 SEEDS = plans.SCHEDULE_SEEDS
 NEVER = math.nan
@@ -73,7 +73,7 @@ def test_a_contradiction_in_one_implementation_outranks_the_other_on_the_edge():
 
 
 def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_losses():
-    from lib import plots
+    from lib.book import plots
     hist = pd.DataFrame([dict(impl="nanogpt", config="AttnOnly", seed=s, schedule=sch, step=step, val_loss=v)
                          for s in (1337, 42) for sch, v in (("constant", 3.35), ("cosine", 2.5))
                          for step in (0, 50, 100)])
@@ -118,7 +118,7 @@ def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_chang
     # the last run reaches step 300 on the floor: all ten read, the warm-up earlier in every seed by the rank rule
     import shutil
 
-    from lib.runs import run_path
+    from lib.engine.runs import run_path
     shutil.rmtree(run_path(const[-1], tmp_path))
     fake_run(const[-1], tmp_path, best=3.36, status="partial", steps=plans.PREFIX_STEPS, n_evals=7, floor=3.3473)
     word, text = S.first_steps_rung(S.nanogpt_schedule_effects(S.nanogpt_schedule_runs(tmp_path)), "nanogpt")

@@ -1,4 +1,4 @@
-"""The n-gram floors (lib.floors) on toy corpora whose answer is worked out by hand, and the ladder on
+"""The n-gram floors (lib.engine.floors) on toy corpora whose answer is worked out by hand, and the ladder on
 TinyShakespeare."""
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from lib import floors
-from lib.data import Corpus
+from lib.engine import floors
+from lib.engine.data import Corpus
 
 
 # --- unigram floor ------------------------------------------------------------------
@@ -26,14 +26,14 @@ def test_unigram_floor_smoothing_by_hand():
 def _corpus(train, val, vocab):
     import numpy as np
 
-    from lib.data import Corpus
+    from lib.engine.data import Corpus
     return Corpus("toy", np.array(train), np.array(val), vocab, {})
 
 
 def test_ngram_floors_by_hand():
     import math
 
-    from lib.floors import ngram_floor, unigram_floor
+    from lib.engine.floors import ngram_floor, unigram_floor
     c = _corpus([0, 1, 0, 1, 0, 1], [0, 1, 0, 1], 2)
     # Unigram: 3 zeros and 3 ones (+0.5 each) -> 1/2 each: ln 2 on every token.
     assert ngram_floor(c, 1) == pytest.approx(math.log(2)) == pytest.approx(unigram_floor(c))
@@ -48,13 +48,13 @@ def test_ngram_floors_by_hand():
 def test_unseen_context_falls_back_to_uniform():
     import math
 
-    from lib.floors import ngram_floor
+    from lib.engine.floors import ngram_floor
     c = _corpus([0, 0, 0], [2, 1], 3)  # context 2 never seen in train
     assert ngram_floor(c, 2) == pytest.approx(math.log(3))
 
 
 def test_an_order_whose_windows_overflow_int64_is_refused():
-    from lib.floors import ngram_floor
+    from lib.engine.floors import ngram_floor
     c = _corpus([0, 1, 2, 3, 4], [1, 2, 3, 4], 50257)  # GPT-2's vocabulary: 50,257^5 > 2^63
     assert ngram_floor(c, 4) > 0
     with pytest.raises(ValueError, match="largest order here is 4"):
@@ -62,8 +62,8 @@ def test_an_order_whose_windows_overflow_int64_is_refused():
 
 
 def test_the_ladder_descends_on_shakespeare():
-    from lib.data import shakespeare_char
-    from lib.floors import ngram_floor
+    from lib.engine.data import shakespeare_char
+    from lib.engine.floors import ngram_floor
     c = shakespeare_char()
     ladder = [ngram_floor(c, n) for n in (1, 2, 3)]
     assert ladder[0] > ladder[1] > ladder[2] > 1.5

@@ -3,10 +3,10 @@ import pandas as pd
 import pytest
 import torch
 
-from lib.config import get_preset, replace
-from lib.experiment import build_model
-from lib.gain import GAINS, RuntimeGain, apply_gain, gain_experiments, spread_after
-from lib.model import GPT
+from lib.engine.config import get_preset, replace
+from lib.engine.experiment import build_model
+from lib.engine.gain import GAINS, RuntimeGain, apply_gain, gain_experiments, spread_after
+from lib.engine.model import GPT
 
 
 def tiny_exp(impl="residualgpt", **kw):
@@ -137,7 +137,7 @@ def test_spread_after_by_hand():
 def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
     import pandas as pd
 
-    from lib.gain import gain_table
+    from lib.engine.gain import gain_table
     summ = pd.DataFrame([
         {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
         {"gain_mode": "runtime", "gain": 2.0, "best_val_loss": 1.9, "escape_step": 200},
@@ -156,7 +156,7 @@ def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
 def test_floor_outcomes_names_the_gains_on_each_side():
     import pandas as pd
 
-    from lib.gain import floor_outcomes, gain_table
+    from lib.engine.gain import floor_outcomes, gain_table
     summ = pd.DataFrame([
         {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
         {"gain_mode": "runtime", "gain": 0.25, "best_val_loss": 3.3, "escape_step": None},

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from lib import cli
-from lib.experiment import run
-from lib.files import RunError, save_torch_atomic, write_json_atomic
-from lib.runs import RunDir, RunLock, run_path
+from lib.engine.experiment import run
+from lib.engine.files import RunError, save_torch_atomic, write_json_atomic
+from lib.engine.runs import RunDir, RunLock, run_path
 
 MODE = dict(progress=False, device="cpu")
 
@@ -36,7 +36,7 @@ def test_a_run_lock_that_is_a_symbolic_link_is_refused_and_its_target_kept(tmp_p
 
 
 def test_sweep_with_an_empty_gpus_is_refused(tmp_path, capsys, monkeypatch):
-    from lib.train import Trainer
+    from lib.engine.train import Trainer
 
     def never(*a, **k):
         raise AssertionError("trained: the command was not refused")
@@ -136,7 +136,7 @@ def test_a_damaged_env_json_on_resume_is_one_line_naming_it(exp, tmp_path, env):
 
 
 def test_two_values_never_share_a_directory_name():
-    from lib.config import get_preset, replace
+    from lib.engine.config import get_preset, replace
     base = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     a, b = (run_path(replace(base, lr=v)).name for v in (0.002, 0.0020000001))
     # was: both lr-0.002 (:g keeps 6 significant digits), so the second run resumed or returned the first
@@ -151,7 +151,7 @@ def test_a_val_seed_too_large_for_a_generator_is_refused_before_anything_is_writ
 
 
 def test_prepare_never_overwrites_another_tools_train_bin(tmp_path):
-    from lib import data
+    from lib.engine import data
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": f"Document {i}: the cat sat."}) + "\n" for i in range(12)))
     (tmp_path / "out").mkdir()
@@ -167,12 +167,12 @@ def test_prepare_never_overwrites_another_tools_train_bin(tmp_path):
 
 @pytest.fixture
 def no_timing(monkeypatch):
-    import lib.bench
+    import lib.engine.bench
 
     def never(*a, **k):
         raise AssertionError("timed: the command was not refused")
-    monkeypatch.setattr(lib.bench, "step_cost", never)
-    monkeypatch.setattr(lib.bench, "bench", never)
+    monkeypatch.setattr(lib.engine.bench, "step_cost", never)
+    monkeypatch.setattr(lib.engine.bench, "bench", never)
 
 
 def test_bench_refuses_a_micro_batch_that_does_not_divide_the_batch_before_timing(capsys, no_timing):
@@ -188,7 +188,7 @@ def test_bench_refuses_a_batch_that_cannot_fit_in_memory(capsys, no_timing):
 def test_a_partial_summary_without_scale_is_one_line_in_train_until(exp, tmp_path, capsys):
     rd = partial_without_checkpoint(exp, tmp_path)
     write_json_atomic(rd.path / "summary.json", {k: v for k, v in rd.summary.items() if k != "scale"})
-    from lib.config import off_preset_fields
+    from lib.engine.config import off_preset_fields
     argv = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path), "--until", "5",
             "--steps", str(exp.train.max_steps)]
     argv += [a for k, v in off_preset_fields(exp).items() for a in ("--set", f"{k}={v}")]  # the same run
@@ -202,7 +202,7 @@ def test_a_partial_summary_without_scale_is_one_line_in_train_until(exp, tmp_pat
     ({"steps": "10"}, "steps is '10', not an integer"),
 ])
 def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(exp, tmp_path, change, expected):
-    from lib.adopt import adopt
+    from lib.engine.adopt import adopt
     rd = partial_without_checkpoint(exp, tmp_path / "runs")
     run(exp, runs_dir=tmp_path / "retrain", until=15, **MODE)
     summ = {**rd.summary, **change}

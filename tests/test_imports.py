@@ -1,4 +1,4 @@
-"""lib's imports flow one way (book/plots/scorecard -> claims -> chapters -> verdicts/results -> experiment ->
+"""lib's imports flow one way (book -> claims -> engine; in the engine experiment ->
 train/model/data/runs -> config): the graph of relative imports in lib and its subpackages, lazy ones inside functions
 included, has no cycle."""
 import ast
@@ -8,7 +8,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib"
 
 
 def module_name(f: Path) -> str:
-    """``lib/chapters/bundle.py`` -> ``chapters.bundle``; a package's ``__init__`` is the package."""
+    """``lib/claims/bundle.py`` -> ``claims.bundle``; a package's ``__init__`` is the package."""
     parts = f.relative_to(LIB).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -26,7 +26,7 @@ def graph() -> dict[str, set[str]]:
             if isinstance(node, ast.ImportFrom) and node.level >= 1:
                 base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
                 target = ".".join([*base, *([node.module] if node.module else [])])
-                for a in node.names:  # `from .chapters import bundle` imports a module, not a name
+                for a in node.names:  # `from . import bundle` imports a module, not a name
                     sub = f"{target}.{a.name}" if target else a.name
                     deps.add(sub if sub in modules else target)
         g[me] = {d for d in deps if d and d != me}
@@ -63,17 +63,18 @@ def test_the_cycle_finder_finds_one():
 
 def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lower_one():
     g = graph()
-    assert g["config"] == set()
-    assert g["files"] == set() and g["host"] == set()  # how a run's files are written, what trained it: leaves
-    lower = ("experiment", "train", "model", "data", "floors", "runs", "files", "host", "config", "diagnostics", "gain",
-             "plans", "sweep", "results", "verdicts")
-    upper = {"book", "plots", "claims", "scorecard", "findings", "rows", "front_page", "cli"}
+    assert g["engine.config"] == set()
+    assert g["engine.files"] == set() and g["engine.host"] == set()  # how a run's files are written, what trained it
+    assert g["claims.verdicts"] == set()  # the verdict rule stands below every claim
 
     def layers(m):  # the top-level package or module of each import: book.chapter is the book layer
         return {d.split(".")[0] for d in g[m]}
-    assert not any(upper & layers(m) or "chapters" in layers(m) for m in lower)
-    chapters = [m for m in g if m.startswith("chapters")]
-    assert chapters and not any(upper & layers(m) for m in chapters)  # chapters decide; the book layer renders
+    engine = [m for m in g if m.startswith("engine.")]
+    assert engine and not any(layers(m) & {"book", "claims", "cli"} for m in engine)
+    gatherers = {"claims.registry", "claims.scorecard", "claims.findings", "claims.rows"}
+    deciders = [m for m in g if m.startswith("claims.") and m not in gatherers]
+    # claims decide; the list gathers them; the book layer renders
+    assert deciders and not any(layers(m) & {"book", "cli"} or g[m] & gatherers for m in deciders)
 
 
 def _lines_not_comments(text):

@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import book, plans, results
-from lib.chapters import asymmetry, bundle, escape_map
-from lib.experiment import recover_weights, run
-from lib.files import RunError, write_json_atomic
-from lib.runs import RunDir, export_weights, run_path
-from lib.train import Trainer
+from lib import book
+from lib.claims import asymmetry, bundle, escape_map
+from lib.engine import plans, results
+from lib.engine.experiment import recover_weights, run
+from lib.engine.files import RunError, write_json_atomic
+from lib.engine.runs import RunDir, export_weights, run_path
+from lib.engine.train import Trainer
 
 
 def nan_at_evaluation(monkeypatch, n: int):
@@ -49,7 +50,7 @@ def test_a_nan_validation_loss_makes_the_run_diverged_with_its_step_and_reason(t
 
 
 def test_a_diverged_run_is_drawn_and_named_but_never_pooled(tmp_path, fake_run, monkeypatch, capsys):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     monkeypatch.setattr(book.chapter, "RUNS_DIR", tmp_path)
     for seed, best in [(1337, 1.95), (42, 1.96)]:
         fake_run(get_preset("cpu", "residualgpt", "AttnOnly", seed), tmp_path, best, escape=100)
@@ -91,7 +92,7 @@ def test_a_verdict_refuses_a_loss_that_is_not_finite():
     (lambda d, exp: (d / "history.jsonl").write_text('{"step": 0}\n{"step": 1'), "history.jsonl line 2 is not JSON"),
 ])
 def test_a_run_whose_files_do_not_match_is_left_out_and_named(tmp_path, fake_run, edit, expected):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95)  # evaluations at 0 and 1500 only (an escape at 100 would add one there)
     located = [(exp, RunDir(d), "released")]
@@ -103,7 +104,7 @@ def test_a_run_whose_files_do_not_match_is_left_out_and_named(tmp_path, fake_run
 
 
 def test_a_complete_summary_must_reach_the_budget(tmp_path, fake_run):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, steps=700)  # a history and summary cut at step 700 of 1,500
     assert any("says complete at step 700 of a 1500-step budget" in p for p in RunDir(d).problems(exp))
@@ -151,7 +152,7 @@ def test_weights_of_another_step_are_refused(tiny, tmp_path):
 
 
 def test_printed_commands_keep_the_weights_the_chapters_load():
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     assert plans.command_for(get_preset("cpu", "residualgpt", "FFNOnly", 1337)).endswith("--keep-weights")
     assert "--keep-weights" not in plans.command_for(get_preset("cpu", "residualgpt", "FFNOnly", 42))
 
@@ -181,8 +182,8 @@ def test_a_full_disk_is_named_with_the_file(tmp_path, monkeypatch):
 
 
 def test_only_a_plans_consistent_finished_runs_are_releasable(tmp_path, fake_run):
-    from lib.config import get_preset, replace
-    from lib.sweep import releasable
+    from lib.engine.config import get_preset, replace
+    from lib.engine.sweep import releasable
     plain = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     good = fake_run(plain, tmp_path, 1.95, escape=100)
     smoke = fake_run(replace(plain, max_steps=2), tmp_path, 3.3)
@@ -210,16 +211,16 @@ def test_only_a_plans_consistent_finished_runs_are_releasable(tmp_path, fake_run
 def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected, tmp_path, monkeypatch, capsys):
     # In-process, with a stand-in for the released runs/ and a trainer that must never be reached: a broken
     # guard fails this test without training anything anywhere.
-    import lib.experiment
+    import lib.engine.experiment
     from lib import cli
 
     def never(*a, **k):
         raise AssertionError("trained into the released runs/")
     monkeypatch.setattr(cli, "RUNS_DIR", tmp_path)
-    monkeypatch.setattr(lib.experiment, "run", never)
+    monkeypatch.setattr(lib.engine.experiment, "run", never)
     if args[0] == "SWEEP":
-        import lib.sweep
-        monkeypatch.setattr(lib.sweep, "train_queue", never)
+        import lib.engine.sweep
+        monkeypatch.setattr(lib.engine.sweep, "train_queue", never)
         base, args = ["sweep", "--plan", "joint_collapse", "--quiet", "--runs-dir", str(tmp_path)], args[1:]
     else:
         base = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path)]
@@ -232,8 +233,8 @@ def test_the_cli_refuses_to_retrain_into_the_released_runs(args, expected, tmp_p
 
 @pytest.mark.parametrize("runs_dir", ["runs", "runs/mine", "RUNS_ABS"])
 def test_a_chapter_never_writes_into_the_released_runs(runs_dir, monkeypatch):
-    from lib.host import ROOT
-    from lib.runs import RUNS_DIR
+    from lib.engine.host import ROOT
+    from lib.engine.runs import RUNS_DIR
     monkeypatch.chdir(ROOT)
     runs_dir = str(RUNS_DIR) if runs_dir == "RUNS_ABS" else runs_dir
     with pytest.raises(book.ParameterError, match="released runs/"):
@@ -242,7 +243,7 @@ def test_a_chapter_never_writes_into_the_released_runs(runs_dir, monkeypatch):
 
 def test_a_retrained_seed_of_the_same_budget_replaces_the_released_one_never_counts_twice(tmp_path, fake_run,
                                                                                          monkeypatch):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     released, retrained = tmp_path / "runs", tmp_path / "mine"
     monkeypatch.setattr(book.chapter, "RUNS_DIR", released)
     for seed, best in [(1337, 1.95), (42, 1.96), (123, 1.97)]:
@@ -261,7 +262,7 @@ def test_a_stalled_tiktoken_download_fails_with_a_clear_message(monkeypatch):
 
     import tiktoken
 
-    from lib import data
+    from lib.engine import data
     monkeypatch.setattr(tiktoken, "get_encoding", lambda name: time.sleep(30))  # a network that never answers
     t0 = time.perf_counter()
     with pytest.raises(data.DataError, match="did not download within 1 s"):
@@ -278,7 +279,7 @@ def test_a_stalled_tiktoken_download_fails_with_a_clear_message(monkeypatch):
 def test_a_crafted_weights_file_runs_nothing_when_a_chapter_loads_it(tmp_path, fake_run):
     import pickle
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     marker = tmp_path / "ran"
@@ -295,7 +296,7 @@ def test_a_crafted_weights_file_runs_nothing_when_a_chapter_loads_it(tmp_path, f
 
 
 def test_a_diverged_run_is_drawn_dotted_and_labelled_as_diverged():
-    from lib import plots
+    from lib.book import plots
     hist = pd.DataFrame({"step": [0, 5, 10, 0, 5], "val_loss": [4.2, 3.0, 2.5, 4.2, 3.9],
                          "config": ["AttnOnly"] * 5, "seed": [1, 1, 1, 2, 2], "source": ["released"] * 5,
                          "status": ["complete"] * 3 + ["diverged"] * 2})
@@ -323,24 +324,24 @@ def test_cli_input_errors_are_one_line_and_exit_2(argv, expected, tmp_path, caps
 
 
 def test_torchs_own_full_disk_error_is_named_too(tmp_path, monkeypatch):
-    import lib.files
-    from lib.files import save_torch_atomic
+    import lib.engine.files
+    from lib.engine.files import save_torch_atomic
 
     def unexpected_pos(*a, **k):
         raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0")
     monkeypatch.setattr(torch, "save", unexpected_pos)
-    monkeypatch.setattr(lib.files, "_disk_full", lambda folder: True)  # what shutil.disk_usage says when full
+    monkeypatch.setattr(lib.engine.files, "_disk_full", lambda folder: True)  # what shutil.disk_usage says when full
     with pytest.raises(RunError, match=r"disk full: could not write .*latest\.pt"):
         save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
-    monkeypatch.setattr(lib.files, "_disk_full", lambda folder: False)  # another torch error stays itself
+    monkeypatch.setattr(lib.engine.files, "_disk_full", lambda folder: False)  # another torch error stays itself
     with pytest.raises(RuntimeError, match="unexpected pos"):
         save_torch_atomic(tmp_path / "latest.pt", {"a": 1})
     assert not list(tmp_path.iterdir())
 
 
 def test_an_unreadable_summary_is_named_never_trained_over(tmp_path, fake_run, monkeypatch, capsys):
-    from lib.config import get_preset
-    from lib.experiment import run
+    from lib.engine.config import get_preset
+    from lib.engine.experiment import run
     monkeypatch.setattr(book.chapter, "RUNS_DIR", tmp_path)
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 42)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
@@ -356,7 +357,7 @@ def test_an_unreadable_summary_is_named_never_trained_over(tmp_path, fake_run, m
 
 
 def test_a_mechanism_table_keeps_each_runs_own_label_when_one_run_is_bad(tmp_path, fake_run, capsys):
-    from lib.config import replace
+    from lib.engine.config import replace
     factors = plans.bundle_factors()
     names = list(factors)
     fake_run(factors[names[1]], tmp_path, 2.5, escape=300,  # an edited config.json: left out, named
@@ -384,8 +385,8 @@ def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_us
     # in its tables and the floor of its verdicts follow one definition (the recorded step is kept beside it).
     from conftest import write_fake_run
 
-    from lib.config import get_preset
-    from lib.runs import RunDir
+    from lib.engine.config import get_preset
+    from lib.engine.runs import RunDir
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     located = [(exp, RunDir(write_fake_run(exp, tmp_path, best=3.2, escape=100, n_evals=4)), "released")]
     # history: 4.2 at step 0, 3.225 at 100 and 1000 (below its floor 3.35 - 0.1 from step 100), 3.2 at 1500
@@ -427,7 +428,7 @@ def test_weights_recovery_follows_the_runs_segments_and_refuses_two_dropout_stre
 def test_a_config_json_of_the_wrong_type_is_left_out_and_named(tmp_path, fake_run, capsys):
     from conftest import cli
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100, config=[1, 2])  # valid JSON, no experiment
     located = [(exp, RunDir(d), "released")]
@@ -441,7 +442,7 @@ def test_a_config_json_of_the_wrong_type_is_left_out_and_named(tmp_path, fake_ru
 
 def write_weights(exp, d, edit=lambda w: w):
     """A weights.pt as ``export_weights`` writes it, from the seeded initial model, after ``edit``."""
-    from lib.experiment import build_model
+    from lib.engine.experiment import build_model
     weights = {k: v.half() if v.is_floating_point() else v for k, v in build_model(exp).state_dict().items()}
     torch.save({"experiment": exp.to_dict(), "model": edit(weights), "step": exp.train.max_steps}, d / "weights.pt")
 
@@ -465,8 +466,8 @@ def _nan(w):
 ])
 def test_damaged_weights_are_named_and_the_fixed_batch_chapter_leaves_the_run_out(tmp_path, fake_run, capsys, edit,
                                                                                   expected):
-    from lib.chapters import fixed_val_batches
-    from lib.config import get_preset
+    from lib.claims import fixed_val_batches
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     write_weights(exp, d)
@@ -509,7 +510,7 @@ def _summary(d, **kw):
 def test_a_summary_that_contradicts_its_history_is_left_out_never_pooled(tmp_path, fake_run, edit, expected):
     from conftest import cli
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "FullResidual", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
     located = [(exp, RunDir(d), "released")]
@@ -547,7 +548,7 @@ def _drop(d, key):
 def test_json_of_the_wrong_type_in_a_run_is_left_out_and_named_never_a_crash(tmp_path, fake_run, edit, expected):
     from conftest import cli
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
     located = [(exp, RunDir(d), "released")]
@@ -567,7 +568,7 @@ def test_json_of_the_wrong_type_in_a_run_is_left_out_and_named_never_a_crash(tmp
 
 @pytest.mark.parametrize("damage", ["not a zip", "reshaped", "nan"])
 def test_the_mechanism_chapter_leaves_a_run_with_damaged_weights_out(tmp_path, fake_run, capsys, damage):
-    from lib.chapters import mechanism
+    from lib.claims import mechanism
     exps = mechanism.probe_experiments()
     bad, good = exps[0], exps[1]
     for exp in (bad, good):
@@ -586,7 +587,7 @@ def test_the_mechanism_chapter_leaves_a_run_with_damaged_weights_out(tmp_path, f
 # Issue 39, the review's gap E: a prefix's best loss is its history's too, and a divergence row is only ever the last.
 
 def test_a_prefix_whose_best_loss_is_not_its_historys_is_left_out(tmp_path, fake_run):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100, status="partial", steps=700, n_evals=3)
     located = [(exp, RunDir(d), "released")]
@@ -597,7 +598,7 @@ def test_a_prefix_whose_best_loss_is_not_its_historys_is_left_out(tmp_path, fake
 
 
 def test_a_divergence_row_before_the_last_row_is_a_problem(tmp_path, fake_run):
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 3.35, status="diverged", steps=20, n_evals=3)
     located = [(exp, RunDir(d), "released")]
@@ -618,8 +619,8 @@ def test_a_divergence_row_before_the_last_row_is_a_problem(tmp_path, fake_run):
 ])
 def test_an_env_json_of_the_wrong_shape_is_left_out_and_named(tmp_path, fake_run, text, expected):
     from lib.book import costs
-    from lib.chapters import paper_shape
-    from lib.config import get_preset
+    from lib.claims import paper_shape
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     located = [(exp, RunDir(d), "released")]
@@ -634,7 +635,7 @@ def test_an_env_json_of_the_wrong_shape_is_left_out_and_named(tmp_path, fake_run
 
 
 def test_the_paper_shape_chapter_goes_on_past_a_run_whose_env_json_is_damaged(tmp_path, fake_run):
-    from lib.chapters import paper_shape
+    from lib.claims import paper_shape
     exps = plans.paper_10m_prefix()
     good, bad = exps[0], exps[1]
     for exp in (good, bad):
@@ -657,7 +658,7 @@ def test_the_paper_shape_chapter_goes_on_past_a_run_whose_env_json_is_damaged(tm
 def test_damaged_weights_are_a_problem_of_the_run_for_every_reader(tmp_path, fake_run, edit, expected):
     from conftest import cli
 
-    from lib.config import get_preset
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     located = [(exp, RunDir(d), "released")]
@@ -674,13 +675,13 @@ def test_damaged_weights_are_a_problem_of_the_run_for_every_reader(tmp_path, fak
 
 
 def test_the_weights_check_reads_each_version_of_the_file_once(tmp_path, fake_run, monkeypatch):
-    import lib.runs
-    from lib.config import get_preset
+    import lib.engine.runs
+    from lib.engine.config import get_preset
     exp = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100)
     write_weights(exp, d)
-    loads, real = [], lib.runs.load_torch_file
-    monkeypatch.setattr(lib.runs, "load_torch_file", lambda *a: loads.append(a) or real(*a))
+    loads, real = [], lib.engine.runs.load_torch_file
+    monkeypatch.setattr(lib.engine.runs, "load_torch_file", lambda *a: loads.append(a) or real(*a))
     for _ in range(3):
         assert RunDir(d).problems(exp) == []
     assert len(loads) == 1
@@ -692,7 +693,7 @@ def test_the_weights_check_reads_each_version_of_the_file_once(tmp_path, fake_ru
 
 def test_the_paper_shape_chapter_picks_its_run_among_sound_ones_only(tmp_path, fake_run):
     # issue 39, the review's gap A, in the one reader that compared two summaries before asking problems
-    from lib.chapters import paper_shape
+    from lib.claims import paper_shape
     prefix = plans.paper_10m_prefix()[0]
     whole = next(w for w in plans.paper_10m_whole(prefix.seed) if (w.impl, w.config_name, w.train.schedule)
                  == (prefix.impl, prefix.config_name, prefix.train.schedule))

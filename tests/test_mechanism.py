@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import plans, plots, results
-from lib.chapters import bundle, escape_map, mechanism
+from lib.book import plots
+from lib.claims import bundle, escape_map, mechanism
+from lib.engine import plans, results
 
 matplotlib.use("Agg")
 FLOORS = {1: 3.35, 2: 2.48, 3: 2.05}
@@ -243,7 +244,7 @@ def _fake(exp, runs_dir, best, escape):
 
 
 def test_the_chapter_loads_each_plan_by_its_own_columns_and_lists_the_rest(tmp_path):
-    from lib.config import replace
+    from lib.engine.config import replace
     mixer = plans.mixer_test()
     _fake(mixer[0], tmp_path, 2.49, 100)
     _fake(replace(mixer[0], mixer="attention"), tmp_path, 1.95, 100)
@@ -346,7 +347,7 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
 
 
 def test_the_twin_figure_draws_the_gap_between_nanogpt_and_one_factor():
-    from lib import plots
+    from lib.book import plots
     h = pd.DataFrame({"factor": ["none"] * 3 + ["SDPA kernel"] * 3, "step": [0, 100, 200] * 2,
                       "train_loss": [4.0, 3.5, 3.0, 4.0, 3.5, 3.3], "val_loss": [4.0, 3.4, 3.0, 4.0, 3.4, 3.35]})
     t = bundle.twin_gap(h, "SDPA kernel")

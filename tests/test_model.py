@@ -7,8 +7,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
 
-from lib.config import CONFIGS, ModelConfig
-from lib.model import GPT, CausalSelfAttention
+from lib.engine.config import CONFIGS, ModelConfig
+from lib.engine.model import GPT, CausalSelfAttention
 
 TINY = dict(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16, dropout=0.0)
 

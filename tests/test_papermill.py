@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lib.chapters import asymmetry
+from lib.claims import asymmetry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +36,7 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
 
     # ... and never pooled: Table 5 and the verdicts are exactly what the released runs alone give.
     from lib.book import Chapter, Verdict, beside_paper, frame_html, seed_table
-    from lib.paper import paper_values
+    from lib.claims.paper import paper_values
     ch = Chapter.open("124m_sweep", {"device": "cpu"}, announce=False)
     summ, floor = ch.summaries(), ch.floor()
     assert set(summ.source) == {"released"}
@@ -53,7 +53,7 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
     # the chapter's verdict cell renders claims.CLAIMS for its section; the verdict recomputed here calls the claim
     # functions on the released runs alone
-    shown = output("from lib.book import Verdict\nfrom lib.claims import claims_at")["text/markdown"]
+    shown = output("from lib.book import Verdict\nfrom lib.claims.registry import claims_at")["text/markdown"]
     assert "".join(shown) == verdict
 
 

@@ -1,9 +1,9 @@
 """The release plan is exactly the union of the chapters' plans, each run once, seed 1337 first."""
 import pytest
 
-from lib import plans
-from lib.config import off_preset_fields
-from lib.runs import run_path
+from lib.engine import plans
+from lib.engine.config import off_preset_fields
+from lib.engine.runs import run_path
 
 
 def _keys(exps):
@@ -46,7 +46,7 @@ def test_a_shortened_release_trains_each_run_once():
 def test_a_plan_resolves_at_the_scale_asked_for_or_refuses():
     import pytest
 
-    from lib.config import ConfigError
+    from lib.engine.config import ConfigError
     assert {e.scale for e in plans.resolve("124m_sweep", "124M")} == {"124M"}
     assert {e.scale for e in plans.resolve("124m_sweep")} == {"cpu-bpe"}
     with pytest.raises(ConfigError, match="fixed scale"):
@@ -58,7 +58,7 @@ def test_a_plan_resolves_at_the_scale_asked_for_or_refuses():
 def test_configs_seeds_and_impls_narrow_a_plan_or_are_refused():
     import pytest
 
-    from lib.config import ConfigError
+    from lib.engine.config import ConfigError
     exps = plans.resolve("10m_asymmetry", configs=["AttnOnly"], seeds=[42, 7])
     assert {(e.config_name, e.seed) for e in exps} == {("AttnOnly", 42), ("AttnOnly", 7)}
     with pytest.raises(ConfigError, match="no seed 99; valid: 0, 1, 2, 3, 7, 42, 123, 1337"):
@@ -103,7 +103,7 @@ def test_the_mechanism_plan_is_its_parts_each_run_once_mixer_at_seed_1337_first(
 
 
 def test_each_bundle_factor_switches_only_its_own_fields_to_residualgpts_values():
-    from lib.config import get_preset, off_preset_fields
+    from lib.engine.config import get_preset, off_preset_fields
     factors = plans.bundle_factors()
     assert off_preset_fields(factors["none"]) == {}
     res = get_preset("cpu", "residualgpt", "AttnOnly")
@@ -150,7 +150,7 @@ def test_the_runs_probed_during_training_share_attnonly_and_ffnonly_with_the_esc
 
 
 def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
-    from lib.plans import author_values, recipes, schedule_seeds
+    from lib.engine.plans import author_values, recipes, schedule_seeds
     av = author_values()
     assert len(av) == 12 and {e.seed for e in av} == {1337, 42, 123}
     for e in av:

@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from lib.chapters import growth_10m, paper_shape
+from lib.claims import growth_10m, paper_shape
 
 NAN = float("nan")
 
@@ -151,7 +151,7 @@ def test_starvation_without_gradient_data_decides_nothing():
 
 def effects(constant, warmup):
     """The schedule-over-seeds rule at the paper's shape on hand-made runs: escape steps (None: never) per seed."""
-    from lib.chapters import schedule_10m
+    from lib.claims import schedule_10m
     rows = [{"impl": "residualgpt", "config": "AttnOnly", "seed": seed, "factor": f, "status": "partial",
              # where the plan stops it (plans.schedule_10m_until): 100 past its escape, a warm-up run at least at
              # 200, or 600 on the floor (the rule does not read it; it is the runs' table as the chapter builds it)
@@ -217,7 +217,7 @@ def test_prefix_asymmetry():
 
 
 def test_bench_prints_both_precisions_and_their_ratio():
-    from lib.bench import bench
+    from lib.engine.bench import bench
     df = bench(scales=("cpu",), steps=1, device="cpu", batch_size=2)
     assert list(df.loop) == ["trainer", "bare loop"]
     assert (df["fp32 tok/s"] > 0).all() and (df["bf16 tok/s"] > 0).all()
@@ -229,11 +229,11 @@ def test_bench_prints_both_precisions_and_their_ratio():
 
 def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypatch):
     """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
-    from lib import plots
-    from lib.files import write_json_atomic, write_jsonl_atomic
-    from lib.runs import run_path
+    from lib.book import plots
+    from lib.engine.files import write_json_atomic, write_jsonl_atomic
+    from lib.engine.runs import run_path
     monkeypatch.setattr(paper_shape, "RUNS_DIR", tmp_path)
-    from lib.plans import paper_10m_prefix
+    from lib.engine.plans import paper_10m_prefix
     for exp, vals in zip(paper_10m_prefix()[:2], ([4.19, 3.36], [4.18, 3.10])):
         impl = exp.impl
         d = run_path(exp, tmp_path)
@@ -264,7 +264,7 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
 
 def paper_shape_row(prefix):
     """The card's row on the joint collapse at the paper's shape, read from ``prefix``'s table."""
-    from lib.claims import Evidence, card_row, entry
+    from lib.claims.registry import Evidence, card_row, entry
     return card_row(entry("Joint collapse at the paper's own 10M shape"), Evidence(given={"prefix": prefix}))
 
 
@@ -286,7 +286,7 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
     row = paper_shape_row(SimpleNamespace(table=table(whole, whole_full)))
     assert row.verdict == "HOLDS" and row.ours == "AttnOnly best 3.350 (last 3.350), on the floor for all 3,000 steps"
     # the reason gives the whole run's numbers and says which of Table 2's configurations it rests on
-    from lib.chapters.paper_shape import claim_paper_shape_collapse
+    from lib.claims.paper_shape import claim_paper_shape_collapse
     flat = claim_paper_shape_collapse(table(whole, whole_full))
     assert (flat.facts["best_step"], flat.facts["last"]) == (100, 3.35) and "Table 2 3.3534" in row.why
     assert "FFNOnly not trained at this shape; No Residual not trained at this shape" in row.why
@@ -317,7 +317,7 @@ def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
     """env.json's execution options, per resumed segment where they changed: they change the masks' realisation."""
     import json
 
-    from lib.runs import RunDir
+    from lib.engine.runs import RunDir
     cases = {"old": ({"micro_batch": None}, "whole batch"),  # before --fast-dropout existed: torch's masks
              "fast": ({"micro_batch": 8, "fast_dropout": True}, "micro-batches of 8, fast dropout"),
              "same": ({"micro_batch": 8, "resumed": [{"step": 100, "micro_batch": 8}]}, "micro-batches of 8"),
@@ -334,7 +334,7 @@ def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
 def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_speed_up(monkeypatch):
     """The loops alternate round by round (the order of the calls); each row is its rounds' median and range, and its
     speed-up the median of its per-round ratios to the plain loop."""
-    from lib import bench
+    from lib.engine import bench
     tps = {"plain": [100.0, 200.0, 400.0], "whole": [50.0, 50.0, 60.0], 8: [300.0, 150.0, 800.0]}
     calls, left = [], {k: iter(v) for k, v in tps.items()}
 
@@ -364,7 +364,7 @@ def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_sp
 
 def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(monkeypatch):
     # a round slowed by other work measures a low matmul rate; read against it, a step from a quiet round passed 1
-    from lib import bench
+    from lib.engine import bench
     rates = iter([1e9] * 3 + [2e9] * 3 + [4e9] * 3)  # three loops a round; only the last round is quiet
     monkeypatch.setattr(bench, "matmul_rate", lambda shapes, device: next(rates))
     monkeypatch.setattr(bench, "bare_loop_tokens_per_s", lambda exp, steps, device: 1.0)
@@ -390,9 +390,9 @@ def test_each_implementation_is_read_on_its_own_floor():
 
 
 def test_the_floor_a_set_of_runs_is_judged_on():
-    from lib.config import get_preset
-    from lib.results import floor_of, unigram_floors
-    from lib.thresholds import judged_floor
+    from lib.engine.config import get_preset
+    from lib.engine.results import floor_of, unigram_floors
+    from lib.engine.thresholds import judged_floor
     assert judged_floor("fixed", 3.3, 3.2) == 3.2 and judged_floor("random", 3.3, 3.2) == 3.3
     assert judged_floor("fixed", 3.3, 3.2, empirical=4.5) == 4.5  # BPE: the NoResidual run's floor first
     with pytest.raises(ValueError, match="fixed, random"):

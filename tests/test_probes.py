@@ -4,9 +4,9 @@ import math
 import pytest
 import torch
 
-from lib.config import CONFIGS, ModelConfig
-from lib.model import GPT
-from lib.probes import effective_rank, position_cosine, probe, token_accuracy
+from lib.engine.config import CONFIGS, ModelConfig
+from lib.engine.model import GPT
+from lib.engine.probes import effective_rank, position_cosine, probe, token_accuracy
 
 
 def test_identical_positions_have_cosine_one_orthogonal_ones_zero():

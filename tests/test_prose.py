@@ -8,8 +8,8 @@ import nbformat
 BOOK = Path(__file__).parents[1] / "book"
 CHAPTERS = ("joint_collapse", "gain_confound", "fixed_val_batches", "10m_asymmetry", "124m_sweep", "mechanism",
             "escape_and_bundle", "what_holds")
-# A plan command, a dotted library name (lib.plans.X, plans.AUTHOR_VALUES) or a snake_case name in backticks;
-# file paths (lib/gain.py, the author's notebooks) and the preset names (`cpu`, `cpu-bpe`) are not code names.
+# A plan command, a dotted library name (lib.engine.plans.X, plans.AUTHOR_VALUES) or a snake_case name in backticks;
+# file paths (lib/engine/gain.py, the author's notebooks) and the preset names (`cpu`, `cpu-bpe`) are not code names.
 CODE = re.compile(r"--plan \w+|`(?:lib|plans|plots)\.\w+|`[a-z][a-z0-9]*(?:_[a-z0-9]+)+`")
 # The author's code, quoted as evidence where the book audits it (the 124M split), is the paper's, not ours.
 AUTHORS = {"`train_count`"}
@@ -27,7 +27,7 @@ def test_no_chapter_prose_names_a_plan_function_or_field():
     assert not found, found
     assert CODE.search("trained by `python -m lib sweep --plan author_values`")  # the check can fail
     assert CODE.search("(`plans.AUTHOR_VALUES`)") and CODE.search("`max_spread_from_step_200` is")
-    assert not CODE.search("(`lib/gain.py`)") and not CODE.search("the `cpu-bpe` stand-in")
+    assert not CODE.search("(`lib/engine/gain.py`)") and not CODE.search("the `cpu-bpe` stand-in")
 
 
 def test_each_chapter_opens_in_plain_words_before_the_papers_quote():

@@ -11,16 +11,16 @@ import pandas as pd
 import pytest
 import torch
 
-from lib import results
-from lib.chapters import asymmetry, fixed_val_batches, gain_confound, joint_collapse, mechanism
-from lib.config import ConfigError, get_preset, replace
-from lib.experiment import run
-from lib.files import RunError
-from lib.model import GPT
-from lib.paper import paper_value, paper_values
-from lib.runs import RunDir, export_weights, run_path
-from lib.thresholds import ESCAPE_MARGIN, escape_step
-from lib.train import Callback, Trainer, lr_at
+from lib.claims import asymmetry, fixed_val_batches, gain_confound, joint_collapse, mechanism
+from lib.claims.paper import paper_value, paper_values
+from lib.engine import results
+from lib.engine.config import ConfigError, get_preset, replace
+from lib.engine.experiment import run
+from lib.engine.files import RunError
+from lib.engine.model import GPT
+from lib.engine.runs import RunDir, export_weights, run_path
+from lib.engine.thresholds import ESCAPE_MARGIN, escape_step
+from lib.engine.train import Callback, Trainer, lr_at
 
 TIMING = ("train_time_s",)
 
@@ -38,7 +38,7 @@ RESIDUALGPT_10M = {0: 3e-6, 49: 1.5e-4, 99: 3e-4, 100: 3e-4,
                    3000: 3e-5, 3500: 3e-5}  # the floor, and it stays there past max_steps
 # ResidualGPT 124M: 2,000 warm-up steps to 6e-4, cosine to 6e-5 at step 20,000.
 RESIDUALGPT_124M = {0: 3e-7, 999: 3e-4, 1999: 6e-4, 2000: 6e-4, 11000: 3.3e-4, 20000: 6e-5}
-# The `cpu` stand-in: 100 warm-up steps to 1e-3, cosine to 1e-4 at step 1,500 (lib/config.py).
+# The `cpu` stand-in: 100 warm-up steps to 1e-3, cosine to 1e-4 at step 1,500 (lib/engine/config.py).
 RESIDUALGPT_CPU = {0: 1e-5, 99: 1e-3, 800: 5.5e-4, 1500: 1e-4}
 # nanoGPT (Table 1, "nanoGPT: constant"; the author's notebook): 3e-4 from the first step to the last.
 NANOGPT = {0: 3e-4, 1: 3e-4, 99: 3e-4, 1550: 3e-4, 2999: 3e-4, 3000: 3e-4}
@@ -98,7 +98,7 @@ def global_norm(tensors):
 
 # -- 2. which tensors are decayed -------------------------------------------------------------------------
 # Paper §3.2 Table 1 gives "weight decay=0.1" as shared and does not say which tensors. Our ResidualGPT decays
-# only >=2-D tensors (weights and embeddings; biases and LayerNorm not): lib/config.py TrainConfig.decay_all,
+# only >=2-D tensors (weights and embeddings; biases and LayerNorm not): lib/engine/config.py TrainConfig.decay_all,
 # book/reproducibility.md "Weight decay". nanoGPT is the author's notebook, `AdamW(model.parameters(), lr=3e-4)`:
 # PyTorch's default weight decay 0.01 on every parameter, betas (0.9, 0.999) (book/reproducibility.md table).
 LAYER_NORMS = {f"transformer.h.0.{ln}.{w}" for ln in ("ln_1", "ln_2") for w in ("weight", "bias")} | {
@@ -332,7 +332,7 @@ def test_exported_weights_round_trip_and_reproduce_the_last_val_loss(tmp_path):
 
 
 def test_exporting_a_finished_run_without_kept_weights_is_refused(tmp_path):
-    """A finished run's checkpoint is deleted (lib/experiment.py ``_run``), so only ``keep_weights``, at the end
+    """A finished run's checkpoint is deleted (lib/engine/experiment.py ``_run``), so only ``keep_weights``, at the end
     of training, can export its weights; afterwards export_weights has nothing to read and says which file."""
     exp = tiny_run_exp("residualgpt", max_steps=5)
     run(exp, runs_dir=tmp_path, progress=False, diagnostics=False)

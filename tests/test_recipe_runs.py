@@ -6,9 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from lib import plans
-from lib.chapters import asymmetry
-from lib.chapters import schedule_seeds as sched
+from lib.claims import asymmetry
+from lib.claims import schedule_seeds as sched
+from lib.engine import plans
 
 FLOOR = 3.347
 NAN = math.nan
@@ -242,7 +242,7 @@ def test_a_factor_is_judged_without_the_seeds_that_chose_it():
 def test_the_strip_plot_draws_the_seed_that_chose_a_factor_hollow_and_leaves_it_out_of_band_and_count():
     from matplotlib.collections import PathCollection, PolyCollection
 
-    from lib import plots
+    from lib.book import plots
     t = effects_table([("nanogpt", "none", 1, 600, 2.5), ("nanogpt", "none", 2, 200, 2.5),
                        ("nanogpt", "none", 3, 300, 2.5), ("nanogpt", "gradient clipping", 1, 50, 2.0),
                        ("nanogpt", "gradient clipping", 2, 50, 2.0), ("nanogpt", "gradient clipping", 3, 50, 2.0)])
@@ -260,7 +260,7 @@ def test_the_strip_plot_draws_the_seed_that_chose_a_factor_hollow_and_leaves_it_
 
 
 def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
-    from lib import plots
+    from lib.book import plots
     t = effects_table([("nanogpt", "none", 1, 200, 2.5), ("nanogpt", "none", 2, NAN, 3.3),
                        ("residualgpt", "constant lr", 1, 50, 2.0)])
     t = pd.concat([t, effects_table([("residualgpt", "none", 1, 50, 1.9)])], ignore_index=True)

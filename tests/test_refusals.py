@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from lib import cli
-from lib.config import get_preset
+from lib.engine.config import get_preset
 
 TINY = ["--set", "n_layer=1", "--set", "n_embd=16", "--set", "n_head=2", "--set", "block_size=16",
         "--set", "batch_size=2", "--set", "eval_batches=1", "--set", "train_eval_batches=1"]
@@ -60,7 +60,7 @@ def test_bad_values_are_refused_before_anything_is_written(tmp_path, capsys, ext
 
 
 def test_impl_override_in_replace_names_the_valid_implementations():
-    from lib.config import ConfigError, replace
+    from lib.engine.config import ConfigError, replace
     with pytest.raises(ConfigError, match="valid: residualgpt, nanogpt"):  # 2: was a KeyError
         replace(get_preset("cpu"), impl="bogus")
 
@@ -85,9 +85,9 @@ def test_a_complete_run_with_a_truncated_history_is_named_not_called_complete(tm
 
 
 def test_a_damaged_weights_file_is_the_projects_run_error_naming_it(tmp_path):
-    from lib.files import RunError
-    from lib.results import load_model
-    from lib.runs import RunDir
+    from lib.engine.files import RunError
+    from lib.engine.results import load_model
+    from lib.engine.runs import RunDir
     rd = RunDir(tmp_path)
     (tmp_path / "weights.pt").write_bytes(b"PK\x03\x04 not a zip archive")  # 5
     with pytest.raises(RunError) as e:
@@ -106,7 +106,7 @@ def listing(root):
 def no_training(monkeypatch):
     """A trainer that must never be reached: a refusal that fails fails the test without training anything (a
     block_size of 100,000 would take the machine's memory)."""
-    from lib.train import Trainer
+    from lib.engine.train import Trainer
 
     def never(*a, **k):
         raise AssertionError("trained: the command was not refused")
@@ -143,14 +143,14 @@ def test_gpus_are_refused_where_the_machine_does_not_have_them(tmp_path, monkeyp
                                                                count, expected):
     import subprocess
 
-    import lib.sweep
+    import lib.engine.sweep
 
     def never(*a, **k):
         raise AssertionError("a worker was started")
-    monkeypatch.setattr(lib.sweep.subprocess, "Popen", never)
+    monkeypatch.setattr(lib.engine.sweep.subprocess, "Popen", never)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: available)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
-    assert lib.sweep.subprocess is subprocess
+    assert lib.engine.sweep.subprocess is subprocess
     refused(["sweep", "--scale", "cpu", "--gpus", gpus, "--quiet", "--runs-dir", str(tmp_path)], capsys, expected,
             f"--gpus {gpus}")
     assert listing(tmp_path) == []
@@ -167,14 +167,14 @@ def test_refusals_at_the_data_write_nothing(tmp_path, capsys, extra, expected, n
 
 
 def test_a_block_size_whose_step_cannot_fit_in_memory_is_refused(tmp_path, capsys, monkeypatch, no_training):
-    import lib.experiment
+    import lib.engine.experiment
     # 8 GiB, so the test says the same on any machine; block_size=100000 reached 9.6 GB before anything refused it
-    monkeypatch.setattr(lib.experiment, "memory_bytes", lambda device: 8 * 2**30)
+    monkeypatch.setattr(lib.engine.experiment, "memory_bytes", lambda device: 8 * 2**30)
     line = refused(train(tmp_path, "--set", "block_size=100000"), capsys, "block_size=100000", "memory")  # 10
     assert "8.0 GiB" in line
     assert listing(tmp_path) == []
     # the preset's own shape fits in the same 8 GiB
-    from lib.experiment import check_fits
+    from lib.engine.experiment import check_fits
     check_fits(get_preset("cpu"), "cpu")
 
 
@@ -187,7 +187,7 @@ def test_a_data_or_tokenizer_error_leaves_nothing_behind(tmp_path, capsys, monke
                                                          expected):
     import urllib.request
 
-    from lib import data
+    from lib.engine import data
 
     def offline(*a, **k):  # no download is tried from a test
         raise OSError("no network in the tests")
@@ -213,7 +213,7 @@ def test_a_data_or_tokenizer_error_leaves_nothing_behind(tmp_path, capsys, monke
 def test_a_failed_download_leaves_no_data_folder(tmp_path, monkeypatch):
     import urllib.request
 
-    from lib import data
+    from lib.engine import data
     monkeypatch.delenv("TINYSHAKESPEARE_PATH", raising=False)
     monkeypatch.setattr(data, "DATA_DIR", tmp_path / "data")
 
@@ -253,7 +253,7 @@ def test_the_message_for_a_damaged_run_names_what_lists_it(tmp_path, capsys):
 
 
 def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(tmp_path, capsys, monkeypatch):
-    from lib.train import Trainer
+    from lib.engine.train import Trainer
     real, calls = Trainer.train_step, {"n": 0}
 
     def interrupted(self):
@@ -276,11 +276,11 @@ def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(tmp_path
 def test_training_into_the_released_runs_from_uncommitted_lib_is_refused(tmp_path, monkeypatch, capsys, dirty,
                                                                           no_training):
     # a run trained from a dirty lib/ can never be released (tests/test_released.py): refused before it costs hours
-    import lib.host
+    import lib.engine.host
     released = tmp_path / "runs"
     released.mkdir()
     monkeypatch.setattr(cli, "RUNS_DIR", released)  # a stand-in for the released runs/: the real one is never read
-    monkeypatch.setattr(lib.host, "git_state", lambda: {"git_commit": "0" * 40, "git_dirty_lib": dirty})
+    monkeypatch.setattr(lib.engine.host, "git_state", lambda: {"git_commit": "0" * 40, "git_dirty_lib": dirty})
     argv = ["train", "--scale", "cpu", "--config", "AttnOnly", "--until", "100", "--quiet", "--runs-dir", str(released)]
     if dirty:
         refused(argv, capsys, "lib/ has uncommitted changes")
@@ -312,14 +312,14 @@ def test_the_attention_scores_of_a_kernel_that_writes_them_out_count_against_mem
                                                                                     no_training, gib, extra, expected):
     # issue 39, the review's gap D: check_fits counted only the FFN's activations, and nanoGPT's manual kernel (and
     # sdpa_math under --fast-dropout) keeps a (batch, n_head, T, T) tensor per layer: 1,144 GiB at block_size=20000
-    import lib.experiment
-    monkeypatch.setattr(lib.experiment, "memory_bytes", lambda device: gib * 2**30)
+    import lib.engine.experiment
+    monkeypatch.setattr(lib.engine.experiment, "memory_bytes", lambda device: gib * 2**30)
     line = refused(train(tmp_path, *extra), capsys, "memory", expected)
     assert f"{gib}.0 GiB" in line
     assert listing(tmp_path) == []
     # the fused kernel at the same shape, and each implementation's preset shape, fit in the same memory
-    from lib.config import replace
-    from lib.experiment import check_fits
+    from lib.engine.config import replace
+    from lib.engine.experiment import check_fits
     check_fits(replace(get_preset("cpu"), block_size=2000), "cpu")
     check_fits(get_preset("cpu", "nanogpt"), "cpu")
     check_fits(replace(get_preset("cpu"), dropout=0.1), "cpu", fast_dropout=True)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from lib.runs import RUNS_DIR, RunDir
-from lib.sweep import releasable
+from lib.engine.runs import RUNS_DIR, RunDir
+from lib.engine.sweep import releasable
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +53,10 @@ def test_the_step_0_loss_reproduces_from_the_seed(released):
     # the same seeded initialisation and data, at a twentieth of the cost.
     import torch
 
-    from lib.data import Batches, load_corpus
-    from lib.diagnostics import hidden_norms
-    from lib.experiment import build_model
-    from lib.results import per_batch_val_losses
+    from lib.engine.data import Batches, load_corpus
+    from lib.engine.diagnostics import hidden_norms
+    from lib.engine.experiment import build_model
+    from lib.engine.results import per_batch_val_losses
     ok, _ = released
     checked = _one_per_kind(ok)
     assert len(checked) >= 3

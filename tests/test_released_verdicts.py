@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib.claims import CLAIMS, Evidence
-from lib.findings import own_findings
-from lib.scorecard import scorecard
+from lib.claims.findings import own_findings
+from lib.claims.registry import CLAIMS, Evidence
+from lib.claims.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
 RELEASED = {
@@ -170,9 +170,10 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
 
 def test_a_claim_added_to_the_list_is_on_the_card(monkeypatch):
     # Adding a claim is one entry of claims.CLAIMS: the card, its tally and the chapter's verdict cell follow.
-    from lib import claims, front_page
-    from lib.rows import Row
-    from lib.verdicts import Claim, verdict
+    from lib.book import front_page
+    from lib.claims import registry as claims
+    from lib.claims.rows import Row
+    from lib.claims.verdicts import Claim, verdict
 
     def decide(n):
         return Claim(verdict(True, True, n > 0), f"{n} runs", name="A dummy claim")
@@ -184,8 +185,8 @@ def test_a_claim_added_to_the_list_is_on_the_card(monkeypatch):
                          section="joint_collapse#dummy", card="paper")
     before = scorecard()
     monkeypatch.setattr(claims, "CLAIMS", (*claims.CLAIMS, dummy))
-    import lib.scorecard
-    monkeypatch.setattr(lib.scorecard, "CLAIMS", claims.CLAIMS)
+    import lib.claims.scorecard
+    monkeypatch.setattr(lib.claims.scorecard, "CLAIMS", claims.CLAIMS)
     card = scorecard()
     assert len(card) == len(before) + 1 and card.iloc[-1].claim == "A dummy claim of the paper"
     assert card.iloc[-1].verdict == "HOLDS" and front_page.tally(card).startswith(f"**{len(card)} claims**")
@@ -193,8 +194,8 @@ def test_a_claim_added_to_the_list_is_on_the_card(monkeypatch):
 
 
 def test_the_front_page_tally_and_the_lead_figure_numbers():
-    from lib.front_page import tally
-    from lib.scorecard import lead_rows
+    from lib.book.front_page import tally
+    from lib.claims.scorecard import lead_rows
     card = scorecard()
     assert tally(card) == "**12 claims**: 5 HOLDS · 3 CONTRADICTED · 3 NOT TESTABLE HERE · 1 NOT TESTED"
     rows = lead_rows(card)
@@ -222,7 +223,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     # floor for all 3,000 steps (best 3.350, 3.351 over the prefix's 300), ResidualGPT AttnOnly read from its whole
     # run too, all 3,000 steps (evaluated every 100), off the floor from step 100 (best 1.587 at step 3,000): the
     # central contrast holds where both runs end.
-    from lib.chapters import growth_10m, paper_shape
+    from lib.claims import growth_10m, paper_shape
     t = paper_shape.paper_shape_prefix().table
     assert len(t) == 8 and paper_shape.paper_shape_prefix().missing == []  # every run of the plan is released
     # of the runs trained whole, nanoGPT AttnOnly and ResidualGPT AttnOnly are complete; nanoGPT FullResidual is
@@ -249,7 +250,7 @@ def test_the_paper_shape_prefixes_released_so_far():
     # nanoGPT AttnOnly on ResidualGPT's warm-up + cosine leaves the floor by step 100 (best 2.461 at step 300) where
     # its own constant rate keeps it on the floor. ResidualGPT AttnOnly at the Phase-2 notebook's constant rate still
     # leaves the floor, at step 200 instead of 50 (best 2.714): one seed, which decides nothing about the schedule
-    # (the rank rule over five seeds does: chapters.schedule_10m)
+    # (the rank rule over five seeds does: claims.schedule_10m)
     swapped = r.loc[("nanogpt", "AttnOnly", "warm-up + cosine")]
     assert swapped.left_floor_at == 100 and round(swapped.best_val, 3) == 2.461 and not swapped.starved
     constant = r.loc[("residualgpt", "AttnOnly", "constant lr")]
@@ -303,7 +304,7 @@ def test_the_paper_shape_prefixes_released_so_far():
 def test_the_rounding_twins_released():
     # nanoGPT AttnOnly beside its rounding-only twin (SDPA kernel), per seed: 1337 leaves at step 800 and its twin
     # never does; 42 leaves at step 200 and so does its twin
-    from lib.chapters import joint_collapse
+    from lib.claims import joint_collapse
     pairs = joint_collapse.rounding_pairs().set_index("seed")
     assert pairs.loc[1337, "plain"] == 800 and pairs.loc[1337, "twin"] != pairs.loc[1337, "twin"]  # NaN: never
     assert pairs.loc[42, "plain"] == 200 and pairs.loc[42, "twin"] == 200 and pairs.trained.all()
@@ -320,7 +321,7 @@ def test_the_author_values_runs_released_so_far():
     # with the author's dropout 0.2 leaves the floor at step 1200 (best 2.704), seed 42 at step 200 (2.373), seed 123
     # at step 100 (2.205): every planned seed leaves the floor, so the joint collapse is contradicted at the stand-in.
     from lib.book import Chapter
-    from lib.chapters import asymmetry
+    from lib.claims import asymmetry
     t = asymmetry.author_value_runs().table
     floor = Chapter.open("10m_asymmetry", {}, announce=False).floor()
     mine = t[t["values"] == "author's"].set_index(["impl", "config", "seed"]).sort_index()
@@ -360,11 +361,11 @@ def test_the_author_values_runs_released_so_far():
 
 def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_scale():
     # What the front page opens with, from the released runs: the answer, the six parts, the tally by scale
-    from lib import front_page as F
+    from lib.book import front_page as F
     from lib.book.costs import run_costs
     from lib.book.limitations import summary_compute
-    from lib.findings import first_steps
-    from lib.paper import audit_findings
+    from lib.claims.findings import first_steps
+    from lib.claims.paper import audit_findings
     card, finding = scorecard(), first_steps()
     text = F.summary(card, finding.iloc[0], audit_findings(), summary_compute(run_costs()))
     assert max(len(s.split()) for s in F.sentences(text)) <= 35, F.sentences(text)
@@ -385,7 +386,7 @@ def test_the_schedule_seed_runs_released_so_far():
     # 575, and seed 7 never leaves the floor in 1,500 steps; on ResidualGPT's warm-up + cosine at step 75 in all five;
     # ResidualGPT AttnOnly at 50 in all five. The bundle's three candidates (warm-up + cosine, clipping, no biases)
     # are judged without seed 1337, whose runs chose them.
-    from lib.chapters import schedule_seeds
+    from lib.claims import schedule_seeds
     fx = schedule_seeds.schedule_effects(schedule_seeds.schedule_runs().table).set_index(["impl", "factor"])
     assert fx.loc[("nanogpt", "none"), "escape steps"] == ("1337: step 675, 42: step 175, 123: step 200, 0: step 575, "
                                                            "7: never")

@@ -6,11 +6,11 @@ import pytest
 import torch
 from conftest import raise_at
 
-from lib.experiment import run
-from lib.files import RunError, write_json_atomic
-from lib.host import cpu_model
-from lib.runs import RunDir, run_path
-from lib.train import Callback
+from lib.engine.experiment import run
+from lib.engine.files import RunError, write_json_atomic
+from lib.engine.host import cpu_model
+from lib.engine.runs import RunDir, run_path
+from lib.engine.train import Callback
 
 TIMING = ("train_time_s",)
 
@@ -34,7 +34,7 @@ class Killed(BaseException):
 
 def crash_at(exp, runs_dir, step):
     """Run ``exp`` until the checkpoint at ``step`` is written, then 'kill' it."""
-    import lib.experiment as E
+    import lib.engine.experiment as E
     orig = E.Trainer.fit
 
     def fit_then_crash(self, *args, **kwargs):
@@ -127,7 +127,7 @@ def test_nan_loss_marks_run_diverged_and_keeps_history(tiny, tmp_path):
     # in the trainer: the step's loss, a float that is NaN or infinite
     assert last.row["diverged"] is True and last.row["step"] == s["steps"]
     assert isinstance(last.row["train_loss"], float) and not math.isfinite(last.row["train_loss"])
-    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.files.finite)
+    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.engine.files.finite)
     hist = rd.history()
     assert hist[-1] == {**last.row, "train_loss": None, "val_loss": None}
     assert len(hist) > 1
@@ -186,7 +186,7 @@ def test_a_run_killed_at_a_checkpoint_and_resumed_to_that_step_ends_partial(tiny
 
 @pytest.mark.parametrize("impl", ["residualgpt", "nanogpt"])  # nanogpt: random validation batches
 def test_prefix_then_resume_equals_uninterrupted(tiny, tmp_path, impl):
-    from lib.config import replace
+    from lib.engine.config import replace
     # nanogpt: its model recipe (replace resets the bundle fields) and random validation batches, whose
     # generator state must survive the resume too.
     exp = replace(tiny(dropout=0.2), impl=impl, val_mode="random" if impl == "nanogpt" else "fixed")
@@ -206,7 +206,7 @@ def test_prefix_uses_the_full_runs_schedule(tiny, tmp_path):
     exp = tiny()
     run(exp, runs_dir=tmp_path, progress=False, until=10)
     hist = RunDir(run_path(exp, tmp_path)).history()
-    from lib.train import lr_at
+    from lib.engine.train import lr_at
     assert hist[-1]["lr"] == lr_at(exp.train, 9) and exp.train.max_steps == 20
 
 
@@ -221,7 +221,7 @@ def test_complete_run_is_never_replaced_by_a_prefix(tiny, tmp_path):
 
 
 def test_prefix_must_end_on_an_evaluation(tiny, tmp_path):
-    from lib.config import ConfigError
+    from lib.engine.config import ConfigError
     with pytest.raises(ConfigError, match="multiple of the evaluation interval"):
         run(tiny(), runs_dir=tmp_path, progress=False, until=7)
 
@@ -232,7 +232,7 @@ def test_released_prefix_without_checkpoint_is_kept_if_it_reaches_far_enough(tin
     rd = RunDir(run_path(exp, tmp_path))
     rd.ckpt.unlink()  # as on a fresh clone: checkpoints are not released
     assert run(exp, runs_dir=tmp_path, progress=False, until=10)["steps"] == 10
-    # further: refused (it cannot be continued, and retraining here would replace it; lib.adopt), nothing written
+    # further: refused (it cannot be continued, and retraining here would replace it; lib.engine.adopt), nothing written
     # run.lock: the lock's record of its holder and the second it took it (rewritten by each taker), not the run's
     before = {p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file() and p.name != "run.lock"}
     with pytest.raises(RunError, match="checkpoint is gone"):
@@ -253,7 +253,7 @@ def test_json_files_never_hold_nan_or_infinity(tmp_path):
 
 @pytest.mark.parametrize("gain", [float("nan"), float("inf"), 0.0, -1.0])
 def test_gains_must_be_finite_and_positive(tiny, gain):
-    from lib.config import ConfigError, replace
+    from lib.engine.config import ConfigError, replace
     with pytest.raises(ConfigError, match="finite number > 0"):
         replace(tiny(), gain_mode="runtime", gain=gain)
 
@@ -357,7 +357,7 @@ def test_determinism_is_switched_both_ways_and_off_costs_nothing(monkeypatch):
     # torch._inductor, ~2 s a process); on, and off again, go through it.
     import torch
 
-    from lib import train
+    from lib.engine import train
     calls = []
     real = torch.use_deterministic_algorithms
     monkeypatch.setattr(torch, "use_deterministic_algorithms", lambda on: (calls.append(on), real(on)))

@@ -5,12 +5,12 @@ import re
 import pandas as pd
 import pytest
 
-from lib import claims, front_page
-from lib import scorecard as sc
-from lib.book import Chapter
-from lib.chapters import joint_collapse
-from lib.rows import Row, paper_text
-from lib.verdicts import VERDICTS, verdict
+from lib.book import Chapter, front_page
+from lib.claims import joint_collapse
+from lib.claims import registry as claims
+from lib.claims import scorecard as sc
+from lib.claims.rows import Row, paper_text
+from lib.claims.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
 
@@ -135,7 +135,7 @@ def test_the_paper_column_is_read_from_the_paper_file():
 
 
 def test_the_papers_routing_test_is_judged_by_the_authors_rule():
-    from lib.chapters.mechanism import claim_routing_by_author_rule
+    from lib.claims.mechanism import claim_routing_by_author_rule
     rule = (3.20, 1.75)
 
     def table(*losses):
@@ -195,7 +195,7 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
 
 
 def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_first():
-    from lib import plots
+    from lib.book import plots
     card = sc.scorecard()
     rows = sc.lead_rows(card)
     paper = rows[rows.source == "paper"].set_index(["group", "config"]).above
@@ -217,7 +217,7 @@ def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_f
     untestable = rows[rows.verdict.str.startswith("NOT TESTABLE HERE")]
     assert any(t.startswith("not testable here: ") for t in texts) == (not untestable.empty)
     # issue 56: legible at the page's width (tests/test_browser.py measures the pixels) and the legend beside the bands
-    from lib.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+    from lib.book.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
     ax = fig.axes[0]
     sizes = [t.get_fontsize() for t in [*ax.texts, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.xaxis.label,
                                         *ax.get_legend().get_texts()]]
@@ -245,8 +245,8 @@ def test_the_tally_counts_every_verdict():
 
 def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch):
     # local-mixer runs exist but none of AttnOnly (not trained, or diverged): the row says so, it does not crash
-    import lib.chapters.mechanism as mech
-    from lib.results import Runs
+    import lib.claims.mechanism as mech
+    from lib.engine.results import Runs
     table = pd.DataFrame({"config": ["FFNOnly", "AttnOnly"], "mixer": ["local", "attention"], "seed": [1337, 1337],
                           "best_val_loss": [2.48, 1.95], "status": ["complete", "complete"]})
     monkeypatch.setattr(mech, "mixer_runs", lambda runs_dir=None: Runs(table, pd.DataFrame(), [], 9))
@@ -270,8 +270,8 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
 
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
     # what_holds' runs_dir reaches every row: from a folder with no runs, no row may read the released runs/.
-    from lib.findings import own_findings
-    from lib.scorecard import lead_rows, scorecard
+    from lib.claims.findings import own_findings
+    from lib.claims.scorecard import lead_rows, scorecard
     card = scorecard(tmp_path)
     assert len(card) == 12 and set(card.verdict) == {"NOT TESTED"}
     assert not card.ours.str.contains("nan").any()  # an empty range is "no runs", never "nan-nan (n=0)"
@@ -285,8 +285,8 @@ def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
     # (no knife-edge: the claim is judged as the runs say); a twin that stays on the floor adds a second flip.
     from conftest import write_fake_run
 
-    from lib import plans
-    from lib.chapters import joint_collapse
+    from lib.claims import joint_collapse
+    from lib.engine import plans
     factors = plans.bundle_factors()
     write_fake_run(factors["none"], tmp_path, 2.6, 800)
     write_fake_run(factors[plans.ROUNDING_CONTROL], tmp_path, 3.34, None)
@@ -369,7 +369,7 @@ def test_the_evidence_gives_seeds_as_counts():
 
 
 def test_the_abstract_says_how_far_the_paper_shape_runs_trained_from_the_rows_fields():
-    from lib.front_page import _trained
+    from lib.book.front_page import _trained
     rows = pd.DataFrame({"partial": [((1200, 3000),), ((1200, 3000), (300, 3000), (100, 3000))]})
     assert _trained(rows) == "first 100 to 1,200 of 3,000 steps"
     assert _trained(rows.iloc[:1]) == "first 1,200 of 3,000 steps"

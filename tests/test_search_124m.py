@@ -1,11 +1,11 @@
-"""The 124M search's rule (lib.chapters.search_124m): each condition moves a probe's verdict both ways, the choice
+"""The 124M search's rule (lib.claims.search_124m): each condition moves a probe's verdict both ways, the choice
 follows departures, then cost, then the list's order, and the search reads its runs from a runs directory."""
 import pandas as pd
 import pytest
 
-from lib import plans
-from lib.chapters import search_124m as S
-from lib.config import ConfigError
+from lib.claims import search_124m as S
+from lib.engine import plans
+from lib.engine.config import ConfigError
 
 FLOOR = 6.47
 
@@ -134,8 +134,8 @@ def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
 
 
 def test_the_ramp_stand_in_trains_the_ramp_probes_rates_for_its_budget():
-    from lib.config import get_preset
-    from lib.train import lr_at
+    from lib.engine.config import get_preset
+    from lib.engine.train import lr_at
     probe = plans.search_probe("124M warm-up slope")
     for config in ("AttnOnly", "FFNOnly"):
         ours, trained = get_preset("cpu-bpe-ramp", "residualgpt", config), plans.probe_runs(probe)[config, 1337]
@@ -147,8 +147,8 @@ def test_the_ramp_stand_in_trains_the_ramp_probes_rates_for_its_budget():
 
 
 def test_no_two_runs_of_the_search_share_a_directory_and_a_dataset_is_its_scales():
-    from lib.config import get_preset, replace
-    from lib.runs import run_path
+    from lib.engine.config import get_preset, replace
+    from lib.engine.runs import run_path
     paths = [run_path(e, "r") for e in plans.search_124m()]
     assert len(paths) == len(set(paths))
     sotu = [e for p in plans.SEARCH_PROBES if p.scale == "cpu-sotu" for e in plans.probe_runs(p).values()]

@@ -5,8 +5,8 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 
-from lib import plots  # noqa: E402
-from lib.paper import paper_seed_values  # noqa: E402
+from lib.book import plots  # noqa: E402
+from lib.claims.paper import paper_seed_values  # noqa: E402
 
 
 def _hist():

@@ -1,5 +1,5 @@
 """A run trained in segments as the paper-shape 10M runs are (micro-batches, --fast-dropout, --until), and the
-rule for a segment whose checkpoint is gone (lib.adopt): tiny runs with dropout, so the mask stream matters."""
+rule for a segment whose checkpoint is gone (lib.engine.adopt): tiny runs with dropout, so the mask stream matters."""
 import contextlib
 import itertools
 import json
@@ -8,10 +8,10 @@ import shutil
 import pytest
 from conftest import raise_at
 
-from lib.adopt import NOISE_SIGMAS, adopt
-from lib.experiment import run
-from lib.files import RunError, write_jsonl_atomic
-from lib.runs import RunDir, run_path
+from lib.engine.adopt import NOISE_SIGMAS, adopt
+from lib.engine.experiment import run
+from lib.engine.files import RunError, write_jsonl_atomic
+from lib.engine.runs import RunDir, run_path
 
 # the whole runs' execution mode, scaled down: the batch of 8 in slices of 4, masks from the run's own stream
 MODE = dict(progress=False, device="cpu", micro_batch=4, fast_dropout=True)
@@ -137,7 +137,7 @@ def test_adopt_refuses_a_run_that_still_has_its_checkpoint(exp, tmp_path):
 
 
 def test_last_commit_names_where_a_released_file_can_be_checked_out_again(tmp_path):
-    from lib.host import ROOT, last_commit
+    from lib.engine.host import ROOT, last_commit
     if last_commit(ROOT / "README.md") is None:
         pytest.skip("no git history here (a release tarball)")
     assert len(last_commit(ROOT / "README.md")) == 40
@@ -156,13 +156,13 @@ def outcome(root):
 
 @contextlib.contextmanager
 def killed_at(k, when):
-    """lib.adopt's k-th step on the file system (a move, a JSON write, a folder made or removed, a file unlinked)
+    """lib.engine.adopt's k-th step on the file system (a move, a JSON write, a folder made or removed, a file unlinked)
     stopped ``before`` it, ``after`` it, or, for a move, ``during`` it as a move across file systems is: the copy
     half made, the source still whole. Yields the steps seen."""
     from pathlib import Path
 
-    import lib.adopt
-    seen, real = [], {"move": shutil.move, "json": lib.adopt.write_json_atomic, "mkdir": Path.mkdir,
+    import lib.engine.adopt
+    seen, real = [], {"move": shutil.move, "json": lib.engine.adopt.write_json_atomic, "mkdir": Path.mkdir,
                       "unlink": Path.unlink, "rmdir": Path.rmdir}
 
     def step(kind):
@@ -178,7 +178,7 @@ def killed_at(k, when):
                 real[kind](*args, **kwargs)
             raise Killed
         return do
-    patches = [(shutil, "move", step("move")), (lib.adopt, "write_json_atomic", step("json")),
+    patches = [(shutil, "move", step("move")), (lib.engine.adopt, "write_json_atomic", step("json")),
                (Path, "mkdir", step("mkdir")), (Path, "unlink", step("unlink")), (Path, "rmdir", step("rmdir"))]
     try:
         for obj, name, fake in patches:
@@ -243,8 +243,8 @@ def test_adopt_refuses_a_retrain_whose_checkpoint_cannot_be_loaded(exp, tmp_path
 
 @pytest.mark.parametrize("dirty", [True, False])
 def test_adopt_into_the_released_runs_refuses_a_retrain_from_uncommitted_lib(exp, tmp_path, monkeypatch, dirty):
-    import lib.adopt
-    monkeypatch.setattr(lib.adopt, "RUNS_DIR", tmp_path / "runs")  # a stand-in for the released runs/
+    import lib.engine.adopt
+    monkeypatch.setattr(lib.engine.adopt, "RUNS_DIR", tmp_path / "runs")  # a stand-in for the released runs/
     rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
     run(exp, runs_dir=tmp_path / "retrain", **MODE)  # a second segment, to the end
     env = re.read_json("env.json")

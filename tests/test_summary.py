@@ -4,7 +4,7 @@ CONTRADICTED never alone. On constructed cards, so that a verdict that moves mov
 import pandas as pd
 import pytest
 
-from lib import front_page as F
+from lib.book import front_page as F
 
 LIMIT = 35
 COMPUTE = dict(runs=186, hours=54.0, at_shape=19, gpu=0, threads="2", whole_hours=4.9, constant=True)
@@ -103,7 +103,7 @@ def test_the_results_move_with_the_card():
 
 def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():
     from lib.book import Verdict
-    from lib.verdicts import Claim
+    from lib.claims.verdicts import Claim
     c = Claim("CONTRADICTED", "w", name="n", stand_in=True)
     assert c.word == "CONTRADICTED at a stand-in" and "n — CONTRADICTED at a stand-in: w" in c.text
     assert "— **CONTRADICTED** at a stand-in: w" in Verdict(c)._repr_markdown_()
@@ -114,6 +114,6 @@ def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_blo
 
 
 def test_the_released_stand_in_contradictions_are_marked_in_their_chapters():
-    from lib.claims import claims_at
+    from lib.claims.registry import claims_at
     (noise,) = claims_at("fixed_val_batches#reading-the-result")
     assert noise.verdict == "CONTRADICTED" and noise.stand_in

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lib.config import ConfigError, get_preset
-from lib.experiment import run
-from lib.runs import RunDir, RunLock, RunLocked, run_path
-from lib.sweep import shard, without_option
+from lib.engine.config import ConfigError, get_preset
+from lib.engine.experiment import run
+from lib.engine.runs import RunDir, RunLock, RunLocked, run_path
+from lib.engine.sweep import shard, without_option
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +29,7 @@ def dead_pid() -> int:
     return p.pid
 
 
-HOLD = ("import sys, time; from lib.runs import RunLock; l = RunLock(sys.argv[1]); l.acquire(); "
+HOLD = ("import sys, time; from lib.engine.runs import RunLock; l = RunLock(sys.argv[1]); l.acquire(); "
         "print('held', flush=True); time.sleep(60)")
 
 
@@ -99,7 +99,7 @@ def lib(args, runs_dir, **kw):
 
 
 def plan_dirs(runs_dir):
-    from lib.config import replace
+    from lib.engine.config import replace
     return [run_path(replace(get_preset("cpu", "residualgpt", "AttnOnly", s), max_steps=2, eval_interval=2,
                              eval_batches=2, train_eval_batches=1), runs_dir) for s in (1, 2)]
 
@@ -121,7 +121,7 @@ def test_a_killed_workers_run_is_resumed_by_another(tmp_path):
     long = ["train", "--scale", "cpu", "--config", "AttnOnly", "--seed", "3", "--steps", "400", "--eval-every", "2",
             "--device", "cpu", "--quiet", "--no-diagnostics", *CHEAP]
     victim = lib(long, tmp_path)
-    from lib.config import replace
+    from lib.engine.config import replace
     d = run_path(replace(get_preset("cpu", "residualgpt", "AttnOnly", 3), max_steps=400, eval_interval=2,
                          eval_batches=2, train_eval_batches=1), tmp_path)
     deadline = time.time() + 120
@@ -151,8 +151,8 @@ def test_a_killed_workers_run_is_resumed_by_another(tmp_path):
     (lambda d: (d / "summary.json").write_text("{}"), "cannot be read"),  # was KeyError: 'status'
 ])
 def test_a_sweep_refuses_a_damaged_finished_run_as_train_does(tmp_path, fake_run, edit, expected):
-    from lib.files import RunError
-    from lib.sweep import train_queue
+    from lib.engine.files import RunError
+    from lib.engine.sweep import train_queue
     exp = get_preset("cpu", "residualgpt", "FullResidual", 1337)
     d = fake_run(exp, tmp_path, 1.95, escape=100, n_evals=3)
     assert train_queue([exp], {"runs_dir": tmp_path, "progress": False}, log=lambda m: None) == []  # sound: done

@@ -8,7 +8,7 @@ cell calls ``Chapter.retrain`` when a seed is given.
 Longer than the house's ~350 lines because a chapter's parameters are many and each is checked with a
 message naming the valid values (``open``), and retraining a seed must resolve the same experiments the
 released runs were trained from (``retrain_experiments``); the one-chapter computations live in
-``lib.chapters`` and the tables in ``lib.book.tables``.
+``lib.claims`` and the tables in ``lib.book.tables``.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from .. import plans
-from ..config import (
+from ..engine import plans
+from ..engine.config import (
     CONFIGS,
     PAPER_SEED,
     STAND_IN_FOR,
@@ -31,9 +31,9 @@ from ..config import (
     off_preset_steps,
     replace,
 )
-from ..data import load_corpus
-from ..host import ROOT
-from ..results import (
+from ..engine.data import load_corpus
+from ..engine.host import ROOT
+from ..engine.results import (
     FINISHED,
     histories_of,
     left_out,
@@ -43,9 +43,9 @@ from ..results import (
     unigram_floors,
     usable,
 )
-from ..runs import RUNS_DIR, RunDir, run_path
-from ..thresholds import NOISE_BATCHES, judged_floor
-from ..train import Callback
+from ..engine.runs import RUNS_DIR, RunDir, run_path
+from ..engine.thresholds import NOISE_BATCHES, judged_floor
+from ..engine.train import Callback
 from .tables import show_tables_as_the_book_does, variant_label
 
 # Every training chapter's parameters cell: these names and defaults, overridden by papermill's -p NAME VALUE.
@@ -89,9 +89,9 @@ class ChapterSpec:
     configs: tuple[str, ...]
     paper_scale: str                 # what "auto" means on a GPU
     stand_in: str                    # what "auto" means on a CPU
-    plan: str                        # lib.plans function listing the released runs
+    plan: str                        # lib.engine.plans function listing the released runs
     gains: bool = False              # the gain-confound chapter retrains gain variants
-    probe: str | None = None         # lib.plans function of a stand-in-only probe the chapter shows
+    probe: str | None = None         # lib.engine.plans function of a stand-in-only probe the chapter shows
     anchor_configs: tuple[str, ...] = ()  # configurations the tables need at seed 1337 only (retrained only then)
     deterministic: bool = False      # the paper ran this chapter's runs under forced determinism (Fig. 4)
 
@@ -175,7 +175,7 @@ class Chapter:
         if p["scale"] not in valid_scales:
             raise ParameterError(f"scale {p['scale']!r} is not valid for this chapter; valid: "
                                  f"{', '.join(valid_scales)}")
-        if p["seed"] is not None:  # the command line's rule (lib.config.check_seed)
+        if p["seed"] is not None:  # the command line's rule (lib.engine.config.check_seed)
             try:
                 check_seed(p["seed"])
             except ConfigError as e:
@@ -228,7 +228,7 @@ class Chapter:
         # the preset's shape, so a reader sees how far a stand-in is from the paper's model
         shape = (f"{e.model.n_layer} layers x {e.model.n_embd} wide, block {e.model.block_size}, "
                  f"batch {e.train.batch_size}, {e.train.max_steps:,} steps, data {e.dataset}")
-        # Said on every stand-in page, in capitals: its losses must never be read as the paper's (lib.config).
+        # Said on every stand-in page, in capitals: its losses must never be read as the paper's (lib.engine.config).
         if self.stand_in:
             text = (f"Scale: {self.scale!r}, a CPU STAND-IN for the paper's {STAND_IN_FOR[self.scale]} "
                     f"({shape}). Its losses are not the paper's scale; compare orderings and gaps, "
@@ -272,7 +272,7 @@ class Chapter:
     def retrain(self, progress: bool = True) -> list[dict]:
         """Train (or resume) the requested seed for every configuration the chapter's tables need, with a
         progress bar and one printed line per evaluation; deterministic where the paper's runs were."""
-        from ..experiment import run
+        from ..engine.experiment import run
         out = []
         for e in self.retrain_experiments():
             print(f"training {variant_label(e)} {e.config_name} seed {e.seed} at {e.scale} into {self.runs_dir}",
@@ -301,7 +301,7 @@ class Chapter:
         corpus = load_corpus(e.dataset)
         empirical = None
         # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
-        # (lib.floors.unigram_floor), so the floor is the one a NoResidual run reached
+        # (lib.engine.floors.unigram_floor), so the floor is the one a NoResidual run reached
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PAPER_SEED)
             # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
@@ -332,7 +332,7 @@ class Chapter:
 
     def floor_note(self) -> str:
         f, used = self.floors(), self.floor()
-        text = (f"unigram floor of the {self.scale} data (lib.data): {f['split']:.4f} nats/token on the whole "
+        text = (f"unigram floor of the {self.scale} data (lib.engine.data): {f['split']:.4f} nats/token on the whole "
                 f"validation split, {f['batches']:.4f} on the fixed validation batches")
         if f["empirical"] is not None:
             text += f", {f['empirical']:.4f} reached by the NoResidual seed-{PAPER_SEED} run (the empirical floor)"
@@ -408,8 +408,8 @@ class Chapter:
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
     def gain_curves(self) -> pd.DataFrame:
-        """``chapters.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
-        from ..chapters.gain_confound import gain_curves
+        """``claims.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
+        from ..claims.gain_confound import gain_curves
         # the retrained seed with this chapter's retraining options, so its directory is the one retrain() wrote
         retrained = (None if self.seed is None else
                      self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0])
@@ -417,17 +417,17 @@ class Chapter:
                            released_dir=self.released_dir)
 
     def gain_seeds(self) -> dict:
-        """``chapters.gain_confound.other_seeds``: the released runtime gains at seeds 42 and 123, on this chapter's
+        """``claims.gain_confound.other_seeds``: the released runtime gains at seeds 42 and 123, on this chapter's
         floor."""
-        from ..chapters.gain_confound import other_seeds
+        from ..claims.gain_confound import other_seeds
         return other_seeds(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), self.floor(),
                            self.released_dir)
 
     def val_noise(self, n_random: int | None = None) -> pd.DataFrame:
-        """``chapters.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
+        """``claims.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
         runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
         # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
-        from ..chapters.fixed_val_batches import val_noise
+        from ..claims.fixed_val_batches import val_noise
         return val_noise(self._located(), NOISE_BATCHES if n_random is None else n_random)
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import plans
-from ..chapters import bundle, escape_map, mechanism, paper_shape, schedule_seeds
-from ..config import Experiment
-from ..host import ROOT
-from ..results import FINISHED, as_released, cost_table, summaries_of
-from ..runs import RUNS_DIR, RunDir, run_path
+from ..claims import bundle, escape_map, mechanism, paper_shape, schedule_seeds
+from ..engine import plans
+from ..engine.config import Experiment
+from ..engine.host import ROOT
+from ..engine.results import FINISHED, as_released, cost_table, summaries_of
+from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .chapter import CHAPTERS, PLAN_FOR, Chapter
 
 

@@ -1,5 +1,5 @@
 """The limitations page: how the CPU stand-ins depart from the paper's presets (read field by field from
-``lib.config``), and what a run at the paper's scale would cost on the CPU that trained the released runs (the
+``lib.engine.config``), and what a run at the paper's scale would cost on the CPU that trained the released runs (the
 presets' arithmetic over the rate those runs measured, ``costs.run_costs``). Nothing here is typed: a preset or a
 run that changes moves the page."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from .. import plans
-from ..bench import step_flops
-from ..config import PAPER_SCALES, Experiment, departures, get_preset
-from ..rows import IMPL_NAMES
+from ..claims.rows import IMPL_NAMES
+from ..engine import plans
+from ..engine.bench import step_flops
+from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
 from .chapter import CHAPTERS, PLAN_FOR
 
 
@@ -24,14 +24,14 @@ def comparisons() -> list[tuple[str, str, str]]:
 
 def _quietly_built(fn, exp: Experiment):
     # On the meta device: a 124M model is counted without allocating its weights; fork_rng, because building a
-    # model seeds the global generator (lib.experiment.build_model) and a page's kernel should not notice.
+    # model seeds the global generator (lib.engine.experiment.build_model) and a page's kernel should not notice.
     with torch.random.fork_rng(devices=[]), torch.device("meta"):
         return fn(exp)
 
 
 def parameters(exp: Experiment) -> int:
     """Unique parameters of the experiment's model (a tied embedding once), as ``GPT.num_params`` counts them."""
-    from ..model import GPT
+    from ..engine.model import GPT
     return _quietly_built(lambda e: GPT(e.model).num_params(), exp)
 
 

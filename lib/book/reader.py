@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..runs import RUNS_DIR
+from ..engine.runs import RUNS_DIR
 from .chapter import ParameterError, check_runs_dir_parameter, user_names
 from .tables import show_tables_as_the_book_does
 
-READERS = {  # chapter -> the plans whose runs it reads (lib.plans.PLANS), cheapest answer first
+READERS = {  # chapter -> the plans whose runs it reads (lib.engine.plans.PLANS), cheapest answer first
     "mechanism": ("mixer_test", "probe_during"),
     "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
     # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test, the bundle and

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import plans
-from ..config import (
+from ..claims.rows import IMPL_NAMES
+from ..engine import plans
+from ..engine.config import (
     CONFIGS,
     PAPER_SEED,
     Experiment,
@@ -18,10 +19,9 @@ from ..config import (
     off_preset_precision,
     off_preset_steps,
 )
-from ..host import ROOT
-from ..results import FINISHED, pooled, summaries_of
-from ..rows import IMPL_NAMES
-from ..runs import RUNS_DIR, RunDir, run_path
+from ..engine.host import ROOT
+from ..engine.results import FINISHED, pooled, summaries_of
+from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .headers import header
 
 
@@ -94,7 +94,7 @@ def show_tables_as_the_book_does() -> None:
 
 def presets_table() -> pd.DataFrame:
     """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
-    from ..model import GPT
+    from ..engine.model import GPT
     rows = {}
     for scale in ("10M", "124M", "cpu", "cpu-bpe"):  # the paper's scales first, then the stand-ins that play them
         # FullResidual, though any configuration would do: removing a skip removes an addition, no weight.
@@ -302,7 +302,7 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
     """What one run of a chapter's scale trains on (tokens per step and per run, epochs of the train split), how
     many runs are finished, and how far its Full Residual runs end below the floor. What they cost is in the
     reproducibility chapter (``lib.book.costs``)."""
-    from ..data import load_corpus
+    from ..engine.data import load_corpus
     e = get_preset(scale, impl)
     corpus = load_corpus(e.dataset)
     # tokens per optimiser step; at 124M 16 x 8 x 1024 = 131,072 (Table 1's batch 16 and accumulation 8)
@@ -326,8 +326,8 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
 
 def cross_scale_table() -> pd.DataFrame:
     """Table 6: the paper's rows beside the same quantities from our released runs."""
-    from ..chapters.asymmetry import asymmetry
-    from ..paper import paper_values
+    from ..claims.asymmetry import asymmetry
+    from ..claims.paper import paper_values
     # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
     # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
     # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.

@@ -1,10 +1,10 @@
 """The verdict block at the end of a chapter: each claim's verdict first (the bold word is the Claim's own,
-``lib.verdicts.Claim``), what it rests on folded beneath it."""
+``lib.claims.verdicts.Claim``), what it rests on folded beneath it."""
 from __future__ import annotations
 
 import html
 
-from ..verdicts import VERDICTS, Claim
+from ..claims.verdicts import VERDICTS, Claim
 
 # "when this page was built": the block is recomputed at every build, so a newly released run changes it
 HEADING = "Verdict, computed from the runs above when this page was built:"
@@ -14,7 +14,7 @@ SHOWN_READING_LINES = 4  # a reading longer than this shows its first lines and 
 class Verdict:
     """The chapters' computed verdicts, shown as a highlighted block in the built book.
 
-    Each claim is a ``lib.verdicts.Claim`` from a ``lib.chapters`` claim function. In the book (HTML) its verdict
+    Each claim is a ``lib.claims.verdicts.Claim`` from a ``lib.claims`` claim function. In the book (HTML) its verdict
     line comes first, one sentence: its name, its verdict word (``Claim.verdict``, one of the four) in bold, and
     what it rests on; the lines the claim computed fold beneath, under "what it rests on". A plain string is a
     reading, a measurement that judges nothing (the ladder of floors, the probes), and may not carry a verdict
@@ -31,7 +31,7 @@ class Verdict:
             if not isinstance(c, Claim) and (words := [w for w in VERDICTS if w in c]):
                 # the message quotes the string's start, so the offending cell can be found
                 raise ValueError(f"a plain string carries the verdict word {words[0]!r}: decide it in a claim "
-                                 f"function that returns a lib.verdicts.Claim ({c[:80]!r})")
+                                 f"function that returns a lib.claims.verdicts.Claim ({c[:80]!r})")
         # short keeps a reading's first line here; a Claim is shortened when it is rendered (``_lines``)
         self.claims = tuple(c if isinstance(c, Claim) or not short else c.splitlines()[0] for c in claims)
         self.short = short
