@@ -23,12 +23,21 @@ def graph() -> dict[str, set[str]]:
         package = me.split(".")[:-1] if f.stem != "__init__" else me.split(".")
         deps = set()
         for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            if isinstance(node, ast.Import):  # `import lib.engine.runs`
+                deps |= {a.name.partition(".")[2] for a in node.names if a.name.split(".")[0] == "lib"}
+                continue
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level >= 1:
                 base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
                 target = ".".join([*base, *([node.module] if node.module else [])])
-                for a in node.names:  # `from . import bundle` imports a module, not a name
-                    sub = f"{target}.{a.name}" if target else a.name
-                    deps.add(sub if sub in modules else target)
+            elif node.module and node.module.split(".")[0] == "lib":  # `from lib.book import x`: the same edge
+                target = node.module.partition(".")[2]
+            else:
+                continue
+            for a in node.names:  # `from . import bundle` imports a module, not a name
+                sub = f"{target}.{a.name}" if target else a.name
+                deps.add(sub if sub in modules else target)
         g[me] = {d for d in deps if d and d != me}
     return g
 
