@@ -530,7 +530,7 @@ def _summary_row(config, best, escape, budget, seed=1337, source="released"):
 
 
 def _probe(*rows, missing=(), applies=True):
-    from lib.book.chapter import Probe
+    from lib.claims.runset import Probe
     from lib.engine.results import histories_of, summaries_of
     summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
     return Probe(summaries, histories_of([]), list(missing), 1337, applies)

@@ -13,12 +13,12 @@ from pathlib import Path
 import pandas as pd
 
 from ..claims import bundle, escape_map, mechanism, paper_shape, schedule_seeds
+from ..claims.runset import CHAPTERS, PLAN_FOR, RunSet
 from ..engine import plans
 from ..engine.config import Experiment
 from ..engine.host import ROOT
 from ..engine.results import FINISHED, as_released, cost_table, summaries_of
 from ..engine.runs import RUNS_DIR, RunDir, run_path
-from .chapter import CHAPTERS, PLAN_FOR, Chapter
 
 
 def chapter_costs() -> pd.DataFrame:
@@ -26,8 +26,8 @@ def chapter_costs() -> pd.DataFrame:
     then the paper-shape 10M prefixes, one part per run of their plan."""
     parts = {}
     for name in CHAPTERS:
-        # No parameters: the released runs at the stand-in scale the built book shows, and no banner on this page.
-        ch = Chapter.open(name, {}, announce=False)
+        # The released runs at the stand-in scale the built book shows.
+        ch = RunSet.of(name)
         s, planned = ch.summaries(), Counter(e.config_name for e in ch.experiments())
         for config in planned:  # the plan's order
             parts[f"{name} ({ch.scale}): {config}"] = (s[s.config == config], planned[config])

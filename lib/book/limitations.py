@@ -8,10 +8,10 @@ import pandas as pd
 import torch
 
 from ..claims.rows import IMPL_NAMES
+from ..claims.runset import CHAPTERS, PLAN_FOR
 from ..engine import plans
 from ..engine.bench import step_flops
 from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
-from .chapter import CHAPTERS, PLAN_FOR
 
 
 def comparisons() -> list[tuple[str, str, str]]:

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..book import Chapter
-from ..book.chapter import CHAPTERS
 from ..engine import gain, plans, results
 from ..engine.config import PAPER_SEED, get_preset
 from ..engine.thresholds import ABSORB_STEP, ESCAPE_MARGIN, NOISE_BATCHES
@@ -33,6 +31,7 @@ from . import joint_collapse as collapse  # joint_collapse is a row here
 from . import mechanism as routing  # and mechanism one of the book's own findings
 from .paper import mixer_rule, paper_value, paper_values
 from .rows import IMPL_NAMES, Row, paper_text, prefix_evidence, prefix_partial, prefix_rows, prefix_whole
+from .runset import CHAPTERS, RunSet
 from .verdicts import Claim
 
 # Which list a claim is printed in: the paper's claims (the front page's card), the book's own findings (What holds),
@@ -64,12 +63,13 @@ class Entry:
 
 
 class Evidence:
-    """What the claims read, each read once: the chapters (a notebook's own ``Chapter`` where it passes it, so that its
-    verdict cell reads what its page shows; otherwise opened with no parameters on ``runs_dir``), their summaries,
+    """What the claims read, each read once: the chapters' run sets (a notebook's own ``Chapter``, which is one, where
+    it passes it, so that its verdict cell reads what its page shows; otherwise ``RunSet.of`` the released runs on
+    ``runs_dir``), their summaries,
     histories and floors, the paper-shape prefixes, and each claim as decided (``claim``). ``given``: values that
     replace what would be read (``"joint_collapse.summaries"``, ``"prefix"``), for tests on constructed runs."""
 
-    def __init__(self, runs_dir=None, chapters: tuple[Chapter, ...] = (), given: dict | None = None):
+    def __init__(self, runs_dir=None, chapters: tuple[RunSet, ...] = (), given: dict | None = None):
         self.runs_dir = runs_dir
         self._memo = dict(given or {})
         self._chapters = {ch.name: ch for ch in chapters}
@@ -79,9 +79,9 @@ class Evidence:
             self._memo[key] = make()
         return self._memo[key]
 
-    def chapter(self, name: str) -> Chapter:
+    def chapter(self, name: str) -> RunSet:
         if name not in self._chapters:  # no parameters: the released runs the book shows, and no banner
-            self._chapters[name] = Chapter.open(name, {}, announce=False, released_dir=self.runs_dir)
+            self._chapters[name] = RunSet.of(name, self.runs_dir)
         return self._chapters[name]
 
     def summaries(self, name: str) -> pd.DataFrame:
@@ -128,7 +128,7 @@ def card_row(e: Entry, ev: Evidence) -> Row:
     return row
 
 
-def claims_at(section: str, *chapters: Chapter, runs_dir=None) -> list[Claim]:
+def claims_at(section: str, *chapters: RunSet, runs_dir=None) -> list[Claim]:
     """The claims a chapter's verdict cell prints: every entry of ``CLAIMS`` decided in ``section`` (``page#id``), in
     the list's order, read from the chapter the notebook opened (``chapters``) where it is one of theirs."""
     ev = Evidence(runs_dir, chapters)
@@ -179,12 +179,12 @@ def _range(s: pd.DataFrame) -> str:
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
 
-def _scale(ch: Chapter) -> str:
+def _scale(ch: RunSet) -> str:
     """``rows.SCALES``' word for a chapter's runs: a stand-in's, or the paper's own preset (a retrain on a GPU)."""
     return "stand-in" if ch.stand_in else "paper shape"
 
 
-def _evidence(ch: Chapter, s: pd.DataFrame) -> str:
+def _evidence(ch: RunSet, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
     # Seeds as counts, not lists: the most any configuration has, then the configurations with fewer ("8 seeds;
     # FullResidual and NoResidual 3"). One seed in all is named: it is the paper's run, or the one a row rests on.
@@ -525,7 +525,7 @@ def _shape_ffn(ev: Evidence) -> str:
         f"findings, as far as both trained")
 
 
-def _ffn_parts(ev: Evidence) -> list[tuple[Chapter, pd.DataFrame]]:
+def _ffn_parts(ev: Evidence) -> list[tuple[RunSet, pd.DataFrame]]:
     # every scale with both configurations: the 10M stand-in and the 124M stand-in
     return [(ev.chapter("10m_asymmetry"), ev.summaries("10m_asymmetry")), (ev.chapter("124m_sweep"), ev.sweep_124m())]
 
