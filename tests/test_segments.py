@@ -266,3 +266,28 @@ def test_adopt_through_a_symbolic_link_removes_the_link_and_exits_cleanly(exp, t
     (tmp_path / "link").symlink_to(re.path)
     assert adopt(tmp_path / "link", tmp_path / "runs")["steps"] == 10  # was: exit 2, "Not a directory"
     assert not (tmp_path / "link").is_symlink() and not re.path.exists() and rd.ckpt.exists()
+
+
+def test_a_run_cut_off_while_running_is_adopted_like_a_partial_one_but_never_while_held(exp, tmp_path):
+    # a machine lost mid-run: the summary still says "running" at its last evaluation, and the checkpoint is gone
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    (rd.path / "summary.json").write_text(json.dumps({**rd.summary, "status": "running"}))
+    from lib.engine.runs import RunLock, RunLocked
+    lock = RunLock(rd.path)
+    lock.acquire()  # a live process still training it: nothing moves
+    try:
+        before = listing(tmp_path)
+        with pytest.raises(RunLocked):
+            adopt(re.path, tmp_path / "runs")
+        assert listing(tmp_path) == before
+    finally:
+        lock.release()
+    assert adopt(re.path, tmp_path / "runs")["max_sigmas"] == 0.0
+    assert rd.summary["steps"] == 15 and rd.ckpt.exists()
+
+
+def test_a_run_cut_off_before_its_first_evaluation_is_not_adopted(exp, tmp_path):
+    rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
+    (rd.path / "summary.json").write_text(json.dumps({**rd.summary, "status": "running", "steps": 0}))
+    with pytest.raises(RunError, match="nothing to compare"):
+        adopt(re.path, tmp_path / "runs")

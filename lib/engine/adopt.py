@@ -1,5 +1,5 @@
-"""A released partial run whose checkpoint is gone, continued: retrained from step 0 beside it, and put in its
-place only if the retrain reproduces it.
+"""A released partial run whose checkpoint is gone (or a run cut off while running, which never got to say partial),
+continued: retrained from step 0 beside it, and put in its place only if the retrain reproduces it.
 
 Checkpoints are never released (about 130 MB at 10M), so a run trained in segments (``--until``) continues
 from its checkpoint only on the machine that wrote it. On a new machine ``train`` refuses to retrain over the
@@ -86,11 +86,18 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
     released = RunDir(run_path(exp, runs_dir))
     if wrong := released.adoption_cut_off():  # another retrain's adoption into it, not finished
         raise RunError(wrong)
-    if released.status != "partial" or released.ckpt.exists():
+    # A run cut off mid-way (its process killed, or its machine gone, before Ctrl-C could mark it partial) still says
+    # "running": without a checkpoint it is a prefix to its last evaluation like a partial run, once no live process
+    # holds it (the lock, taken below before anything moves, refuses one that does).
+    if released.status not in ("partial", "running") or released.ckpt.exists():
         why = ("has its checkpoint: continue it with --until" if released.ckpt.exists()
                else f"is {released.status or 'missing'}")
-        raise RunError(f"{released.path} {why}; only a partial run whose checkpoint is gone is replaced by a retrain")
+        raise RunError(f"{released.path} {why}; only a partial run (or one cut off while running) whose checkpoint "
+                       f"is gone is replaced by a retrain")
     released.check_config(exp)
+    if released.status == "running" and not released.summary.get("steps"):
+        raise RunError(f"{released.path} was cut off before its first evaluation past step 0: there is nothing to "
+                       f"compare a retrain with; move it away and train the run again")
     # The comparison reads its steps, floor and best: a summary without them, or of another type, is named here.
     if wrong := released.summary_shape(released.summary):
         raise RunError(f"{released.path} is damaged, so nothing was moved: {wrong}")
