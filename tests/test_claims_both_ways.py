@@ -99,7 +99,7 @@ def _claim_functions() -> set[str]:
     """``module.function`` of every function in lib/claims decorated ``@claim(...)``, read from the source, so that
     a claim added later without its two tests fails below."""
     found = set()
-    for path in sorted((ROOT / "lib" / "claims").glob("*.py")):
+    for path in sorted((ROOT / "lib" / "claims").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and any(
                     isinstance(d, ast.Call) and getattr(d.func, "id", None) == "claim" for d in node.decorator_list):

@@ -80,7 +80,9 @@ def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lo
         return {d.split(".")[0] for d in g[m]}
     engine = [m for m in g if m.startswith("engine.")]
     assert engine and not any(layers(m) & {"book", "claims", "cli"} for m in engine)
-    gatherers = {"claims.registry", "claims.scorecard", "claims.findings", "claims.rows"}
+    # the parts of the paper hold the entries and rows, which the registry gathers and the card prints
+    gatherers = {"claims.registry", "claims.scorecard", "claims.findings", "claims.rows", "claims.evidence",
+                 "claims.parts", *(m for m in g if m.startswith("claims.parts."))}
     deciders = [m for m in g if m.startswith("claims.") and m not in gatherers]
     # claims decide; the list gathers them; the book layer renders
     assert deciders and not any(layers(m) & {"book", "cli"} or g[m] & gatherers for m in deciders)

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from lib.claims.findings import own_findings
-from lib.claims.registry import CLAIMS, Evidence
+from lib.claims.registry import Evidence, all_claims
 from lib.claims.scorecard import scorecard
 
 # claim (its start) -> (verdict, facts its `ours` cell states)
@@ -100,7 +100,7 @@ OWN = {"Cross-position routing (§7.1), as this book reads it": ("HOLDS", ["Attn
 
 def _pinned(card, expected, kind):
     # every claim of the list is pinned here, by the start of its name: a new claim needs its released verdict
-    names = [e.name for e in CLAIMS if e.card == kind and not e.beside]
+    names = [e.name for e in all_claims() if e.card == kind and not e.beside]
     pinned = [n for n in names if sum(n.startswith(k) or k.startswith(n) for k in expected) == 1]
     assert sorted(names) == sorted(pinned), names
     assert len(card) == len(expected)
@@ -146,7 +146,7 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
     if not (HTML / "intro.html").exists():
         pytest.skip("no built book in _build/html (make book)")
     card, ev, unprinted = scorecard(), Evidence(), set()
-    for e in CLAIMS:  # every claim of the list, the card's, the book's own findings and the chapters' alike
+    for e in all_claims():  # every claim of the list, the card's, the book's own findings and the chapters' alike
         claim = ev.claim(e.name)
         # a stand-in's contradiction says so beside the word (Claim.stand_in)
         words = re.findall(re.escape(f"{claim.name} — ")
@@ -164,14 +164,16 @@ def test_every_chapter_prints_the_verdict_the_front_page_shows():
         else:
             row = card[card.claim.str.startswith(e.name)].iloc[0]
             assert words[0] == row.verdict, (e.name, words, row.verdict)
-    # every chapter's verdict cells render claims.CLAIMS (claims_at), so every entry is printed where it is decided
+    # every chapter's verdict cells render the list of claims (claims_at), so every entry is printed where it is decided
     assert not unprinted, unprinted
 
 
 def test_a_claim_added_to_the_list_is_on_the_card(monkeypatch):
-    # Adding a claim is one entry of claims.CLAIMS: the card, its tally and the chapter's verdict cell follow.
+    # Adding a claim is one entry in its part's CLAIMS (lib/claims/parts): the card, its tally and the chapter's
+    # verdict cell follow, with nothing else touched.
     from lib.book import front_page
     from lib.claims import registry as claims
+    from lib.claims.parts import s4_joint_collapse as part
     from lib.claims.rows import Row
     from lib.claims.verdicts import Claim, verdict
 
@@ -184,12 +186,13 @@ def test_a_claim_added_to_the_list_is_on_the_card(monkeypatch):
     dummy = claims.Entry(name="A dummy claim", ref="§0", decide=decide, reads=lambda ev: dict(n=1), row=row,
                          section="joint_collapse#dummy", card="paper")
     before = scorecard()
-    monkeypatch.setattr(claims, "CLAIMS", (*claims.CLAIMS, dummy))
-    import lib.claims.scorecard
-    monkeypatch.setattr(lib.claims.scorecard, "CLAIMS", claims.CLAIMS)
+    monkeypatch.setattr(part, "CLAIMS", (*part.CLAIMS, dummy))
     card = scorecard()
-    assert len(card) == len(before) + 1 and card.iloc[-1].claim == "A dummy claim of the paper"
-    assert card.iloc[-1].verdict == "HOLDS" and front_page.tally(card).startswith(f"**{len(card)} claims**")
+    # at its part's place: after the §4 claims the card prints, before §5.1's
+    assert len(card) == len(before) + 1
+    at = card.index[card.claim == "A dummy claim of the paper"]
+    assert len(at) == 1 and card.claim[at[0] + 1].startswith("(a) Runtime gains")
+    assert card.verdict[at[0]] == "HOLDS" and front_page.tally(card).startswith(f"**{len(card)} claims**")
     assert [c.name for c in claims.claims_at("joint_collapse#dummy")] == ["A dummy claim"]
 
 

@@ -9,7 +9,7 @@ from lib.book import Chapter, front_page
 from lib.claims import joint_collapse
 from lib.claims import registry as claims
 from lib.claims import scorecard as sc
-from lib.claims.rows import Row, paper_text
+from lib.claims.rows import Row, paper_text, run_evidence
 from lib.claims.verdicts import VERDICTS, verdict
 
 FLOOR = 3.347
@@ -61,7 +61,7 @@ def chapter(name):
 
 
 def card_row(name, **given):
-    """The card's row of the claim ``name`` of ``claims.CLAIMS``, decided on ``given`` in place of what it would
+    """The card's row of the claim ``name`` of ``registry.all_claims()``, decided on ``given`` in place of what it would
     read (``"joint_collapse.summaries"``, ``"prefix"``)."""
     return claims.card_row(claims.entry(name), claims.Evidence(given=given))
 
@@ -358,14 +358,14 @@ def test_the_evidence_gives_seeds_as_counts():
     def runs(seeds: dict) -> pd.DataFrame:
         return pd.DataFrame([{"config": c, "seed": s, "budget": 1500} for c, ss in seeds.items() for s in ss])
     ten_m = runs({"FullResidual": (1, 2, 3), "AttnOnly": range(8), "FFNOnly": range(8), "NoResidual": (1, 2, 3)})
-    assert claims._evidence(ch, ten_m) == "cpu stand-in, 1,500 steps, 8 seeds; FullResidual and NoResidual 3"
+    assert run_evidence(ch, ten_m) == "cpu stand-in, 1,500 steps, 8 seeds; FullResidual and NoResidual 3"
     fewer = runs({"AttnOnly": range(5), "FFNOnly": range(5), "NoResidual": (1,), "FullResidual": (1, 2)})
-    assert claims._evidence(ch, fewer) == "cpu stand-in, 1,500 steps, 5 seeds; FullResidual 2; NoResidual 1"
+    assert run_evidence(ch, fewer) == "cpu stand-in, 1,500 steps, 5 seeds; FullResidual 2; NoResidual 1"
     one = runs({"AttnOnly": (1337,), "FFNOnly": (1337,)})
-    assert claims._evidence(ch, one) == "cpu stand-in, 1,500 steps, seed 1337"
+    assert run_evidence(ch, one) == "cpu stand-in, 1,500 steps, seed 1337"
     two = runs({"AttnOnly": (1, 2), "FFNOnly": (1, 2)})
-    assert claims._evidence(ch, two) == "cpu stand-in, 1,500 steps, 2 seeds"
-    assert claims._evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
+    assert run_evidence(ch, two) == "cpu stand-in, 1,500 steps, 2 seeds"
+    assert run_evidence(ch, runs({})) == "cpu stand-in, - steps, no runs"
 
 
 def test_the_abstract_says_how_far_the_paper_shape_runs_trained_from_the_rows_fields():

@@ -1,4 +1,5 @@
-"""What this book finds that the paper does not say: claims of the book's own (``claims.CLAIMS``, card "own"), judged
+"""What this book finds that the paper does not say: claims of the book's own (``registry.all_claims()``, card "own"),
+judged
 by the same rule (``verdicts.verdict``, through each chapter's Claim) and printed as the scorecard's rows are, but kept
 apart from the paper's claims. What holds lists them; the front page names the early-training readings in one
 sentence, outside the card's count."""
@@ -6,14 +7,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .registry import CLAIMS, Evidence, card_row, entry
+from .registry import Evidence, all_claims, card_row, entry
 
 
 def own_findings(runs_dir=None) -> pd.DataFrame:
     """What this book finds that the paper does not say: claims of the book's own, judged by the same rule, kept
     apart from the paper's claims (the scorecard)."""
     ev = Evidence(runs_dir)
-    return pd.DataFrame([vars(card_row(e, ev)) for e in CLAIMS if e.card == "own"])
+    return pd.DataFrame([vars(card_row(e, ev)) for e in all_claims() if e.card == "own"])
 
 
 

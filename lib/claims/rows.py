@@ -10,7 +10,8 @@ import pandas as pd
 from ..engine.plans import CPU_OPTIONS, PLANS
 from . import paper_shape
 from .paper import paper_values
-from .verdicts import VERDICTS
+from .runset import RunSet
+from .verdicts import VERDICTS, Claim
 
 # What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
 # page lays the card out by this field (which rows say "at the stand-in", which count as the paper's shape), never
@@ -97,3 +98,49 @@ def prefix_evidence(found: list) -> str:
     seeds = ", ".join(map(str, sorted({int(r.seed) for r in found})))
     return "10M paper shape, " + "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {r.trained}" for r in found) + \
         f", seed {seeds}"
+
+
+def seed_range(s: pd.DataFrame) -> str:
+    # A range, not a mean: the claims are about every seed, and a mean hides the one left on the floor.
+    if s.empty:  # "nan-nan (n=0)" would read as a result
+        return "no runs"
+    lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
+    if f"{lo:.3f}" == f"{hi:.3f}" and len(s) > 1:  # "3.339-3.339" says the seeds agree to the digits shown
+        return f"{lo:.3f} (n={len(s)}, all seeds)"
+    return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
+
+
+def scale_of(ch: RunSet) -> str:
+    """``rows.SCALES``' word for a chapter's runs: a stand-in's, or the paper's own preset (a retrain on a GPU)."""
+    return "stand-in" if ch.stand_in else "paper shape"
+
+
+def run_evidence(ch: RunSet, s: pd.DataFrame) -> str:
+    steps = sorted({int(b) for b in s.budget}) if len(s) else []
+    # Seeds as counts, not lists: the most any configuration has, then the configurations with fewer ("8 seeds;
+    # FullResidual and NoResidual 3"). One seed in all is named: it is the paper's run, or the one a row rests on.
+    if s.empty:
+        seeds = "no runs"
+    elif s.seed.nunique() == 1:
+        seeds = f"seed {s.seed.iloc[0]}"
+    else:
+        counts = s.groupby("config", sort=False).seed.nunique()  # in the order the runs were read (the plan's)
+        fewer: dict[int, list[str]] = {}
+        for config, k in counts[counts < counts.max()].items():
+            fewer.setdefault(int(k), []).append(config)
+        seeds = "; ".join([f"{counts.max()} seeds",
+                           *(f"{' and '.join(c)} {k}" for k, c in sorted(fewer.items(), reverse=True))])
+    return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
+            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, {seeds}")
+
+
+def early_row(runs, where: str, paper: str):
+    def row(c: Claim, ev) -> Row:  # ev: the claims' Evidence
+        found = prefix_rows(ev.prefix.table, runs)
+        # each run in a few words: where it stands against the floor, and its best
+        ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
+                         for r in found) or "no run"
+        return Row(claim=c.name, where=where, paper=paper, ours=ours,
+                   scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
+                   why=c.why, partial=prefix_partial(found), whole=prefix_whole(found))
+    return row

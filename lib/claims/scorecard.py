@@ -1,5 +1,5 @@
-"""The claims scorecard: every claim of the paper (``claims.CLAIMS``, card "paper"), the paper's number beside ours,
-the evidence it rests on, and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and
+"""The claims scorecard: every claim of the paper (``registry.all_claims()``, card "paper"), the paper's number beside
+ours, the evidence it rests on, and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and
 ``data/paper_results.csv`` each time the book is built; the front page and the closing chapter show it, rendered by
 ``lib.book.front_page``. It has no rule of its own: each row renders a ``lib.claims`` Claim, decided and printed as its
 entry in ``lib.claims.registry`` says. The book's own findings, printed as these rows are, are ``lib.claims.findings``.
@@ -14,17 +14,18 @@ import pandas as pd
 from ..engine import results
 from . import paper_shape
 from .paper import paper_value, paper_values
-from .registry import CLAIMS, Evidence, card_row
+from .registry import Evidence, all_claims, card_row
 from .rows import Row
 from .verdicts import at_a_stand_in
 
 
 def scorecard(runs_dir=None) -> pd.DataFrame:
-    """Every claim of ``claims.CLAIMS`` on the paper's card, computed from the released runs (``runs_dir`` None), or
+    """Every claim of ``registry.all_claims()`` on the paper's card, computed from the released runs (``runs_dir``
+    None), or
     from a folder laid out like ``runs/`` (a GPU sweep's ``--runs-dir``). None is passed down as it is: each reader
     looks up runs/ when called."""
     ev = Evidence(runs_dir)  # each chapter opened once: every row reads the same runs the chapter pages show
-    paper = [e for e in CLAIMS if e.card == "paper"]
+    paper = [e for e in all_claims() if e.card == "paper"]
     # a claim judged at the paper's own shape and at the stand-in is one row, decided at the paper's shape where it
     # has runs (paper_shape_first), at the paper-shape claim's place
     beside = {e.beside: e for e in paper if e.beside}
