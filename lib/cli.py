@@ -462,8 +462,9 @@ def main(argv=None) -> int:
                                      args.gpus, args.device)
             else:
                 kwargs = _run_kwargs(args)
-                from .engine.plans import PLAN_STOPS
-                if (rule := PLAN_STOPS.get(args.plan)) is not None:  # a plan whose runs stop at steps of their own
+                from .engine.plans import PLANS
+                # a plan whose runs stop at steps of their own (a sweep without --plan has none)
+                if args.plan and (rule := PLANS[args.plan].stop) is not None:
                     from .engine.runs import RunDir, run_path
 
                     def stop(e, cap=args.until, rule=rule):

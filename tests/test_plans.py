@@ -211,13 +211,26 @@ def test_a_plan_with_its_own_stops_is_looked_up_not_named_by_the_cli():
 
     from lib import cli
     src = inspect.getsource(cli)
-    assert all(f'"{name}"' not in src.split("PLAN_NAMES = (")[1].split(")\n", 1)[1] for name in plans.PLAN_STOPS)
-    prefix = plans.PLAN_STOPS["10m_prefix"]
+    stopping = [name for name, plan in plans.PLANS.items() if plan.stop is not None]
+    assert len(stopping) == 3
+    assert all(f'"{name}"' not in src.split("PLAN_NAMES = (")[1].split(")\n", 1)[1] for name in stopping)
+    prefix = plans.PLANS["10m_prefix"].stop
     control = next(e for e in plans.paper_10m_prefix() if plans.prefix_steps(e) < plans.PREFIX_STEPS)
     other = next(e for e in plans.paper_10m_prefix() if plans.prefix_steps(e) == plans.PREFIX_STEPS)
     assert prefix(control, None, 600) == plans.PREFIX_CONTROL_STEPS and prefix(other, None, 600) == 600
     assert prefix(other, None, None) is None  # no --until: the budget
     probe = plans.search_probe("124M warm-up slope")
     e = plans.probe_runs(probe)["AttnOnly", 1337]
-    assert plans.PLAN_STOPS["124m_search"](e, None, None) == probe.stop
-    assert plans.PLAN_STOPS["124m_search"](e, None, 100) == 100
+    assert plans.PLANS["124m_search"].stop(e, None, None) == probe.stop
+    assert plans.PLANS["124m_search"].stop(e, None, 100) == 100
+
+
+def test_a_plan_carries_its_scales_options_and_stopping_rule():
+    # what the CLI and the retrain commands read from the plan itself, never from a table keyed by its name
+    prefix = plans.PLANS["10m_prefix"]
+    assert prefix.options == (f"--until {plans.PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout")
+    assert prefix.stop is not None and prefix.scales == () and prefix() == plans.paper_10m_prefix()
+    assert plans.PLANS["124m_sweep"].scales[0] == "cpu-bpe" and plans.PLANS["release"].stop is None
+    for plan in plans.PLANS.values():  # each scale a plan names resolves to runs at that scale
+        for scale in plan.scales:
+            assert {e.scale for e in plan(scale)} == {scale}, (plan.name, scale)

@@ -1,2 +1,5 @@
-"""The only place a claim is decided: one module per part of the paper, each claim function returning its
-verdict and the facts it rests on. Chapters import results and verdicts, never the book layer or plots."""
+"""The claims layer: whatever decides or gathers a claim. The topic modules (``joint_collapse``, ``asymmetry``,
+``gain_confound``, ...) decide claims, each claim function returning its verdict and the facts it rests on;
+``parts`` holds the claims by part of the paper (their entries, what they read, the rows they show), which
+``registry`` gathers; ``runset`` reads a chapter's runs; ``scorecard`` and ``findings`` print the card. It imports
+the engine, never the book layer (tests/test_layers.py)."""

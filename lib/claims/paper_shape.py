@@ -547,7 +547,7 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
                for e, rd, _ in located if rd.status is None]
     # the whole runs not started: a reader of the table must not take a prefix for the only run there will be
     whole_missing = [f"all {w.train.max_steps:,} steps, in segments with --until N: "
-                     + " ".join([plans.command_for(w), *plans.CPU_OPTIONS["10m_whole"]])
+                     + " ".join([plans.command_for(w), *plans.PLANS["10m_whole"].options])
                      for w in plans.paper_10m_whole() if RunDir(run_path(w, runs_dir)).status is None]
     return Prefix(summ, hist, prefix_table(summ, hist, floors), stand_in_hist, floors,
                   {e.impl: floor_of(e) for e in stand_ins}, missing, whole_missing)

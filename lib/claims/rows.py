@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..engine.plans import CPU_OPTIONS, PLANS
+from ..engine.plans import PLANS
 from . import paper_shape
 from .paper import paper_values
 from .runset import RunSet
@@ -58,8 +58,8 @@ class Row:
 
 def retrain_command(plan: str) -> str:
     """The line that retrains a plan's runs beside the released ones (``runs/`` is never overwritten), with the options
-    its released runs were trained with on this CPU (``CPU_OPTIONS``)."""
-    return " ".join([f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *CPU_OPTIONS.get(plan, ())])
+    its released runs were trained with on this CPU (``Plan.options``)."""
+    return " ".join([f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *PLANS[plan].options])
 
 
 def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:

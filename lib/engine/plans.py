@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from .config import (
@@ -294,7 +296,8 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
 
 # The schedule at the paper's shape for nanoGPT, over the same five seeds (issue 56): the author's recipe (a constant
 # 3e-4 from step 0) and the same recipe with only ResidualGPT's warm-up and cosine, each to the prefix's step 300
-# (``CPU_OPTIONS``) on the prefixes' cadence. Seed 1337's two runs are the released prefixes of ``paper_10m_prefix``.
+# (its ``Plan.options``) on the prefixes' cadence. Seed 1337's two runs are the released prefixes of
+# ``paper_10m_prefix``.
 def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
     """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with ``warmup_cosine``, seed by seed
     (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
@@ -623,15 +626,6 @@ def keeps_weights(exp: Experiment) -> bool:
             and exp.model.n_layer == get_preset("cpu").model.n_layer)
 
 
-# Plans trained for their first steps only (``sweep --plan P --until N``); not part of ``release``.
-# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask
-# (book/reproducibility.md), and the prefixes stopped at step 300 (book/joint_collapse.ipynb)
-CPU_OPTIONS = {"10m_prefix": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout"),
-               "10m_whole": ("--micro-batch 8", "--fast-dropout"),
-               "10m_schedule_seeds": ("--micro-batch 8", "--fast-dropout"),
-               "10m_nanogpt_schedule_seeds": (f"--until {PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout")}
-
-
 PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds", "10m_nanogpt_schedule_seeds",
                 "124m_search")  # the search: a probe on the 124M's own schedule stops short of its end
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
@@ -642,19 +636,6 @@ MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "esc
 # ``sweep --plan recipes``, so that ``release`` stays the first six chapters; §5.1(b)'s rounding twins (two) and §5.1's
 # runtime gains at two more seeds (eight).
 RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds", "gain_twins", "gain_seeds")
-PLANS = {"release": release, "joint_collapse": joint_collapse, "gain_confound": gain_confound,
-         "fixed_val_batches": fixed_val_batches, "10m_asymmetry": asymmetry_10m, "124m_sweep": sweep_124m,
-         "124m_longer_budget": longer_budget_124m, "124m_search": search_124m,
-         "10m_prefix": paper_10m_prefix, "10m_whole": paper_10m_whole,
-         "10m_schedule_seeds": paper_10m_schedule_seeds, "10m_nanogpt_schedule_seeds": paper_10m_nanogpt_schedule_seeds,
-         "gain_twins": gain_twins, "gain_seeds": gain_seeds,
-         "bf16_agreement": bf16_agreement, "mechanism": mechanism, "mixer_test": mixer_test,
-         "probe_during": probe_during, "escape_map": escape_map, "escape_long": escape_long_budget,
-         "escape_warmup": escape_warmup,
-         "bundle": bundle, "recipes": recipes, "author_values": author_values, "schedule_seeds": schedule_seeds,
-         "rounding_twins": rounding_twins}
-
-
 def _prefix_stop(exp: Experiment, summary: dict | None, cap: int | None) -> int | None:
     # --until is the prefix; a control that needs fewer steps (``prefix_steps``) stops at its own
     if cap is None:
@@ -671,16 +652,43 @@ def _schedule_stop(exp: Experiment, summary: dict | None, cap: int | None) -> in
     return at if cap is None else min(at, cap)
 
 
-# A plan whose runs stop at steps of their own: (experiment, its summary so far or None, the command's --until or
-# None) -> the step to train it to (None: its budget). ``sweep`` asks again after each segment, so a rule that reads
-# the run moves its stop as the run goes. The CLI names no plan: it looks its plan up here.
-PLAN_STOPS = {"10m_prefix": _prefix_stop, "124m_search": _search_stop, "10m_schedule_seeds": _schedule_stop}
+@dataclass(frozen=True)
+class Plan:
+    """A plan: the runs ``make`` lists (calling the plan calls it), the scales they resolve at (the first is the
+    default; none: the runs' own fixed scales), the options its released runs were trained with on this CPU
+    (``sweep --plan NAME OPTIONS``), and its stopping rule where its runs stop at steps of their own: (experiment,
+    its summary so far or None, the command's --until or None) -> the step to train it to (None: its budget).
+    ``sweep`` asks again after each segment, so a rule that reads the run moves its stop as the run goes. The CLI
+    names no plan: it reads each plan's own rule and options here."""
+    name: str
+    make: Callable[..., list[Experiment]]
+    scales: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+    stop: Callable[[Experiment, dict | None, int | None], int | None] | None = None
+
+    def __call__(self, *args, **kwargs) -> list[Experiment]:
+        return self.make(*args, **kwargs)
 
 
-# The scales each plan can be resolved at (the first is its default); a plan not listed has one scale.
-PLAN_SCALES = {"joint_collapse": ("cpu", "10M"), "gain_confound": ("cpu", "10M"),
-               "fixed_val_batches": ("cpu", "10M"), "10m_asymmetry": ("cpu", "10M"),
-               "124m_sweep": ("cpu-bpe", "124M", "cpu-bpe-ramp"), "124m_longer_budget": ("cpu-bpe",)}
+# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (book/reproducibility.md), and the
+# prefixes stopped at step 300 (book/joint_collapse.ipynb).
+_PAPER_SHAPE_ON_CPU = ("--micro-batch 8", "--fast-dropout")
+_PREFIX_ON_CPU = (f"--until {PREFIX_STEPS}", *_PAPER_SHAPE_ON_CPU)
+_TEN_M = ("cpu", "10M")  # a chapter plan at its stand-in and at the paper's 10M
+PLANS = {p.name: p for p in (
+    Plan("release", release), Plan("joint_collapse", joint_collapse, _TEN_M),
+    Plan("gain_confound", gain_confound, _TEN_M), Plan("fixed_val_batches", fixed_val_batches, _TEN_M),
+    Plan("10m_asymmetry", asymmetry_10m, _TEN_M), Plan("124m_sweep", sweep_124m, ("cpu-bpe", "124M", "cpu-bpe-ramp")),
+    Plan("124m_longer_budget", longer_budget_124m, ("cpu-bpe",)), Plan("124m_search", search_124m, stop=_search_stop),
+    Plan("10m_prefix", paper_10m_prefix, options=_PREFIX_ON_CPU, stop=_prefix_stop),
+    Plan("10m_whole", paper_10m_whole, options=_PAPER_SHAPE_ON_CPU),
+    Plan("10m_schedule_seeds", paper_10m_schedule_seeds, options=_PAPER_SHAPE_ON_CPU, stop=_schedule_stop),
+    Plan("10m_nanogpt_schedule_seeds", paper_10m_nanogpt_schedule_seeds, options=_PREFIX_ON_CPU),
+    Plan("gain_twins", gain_twins), Plan("gain_seeds", gain_seeds), Plan("bf16_agreement", bf16_agreement),
+    Plan("mechanism", mechanism), Plan("mixer_test", mixer_test), Plan("probe_during", probe_during),
+    Plan("escape_map", escape_map), Plan("escape_long", escape_long_budget), Plan("escape_warmup", escape_warmup),
+    Plan("bundle", bundle), Plan("recipes", recipes), Plan("author_values", author_values),
+    Plan("schedule_seeds", schedule_seeds), Plan("rounding_twins", rounding_twins))}
 
 
 _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first use
@@ -691,9 +699,9 @@ def planned(exp: Experiment) -> bool:
     # The CLI asks before training into the released runs/ and the staging scan asks for every run it finds, so
     # the plans are resolved once and kept as JSON keys.
     if not _PLANNED:
-        for name, make in PLANS.items():
-            for scale in PLAN_SCALES.get(name, (None,)):
-                _PLANNED.update(e.to_json() for e in (make() if scale is None else make(scale)))
+        for plan in PLANS.values():
+            for scale in plan.scales or (None,):
+                _PLANNED.update(e.to_json() for e in (plan() if scale is None else plan(scale)))
     return exp.to_json() in _PLANNED
 
 
@@ -704,13 +712,13 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls
     with the valid choices: a plan never silently ignores an argument."""
     if name not in PLANS:
         raise ConfigError(f"unknown plan {name!r}; valid: {', '.join(PLANS)}")
-    scales = PLAN_SCALES.get(name)
+    scales = PLANS[name].scales or None
     if scale is None:
         exps = PLANS[name]()
     elif scales is None:  # refused, not ignored: --scale 10M on a `cpu`-only plan would train the stand-in anyway
         fixed = sorted({e.scale for e in PLANS[name]()})
         raise ConfigError(f"plan {name!r} has fixed scale(s) {', '.join(fixed)}; --scale is not valid with it "
-                          f"(plans with a scale: {', '.join(PLAN_SCALES)})")
+                          f"(plans with a scale: {', '.join(n for n, p in PLANS.items() if p.scales)})")
     elif scale not in scales:
         raise ConfigError(f"plan {name!r} at scale {scale!r}: valid: {', '.join(scales)}")
     else:
