@@ -24,7 +24,8 @@ def params(**kw):
 
 def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ch = Chapter.open("124m_sweep", params(), announce=False)
-    assert ch.scale == "cpu-bpe" and ch.stand_in
+    from lib.engine import plans
+    assert ch.scale == plans.STAND_IN_124M and ch.stand_in
     assert "STAND-IN for the paper's 124M" in ch.banner()
 
 
@@ -32,7 +33,7 @@ def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ({"sede": 7}, "unknown parameter(s) sede; valid: scale, seed, steps, runs_dir, device, compile, eval_batches"),
     ({"eval_batches": 2}, "eval_batches applies to retraining; give a seed too"),
     ({"seed": 7, "eval_batches": 0}, "eval_batches must be None or a positive integer, got 0"),
-    ({"scale": "bogus"}, "valid: auto, cpu-bpe, 124M"),
+    ({"scale": "bogus"}, "valid: auto, cpu-bpe-ramp, cpu-bpe, 124M"),
     ({"seed": 7.5}, "seed must be a non-negative integer"),
     ({"seed": -1}, "seed must be a non-negative integer"),
     ({"steps": 20}, "give a seed too"),
@@ -326,7 +327,8 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
     from lib.engine.config import get_preset
     from lib.engine.model import GPT
     text = " ".join(Path(__file__).parents[1].joinpath("book", "intro.md").read_text().split())
-    for scale in ("cpu", "cpu-bpe"):
+    from lib.engine import plans
+    for scale in ("cpu", plans.STAND_IN_124M):
         e = get_preset(scale)
         m = re.search(rf"`{scale}` \(([\d.]+)M parameters, (\d+) layers × (\d+), .*?([\d,]+) steps", text)
         assert m, f"intro.md no longer describes `{scale}` in the expected form"
@@ -336,24 +338,32 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
 
 
 def test_the_124m_chapter_opening_describes_both_presets_as_lib_config_defines_them():
-    """The chapter's first cell is prose (markdown), so its preset facts are checked here."""
+    """The chapter's opening is prose (markdown), so its preset facts are checked here."""
     import re
     from pathlib import Path
 
     import nbformat
 
+    from lib.engine import plans
     from lib.engine.config import get_preset
     nb = nbformat.read(Path(__file__).parents[1] / "book" / "124m_sweep.ipynb", as_version=4)
-    text = " ".join(nb.cells[0].source.split())
-    paper, stand_in = get_preset("124M"), get_preset("cpu-bpe")
+    # the prose that sets the GPU's chapter beside the CPU's, after the computed answer
+    text = next(" ".join(c.source.split()) for c in nb.cells
+                if c.cell_type == "markdown" and "On a GPU this chapter" in c.source)
+    paper, stand_in = get_preset("124M"), get_preset(plans.STAND_IN_124M)
     m = re.search(r"12 layers × (\d+), ([\d,]+) steps", text)
     assert m, "the opening no longer describes the 124M preset in the expected form"
     assert paper.model.n_layer == 12 and int(m[1]) == paper.model.n_embd
     assert int(m[2].replace(",", "")) == paper.train.max_steps
-    m = re.search(r"GPT-2 BPE, so a ([\d,]+)-way output layer\) and the depth \((\d+) layers\)", text)
+    m = re.search(r"GPT-2 BPE, so a ([\d,]+)-way output layer\), its depth \((\d+) layers\)", text)
     assert m, "the opening no longer describes the stand-in in the expected form"
     assert int(m[1].replace(",", "")) == stand_in.model.vocab_size == paper.model.vocab_size
     assert int(m[2]) == stand_in.model.n_layer == paper.model.n_layer
+    # the warm-up the stand-in shares with the 124M, and stops inside
+    m = re.search(r"slope of its ([\d,]+)-step warm-up, which the stand-in's run stops inside", text)
+    assert m and int(m[1].replace(",", "")) == paper.train.warmup_steps == stand_in.train.warmup_steps
+    assert stand_in.train.max_steps < stand_in.train.warmup_steps
+    assert f"`{plans.STAND_IN_124M}`" in text
 
 
 def test_verdict_sets_the_claims_verdict_in_bold_after_its_lines():
@@ -590,7 +600,10 @@ def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch
     monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     _fake_run(attn, tmp_path, 6.54, None, 25)
     _fake_run(get_preset("cpu-bpe", "residualgpt", "AttnOnly", 1337), tmp_path, 6.55, None, 9)
-    ch = Chapter.open("124m_sweep", params(), announce=False)
+    # the probe extends the first stand-in's runs: it applies there, and not at the stand-in the search chose
+    assert not Chapter.open("124m_sweep", params(), announce=False).probe().applies
+    assert "belongs to the cpu-bpe stand-in" in capsys.readouterr().out
+    ch = Chapter.open("124m_sweep", params(scale="cpu-bpe"), announce=False)
     probe = ch.probe()
     assert probe.applies and list(probe.summaries.budget) == [2400] and len(probe.histories) == 25
     assert probe.missing == ["python -m lib train --scale cpu-bpe --impl residualgpt --config FFNOnly "

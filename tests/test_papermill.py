@@ -1,15 +1,16 @@
 """`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2 -p eval_batches 1` retrains seed 7 as a reader
 expects (one evaluation batch: the smoke run's cost is its evaluations through the 50,257-way head).
 
-On this CPU it trains the labelled `cpu-bpe` stand-in for 2 steps (a smoke run), into a
-directory of its own, and shows seed 7 beside the released runs.
+On this CPU it trains the labelled stand-in the chapter's search chose (`cpu-bpe-ramp`) for 2 steps (a smoke
+run), into a directory of its own, and shows seed 7 beside the released runs.
 """
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from lib.claims import asymmetry
+from lib.claims.registry import claims_at
+from lib.engine import plans
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,21 +39,19 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
     from lib.book import Chapter, Verdict, beside_paper, frame_html, seed_table
     from lib.claims.paper import paper_values
     ch = Chapter.open("124m_sweep", {"device": "cpu"}, announce=False)
-    summ, floor = ch.summaries(), ch.floor()
+    summ = ch.summaries()
     assert set(summ.source) == {"released"}
     table5 = frame_html(beside_paper(seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"),
                                      "Table 5", ch.stand_in))
-    probe = ch.probe()
-    verdict = Verdict(asymmetry.claim_separation(summ, floor, ch.spec.paper_scale, probe),
-                      asymmetry.claim_seed_sensitivity(summ, floor),
-                      asymmetry.claim_longer_budget(probe, summ, floor))._repr_markdown_()
+    assert ch.scale == plans.STAND_IN_124M
+    verdict = Verdict(*claims_at("124m_sweep#reading-the-result", ch))._repr_markdown_()
 
     def output(starts):
         cell = next(c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).startswith(starts))
         return next(o["data"] for o in cell["outputs"] if "data" in o)
     assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
-    # the chapter's verdict cell renders claims.CLAIMS for its section; the verdict recomputed here calls the claim
-    # functions on the released runs alone
+    # the chapter's verdict cell renders claims.CLAIMS for its section; the verdict recomputed here decides them on
+    # the released runs alone
     shown = output("from lib.book import Verdict\nfrom lib.claims.registry import claims_at")["text/markdown"]
     assert "".join(shown) == verdict
 

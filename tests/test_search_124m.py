@@ -180,3 +180,40 @@ def test_the_released_search_chooses_the_ramp_probe():
     assert row["qualifies"] is True and row["FFNOnly stays"] and row["Full Residual learns"]
     assert round(row["Full Residual final"], 3) == 5.283 and round(row["FFNOnly best"], 3) == 6.485
     assert S.decided(table) and S.choose(table) == "124M warm-up slope"
+
+
+def test_the_chapter_reads_table_5_at_the_stand_in_the_released_search_chose():
+    from lib.claims.runset import CHAPTERS
+    chosen = S.choose(S.search_table())
+    assert chosen is not None and plans.SEARCH_STAND_INS[chosen] == plans.STAND_IN_124M
+    spec = CHAPTERS["124m_sweep"]
+    assert spec.stand_in == plans.STAND_IN_124M and spec.earlier == ("cpu-bpe",)
+
+
+def _answer(attn, ffn=(6.53, 6.54), full=(5.2, 5.3), first_attn=(6.54, 6.53), order="NOT TESTED",
+            sensitivity="NOT TESTED"):
+    from lib.claims.verdicts import Claim
+
+    def summ(rows):
+        return pd.DataFrame([{"config": c, "seed": i, "best_val_loss": b, "final_val_loss": f}
+                             for c, vals in rows for i, (b, f) in enumerate(vals)])
+    ours = summ([("FullResidual", [(v, v) for v in full]), ("AttnOnly", attn), ("FFNOnly", [(v, v) for v in ffn])])
+    first = summ([("AttnOnly", [(v, v) for v in first_attn])])
+    return S.sweep_answer(ours, 6.478, "cpu-bpe-ramp", Claim(order, "o"), Claim(sensitivity, "s"), first,
+                          "cpu-bpe", 6.528)
+
+
+def test_the_chapters_answer_is_computed_from_its_runs():
+    # AttnOnly off the floor in both seeds, one of them back on it at the end; FFNOnly on it
+    text = _answer([(5.77, 5.77), (6.14, 6.57)])
+    assert "AttnOnly leaves the floor and FFNOnly does not" in text
+    assert "AttnOnly in 2 of 2" in text and "FFNOnly in 0 of 2" in text
+    assert "AttnOnly seed 1 left the floor and fell back onto it" in text
+    assert "Table 5's ordering: NOT TESTED" in text and "in all 2 seeds" in text
+    # every AttnOnly on the floor: the answer says so, and no seed fell back
+    text = _answer([(6.54, 6.54), (6.55, 6.55)])
+    assert "neither AttnOnly nor FFNOnly leaves the floor" in text and "fell back" not in text
+    # FFNOnly off it too; the verdicts as decided; the first stand-in's AttnOnly off its floor is not "stayed"
+    text = _answer([(5.77, 5.77)], ffn=(6.2, 6.54), order="CONTRADICTED", first_attn=(6.3,))
+    assert "AttnOnly and FFNOnly both leave the floor" in text and "Table 5's ordering: CONTRADICTED" in text
+    assert "stayed on the floor in all" not in text

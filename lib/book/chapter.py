@@ -90,7 +90,7 @@ class Chapter(RunSet):
             raise ParameterError(f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(PARAMETERS)}")
         p = {**PARAMETERS, **given}  # the defaults, then what the cell gave
         # "auto", or one of this chapter's two scales: the 10M chapter cannot be opened at 124M
-        valid_scales = ("auto", spec.stand_in, spec.paper_scale)
+        valid_scales = ("auto", spec.stand_in, *spec.earlier, spec.paper_scale)
         if p["scale"] not in valid_scales:
             raise ParameterError(f"scale {p['scale']!r} is not valid for this chapter; valid: "
                                  f"{', '.join(valid_scales)}")

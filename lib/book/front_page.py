@@ -214,6 +214,7 @@ SAID = {"HOLDS": ("holds", "hold"), "CONTRADICTED": ("is contradicted", "are con
         "NOT TESTABLE HERE": ("cannot be tested here", "cannot be tested here"),
         "NOT TESTED": ("waits for longer runs", "wait for longer runs")}
 STAND_IN_CONTRADICTED = "contradicted at a stand-in"
+WAITING = ("waits for its runs", "wait for their runs")  # a stand-in's claim whose planned runs are still training
 
 # The scales a card's rows rest on, as the tally and the closing chapter name them, the paper's own shape first.
 SCALE_NAMES = (("paper shape", "at the paper's own 10M shape"), ("stand-in", "at CPU stand-ins"), ("none", "not run"))
@@ -245,17 +246,22 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
     claims are named where that fits in ``limit`` words, and counted where it does not."""
     shape = card[card.scale == "paper shape"]
     holds, untestable = shape[shape.verdict == "HOLDS"], card[card.verdict == "NOT TESTABLE HERE"]
+    # a stand-in's claim still training (the 124M sweep's seeds): neither held nor untestable, so said apart
+    pending = card[(card.verdict == "NOT TESTED") & (card.scale != "paper shape")]
 
     def said(rows, named: bool, verb: tuple[str, str]) -> str:
         n = len(rows)
         return f"{_terse(rows) if named else f'{n} claim' + ('s' if n != 1 else '')} {verb[n != 1]}"
     candidates = []
-    for own, named_holds, named_cannot in (("own ", True, True), ("", True, True), ("own ", True, False),
-                                           ("", False, False)):
+    # the most named first; the claims still training are the first to be counted rather than named
+    for own, named_holds, named_cannot, named_waiting in (
+            ("own ", True, True, True), ("", True, True, True), ("own ", True, True, False), ("", True, True, False),
+            ("own ", True, False, False), ("", False, False, False)):
         first = (f"At the paper's {own}10M shape, {said(holds, named_holds, SAID['HOLDS'])}" if len(holds)
                  else f"At the paper's {own}10M shape no claim holds yet")
         cannot = f"; {said(untestable, named_cannot, SAID['NOT TESTABLE HERE'])}" if len(untestable) else ""
-        candidates.append(f"{first}{cannot}; {_puzzles(finding)}.")
+        waiting = f"; {said(pending, named_waiting, WAITING)}" if len(pending) else ""
+        candidates.append(f"{first}{cannot}{waiting}; {_puzzles(finding)}.")
     return _fit(candidates, limit)
 
 

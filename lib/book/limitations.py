@@ -15,9 +15,10 @@ from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
 
 
 def comparisons() -> list[tuple[str, str, str]]:
-    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order, then the stand-ins
-    the 124M search's probes are presets of (``plans.SEARCH_STAND_INS``)."""
-    found = [(s.stand_in, s.paper_scale, s.impl) for s in CHAPTERS.values()]
+    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order (a chapter's earlier
+    stand-ins before its own), then the stand-ins the 124M search's probes are presets of
+    (``plans.SEARCH_STAND_INS``)."""
+    found = [(scale, s.paper_scale, s.impl) for s in CHAPTERS.values() for scale in (*s.earlier, s.stand_in)]
     found += [(scale, "124M", "residualgpt") for scale in plans.SEARCH_STAND_INS.values()]
     return list(dict.fromkeys(found))
 

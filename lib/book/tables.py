@@ -96,7 +96,8 @@ def presets_table() -> pd.DataFrame:
     """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
     from ..engine.model import GPT
     rows = {}
-    for scale in ("10M", "124M", "cpu", "cpu-bpe"):  # the paper's scales first, then the stand-ins that play them
+    # the paper's scales first, then the stand-ins that play them
+    for scale in ("10M", "124M", "cpu", "cpu-bpe", plans.STAND_IN_124M):
         # FullResidual, though any configuration would do: removing a skip removes an addition, no weight.
         e = get_preset(scale)
         m, t = e.model, e.train
@@ -330,12 +331,13 @@ def cross_scale_table() -> pd.DataFrame:
     from ..claims.paper import paper_values
     # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
     # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
-    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart.
+    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart. 124M is read at the chapter's stand-in.
+    bpe = plans.STAND_IN_124M
     ours_for = {("10M", "nanogpt", ""): ("cpu", plans.joint_collapse("cpu", seeds=(PAPER_SEED,))),
                 ("10M", "residualgpt", "original"): ("cpu", plans.asymmetry_10m("cpu", extra_seeds=())),
                 ("10M", "residualgpt", "phase3"): ("cpu", plans.asymmetry_10m("cpu")),
-                ("124M", "residualgpt", "original"): ("cpu-bpe", plans.sweep_124m("cpu-bpe", seeds=(PAPER_SEED,))),
-                ("124M", "residualgpt", "controlled"): ("cpu-bpe", plans.sweep_124m("cpu-bpe"))}
+                ("124M", "residualgpt", "original"): (bpe, plans.sweep_124m(bpe, seeds=(PAPER_SEED,))),
+                ("124M", "residualgpt", "controlled"): (bpe, plans.sweep_124m(bpe))}
     # Table 6 is read from data/paper_results.csv; each of its rows has a (scale, impl, phase) key there.
     t6 = paper_values(ref="Table 6")
     rows = []

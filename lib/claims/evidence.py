@@ -59,10 +59,13 @@ class Evidence:
             self._memo[key] = make()
         return self._memo[key]
 
-    def chapter(self, name: str) -> RunSet:
-        if name not in self._chapters:  # no parameters: the released runs the book shows, and no banner
-            self._chapters[name] = RunSet.of(name, self.runs_dir)
-        return self._chapters[name]
+    def chapter(self, name: str, scale: str | None = None) -> RunSet:
+        """The run set of chapter ``name`` as the book shows it (the released runs), or at another of its scales
+        (the 124M chapter's first stand-in)."""
+        key = name if scale is None else f"{name}@{scale}"
+        if key not in self._chapters:
+            self._chapters[key] = RunSet.of(name, self.runs_dir, scale)
+        return self._chapters[key]
 
     def summaries(self, name: str) -> pd.DataFrame:
         return self._get(f"{name}.summaries", lambda: self.chapter(name).summaries())
@@ -78,12 +81,13 @@ class Evidence:
         """The paper-shape prefixes (``claims.paper_shape.paper_shape_prefix``), read once for all their rows."""
         return self._get("prefix", lambda: paper_shape.paper_shape_prefix(self.runs_dir))
 
-    def sweep_124m(self) -> pd.DataFrame:
-        """The 124M chapter's summaries at its preset's own budget."""
+    def sweep_124m(self, scale: str | None = None) -> pd.DataFrame:
+        """The 124M chapter's summaries at its preset's own budget, at its stand-in or at ``scale``."""
         def make():
-            s = self.summaries("124m_sweep")
-            return s[s.budget == self.chapter("124m_sweep").experiments()[0].train.max_steps]
-        return self._get("124m_sweep.at_budget", make)
+            ch = self.chapter("124m_sweep", scale)
+            s = self.summaries("124m_sweep") if scale is None else ch.summaries()
+            return s[s.budget == ch.experiments()[0].train.max_steps]
+        return self._get("124m_sweep.at_budget" + (f"@{scale}" if scale else ""), make)
 
     def claim(self, name: str) -> Claim:
         """The claim ``name`` as its function decides it on this evidence."""

@@ -29,6 +29,7 @@ class ChapterSpec:
     paper_scale: str                 # what "auto" means on a GPU
     stand_in: str                    # what "auto" means on a CPU
     plan: str                        # lib.engine.plans function listing the released runs
+    earlier: tuple[str, ...] = ()    # stand-ins shown before the one ``stand_in`` names (they can be opened too)
     gains: bool = False              # the gain-confound chapter retrains gain variants
     probe: str | None = None         # lib.engine.plans function of a stand-in-only probe the chapter shows
     anchor_configs: tuple[str, ...] = ()  # configurations the tables need at seed 1337 only (retrained only then)
@@ -45,9 +46,10 @@ CHAPTERS = {
     # Phase 3 (Fig. 4) ran under forced determinism on an A100 (Fig. 4's caption, §8.3); Table 3, which the
     # chapter's first table is read against, is the original record.
     "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
-    # Table 5: NoResidual is one seed-1337 anchor.
-    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", "cpu-bpe", "124m_sweep",
-                              probe="124m_longer_budget", anchor_configs=("NoResidual",)),
+    # Table 5: NoResidual is one seed-1337 anchor. The stand-in is the one the chapter's search chose
+    # (lib.claims.search_124m, a test pins it); `cpu-bpe`, the first, is shown before it with its longer-budget probe.
+    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", plans.STAND_IN_124M, "124m_sweep",
+                              earlier=("cpu-bpe",), probe="124m_longer_budget", anchor_configs=("NoResidual",)),
 }
 
 
@@ -87,14 +89,18 @@ class RunSet:
     released_dir: Path = RUNS_DIR
 
     @classmethod
-    def of(cls, name: str, released_dir=None) -> RunSet:
-        """The released runs of the chapter ``name`` at its stand-in, as a chapter opened with no parameters."""
+    def of(cls, name: str, released_dir=None, scale: str | None = None) -> RunSet:
+        """The released runs of the chapter ``name`` at its stand-in (or at ``scale``, one of its earlier stand-ins),
+        as a chapter opened with no parameters."""
         spec = CHAPTERS[name]
-        return cls(name, spec, spec.stand_in, released_dir=Path(released_dir or RUNS_DIR))
+        if scale is not None and scale not in (spec.stand_in, *spec.earlier):
+            raise ValueError(f"chapter {name!r} has no stand-in {scale!r}; valid: "
+                             f"{', '.join((spec.stand_in, *spec.earlier))}")
+        return cls(name, spec, scale or spec.stand_in, released_dir=Path(released_dir or RUNS_DIR))
 
     @property
     def stand_in(self) -> bool:
-        return self.scale not in ("10M", "124M")  # cpu and cpu-bpe
+        return self.scale not in ("10M", "124M")  # cpu, cpu-bpe and cpu-bpe-ramp
 
     def experiments(self) -> list[Experiment]:
         """The released runs this chapter shows, at this chapter's scale."""
@@ -203,11 +209,13 @@ class RunSet:
     def probe(self) -> Probe:
         """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
         for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
-        # No probe, or the paper's scale: there the budget is the paper's own, and a longer one has nothing to ask.
-        if self.spec.probe is None or not self.stand_in:
+        # No probe, or a scale the probe's plan does not have: at the paper's scale the budget is the paper's own, and
+        # the 124M chapter's probe extends its first stand-in (`cpu-bpe`), not the one its search chose.
+        scales = plans.PLAN_SCALES.get(self.spec.probe, ()) if self.spec.probe is not None else ()
+        if self.scale not in scales:
             if self.spec.probe is not None:
-                print(f"At {self.scale} the budget is the paper's own; the longer-budget probe belongs to the "
-                      f"{self.spec.stand_in} stand-in.")
+                own = "the budget is the paper's own; " if not self.stand_in else ""
+                print(f"At {self.scale} {own}the longer-budget probe belongs to the {', '.join(scales)} stand-in.")
             # empty frames with their columns: the cells that read a probe draw nothing instead of failing
             return Probe(summaries_of([]), histories_of([]), [], plans.PAPER_SEED, applies=False)
         # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
