@@ -217,3 +217,14 @@ def test_the_chapters_answer_is_computed_from_its_runs():
     text = _answer([(5.77, 5.77)], ffn=(6.2, 6.54), order="CONTRADICTED", first_attn=(6.3,))
     assert "AttnOnly and FFNOnly both leave the floor" in text and "Table 5's ordering: CONTRADICTED" in text
     assert "stayed on the floor in all" not in text
+
+
+def test_the_first_stand_ins_reading_says_why_it_could_not_test_table_5():
+    def summ(attn):
+        return pd.DataFrame([{"config": c, "seed": s, "best_val_loss": v} for c, vals in
+                             (("FullResidual", (5.1, 5.2)), ("AttnOnly", attn), ("FFNOnly", (6.54, 6.53)))
+                             for s, v in enumerate(vals)])
+    text = S.first_stand_in_reading(summ((6.54, 6.53)), 6.528, "cpu-bpe")
+    assert "Full Residual in 2 of 2; AttnOnly in 0 of 2; FFNOnly in 0 of 2" in text and "untestable" in text
+    text = S.first_stand_in_reading(summ((6.54, 6.2)), 6.528, "cpu-bpe")
+    assert "AttnOnly in 1 of 2" in text and "untestable" not in text

@@ -22,7 +22,7 @@ from ..engine import plans
 from ..engine.config import PAPER_SEED, departures, get_preset
 from ..engine.results import as_released, left_out, usable
 from ..engine.runs import RUNS_DIR
-from ..engine.thresholds import ESCAPE_MARGIN
+from ..engine.thresholds import ESCAPE_MARGIN, left_floor
 from .paper import author_124m_escape
 
 FULL_BELOW = 0.5  # Full Residual must end this far below the floor: a stand-in whose Full Residual learns context
@@ -235,6 +235,30 @@ def search_reading(table: pd.DataFrame, runs_dir=RUNS_DIR) -> str:
     return head + body + (" The rule chooses once every probe that could still be chosen is decided.")
 
 
+def left(rows: pd.DataFrame, floor: float) -> pd.DataFrame:
+    """The runs among ``rows`` whose best loss left ``floor`` (the book's one test, ``thresholds.left_floor``)."""
+    return rows[left_floor(rows.best_val_loss, floor)]
+
+
+def floor_counts(summaries: pd.DataFrame, floor: float) -> str:
+    """"Full Residual in 5 of 5; AttnOnly in 0 of 5; FFNOnly in 0 of 5": the seeds of each that left ``floor``."""
+    return "; ".join(f"{name} in {len(left(summaries[summaries.config == c], floor))} of "
+                     f"{int((summaries.config == c).sum())}"
+                     for c, name in (("FullResidual", "Full Residual"), ("AttnOnly", "AttnOnly"),
+                                     ("FFNOnly", "FFNOnly")))
+
+
+def first_stand_in_reading(summaries: pd.DataFrame, floor: float, scale: str) -> str:
+    """What the first 124M stand-in's sweep shows: the seeds that left its floor and, where AttnOnly never did, why
+    Table 5's two claims could not be tested there."""
+    text = f"At `{scale}`, the seeds that left the floor ({floor:.3f}): {floor_counts(summaries, floor)}."
+    attn = summaries[summaries.config == "AttnOnly"]
+    if len(attn) and left(attn, floor).empty:
+        text += (" AttnOnly never left it, so where it lands and how its seeds spread cannot be read: Table 5's two "
+                 "claims were untestable at this stand-in, not contradicted.")
+    return text
+
+
 def _seeds(rows: pd.DataFrame) -> str:
     seeds = [str(int(s)) for s in rows.seed]
     return seeds[0] if len(seeds) == 1 else ", ".join(seeds[:-1]) + " and " + seeds[-1]
@@ -246,12 +270,8 @@ def sweep_answer(summaries: pd.DataFrame, floor: float, scale: str, order, sensi
     ``stand_in`` False: the paper's own 124M, retrained on a GPU),
     how many seeds of each configuration left the floor, Table 5's two verdicts (``order``, ``sensitivity``: the
     claims as decided), and what the first stand-in's runs (``first`` on ``first_floor``) could not show."""
-    def left(rows, at):
-        return rows[rows.best_val_loss <= at - ESCAPE_MARGIN]
-
     by = {c: summaries[summaries.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly")}
-    counts = "; ".join(f"{name} in {len(left(by[c], floor))} of {len(by[c])}" for c, name in
-                       (("FullResidual", "Full Residual"), ("AttnOnly", "AttnOnly"), ("FFNOnly", "FFNOnly")))
+    counts = floor_counts(summaries, floor)
     where = f"At the stand-in the search chose (`{scale}`)" if stand_in else f"At the paper's {scale}"
     attn, ffn = (len(left(by[c], floor)) > 0 for c in ("AttnOnly", "FFNOnly"))
     shown = ("AttnOnly leaves the floor and FFNOnly does not" if attn and not ffn else
