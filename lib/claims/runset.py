@@ -211,7 +211,7 @@ class RunSet:
         for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
         # No probe, or a scale the probe's plan does not have: at the paper's scale the budget is the paper's own, and
         # the 124M chapter's probe extends its first stand-in (`cpu-bpe`), not the one its search chose.
-        scales = plans.PLAN_SCALES.get(self.spec.probe, ()) if self.spec.probe is not None else ()
+        scales = plans.PLANS[self.spec.probe].scales if self.spec.probe is not None else ()
         if self.scale not in scales:
             if self.spec.probe is not None:
                 own = "the budget is the paper's own; " if not self.stand_in else ""
