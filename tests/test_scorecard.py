@@ -90,9 +90,10 @@ def test_joint_collapse_holds_when_every_partial_stays_and_full_leaves():
     assert collapse_row(s).verdict == "HOLDS"
 
 
-def sweep_rows(s, floor):
-    """The 124M ordering and seed-sensitivity rows on summaries ``s``, decided on one evidence."""
-    ev = claims.Evidence(given={"124m_sweep.at_budget": s, "124m_sweep.floor": floor})
+def sweep_rows(s, floor, trained=(16, 16)):
+    """The 124M ordering and seed-sensitivity rows on summaries ``s``, decided on one evidence, with ``trained`` runs
+    of the sweep's finished (finished, planned)."""
+    ev = claims.Evidence(given={"124m_sweep.at_budget": s, "124m_sweep.floor": floor, "124m_sweep.trained": trained})
     return [claims.card_row(claims.entry(n), ev) for n in ("124M ordering and separation",
                                                            "AttnOnly is seed-sensitive at 124M")]
 
@@ -111,19 +112,26 @@ def test_124m_rows_move_every_way_on_the_seeds_trained():
     order, seeds = sweep_rows(_sweep((6.54, 6.53, 6.535, 6.541, 6.538)), floor)
     assert order.verdict == seeds.verdict == "NOT TESTABLE HERE"
     assert "never left the floor in 800 steps" in order.why
-    # AttnOnly off the floor in every seed, below every FFNOnly and spread: both hold, over all five seeds
+    # AttnOnly off the floor in every seed, below every FFNOnly and spread: both hold, over the whole sweep
     order, seeds = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor)
     assert order.verdict == seeds.verdict == "HOLDS"
     # one AttnOnly seed among the FFNOnly seeds: the ordering is contradicted
     assert sweep_rows(_sweep((5.9, 6.1, 5.7, 6.538, 5.95)), floor)[0].verdict == "CONTRADICTED"
+    # ordered, but the closest pair inside the escape margin: too close to call
+    order, _ = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.46, 5.95)), floor)
+    assert order.verdict == "NOT TESTABLE HERE" and "too close to call" in order.why
     # AttnOnly's seeds as tight as FFNOnly's: not seed-sensitive
     assert sweep_rows(_sweep((5.90, 5.901, 5.899, 5.902, 5.9)), floor)[1].verdict == "CONTRADICTED"
-    # two of five seeds: both wait for the rest while the ranges agree with the paper...
-    order, seeds = sweep_rows(_sweep((5.9, 6.1), (6.53, 6.54), (5.13, 5.14)), floor)
-    assert order.verdict == seeds.verdict == "NOT TESTED" and "2 of 5 seeds trained" in order.why
+    # part of the sweep trained: both wait for the rest while the ranges agree with the paper...
+    part = _sweep((5.9, 6.1), (6.53, 6.54), (5.13, 5.14))
+    order, seeds = sweep_rows(part, floor, trained=(6, 16))
+    assert order.verdict == seeds.verdict == "NOT TESTED" and "6 of the sweep's 16 runs trained" in order.why
+    # ...and all five seeds of each configuration are not enough without the rest (the NoResidual anchor)
+    order, seeds = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor, trained=(15, 16))
+    assert order.verdict == seeds.verdict == "NOT TESTED"
     # ...but an overlap already seen is final: no later seed narrows a range
-    order, seeds = sweep_rows(_sweep((5.9, 6.538), (6.53, 6.54), (5.13, 5.14)), floor)
-    assert order.verdict == "CONTRADICTED" and seeds.verdict == "NOT TESTED"
+    order, seeds = sweep_rows(_sweep((5.9, 6.538), (6.53, 6.54), (5.13, 5.14)), floor, trained=(6, 16))
+    assert order.verdict == "CONTRADICTED" and "no later seed can undo" in order.why and seeds.verdict == "NOT TESTED"
 
 
 def test_takeaway_lists_every_verdict_class():

@@ -191,7 +191,7 @@ def test_the_chapter_reads_table_5_at_the_stand_in_the_released_search_chose():
 
 
 def _answer(attn, ffn=(6.53, 6.54), full=(5.2, 5.3), first_attn=(6.54, 6.53), order="NOT TESTED",
-            sensitivity="NOT TESTED"):
+            sensitivity="NOT TESTED", kind="chosen"):
     from lib.claims.verdicts import Claim
 
     def summ(rows):
@@ -200,23 +200,28 @@ def _answer(attn, ffn=(6.53, 6.54), full=(5.2, 5.3), first_attn=(6.54, 6.53), or
     ours = summ([("FullResidual", [(v, v) for v in full]), ("AttnOnly", attn), ("FFNOnly", [(v, v) for v in ffn])])
     first = summ([("AttnOnly", [(v, v) for v in first_attn])])
     return S.sweep_answer(ours, 6.478, "cpu-bpe-ramp", Claim(order, "o"), Claim(sensitivity, "s"), first,
-                          "cpu-bpe", 6.528)
+                          "cpu-bpe", 6.528, kind=kind)
 
 
 def test_the_chapters_answer_is_computed_from_its_runs():
     # AttnOnly off the floor in both seeds, one of them back on it at the end; FFNOnly on it
     text = _answer([(5.77, 5.77), (6.14, 6.57)])
-    assert "AttnOnly leaves the floor and FFNOnly does not" in text
-    assert "AttnOnly in 2 of 2" in text and "FFNOnly in 0 of 2" in text
+    assert "At the stand-in the search chose" in text
+    assert "AttnOnly leaves the floor in 2 of 2 seeds trained so far and FFNOnly in 0 of 2" in text
     assert "AttnOnly seed 1 left the floor and fell back onto it" in text
     assert "Table 5's ordering: NOT TESTED" in text and "in all 2 seeds" in text
-    # every AttnOnly on the floor: the answer says so, and no seed fell back
+    # every AttnOnly on the floor: counted so, and no seed fell back
     text = _answer([(6.54, 6.54), (6.55, 6.55)])
-    assert "neither AttnOnly nor FFNOnly leaves the floor" in text and "fell back" not in text
+    assert "AttnOnly leaves the floor in 0 of 2" in text and "fell back" not in text
     # FFNOnly off it too; the verdicts as decided; the first stand-in's AttnOnly off its floor is not "stayed"
     text = _answer([(5.77, 5.77)], ffn=(6.2, 6.54), order="CONTRADICTED", first_attn=(6.3,))
-    assert "AttnOnly and FFNOnly both leave the floor" in text and "Table 5's ordering: CONTRADICTED" in text
+    assert "FFNOnly in 1 of 2" in text and "Table 5's ordering: CONTRADICTED" in text
     assert "stayed on the floor in all" not in text
+    # opened at the first stand-in, the page says so and does not set that stand-in beside itself
+    text = _answer([(6.54, 6.54), (6.55, 6.55)], kind="first")
+    assert text.startswith("**At the first stand-in") and "At the first stand-in (`cpu-bpe`) AttnOnly" not in text
+    with pytest.raises(ValueError, match="valid: chosen, first, paper"):
+        _answer([(5.77, 5.77)], kind="other")
 
 
 def test_the_first_stand_ins_reading_says_why_it_could_not_test_table_5():

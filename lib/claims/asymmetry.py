@@ -65,13 +65,15 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAP
 
 @claim("Ordering and separation")
 def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, probe=None,
-                     margin: float = ESCAPE_MARGIN, planned: int | None = None) -> Claim:
+                     margin: float = ESCAPE_MARGIN, sweep: tuple[int, int] | None = None) -> Claim:
     """Table 5 (§6.2.1) and the 10M abstract: Full Residual below every AttnOnly seed, every AttnOnly seed below every
     FFNOnly seed (a positive minimum gap: worst AttnOnly against best FFNOnly). Where AttnOnly never left the floor
     it has not landed anywhere, so where it lands cannot be read (``probe``: the longer-budget runs, said beside).
     The paper's gap: 124M, §6.2.1's 1.060; 10M, the abstract's "at least 1.76" below the FFNOnly floor.
-    ``planned``: the seeds each configuration is to have (Table 5's five); with fewer the claim is NOT TESTED, unless
-    the ranges already overlap, which no later seed can undo (a range only widens)."""
+    An order whose closest pair lies within ``margin`` is too close to call (a knife-edge: NOT TESTABLE HERE).
+    ``sweep``: (runs finished, runs planned) of the sweep the claim is about (Table 5's 16, the NoResidual anchor
+    that sets the floor among them); until every one is finished the claim is NOT TESTED, unless the seed ranges
+    already overlap, which no later seed can undo (a range only widens)."""
     from .paper import paper_value
     s = pooled(summaries)
     full, a, f = (s[s.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
@@ -105,34 +107,41 @@ def claim_separation(summaries: pd.DataFrame, floor: float, paper_scale: str, pr
                f"cannot be read")
     else:
         why = "read from the seed ranges: " + ("they do not overlap" if order else "they overlap")
-    seeds, reached = _seeds_trained(s, planned)
-    reached = reached or (has_all and attn_left and not order)  # an overlap is final: more seeds only widen it
-    if not reached:
-        why = f"{_seed_counts(seeds, planned)}; so far {why}"
-    return Claim(verdict(has_all, attn_left, bool(order), reached=reached), why,
+    # the ordering holds on the best losses, but a closest pair inside the margin is a coin that fell one way
+    edge = bool(order) and gaps.get("min_gap") is not None and gaps["min_gap"] < margin
+    if edge:
+        why = (f"the closest AttnOnly and FFNOnly seeds are {gaps['min_gap']:.3f} apart, inside the escape margin "
+               f"{margin}: too close to call")
+    seeds, whole = _seeds_trained(s, sweep)
+    final = has_all and attn_left and not order  # an overlap is final: more seeds only widen a range
+    if not whole:
+        why = _waiting(seeds, sweep) + ("; the seed ranges already overlap, which no later seed can undo" if final
+                                        else f"; so far {why}")
+    return Claim(verdict(has_all, attn_left, bool(order), knife_edge=edge, reached=whole or final), why,
                  {"min_gap": gaps.get("min_gap"), "attn_left": attn_left, "ordered": bool(order), "seeds": seeds},
                  lines)
 
 
-def _seeds_trained(s: pd.DataFrame, planned: int | None) -> tuple[dict, bool]:
-    """The seeds each of Table 5's three configurations has, and whether each has its ``planned`` seeds (None: no
-    plan to wait for)."""
+def _seeds_trained(s: pd.DataFrame, sweep: tuple[int, int] | None) -> tuple[dict, bool]:
+    """The seeds each of Table 5's three configurations has, and whether the sweep (``sweep``: runs finished, runs
+    planned; None: no sweep to wait for) is finished."""
     seeds = {c: int(s[s.config == c].seed.nunique()) for c in ("FullResidual", "AttnOnly", "FFNOnly")}
-    return seeds, planned is None or min(seeds.values()) >= planned
+    return seeds, sweep is None or sweep[0] >= sweep[1]
 
 
-def _seed_counts(seeds: dict, planned: int) -> str:
-    return (f"{min(seeds.values())} of {planned} seeds trained (Full Residual {seeds['FullResidual']}, AttnOnly "
-            f"{seeds['AttnOnly']}, FFNOnly {seeds['FFNOnly']}), so the claim waits for the rest")
+def _waiting(seeds: dict, sweep: tuple[int, int]) -> str:
+    return (f"{sweep[0]} of the sweep's {sweep[1]} runs trained (seeds so far: Full Residual {seeds['FullResidual']}, "
+            f"AttnOnly {seeds['AttnOnly']}, FFNOnly {seeds['FFNOnly']}), so the claim waits for the rest")
 
 
 @claim("AttnOnly seed-sensitive")
 def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN,
-                           planned: int | None = None) -> Claim:
+                           sweep: tuple[int, int] | None = None) -> Claim:
     """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds). Counted as
     seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly that never left the floor
-    has no landing place to vary, so it cannot show it. ``planned``: the seeds each configuration is to have; with
-    fewer the claim is NOT TESTED (a spread moves either way as seeds are added)."""
+    has no landing place to vary, so it cannot show it. ``sweep``: (runs finished, runs planned) of the sweep; until
+    every one is finished the claim is NOT TESTED (a spread moves either way as seeds are added, and the floor is the
+    NoResidual anchor's)."""
     s = pooled(summaries)
     a, f = (s[s.config == c] for c in ("AttnOnly", "FFNOnly"))
     seeds_ok = len(a) >= 2 and len(f) >= 2  # a std needs two seeds; one seed has no spread to compare
@@ -149,9 +158,9 @@ def claim_seed_sensitivity(summaries: pd.DataFrame, floor: float, margin: float 
            "AttnOnly never left the floor, so it has no landing place whose seed spread could show" if not attn_left
            else f"AttnOnly's seed std {spread[0]:.3f} against FFNOnly's {spread[1]:.3f} (more than 5 times it counts "
                 f"as seed-sensitive)")
-    seeds, reached = _seeds_trained(s, planned)
+    seeds, reached = _seeds_trained(s, sweep)
     if not reached:
-        why = f"{_seed_counts(seeds, planned)}; so far {why}"
+        why = f"{_waiting(seeds, sweep)}; so far {why}"
     return Claim(verdict(seeds_ok, attn_left, agrees, reached=reached), why,
                  {"attn_std": spread[0], "ffn_std": spread[1], "seeds": seeds})
 

@@ -89,6 +89,14 @@ class Evidence:
             return s[s.budget == ch.experiments()[0].train.max_steps]
         return self._get("124m_sweep.at_budget" + (f"@{scale}" if scale else ""), make)
 
+    def sweep_124m_trained(self) -> tuple[int, int]:
+        """(runs finished, runs planned) of the 124M chapter's released sweep at its stand-in."""
+        def make():
+            ch = self.chapter("124m_sweep")
+            planned = len(ch.experiments())
+            return planned - len(ch.missing()), planned
+        return self._get("124m_sweep.trained", make)
+
     def claim(self, name: str) -> Claim:
         """The claim ``name`` as its function decides it on this evidence."""
         e = self.entry(name)

@@ -265,20 +265,22 @@ def _seeds(rows: pd.DataFrame) -> str:
 
 
 def sweep_answer(summaries: pd.DataFrame, floor: float, scale: str, order, sensitivity, first: pd.DataFrame,
-                 first_scale: str, first_floor: float, stand_in: bool = True) -> str:
-    """The 124M chapter's answer, first on its page: at the chosen stand-in ``scale`` (``summaries`` on ``floor``;
-    ``stand_in`` False: the paper's own 124M, retrained on a GPU),
-    how many seeds of each configuration left the floor, Table 5's two verdicts (``order``, ``sensitivity``: the
-    claims as decided), and what the first stand-in's runs (``first`` on ``first_floor``) could not show."""
+                 first_scale: str, first_floor: float, kind: str = "chosen") -> str:
+    """The 124M chapter's answer, first on its page, for the runs it shows (``summaries`` on ``floor`` at ``scale``;
+    ``kind``: "chosen", the stand-in the search chose; "first", the first stand-in; "paper", the paper's own 124M
+    retrained on a GPU): how many seeds of each configuration left the floor, Table 5's two verdicts (``order``,
+    ``sensitivity``: the claims as decided) and, beside another scale, what the first stand-in's runs (``first`` on
+    ``first_floor``) could not show."""
+    where = {"chosen": f"At the stand-in the search chose (`{scale}`)", "first": f"At the first stand-in (`{scale}`)",
+             "paper": f"At the paper's {scale}"}
+    if kind not in where:
+        raise ValueError(f"kind {kind!r}; valid: {', '.join(where)}")
     by = {c: summaries[summaries.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly")}
-    counts = floor_counts(summaries, floor)
-    where = f"At the stand-in the search chose (`{scale}`)" if stand_in else f"At the paper's {scale}"
-    attn, ffn = (len(left(by[c], floor)) > 0 for c in ("AttnOnly", "FFNOnly"))
-    shown = ("AttnOnly leaves the floor and FFNOnly does not" if attn and not ffn else
-             "AttnOnly and FFNOnly both leave the floor" if attn else
-             "FFNOnly leaves the floor and AttnOnly does not" if ffn else
-             "neither AttnOnly nor FFNOnly leaves the floor")
-    text = f"**{where}, {shown}.** Seeds that left the floor ({floor:.3f}): {counts}."
+    # the headline counts seeds, so that two seeds of five never read as all of them
+    (a, na), (f, nf), (full, nfull) = ((len(left(by[c], floor)), len(by[c]))
+                                       for c in ("AttnOnly", "FFNOnly", "FullResidual"))
+    text = (f"**{where[kind]}, AttnOnly leaves the floor in {a} of {na} seeds trained so far and FFNOnly in {f} of "
+            f"{nf}.** Full Residual leaves it in {full} of {nfull} (the floor: {floor:.3f}).")
     # an AttnOnly that left the floor and ended back on it: the seed sensitivity the paper reports, seen in one run
     back = left(by["AttnOnly"], floor)
     back = back[back.final_val_loss > floor - ESCAPE_MARGIN]
@@ -287,7 +289,12 @@ def sweep_answer(summaries: pd.DataFrame, floor: float, scale: str, order, sensi
     text += (f" Table 5's ordering: {order.word}, {order.why}. AttnOnly's seed sensitivity: {sensitivity.word}, "
              f"{sensitivity.why}.")
     stuck = first[(first.config == "AttnOnly")]
-    if len(stuck) and not len(left(stuck, first_floor)):
+    if kind != "first" and len(stuck) and not len(left(stuck, first_floor)):
         text += (f" At the first stand-in (`{first_scale}`) AttnOnly stayed on the floor in all {len(stuck)} seeds, "
                  f"so neither claim could be tested there.")
     return text
+
+
+def answer_kind(scale: str, spec) -> str:
+    """``sweep_answer``'s ``kind`` for the 124M chapter opened at ``scale`` (``spec``: its ``runset.ChapterSpec``)."""
+    return "paper" if scale == spec.paper_scale else "chosen" if scale == spec.stand_in else "first"

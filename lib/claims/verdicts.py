@@ -65,8 +65,9 @@ def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge:
             by_design: bool = False, reached: bool = True) -> str:
     """No runs: NOT TESTED; nor, while ``reached`` is False, runs that have not yet trained as far as the claim
     speaks of (a prefix still on the floor of a run whose end the claim is about: it is being trained, and its
-    end will decide). Runs whose control did not show what the claim is about (a Full Residual that never
-    left the floor, an AttnOnly that never left it when the claim is about where it lands): NOT TESTABLE HERE,
+    end will decide; or a sweep of seeds not all trained, whose missing seeds could still move it). Runs whose
+    control did not show what the claim is about (a Full Residual that never left the floor, an AttnOnly that
+    never left it when the claim is about where it lands): NOT TESTABLE HERE,
     whatever else they say; they neither confirm nor contradict. Two more cases neither confirm nor contradict,
     and are NOT TESTABLE HERE:
 
