@@ -108,7 +108,10 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
         means = summ.groupby("config").best_val_loss.mean()
         if "NoResidual" not in means:
             continue
-        label = f"ours: {ch.scale} stand-in, {summ.seed.nunique()} seeds"
+        # the seeds of the configurations drawn, as the paper's label counts them ("5 seeds (FFNOnly 3)")
+        k = {c: int(summ[summ.config == c].seed.nunique()) for c in ("AttnOnly", "FFNOnly")}
+        label = (f"ours: {ch.scale} stand-in, {k['AttnOnly']} seeds"
+                 + (f" (FFNOnly {k['FFNOnly']})" if k["FFNOnly"] != k["AttnOnly"] else ""))
         full = means.get("FullResidual", float("nan")) - means.NoResidual
         rows += [group | dict(label=label, source="stand-in", config=r.config, seed=int(r.seed),
                               above=r.best_val_loss - means.NoResidual, lo=None, hi=None, full=full)
