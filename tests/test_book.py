@@ -13,7 +13,7 @@ from lib.book import Chapter, ParameterError, beside_paper, plots, seed_table
 from lib.book.tables import OURS
 from lib.claims import asymmetry, fixed_val_batches, gain_confound, joint_collapse
 from lib.claims.paper import paper_value, paper_values
-from lib.engine import results
+from lib.engine import plans, results
 
 # -- chapter parameters ------------------------------------------------------------------
 
@@ -24,7 +24,6 @@ def params(**kw):
 
 def test_chapter_defaults_to_the_labelled_stand_in_without_cuda():
     ch = Chapter.open("124m_sweep", params(), announce=False)
-    from lib.engine import plans
     assert ch.scale == plans.STAND_IN_124M and ch.stand_in
     assert "STAND-IN for the paper's 124M" in ch.banner()
 
@@ -327,7 +326,6 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
     from lib.engine.config import get_preset
     from lib.engine.model import GPT
     text = " ".join(Path(__file__).parents[1].joinpath("book", "intro.md").read_text().split())
-    from lib.engine import plans
     for scale in ("cpu", plans.STAND_IN_124M):
         e = get_preset(scale)
         m = re.search(rf"`{scale}` \(([\d.]+)M parameters, (\d+) layers × (\d+), .*?([\d,]+) steps", text)
@@ -344,7 +342,6 @@ def test_the_124m_chapter_opening_describes_both_presets_as_lib_config_defines_t
 
     import nbformat
 
-    from lib.engine import plans
     from lib.engine.config import get_preset
     nb = nbformat.read(Path(__file__).parents[1] / "book" / "124m_sweep.ipynb", as_version=4)
     # the prose that sets the GPU's chapter beside the CPU's, after the computed answer
@@ -800,7 +797,7 @@ def test_each_chapter_compares_with_the_floor_of_what_its_runs_are_evaluated_on(
         ch = Chapter.open(name, params(), announce=False)
         f = ch.floors()
         if f["empirical"] is not None:           # BPE: the NoResidual run, the paper's own floor
-            assert ch.floor() == f["empirical"] and ch.scale == "cpu-bpe"
+            assert ch.floor() == f["empirical"] and ch.scale == plans.STAND_IN_124M
         elif ch.spec.impl == "nanogpt":           # fresh random batches average over the split
             assert ch.floor() == f["split"]
         else:                                     # fixed batches: the floor on those very batches
