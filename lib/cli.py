@@ -183,9 +183,11 @@ def parser() -> argparse.ArgumentParser:
                    help=f"the implementation whose 10M AttnOnly step is timed (default {DEFAULT_IMPL})")
     # The throughput table times bf16 too, which at the 10M batch takes minutes a step on an AVX2 CPU.
     b.add_argument("--step-cost-only", action="store_true",
-                   help="print only the 10M step-cost table (no fp32/bf16 throughput table)")
+                   help="print only the step-cost table, at --scales (default 10M; no fp32/bf16 "
+                        "throughput table)")
     b.add_argument("--rounds", type=int, default=1,
-                   help="time the 10M loops this many times in turn and print each one's median and range (default 1)")
+                   help="time the step-cost loops this many times in turn and print each one's median and "
+                        "range (default 1)")
     pr = add("prepare", help="fetch and encode a dataset")
     pr.add_argument("dataset", choices=("tinyshakespeare", "openwebtext"))
     # A local copy for a machine without network, or for the tests; the Hub's conversion otherwise.
@@ -355,31 +357,32 @@ def main(argv=None) -> int:
             print(json.dumps(out, indent=2))
         elif args.command == "bench":
             from .engine.bench import bench, step_cost
-            # The step-cost table is the paper's 10M batch only: whatever would not reach it is refused, not ignored.
-            if args.step_cost_only and (args.batch_size is not None or (args.scales and args.scales != ["10M"])):
-                raise ConfigError("--step-cost-only times the paper's whole 10M batch: drop --batch-size, and "
-                                  "--scales (or give --scales 10M)")
+            # The step-cost table times a preset's whole batch: a --batch-size would not reach it, so it is refused.
+            if args.step_cost_only and args.batch_size is not None:
+                raise ConfigError("--step-cost-only times each preset's whole batch: drop --batch-size")
             # Zero timed steps would time nothing (and divide by no time): refused before any model is built.
             if args.steps < 1:
                 raise ConfigError(f"--steps {args.steps}: must be at least 1 (the timed steps of each measurement)")
-            scales = args.scales or ["10M", "cpu"]
-            timed = args.step_cost_only or "10M" in scales
+            # The step-cost table: the paper's 10M shape, and with --step-cost-only any preset's (a stand-in's
+            # bench row, e.g. --step-cost-only --scales cpu-bpe-ramp); the throughput table: --scales.
+            scales = args.scales or (["10M"] if args.step_cost_only else ["10M", "cpu"])
+            timed = scales if args.step_cost_only else [s for s in scales if s == "10M"]
             if not timed and args.rounds != 1:
-                raise ConfigError(f"--rounds applies to the 10M step-cost table, which --scales {' '.join(scales)} "
+                raise ConfigError(f"--rounds applies to the step-cost table, which --scales {' '.join(scales)} "
                                   f"does not time: add 10M to --scales, or use --step-cost-only")
             # What the trainer or the machine would refuse is refused now, not after minutes of timing other loops.
             from .engine.experiment import check_fits
             from .engine.train import check_micro_batch, resolve_device
-            if timed:
+            for scale in timed:
                 for b in args.micro_batches:
-                    check_micro_batch(b, get_preset("10M", args.impl, "AttnOnly").train.batch_size)
+                    check_micro_batch(b, get_preset(scale, args.impl, "AttnOnly").train.batch_size)
             if not args.step_cost_only and args.batch_size is not None:  # as train: a step that cannot fit
                 for scale in scales:
                     check_fits(replace(get_preset(scale, args.impl, "FullResidual"), batch_size=args.batch_size),
                                resolve_device(args.device))
-            if timed:  # what one step of the paper's 10M model costs here
-                print(step_cost(impl=args.impl, micro_batches=args.micro_batches, steps=args.steps, device=args.device,
-                                rounds=args.rounds)
+            for scale in timed:  # what one step of the preset's model costs here
+                print(step_cost(scale, impl=args.impl, micro_batches=args.micro_batches, steps=args.steps,
+                                device=args.device, rounds=args.rounds)
                       .to_markdown(index=False), end="\n\n")
             if not args.step_cost_only:
                 print(bench(scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(index=False))

@@ -134,17 +134,22 @@ def test_set_reads_booleans_in_json_and_python_spelling():
 def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_refused(monkeypatch):
     from lib.engine import bench
     called = []
-    monkeypatch.setattr(bench, "step_cost", lambda **kw: called.append(("step_cost", kw["rounds"])) or pd.DataFrame(
-        {"loop": ["plain"]}))
+    monkeypatch.setattr(bench, "step_cost", lambda scale, **kw: called.append(("step_cost", scale, kw["rounds"]))
+                        or pd.DataFrame({"loop": ["plain"]}))
     monkeypatch.setattr(bench, "bench", lambda *a, **kw: called.append(("bench", a[0])) or pd.DataFrame({"x": [1]}))
     assert cli("bench", "--step-cost-only", "--rounds", "3").returncode == 0
-    assert called == [("step_cost", 3)]  # the throughput table is skipped
+    assert called == [("step_cost", "10M", 3)]  # the throughput table is skipped
     called.clear()
-    assert cli("bench").returncode == 0 and called == [("step_cost", 1), ("bench", ["10M", "cpu"])]
+    assert cli("bench").returncode == 0 and called == [("step_cost", "10M", 1), ("bench", ["10M", "cpu"])]
+    called.clear()
+    # a stand-in's bench row (issue 60): its own preset's step, nothing at 10M
+    assert cli("bench", "--step-cost-only", "--scales", "cpu-bpe-ramp").returncode == 0
+    assert called == [("step_cost", "cpu-bpe-ramp", 1)]
     called.clear()
     for args, said in ((("--step-cost-only", "--batch-size", "8"), "drop --batch-size"),
-                       (("--step-cost-only", "--scales", "cpu"), "--scales 10M"),
-                       (("--scales", "cpu", "--rounds", "3"), "--rounds applies to the 10M step-cost table")):
+                       (("--step-cost-only", "--scales", "cpu-bpe-ramp", "--micro-batches", "3"),
+                        "must divide the batch size 8"),
+                       (("--scales", "cpu", "--rounds", "3"), "--rounds applies to the step-cost table")):
         r = cli("bench", *args)
         assert r.returncode == 2 and said in r.stderr
     assert called == []  # refused before anything is timed

@@ -362,6 +362,20 @@ def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_sp
         bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=0)
 
 
+def test_step_cost_at_the_124m_stand_in_times_its_own_batch_and_says_what_its_run_costs(monkeypatch):
+    # issue 60's bench row: cpu-bpe-ramp's batch is 8 sequences, so micro-batches of 8 are its whole batch (timed once),
+    # and it trains with dropout 0.1, so fast dropout is timed beside; a run is its preset's 1,200 steps
+    from lib.engine import bench
+    monkeypatch.setattr(bench, "matmul_rate", lambda shapes, device: 1e9)
+    monkeypatch.setattr(bench, "bare_loop_tokens_per_s", lambda exp, steps, device: 1024.0)
+    monkeypatch.setattr(bench, "trainer_tokens_per_s", lambda *a, **k: 512.0)
+    df = bench.step_cost(scale="cpu-bpe-ramp", steps=1, device="cpu")
+    assert list(df.loop) == ["plain full-batch loop", "trainer, whole batch", "trainer, whole batch, fast dropout"]
+    # 1,024 tokens a step: 1 s at 1,024 tokens/s, 2 s at 512; 1,200 steps are 20 and 40 minutes
+    assert list(df["s/step"]) == [1.0, 2.0, 2.0]
+    assert list(df["run minutes (steps only)"]) == [20.0, 40.0, 40.0]
+
+
 def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(monkeypatch):
     # a round slowed by other work measures a low matmul rate; read against it, a step from a quiet round passed 1
     from lib.engine import bench

@@ -1,7 +1,7 @@
 """``python -m lib bench``: what one training step costs, and training throughput in fp32 and bf16.
 
 ``step_cost`` times, side by side in one process, the plain full-batch loop and the Trainer with and
-without micro-batches at the 10M shape, and sets each against the step's arithmetic (``step_flops``) and
+without micro-batches at a preset's shape (the paper's 10M by default; a stand-in's, for its bench row), and sets each against the step's arithmetic (``step_flops``) and
 the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): the model FLOP
 utilisation says how close a loop is to what this machine's matrix multiplies allow.
 
@@ -186,9 +186,11 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, not {rounds}")
     device = resolve_device(device)
-    # The full preset batch, no --batch-size: the point is what one step of the paper's own 10M run costs.
+    # The full preset batch, no --batch-size: the point is what one step of the preset's own run costs.
     exp = get_preset(scale, impl, config)
     flops, tokens = step_flops(exp), exp.train.batch_size * exp.train.grad_accum * exp.model.block_size
+    # A micro-batch as large as the batch is the whole batch again (a stand-in's batch of 8): timed once.
+    micro_batches = [b for b in micro_batches if b < exp.train.batch_size]
     # Lambdas, so each loop builds its model only in its turn.
     loops = [("plain full-batch loop", None, lambda: bare_loop_tokens_per_s(exp, steps, device)),
              ("trainer, whole batch", None, lambda: trainer_tokens_per_s(exp, steps, device, warmup=1))]
@@ -217,7 +219,10 @@ def step_cost(scale: str = "10M", impl: str = "residualgpt", config: str = "Attn
         # a round that another process slowed, is too low, and set against a step from a quieter moment gave a
         # "utilisation" above 1 (1.17, issue 38). What the machine can do is best seen at its fastest.
         utilisation = flops / s_step / max(rate)
+        # What the preset's whole run costs at this step, its training steps only (evaluations add to it: each
+        # run's summary.json has the wall time it really took).
         rows.append({"shape": scale, "loop": name, "rounds": rounds, "s/step": round(s_step, 2),
+                     "run minutes (steps only)": round(s_step * exp.train.max_steps / 60, 1),
                      "s/step range": f"{min(times):.2f}-{max(times):.2f}", "GFLOP/step": round(flops / 1e9),
                      "achieved GFLOP/s": round(flops / s_step / 1e9, 1),
                      "matmul GFLOP/s (best of rounds)": round(max(rate) / 1e9, 1),
