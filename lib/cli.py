@@ -252,11 +252,10 @@ def _experiment(args, config: str, seed: int) -> Experiment:
     if args.eval_every is not None and "eval_interval" in sets:
         raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
     # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.engine.runs.run_path).
-    exp = get_preset(args.scale, args.impl or DEFAULT_IMPL, config, seed)
-    exp = replace(exp, mixer=args.mixer, **sets)
-    # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check above), so the
-    # order hides nothing.
-    overrides = {"precision": _precision(args, exp)}
+    preset = get_preset(args.scale, args.impl or DEFAULT_IMPL, config, seed)
+    # The flags and the --set keys in one replace: none can clash (OWN_FLAG, and the eval_interval check above),
+    # and --set cannot change the precision (OWN_FLAG), so the preset's precision is the one to start from.
+    overrides = {"mixer": args.mixer, "precision": _precision(args, preset), **sets}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
     if args.eval_every is not None:
@@ -265,7 +264,7 @@ def _experiment(args, config: str, seed: int) -> Experiment:
         overrides.update(gain_mode=args.gain_mode, gain=args.gain)
     elif args.gain != 1.0:
         raise ConfigError(f"--gain {args.gain} needs --gain-mode; valid: {', '.join(GAIN_MODES)}")
-    return replace(exp, **overrides)
+    return replace(preset, **overrides)
 
 
 def _guard_released(args, exps) -> None:

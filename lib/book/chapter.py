@@ -161,8 +161,8 @@ class Chapter(RunSet):
         """Train (or resume) the requested seed for every configuration the chapter's tables need, with a
         progress bar and one printed line per evaluation; deterministic where the paper's runs were."""
         from ..engine.experiment import run
-        out = []
-        for e in self.retrain_experiments():
+        out, exps = [], self.retrain_experiments()
+        for e in exps:
             print(f"training {variant_label(e)} {e.config_name} seed {e.seed} at {e.scale} into {self.runs_dir}",
                   flush=True)
             # keep_weights: the chapters that read a checkpoint (the fixed-batch noise) can read a retrained seed's too
@@ -170,7 +170,7 @@ class Chapter(RunSet):
                            compile=self.compile, deterministic=self.spec.deterministic,
                            callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")]))
         # A smoke run is listed here and drawn, labelled, in the curves; every table and verdict leaves it out.
-        if self.steps is not None and any(off_preset_steps(e) for e in self.retrain_experiments()):
+        if self.steps is not None and any(off_preset_steps(e) for e in exps):
             # imported only when there is a smoke run to display
             from IPython.display import display
             print(f"These {self.steps}-step runs are not the preset's budget: they are shown here and labelled in "

@@ -348,7 +348,8 @@ def off_preset_fields(exp: Experiment) -> dict[str, Any]:
     configuration): a factor of the implementation bundle switched on its own, another depth, another
     evaluation cadence. Each one becomes part of the run's directory name, so that two experiments never
     share a directory. Steps, precision and mixer are named by their own functions."""
-    preset = get_preset(exp.scale, exp.impl, exp.config_name, exp.seed)
+    # The seed is no model or training field: the preset at the paper's seed compares the same fields.
+    preset = get_preset(exp.scale, exp.impl, exp.config_name)
     # Each scale has its dataset, and no directory names it: another dataset under the same scale would share the
     # preset's run directory. Refused; another corpus is another scale (`cpu-sotu`).
     if exp.dataset != preset.dataset:
