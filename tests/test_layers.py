@@ -40,3 +40,11 @@ def test_at_most_eight_modules_at_libs_top_level_and_every_other_in_a_layer():
     top = sorted(p.name for p in LIB.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists())
     assert len(top) <= 8, top
     assert [m for m in graph() if layer(m) is None and "." in m] == []
+
+
+def test_the_readme_stays_short_and_opens_with_the_two_commands():
+    # issue 58 item 4: at most 1,800 words (it was 4,715), in nanoGPT's order: the answer, then the two commands
+    text = (LIB.parent / "README.md").read_text()
+    assert len(text.split()) <= 1800, len(text.split())
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads[:2] == ["## Two commands", "## What the first page shows"], heads
