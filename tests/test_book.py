@@ -392,13 +392,19 @@ def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, 
     from lib.engine.config import get_preset
     monkeypatch.setattr(lib.book.tables, "RUNS_DIR", tmp_path)
     for config, seed, best in [("FullResidual", 1337, 1.5), ("AttnOnly", 1337, 1.8), ("FFNOnly", 1337, 3.3),
-                               ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
+                               ("NoResidual", 1337, 3.35), ("AttnOnly", 0, 2.0), ("FFNOnly", 0, 3.4)]:
         fake_run(get_preset("cpu", "residualgpt", config, seed), tmp_path, best)
     t = lib.book.tables.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
     original, phase3 = t.loc[("10M", "residualgpt", "original")], t.loc[("10M", "residualgpt", "phase3")]
     assert original["our seeds"] == "1337" and original["our AttnOnly"] == 1.8   # Table 3's seeds only
-    assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9     # every seed
+    # every seed, each configuration's own: Full Residual and No Residual have only seed 1337 here
+    assert phase3["our seeds"] == "Full Residual 1337; AttnOnly 1337, 0; FFNOnly 1337, 0; No Residual 1337"
+    assert phase3["our AttnOnly"] == 1.9
     assert t.loc[("124M", "residualgpt", "controlled"), "our seeds"] == "none yet"
+    # one configuration of the four trained: named, not read as the row's seeds
+    fake_run(get_preset("cpu-bpe-ramp", "residualgpt", "NoResidual", 1337), tmp_path, 6.5)
+    t = lib.book.tables.cross_scale_table().set_index(["paper scale", "impl", "paper row"])
+    assert t.loc[("124M", "residualgpt", "controlled"), "our seeds"] == "No Residual 1337"
     assert t.loc[("124M", "nanogpt", "-"), "our scale"] == "not run"
     # AttnOnly's best, 1.8, is far below the floor (3.35 - 0.1): its history escapes, so the summary says so too
     assert original["our AttnOnly left the floor"] == "1 of 1"

@@ -11,6 +11,7 @@ import pandas as pd
 from ..claims.rows import IMPL_NAMES
 from ..engine import plans
 from ..engine.config import (
+    CONFIG_NAMES,
     CONFIGS,
     PAPER_SEED,
     Experiment,
@@ -325,6 +326,18 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
     return pd.DataFrame({scale: rows})  # one column, named for the scale
 
 
+def seeds_by_config(summ: pd.DataFrame, planned) -> str:
+    """The seeds each configuration has, in the plan's order: one list where every ``planned`` configuration has
+    the same seeds, otherwise one per configuration trained (a sweep half trained, or a single-seed No Residual
+    anchor beside five seeds, must not read as five seeds of everything); "none yet" where nothing is trained."""
+    by = {c: list(dict.fromkeys(g.seed)) for c, g in summ.groupby("config", sort=False)}
+    if not by:
+        return "none yet"
+    if set(by) == set(planned) and len({tuple(v) for v in by.values()}) == 1:
+        return ", ".join(map(str, next(iter(by.values()))))
+    return "; ".join(f"{CONFIG_NAMES[c]} {', '.join(map(str, v))}" for c, v in by.items())
+
+
 def cross_scale_table() -> pd.DataFrame:
     """Table 6: the paper's rows beside the same quantities from our released runs."""
     from ..claims.asymmetry import asymmetry
@@ -350,10 +363,9 @@ def cross_scale_table() -> pd.DataFrame:
             # Released runs only, no chapter floor: escape steps as each run recorded them. asymmetry() pools inside.
             summ = summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
             a = asymmetry(summ)
-            seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
             attn = summ[summ.config == "AttnOnly"]
             # "none yet": the row is kept, so the table shows which of Table 6's rows we have not trained
-            row.update({"our scale": our_scale, "our seeds": ", ".join(map(str, seeds)) or "none yet",
+            row.update({"our scale": our_scale, "our seeds": seeds_by_config(summ, {e.config_name for e in exps}),
                         "our AttnOnly": a.get("attn_mean"), "our FFNOnly": a.get("ffn_mean"),
                         # a gap % means "AttnOnly recovered" only where AttnOnly left the floor
                         "our AttnOnly left the floor": f"{attn.escape_step.notna().sum()} of {len(attn)}",

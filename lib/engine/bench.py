@@ -1,9 +1,10 @@
 """``python -m lib bench``: what one training step costs, and training throughput in fp32 and bf16.
 
 ``step_cost`` times, side by side in one process, the plain full-batch loop and the Trainer with and
-without micro-batches at a preset's shape (the paper's 10M by default; a stand-in's, for its bench row), and sets each against the step's arithmetic (``step_flops``) and
-the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): the model FLOP
-utilisation says how close a loop is to what this machine's matrix multiplies allow.
+without micro-batches at a preset's shape (the paper's 10M by default; a stand-in's, for its bench
+row), and sets each against the step's arithmetic (``step_flops``) and the machine's own fp32 matmul
+rate at the step's GEMM shapes (``matmul_rate``): the model FLOP utilisation says how close a loop is
+to what this machine's matrix multiplies allow.
 
 For each shape it times (after warm-up steps that are not counted) the Trainer's optimisation steps
 and the bare forward/backward/AdamW loop of ``bare_loop_tokens_per_s`` on the same
