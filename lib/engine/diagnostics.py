@@ -11,6 +11,7 @@ Hooks are registered only for the one forward pass that needs them and
 removed at once; gradient norms are read only on the step before an
 evaluation. With no diagnostics attached the loop does no extra work.
 """
+
 from __future__ import annotations
 
 import torch
@@ -36,10 +37,12 @@ def grad_norms(model) -> dict[str, list[float]]:
     blocks = model.transformer.h
     # the FFN itself, inside a runtime gain's wrapper where §5.1's runs put one (gain.RuntimeGain.inner)
     ffns = [getattr(b.mlp, "inner", b.mlp) for b in blocks]
-    return {"attn": [_norm(b.attn.parameters()) for b in blocks],
-            "mlp": [_norm(b.mlp.parameters()) for b in blocks],
-            # The mean of the two matrices' norms, not the norm of both together: the author's number, Fig. 2a's.
-            "ffn_weights": [(_norm([f.c_fc.weight]) + _norm([f.c_proj.weight])) / 2 for f in ffns]}
+    return {
+        "attn": [_norm(b.attn.parameters()) for b in blocks],
+        "mlp": [_norm(b.mlp.parameters()) for b in blocks],
+        # The mean of the two matrices' norms, not the norm of both together: the author's number, Fig. 2a's.
+        "ffn_weights": [(_norm([f.c_fc.weight]) + _norm([f.c_proj.weight])) / 2 for f in ffns],
+    }
 
 
 def hidden_norms(model, idx) -> list[float]:

@@ -4,6 +4,7 @@ Longer than the house's ~350 lines because one run's whole life is here and nowh
 model, refusing bad input before anything is written, resuming, recording after each evaluation, rebuilding a
 lost summary, and recovering a finished run's weights by retraining it and checking it reproduces.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -58,46 +59,67 @@ def check_until(exp: Experiment, until: int | None) -> None:
     # Elsewhere the prefix would stop between checkpoints: its summary would name a step its history and its
     # checkpoint never reached, and continuing it would repeat the steps since the last evaluation.
     if until is not None and (until < 1 or until % exp.train.eval_interval):
-        raise ConfigError(f"--until {until}: must be a positive multiple of the evaluation interval "
-                          f"({exp.train.eval_interval}), where a checkpoint is written")
+        raise ConfigError(
+            f"--until {until}: must be a positive multiple of the evaluation interval "
+            f"({exp.train.eval_interval}), where a checkpoint is written"
+        )
 
 
-def check_fits(exp: Experiment, device: str, micro_batch: int | None = None, fast_dropout: bool = False) -> None:
+def check_fits(
+    exp: Experiment, device: str, micro_batch: int | None = None, fast_dropout: bool = False
+) -> None:
     """Refuse, before anything is built or written, a run its data or its machine cannot hold: the corpus must load
     and have the model's vocabulary, a window of ``block_size + 1`` tokens must fit in each split, and a lower
     bound of what one step keeps in memory must fit in the device's (``lib.engine.host.memory_bytes``)."""
-    corpus = load_corpus(exp.dataset)  # a missing file or tokenizer is a DataError here, before the run's folder
+    # a missing file or tokenizer is a DataError here, before the run's folder
+    corpus = load_corpus(exp.dataset)
     m, t = exp.model, exp.train
     # A corpus with fewer token types than the model would train dead logits; one with more would fail on its
     # first id past the embedding.
     if corpus.vocab_size != m.vocab_size:
-        raise ConfigError(f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects {m.vocab_size}")
+        raise ConfigError(
+            f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects {m.vocab_size}"
+        )
     shortest = min(("train", len(corpus.train)), ("val", len(corpus.val)), key=lambda kv: kv[1])
     if shortest[1] <= m.block_size:  # a window and its targets, shifted by one
-        raise ConfigError(f"block_size={m.block_size} does not fit: the {exp.dataset} {shortest[0]} split has "
-                          f"{shortest[1]:,} tokens and a window needs block_size + 1; valid: 1 to {shortest[1] - 1:,}")
+        raise ConfigError(
+            f"block_size={m.block_size} does not fit: the {exp.dataset} {shortest[0]} split has "
+            f"{shortest[1]:,} tokens and a window needs block_size + 1; valid: 1 to "
+            f"{shortest[1] - 1:,}"
+        )
     # A lower bound, so that no run that fits is refused: the fixed validation and train-estimate batches (int64
     # inputs and targets, kept on the device), the position table with its gradient and AdamW's two moments, and
     # per layer the activations backward must keep for the FFN alone (its input, C, and its 4C hidden before and
     # after the GELU: 9C a token), in the precision's bytes, for one micro-batch.
     rows = (micro_batch or t.batch_size) * m.block_size
     width = 2 if t.precision == "bf16" else 4
-    need = ((t.eval_batches + t.train_eval_batches) * t.batch_size * m.block_size * 2 * 8
-            + 4 * 4 * m.block_size * m.n_embd + m.n_layer * rows * 9 * m.n_embd * width)
+    need = (
+        (t.eval_batches + t.train_eval_batches) * t.batch_size * m.block_size * 2 * 8
+        + 4 * 4 * m.block_size * m.n_embd
+        + m.n_layer * rows * 9 * m.n_embd * width
+    )
     # A kernel that writes the attention scores out keeps at least one (batch, n_head, T, T) tensor per layer for
     # backward (the softmax's output), quadratic in block_size: nanoGPT's manual kernel always (with its T x T causal
     # mask, one byte an entry), and sdpa_math, the `sdpa` kernel written out for --fast-dropout, where dropout draws
     # masks (lib.engine.model.CausalSelfAttention). The fused kernels never hold it.
     scores = not m.flash or (fast_dropout and m.dropout > 0)
     if scores:
-        need += m.n_layer * rows * m.n_head * m.block_size * width + (0 if m.flash else m.block_size ** 2)
+        need += m.n_layer * rows * m.n_head * m.block_size * width + (
+            0 if m.flash else m.block_size**2
+        )
     have = memory_bytes(device)
     if have is not None and need > have:
-        heads = f", and {m.n_head} heads' {m.block_size} x {m.block_size} attention scores" if scores else ""
-        raise ConfigError(f"block_size={m.block_size}: one training step needs at least {need / 2**30:.1f} GiB of "
-                          f"memory (batch {micro_batch or t.batch_size} x {m.block_size} tokens x {m.n_layer} layers"
-                          f"{heads}), more than the {have / 2**30:.1f} GiB of {device}; lower block_size or "
-                          f"batch_size, or pass --micro-batch")
+        heads = (
+            f", and {m.n_head} heads' {m.block_size} x {m.block_size} attention scores"
+            if scores
+            else ""
+        )
+        raise ConfigError(
+            f"block_size={m.block_size}: one training step needs at least {need / 2**30:.1f} GiB "
+            f"of memory (batch {micro_batch or t.batch_size} x {m.block_size} tokens x {m.n_layer} "
+            f"layers{heads}), more than the {have / 2**30:.1f} GiB of {device}; lower block_size "
+            "or batch_size, or pass --micro-batch"
+        )
 
 
 def build_model(exp: Experiment) -> GPT:
@@ -111,9 +133,20 @@ def build_model(exp: Experiment) -> GPT:
     return construct(exp)
 
 
-def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, best: tuple, train_s: float,
-                tokens_per_step: int, floor: float, n_params: int, device: str | None,
-                wall_s: float | None) -> dict:
+def run_summary(
+    exp: Experiment,
+    hist: list[dict],
+    *,
+    steps: int,
+    status: str,
+    best: tuple,
+    train_s: float,
+    tokens_per_step: int,
+    floor: float,
+    n_params: int,
+    device: str | None,
+    wall_s: float | None,
+) -> dict:
     """The run's ``summary.json``, from its history and the few facts the history does not hold; ``best`` is
     (best validation loss, its step). A diverged run's best loss is ``None`` (its loss before it diverged is
     kept apart, as ``best_val_loss_before_divergence``, so that no reader pools it by mistake), with the step
@@ -123,21 +156,38 @@ def run_summary(exp: Experiment, hist: list[dict], *, steps: int, status: str, b
     vals = [r for r in hist if r.get("val_loss") is not None and math.isfinite(r["val_loss"])]
     # What a reader needs without opening the history: the identity of the run, its outcome against the floor,
     # and its cost. The stand-in fields let every table say when a number is a stand-in's, not the paper scale's.
-    out = {"scale": exp.scale, "impl": exp.impl, "config": exp.config_name, "seed": exp.seed,
-            "gain_mode": exp.gain_mode, "gain": exp.gain,
-            "stand_in": exp.is_stand_in, "stands_in_for": STAND_IN_FOR[exp.scale],
-            "steps": steps, "max_steps": exp.train.max_steps,
-            "best_val_loss": best[0] if vals else None, "best_step": best[1],
-            "final_val_loss": vals[-1]["val_loss"] if vals else None,
-            "unigram_floor": floor, "escape_step": escape_step(hist, floor),
-            "status": status, "n_params": n_params, "device": device,
-            # optimisation time only (the trainer's clock skips evaluations), None before the first step
-            "tokens_per_s": steps * tokens_per_step / train_s if train_s else None,
-            "train_s": round(train_s, 2), "wall_s": wall_s,
-            "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    out = {
+        "scale": exp.scale,
+        "impl": exp.impl,
+        "config": exp.config_name,
+        "seed": exp.seed,
+        "gain_mode": exp.gain_mode,
+        "gain": exp.gain,
+        "stand_in": exp.is_stand_in,
+        "stands_in_for": STAND_IN_FOR[exp.scale],
+        "steps": steps,
+        "max_steps": exp.train.max_steps,
+        "best_val_loss": best[0] if vals else None,
+        "best_step": best[1],
+        "final_val_loss": vals[-1]["val_loss"] if vals else None,
+        "unigram_floor": floor,
+        "escape_step": escape_step(hist, floor),
+        "status": status,
+        "n_params": n_params,
+        "device": device,
+        # optimisation time only (the trainer's clock skips evaluations), None before the first step
+        "tokens_per_s": steps * tokens_per_step / train_s if train_s else None,
+        "train_s": round(train_s, 2),
+        "wall_s": wall_s,
+        "updated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
     if status == "diverged":
-        out.update(best_val_loss=None, best_val_loss_before_divergence=out["best_val_loss"],
-                   diverged_step=hist[-1]["step"], diverged_reason=hist[-1].get("reason", "non-finite loss"))
+        out.update(
+            best_val_loss=None,
+            best_val_loss_before_divergence=out["best_val_loss"],
+            diverged_step=hist[-1]["step"],
+            diverged_reason=hist[-1].get("reason", "non-finite loss"),
+        )
     return out
 
 
@@ -146,8 +196,15 @@ class _Recorder(Callback):
 
     # The trainer calls back and the recorder writes: lib.engine.train never imports lib.engine.runs, so the Trainer
     # stays model- and directory-agnostic (STYLE rule 4).
-    def __init__(self, rd: RunDir, exp: Experiment, floor: float, n_params: int, device: str,
-                 wall_before: float):
+    def __init__(
+        self,
+        rd: RunDir,
+        exp: Experiment,
+        floor: float,
+        n_params: int,
+        device: str,
+        wall_before: float,
+    ):
         self.rd, self.exp, self.floor, self.n_params, self.device = rd, exp, floor, n_params, device
         self.t0, self.wall_before = time.perf_counter(), wall_before
 
@@ -156,10 +213,19 @@ class _Recorder(Callback):
         return self.wall_before + time.perf_counter() - self.t0
 
     def summary(self, trainer: Trainer) -> dict:
-        return run_summary(self.exp, trainer.history, steps=trainer.step, status=trainer.status,
-                           best=(trainer.best_val, trainer.best_step), train_s=trainer.train_time,
-                           tokens_per_step=trainer.tokens_per_step, floor=self.floor, n_params=self.n_params,
-                           device=self.device, wall_s=round(self.wall(), 2))
+        return run_summary(
+            self.exp,
+            trainer.history,
+            steps=trainer.step,
+            status=trainer.status,
+            best=(trainer.best_val, trainer.best_step),
+            train_s=trainer.train_time,
+            tokens_per_step=trainer.tokens_per_step,
+            floor=self.floor,
+            n_params=self.n_params,
+            device=self.device,
+            wall_s=round(self.wall(), 2),
+        )
 
     def on_history(self, trainer, step):
         # After every evaluation, each file written whole or not at all (atomic rename), in this order: the history,
@@ -168,9 +234,16 @@ class _Recorder(Callback):
         # counting a row whose checkpoint is not written: a resume cuts such a row and recomputes it bitwise
         # (RunDir.interrupted_rows), and a summary that meets the history's last row has its checkpoint there.
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
-        if trainer.status != "diverged":  # a diverged run is finished; its weights are of no use to resume
-            save_torch_atomic(self.rd.ckpt, {"experiment": self.exp.to_dict(), "wall_s": self.wall(),
-                                             "trainer": trainer.state_dict()})
+        # a diverged run is finished; its weights are of no use to resume
+        if trainer.status != "diverged":
+            save_torch_atomic(
+                self.rd.ckpt,
+                {
+                    "experiment": self.exp.to_dict(),
+                    "wall_s": self.wall(),
+                    "trainer": trainer.state_dict(),
+                },
+            )
         write_json_atomic(self.rd.path / "summary.json", self.summary(trainer))
 
 
@@ -182,21 +255,29 @@ def _mark_interrupted(rd: RunDir) -> None:
     reproducibility page's partial runs: the same command with ``--until`` at that step)."""
     s = rd.read_json("summary.json")
     hist = rd.history() if (rd.path / "history.jsonl").exists() else []
-    if (isinstance(s, dict) and s.get("status") == "running" and hist and rd.ckpt.exists()
-            and s.get("steps") == hist[-1]["step"] > 0):
+    if (
+        isinstance(s, dict)
+        and s.get("status") == "running"
+        and hist
+        and rd.ckpt.exists()
+        and s.get("steps") == hist[-1]["step"] > 0
+    ):
         write_json_atomic(rd.path / "summary.json", {**s, "status": "partial"})
 
 
 def _move_aside(rd: RunDir, why: str) -> None:
     """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
     # to the microsecond, so two moves of one run within a second get two names (mkdir would refuse the second)
-    aside = rd.path.with_name(rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S%f"))
+    aside = rd.path.with_name(
+        rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S%f")
+    )
     aside.mkdir()
     for child in rd.path.iterdir():
         # the lock stays put: moving a held lock file away would let a third process lock a new one beside it
         if child.name != "run.lock":
             shutil.move(child, aside / child.name)
-    print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)  # said, so nothing vanishes in silence
+    # said, so nothing vanishes in silence
+    print(f"{why}: moved {rd.path} aside to {aside}", file=sys.stderr)
 
 
 def _env_device(rd: RunDir) -> str | None:
@@ -220,26 +301,42 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
     # call complete.
     if last != exp.train.max_steps or hist[-1].get("diverged") or not vals:
         if not force:
-            raise RunError(f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no finished "
-                           f"summary.json and no checkpoint to resume from; move it away, or retrain it with --force "
-                           f"(it is kept aside)")
+            raise RunError(
+                f"{rd.path} has a history to step {last} of {exp.train.max_steps} but no finished "
+                "summary.json and no checkpoint to resume from; move it away, or retrain it with "
+                "--force (it is kept aside)"
+            )
         _move_aside(rd, "--force")
         return None
     # min picks the first of equal losses, as the trainer's strict "<" does, so the rebuilt best_step is the same
     best = min(vals, key=lambda r: r["val_loss"])
     # The facts the history lacks are recomputed (they follow from the experiment and the corpus); wall time
     # cannot be, so it is None rather than a guess, and the summary says it was rebuilt.
-    summary = run_summary(exp, hist, steps=last, status="complete", best=(best["val_loss"], best["step"]),
-                          train_s=hist[-1].get("train_time_s") or 0.0,
-                          tokens_per_step=exp.train.batch_size * exp.train.grad_accum * exp.model.block_size,
-                          floor=unigram_floor(load_corpus(exp.dataset)), n_params=GPT(exp.model).num_params(),
-                          device=_env_device(rd), wall_s=None)
+    summary = run_summary(
+        exp,
+        hist,
+        steps=last,
+        status="complete",
+        best=(best["val_loss"], best["step"]),
+        train_s=hist[-1].get("train_time_s") or 0.0,
+        tokens_per_step=exp.train.batch_size * exp.train.grad_accum * exp.model.block_size,
+        floor=unigram_floor(load_corpus(exp.dataset)),
+        n_params=GPT(exp.model).num_params(),
+        device=_env_device(rd),
+        wall_s=None,
+    )
     summary["rebuilt_from_history"] = True
-    if not (rd.path / "config.json").exists():  # lost with it: the directory is this experiment's (run_path)
+    # lost with it: the directory is this experiment's (run_path)
+    if not (rd.path / "config.json").exists():
         write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "summary.json", summary)
-    print(f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing retrained)",
-          file=sys.stderr)
+    print(
+        (
+            f"{rd.path}: summary.json was missing; rebuilt from its complete history (nothing "
+            "retrained)"
+        ),
+        file=sys.stderr,
+    )
     return rd.summary  # read back from disk: the caller gets exactly what the readers will read
 
 
@@ -250,33 +347,51 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # Bad input is refused before anything is written (the lock below creates the directory).
     check_micro_batch(kwargs.get("micro_batch"), exp.train.batch_size)
     check_until(exp, until)
-    check_fast_dropout(kwargs.get("fast_dropout", False), resolve_device(kwargs.get("device", "auto")),
-                       kwargs.get("compile", False), Dist.from_env().world)
+    check_fast_dropout(
+        kwargs.get("fast_dropout", False),
+        resolve_device(kwargs.get("device", "auto")),
+        kwargs.get("compile", False),
+        Dist.from_env().world,
+    )
     rd = RunDir(run_path(exp, runs_dir))
-    if wrong := rd.adoption_cut_off():  # its files may be in three places: lib.engine.adopt finishes it, nothing else
+    # its files may be in three places: lib.engine.adopt finishes it, nothing else
+    if wrong := rd.adoption_cut_off():
         raise RunError(wrong)
     # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
     # config.json must still be this experiment's, or another experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         rd.refuse_damaged(exp)  # a finished run that no reader would accept is not "done"
-        if rd.ckpt.parent.exists() or list(rd.path.glob(".*.tmp")):  # killed after its last summary: end it
+        # killed after its last summary: end it
+        if rd.ckpt.parent.exists() or list(rd.path.glob(".*.tmp")):
             with RunLock(rd.path):
                 _finish(rd, kwargs.get("keep_weights", False))
-        if kwargs.get("keep_weights") and rd.status == "complete" and not (rd.path / "weights.pt").exists():
+        if (
+            kwargs.get("keep_weights")
+            and rd.status == "complete"
+            and not (rd.path / "weights.pt").exists()
+        ):
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
     # The lock below makes the run's folder and its parents and writes run.lock: what the file system or the data
     # cannot hold, and a run that cannot be read, are refused first, so a refusal leaves the file system as it was.
-    if rd.status == "unreadable":  # never trained over (not even with --force): kept for a person to look at
-        raise RunError(f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)")
+    # never trained over (not even with --force): kept for a person to look at
+    if rd.status == "unreadable":
+        raise RunError(
+            f"{rd.path / 'summary.json'} cannot be read; move the run away (or repair the file)"
+        )
     check_run_path(rd.path)
-    check_fits(exp, resolve_device(kwargs.get("device", "auto")), kwargs.get("micro_batch"),
-               kwargs.get("fast_dropout", False))
+    check_fits(
+        exp,
+        resolve_device(kwargs.get("device", "auto")),
+        kwargs.get("micro_batch"),
+        kwargs.get("fast_dropout", False),
+    )
     # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
-    made = [p for p in (rd.path, *rd.path.parents) if not p.exists()]  # what the lock creates, deepest first
+    # what the lock creates, deepest first
+    made = [p for p in (rd.path, *rd.path.parents) if not p.exists()]
     try:
         with RunLock(rd.path):
             return _run(exp, runs_dir, until=until, **kwargs)
@@ -290,7 +405,11 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
 def _remove_if_untouched(rd: RunDir, made: list[Path]) -> None:
     """A run that stopped before it wrote a file of its own (a full disk at its first write, a Ctrl-C before it)
     leaves nothing behind: the lock and the folders made for it are removed, so a refusal changes nothing."""
-    if rd.path not in made or not rd.path.is_dir() or any(c.name != "run.lock" for c in rd.path.iterdir()):
+    if (
+        rd.path not in made
+        or not rd.path.is_dir()
+        or any(c.name != "run.lock" for c in rd.path.iterdir())
+    ):
         return
     (rd.path / "run.lock").unlink(missing_ok=True)
     for folder in made:
@@ -313,43 +432,74 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
     only then add the final weights to the run. The run's other files are never written; on a mismatch
     nothing is written and the error gives the difference."""
     import tempfile
+
     if rd.status != "complete":
-        raise RunError(f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final weights; "
-                       f"train it to the end with --keep-weights")
+        raise RunError(
+            f"{rd.path} is {rd.status or 'missing'}: weights.pt holds a complete run's final "
+            "weights; train it to the end with --keep-weights"
+        )
     env = rd.read_json("env.json")
     if env is None:  # how it was executed is part of what a retrain must repeat: never guessed
-        raise RunError(f"{rd.path} has no env.json: how it was trained (micro-batches, dropout's masks) is not "
-                       f"recorded, so no retrain can be checked to be the same run")
+        raise RunError(
+            f"{rd.path} has no env.json: how it was trained (micro-batches, dropout's masks) is "
+            "not recorded, so no retrain can be checked to be the same run"
+        )
     # The run's own settings, whatever the command said: the retrain must be the same run. Without dropout
     # --fast-dropout draws nothing, so only with dropout does a segment's stream matter.
-    segments = {(seg["micro_batch"], seg["fast_dropout"] and exp.model.dropout > 0) for seg in rd.segments()}
-    if len(segments) > 1:  # with dropout, each slicing or stream draws its own masks: one retrain cannot follow both
-        raise RunError(f"{rd.path} was trained in segments with different --micro-batch or --fast-dropout "
-                       f"({sorted(segments, key=str)}); its weights cannot be recovered by one retrain")
+    segments = {
+        (seg["micro_batch"], seg["fast_dropout"] and exp.model.dropout > 0) for seg in rd.segments()
+    }
+    # with dropout, each slicing or stream draws its own masks: one retrain cannot follow both
+    if len(segments) > 1:
+        raise RunError(
+            f"{rd.path} was trained in segments with different --micro-batch or --fast-dropout "
+            f"({sorted(segments, key=str)}); its weights cannot be recovered by one retrain"
+        )
     micro_batch, fast_dropout = segments.pop()
-    kwargs = {**kwargs, "micro_batch": micro_batch, "fast_dropout": fast_dropout,
-              "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
-              "deterministic": env.get("deterministic", kwargs.get("deterministic", False)), "force": False}
-    print(f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to recover them",
-          file=sys.stderr)
+    kwargs = {
+        **kwargs,
+        "micro_batch": micro_batch,
+        "fast_dropout": fast_dropout,
+        "diagnostics": env.get("diagnostics", kwargs.get("diagnostics", True)),
+        "deterministic": env.get("deterministic", kwargs.get("deterministic", False)),
+        "force": False,
+    }
+    print(
+        (
+            f"{rd.path}: finished without weights.pt; retraining it in a scratch directory to "
+            "recover them"
+        ),
+        file=sys.stderr,
+    )
     # Under the run's lock for the whole retrain, so no other process trains or moves the run meanwhile; in a
     # scratch directory, so the run's own files are only read, and the scratch run goes away with its folder.
     with RunLock(rd.path), tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
         again = _run(exp, tmp, keep_weights=True, **kwargs)
         ours = {r["step"]: r.get("val_loss") for r in rd.history()}
         theirs = {r["step"]: r.get("val_loss") for r in RunDir(run_path(exp, tmp)).history()}
-        diffs = [abs(ours[k] - theirs[k]) for k in ours if ours[k] is not None and theirs.get(k) is not None]
+        diffs = [
+            abs(ours[k] - theirs[k])
+            for k in ours
+            if ours[k] is not None and theirs.get(k) is not None
+        ]
         # The same evaluation steps and every loss within the tolerance; an empty comparison proves nothing, so
         # it fails too.
         same = again["status"] == "complete" and sorted(ours) == sorted(theirs) and diffs
         if not same or max(diffs) > WEIGHTS_MATCH_TOL:
-            raise RunError(f"{rd.path}: the retrained run does not reproduce the released history (largest "
-                           f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
-                           f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written")
+            raise RunError(
+                f"{rd.path}: the retrained run does not reproduce the released history (largest "
+                f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
+                f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written"
+            )
         # the one file added to the released run, copied whole before the scratch directory is removed
         save_bytes_atomic(rd.path / "weights.pt", (run_path(exp, tmp) / "weights.pt").read_bytes())
-    print(f"{rd.path}: wrote weights.pt (largest validation-loss difference from the released history "
-          f"{max(diffs):.2e})", file=sys.stderr)
+    print(
+        (
+            f"{rd.path}: wrote weights.pt (largest validation-loss difference from the released "
+            f"history {max(diffs):.2e})"
+        ),
+        file=sys.stderr,
+    )
     return rd.path / "weights.pt"
 
 
@@ -373,18 +523,24 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
     # and training here would replace it by a run nobody compared with it (lib.engine.adopt: retrain beside it, then
     # adopt).
     if rd.status == "partial" and not rd.ckpt.exists():
-        if not force:  # its summary is returned or its steps read below: a damaged one is refused, as sweep does
+        # its summary is returned or its steps read below: a damaged one is refused, as sweep does
+        if not force:
             rd.refuse_damaged(exp)
         if until is not None and rd.summary["steps"] >= until:
             return rd.summary  # the released prefix already reaches that far
         if not force:
             steps = rd.summary["steps"]
-            raise RunError(f"{rd.path} is a partial run ({steps} of {exp.train.max_steps} steps) whose checkpoint is "
-                           f"gone, so it cannot be continued, and training here would replace it. Retrain it from "
-                           f"step 0 beside it (the same command with --runs-dir runs-retrain and --until {steps} or "
-                           f"more), then `python -m lib adopt <that run's directory>` puts the retrain in its place "
-                           f"if it reproduces this history; or --force moves it aside and retrains here")
-        _move_aside(rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)")
+            raise RunError(
+                f"{rd.path} is a partial run ({steps} of {exp.train.max_steps} steps) whose "
+                "checkpoint is gone, so it cannot be continued, and training here would replace "
+                "it. Retrain it from step 0 beside it (the same command with --runs-dir "
+                f"runs-retrain and --until {steps} or more), then `python -m lib adopt <that run's "
+                "directory>` puts the retrain in its place if it reproduces this history; or "
+                "--force moves it aside and retrains here"
+            )
+        _move_aside(
+            rd, f"--force: partial run without its checkpoint ({rd.summary['steps']} steps)"
+        )
     return None  # train: from the checkpoint if there is one, else from step 0
 
 
@@ -393,8 +549,10 @@ def _load(trainer: Trainer, rd: RunDir, state: dict) -> None:
     try:
         trainer.load_state_dict(state["trainer"])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
-        raise RunError(f"{rd.ckpt} does not fit this run: {str(e).splitlines()[0]}; move it away (the run then counts "
-                       f"as one whose checkpoint is gone, see `python -m lib adopt`)") from None
+        raise RunError(
+            f"{rd.ckpt} does not fit this run: {str(e).splitlines()[0]}; move it away (the run "
+            "then counts as one whose checkpoint is gone, see `python -m lib adopt`)"
+        ) from None
 
 
 def _cut_first_evaluation(rd: RunDir) -> None:
@@ -407,8 +565,13 @@ def _cut_first_evaluation(rd: RunDir) -> None:
     hist = rd.history()
     if len(hist) == 1 and hist[0].get("step") == 0:
         (rd.path / "history.jsonl").unlink()
-        print(f"{rd.path}: its first evaluation was cut off before its checkpoint was written; starting again from "
-              f"step 0, which recomputes it", file=sys.stderr)
+        print(
+            (
+                f"{rd.path}: its first evaluation was cut off before its checkpoint was written; "
+                "starting again from step 0, which recomputes it"
+            ),
+            file=sys.stderr,
+        )
 
 
 def _finish(rd: RunDir, keep_weights: bool) -> None:
@@ -422,10 +585,21 @@ def _finish(rd: RunDir, keep_weights: bool) -> None:
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
 
 
-def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool = False,
-         deterministic: bool = False, diagnostics: bool = True, force: bool = False,
-         progress: bool = True, callbacks=(), keep_weights: bool = False, until: int | None = None,
-         micro_batch: int | None = None, fast_dropout: bool = False) -> dict:
+def _run(
+    exp: Experiment,
+    runs_dir=RUNS_DIR,
+    device: str = "auto",
+    compile: bool = False,
+    deterministic: bool = False,
+    diagnostics: bool = True,
+    force: bool = False,
+    progress: bool = True,
+    callbacks=(),
+    keep_weights: bool = False,
+    until: int | None = None,
+    micro_batch: int | None = None,
+    fast_dropout: bool = False,
+) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
     ``micro_batch`` and ``fast_dropout`` are execution options (``Trainer``, ``lib.engine.model.MaskStream``): the
@@ -442,7 +616,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
-    check_until(exp, until)  # _run is what acts on ``until``, so it checks it whichever caller it came from
+    # _run is what acts on ``until``, so it checks it whichever caller it came from
+    check_until(exp, until)
     dist = Dist.from_env()
     device = resolve_device(device)
     if dist.world > 1 and device.startswith("cuda"):  # torchrun: one GPU per rank
@@ -463,16 +638,36 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     model = build_model(exp).to(device)
     # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in data order; the
     # fixed validation batches depend on val_seed alone.
-    batches = Batches(corpus, exp.model.block_size, exp.train.batch_size, exp.seed,
-                      eval_batches=exp.train.eval_batches, train_eval_batches=exp.train.train_eval_batches,
-                      val_seed=exp.train.val_seed, device=device)
-    trainer = Trainer(model, exp.train, batches, device=device, progress=progress and dist.is_main,
-                      compile=compile, tokens_per_sample=exp.model.block_size, dist=dist,
-                      micro_batch=micro_batch, masks=MaskStream(exp.seed) if fast_dropout else None,
-                      callbacks=[*(default_callbacks() if diagnostics else []), *callbacks])
+    batches = Batches(
+        corpus,
+        exp.model.block_size,
+        exp.train.batch_size,
+        exp.seed,
+        eval_batches=exp.train.eval_batches,
+        train_eval_batches=exp.train.train_eval_batches,
+        val_seed=exp.train.val_seed,
+        device=device,
+    )
+    trainer = Trainer(
+        model,
+        exp.train,
+        batches,
+        device=device,
+        progress=progress and dist.is_main,
+        compile=compile,
+        tokens_per_sample=exp.model.block_size,
+        dist=dist,
+        micro_batch=micro_batch,
+        masks=MaskStream(exp.seed) if fast_dropout else None,
+        callbacks=[*(default_callbacks() if diagnostics else []), *callbacks],
+    )
     # how it was run (not what was trained: that is config.json), so that a reader can tell two machines apart
-    env = {**environment(device, deterministic, compile, exp.train.precision, diagnostics),
-           "world_size": dist.world, "micro_batch": trainer.micro_batch, "fast_dropout": fast_dropout}
+    env = {
+        **environment(device, deterministic, compile, exp.train.precision, diagnostics),
+        "world_size": dist.world,
+        "micro_batch": trainer.micro_batch,
+        "fast_dropout": fast_dropout,
+    }
     wall_before = 0.0
     # Rank 0 and the others meet at two barriers, in the same order: before fit (checkpoint read) and after it
     # (summary written).
@@ -489,8 +684,11 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
             raise RunError(f"{rd.path / 'env.json'} {wrong}; repair it or move the run away")
         before = recorded.get("diagnostics")
         if before is not None and before != diagnostics:
-            raise RunError(f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it the same "
-                           f"way ({'without' if before else 'with'} --no-diagnostics), or its history would mix both")
+            raise RunError(
+                f"{rd.path} was trained with diagnostics {'on' if before else 'off'}; resume it "
+                f"the same way ({'without' if before else 'with'} --no-diagnostics), or its "
+                "history would mix both"
+            )
         state = rd.load_checkpoint(exp)
         # The checkpoint must be this history's: its rows are the file's, and the file runs past it by no more than
         # the one evaluation a kill can leave unrecorded (refused otherwise: an older segment's checkpoint put back
@@ -501,14 +699,23 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"
-            raise RunError(f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its dropout masks "
-                           f"would switch generator part-way")
+            raise RunError(
+                f"{rd.path} was trained {was} --fast-dropout; resume it the same way, or its "
+                "dropout masks would switch generator part-way"
+            )
         _load(trainer, rd, state)
         if cut:
             write_jsonl_atomic(rd.path / "history.jsonl", state["trainer"]["history"])
-            print(f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its checkpoint was "
-                  f"written; resuming from step {state['trainer']['step']}, which recomputes it", file=sys.stderr)
-        if not (rd.path / "config.json").exists():  # deleted while the run was away: the checkpoint knows it
+            print(
+                (
+                    f"{rd.path}: the evaluation at step {cut[0]['step']} was cut off before its "
+                    f"checkpoint was written; resuming from step {state['trainer']['step']}, which "
+                    "recomputes it"
+                ),
+                file=sys.stderr,
+            )
+        # deleted while the run was away: the checkpoint knows it
+        if not (rd.path / "config.json").exists():
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
         # Appended, never replaced: a run resumed on another machine keeps both machines' records, in order.
@@ -518,7 +725,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
         write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
-    trainer.callbacks.append(recorder)  # last: it records what the diagnostics callbacks added to each row
+    # last: it records what the diagnostics callbacks added to each row
+    trainer.callbacks.append(recorder)
     dist.barrier()
     try:
         trainer.fit(until)
@@ -531,7 +739,8 @@ def _run(exp: Experiment, runs_dir=RUNS_DIR, device: str = "auto", compile: bool
     # Written once more: fit can change the status after its last evaluation (a prefix at or past ``until``), and
     # the time since then belongs in the summary.
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
-    if trainer.status != "partial":  # a prefix keeps its checkpoint: the next call continues from it
+    # a prefix keeps its checkpoint: the next call continues from it
+    if trainer.status != "partial":
         _finish(rd, keep_weights)
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
     dist.barrier()

@@ -5,6 +5,7 @@ into null, the checkpoint and weights.pt through torch. A write goes to a tempor
 a reader or a resumed run never meets half a file; a full disk is named as such, with the file. The JSON files are
 read back by lib.engine.runs.RunDir, which names a file it cannot parse.
 """
+
 from __future__ import annotations
 
 import errno
@@ -61,12 +62,17 @@ def _atomic(path: Path, write) -> None:
     except BaseException as e:
         # Whether the disk is full is read before the partial file is removed (which frees what it took).
         # torch reports a full disk as its own RuntimeError ("unexpected pos ..."), not as ENOSPC.
-        full = isinstance(e, OSError) and e.errno == errno.ENOSPC or (
-            isinstance(e, RuntimeError) and _disk_full(path.parent))
+        full = (
+            isinstance(e, OSError)
+            and e.errno == errno.ENOSPC
+            or (isinstance(e, RuntimeError) and _disk_full(path.parent))
+        )
         Path(tmp).unlink(missing_ok=True)
         if full:
-            raise RunError(f"disk full: could not write {path} "
-                           f"({shutil.disk_usage(path.parent).free / 2**20:.0f} MiB free there)") from e
+            raise RunError(
+                f"disk full: could not write {path} "
+                f"({shutil.disk_usage(path.parent).free / 2**20:.0f} MiB free there)"
+            ) from e
         raise
 
 
@@ -107,7 +113,9 @@ def write_json_atomic(path, obj) -> None:
     # Sorted keys and a fixed indent: a rewritten config.json or summary.json differs from the committed one
     # only where a value changed, so git diffs of released runs stay readable. allow_nan=False makes any NaN
     # that escaped finite() an error here, not a file Python reads but strict readers (JSON.parse) refuse.
-    text = json.dumps(finite(obj), indent=2, sort_keys=True, default=_jsonable, allow_nan=False) + "\n"
+    text = (
+        json.dumps(finite(obj), indent=2, sort_keys=True, default=_jsonable, allow_nan=False) + "\n"
+    )
     _atomic(path, lambda f: f.write(text.encode()))
 
 
@@ -157,5 +165,7 @@ def load_torch_file(path: Path, remedy: str):
         # loads on a machine without one; load_state_dict then copies it onto the model's own device.
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # truncated files and refused pickles raise several different errors
-        raise RunError(f"{path} is truncated, damaged or not a file this project wrote "
-                       f"({type(e).__name__}); {remedy}") from None
+        raise RunError(
+            f"{path} is truncated, damaged or not a file this project wrote "
+            f"({type(e).__name__}); {remedy}"
+        ) from None

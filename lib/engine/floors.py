@@ -1,6 +1,7 @@
 """The n-gram floors: the loss of a model that reads n-1 tokens of context and no more, estimated on a corpus's
 train split and scored on its validation split (or on an evaluation's own batches). The unigram floor (no context)
 is the "collapse floor" every chapter draws."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,7 +26,10 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
 def _unigram_logp(corpus: Corpus, alpha: float = 0.5) -> np.ndarray:
     # minlength: a token id that never occurs in train still gets its alpha, so the distribution covers the
     # whole vocabulary the model predicts over; float64 before the fractional alpha is added.
-    counts = np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64) + alpha
+    counts = (
+        np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64)
+        + alpha
+    )
     return np.log(counts / counts.sum())
 
 
@@ -54,14 +58,18 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     # Base-V digits, so a window is one int64 and counting is np.unique. It must fit: V^n < 2^63 holds for
     # n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; past that the codes would wrap and silently merge
     # different windows, so it is refused.
-    if V ** n >= 2 ** 63:
-        raise ValueError(f"an order-{n} window over {V:,} tokens does not fit one int64 code; the largest order "
-                         f"here is {max(k for k in range(1, n) if V ** k < 2 ** 63)}")
-    def codes(ids: np.ndarray, width: int) -> np.ndarray:  # each window of ``width`` tokens as one integer
+    if V**n >= 2**63:
+        raise ValueError(
+            f"an order-{n} window over {V:,} tokens does not fit one int64 code; the largest order "
+            f"here is {max(k for k in range(1, n) if V**k < 2**63)}"
+        )
+
+    # each window of ``width`` tokens as one integer
+    def codes(ids: np.ndarray, width: int) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
         out = np.zeros(len(ids) - width + 1, dtype=np.int64)
         for k in range(width):
-            out = out * V + ids[k:len(ids) - width + 1 + k]
+            out = out * V + ids[k : len(ids) - width + 1 + k]
         return out
 
     def lookup(keys: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -69,7 +77,11 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
         # np.unique sorts, so a binary search finds each key; a key past the last entry is clipped and then
         # fails the equality test, counting 0.
         i = np.clip(np.searchsorted(uniq, keys), 0, max(len(uniq) - 1, 0))
-        return np.where(uniq[i] == keys, counts[i], 0) if len(uniq) else np.zeros(len(keys), dtype=np.int64)
+        return (
+            np.where(uniq[i] == keys, counts[i], 0)
+            if len(uniq)
+            else np.zeros(len(keys), dtype=np.int64)
+        )
 
     train, val = np.asarray(corpus.train), np.asarray(corpus.val)
     # c(context, w): every window of n train tokens.
@@ -96,7 +108,9 @@ def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
     # A dense V x V float64 table: 134 MB at 4,096, about 20 GB at GPT-2's 50,257; the BPE data has
     # ngram_floor instead.
     if V > 4096:
-        raise ValueError(f"bigram_floor_on builds a {V} x {V} table; valid: vocabularies up to 4,096")
+        raise ValueError(
+            f"bigram_floor_on builds a {V} x {V} table; valid: vocabularies up to 4,096"
+        )
     train = np.asarray(corpus.train, dtype=np.int64)
     counts = np.zeros((V, V)) + alpha
     # np.add.at, not counts[a, b] += 1: with fancy indexing a pair that occurs many times would count once.

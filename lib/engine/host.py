@@ -3,6 +3,7 @@
 The paper's absolute losses shift across environments (§3.5, §8.3), and a rounding-only change of kernel can
 move an escape here (book/escape_and_bundle.ipynb), so a run names its machine as well as its commit.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -34,10 +35,12 @@ def git_state() -> dict:
     # git missing, not a repository (a release tarball) or hung: the run still trains and records no commit.
     def git(*args):
         try:
-            return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                                  timeout=10).stdout.strip()  # a hung git must not hold up training
+            return subprocess.run(
+                ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10
+            ).stdout.strip()  # a hung git must not hold up training
         except (OSError, subprocess.SubprocessError):
             return ""
+
     commit = git("rev-parse", "HEAD")
     # Only lib/ counts: runs/ changes while a sweep trains and says nothing about the code. A released
     # run must have a commit and a clean lib/ (tests/test_released.py), so its code can be checked out again.
@@ -49,8 +52,13 @@ def last_commit(path: Path) -> str | None:
     """The commit that last changed ``path`` in this repository (None where git, the repository or the file's
     history is missing): where a file's released version can be checked out again once it is replaced."""
     try:
-        out = subprocess.run(["git", "log", "-1", "--format=%H", "--", str(path)], cwd=ROOT, capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "log", "-1", "--format=%H", "--", str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None
@@ -61,17 +69,33 @@ def last_commit(path: Path) -> str | None:
 GIT_AT_IMPORT = git_state()
 
 
-def environment(device: str, deterministic: bool, compile: bool, precision: str = "fp32",
-                diagnostics: bool = True) -> dict:
+def environment(
+    device: str,
+    deterministic: bool,
+    compile: bool,
+    precision: str = "fp32",
+    diagnostics: bool = True,
+) -> dict:
     # What a reader needs to tell two machines apart: the paper's absolute losses shift across environments
     # (§3.5), and §8.3 names the GPU, PyTorch and CUDA version of each sweep, so every run records them.
     import numpy
-    env = {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
-           "platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-           "device": device, "threads": torch.get_num_threads(),  # CPU speed depends on it
-           "deterministic": deterministic, "compile": compile, "diagnostics": diagnostics,
-           "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),  # read back, not assumed
-           "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), **GIT_AT_IMPORT}
+
+    env = {
+        "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "device": device,
+        "threads": torch.get_num_threads(),  # CPU speed depends on it
+        "deterministic": deterministic,
+        "compile": compile,
+        "diagnostics": diagnostics,
+        # read back, not assumed
+        "cublas_workspace_config": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        **GIT_AT_IMPORT,
+    }
     # Spelled out: bf16 here is autocast (fp32 weights and optimiser state, bf16 matmuls), not bf16 weights.
     env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"
     if device.startswith("cuda"):

@@ -14,6 +14,7 @@ with bias, manual masked-softmax attention with dropout on its weights, no bias
 on q/k/v but biases on the attention output and FFN layers, plain N(0, 0.02)
 initialisation and no dropout after the embeddings.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,18 +49,25 @@ class MaskStream:
         n = math.prod(shape)
         # random_raw is the generator's bulk path: each 64-bit draw is two 32-bit words.
         words = self.bits.random_raw((n + 1) // 2).view(np.uint32)[:n]
-        return torch.from_numpy(words >= np.uint32(round(p * 2 ** 32))).view(shape)
+        return torch.from_numpy(words >= np.uint32(round(p * 2**32))).view(shape)
 
     # The generator's state, so that a resumed run draws the masks it would have drawn (Trainer.state_dict): plain
     # ints, since a checkpoint is read with weights_only=True, which refuses NumPy arrays.
     def state_dict(self) -> dict:
         st = self.bits.state
-        return {"words": [int(w) for w in st["state"]["state"]], "has_uint32": int(st["has_uint32"]),
-                "uinteger": int(st["uinteger"])}
+        return {
+            "words": [int(w) for w in st["state"]["state"]],
+            "has_uint32": int(st["has_uint32"]),
+            "uinteger": int(st["uinteger"]),
+        }
 
     def load_state_dict(self, state: dict) -> None:
-        self.bits.state = {"bit_generator": "SFC64", "state": {"state": np.array(state["words"], dtype=np.uint64)},
-                           "has_uint32": state["has_uint32"], "uinteger": state["uinteger"]}
+        self.bits.state = {
+            "bit_generator": "SFC64",
+            "state": {"state": np.array(state["words"], dtype=np.uint64)},
+            "has_uint32": state["has_uint32"],
+            "uinteger": state["uinteger"],
+        }
 
 
 class Dropout(nn.Dropout):
@@ -87,8 +95,13 @@ def sdpa_math(q, k, v, dropout: Dropout) -> torch.Tensor:
     T, S = q.size(-2), k.size(-2)
     causal = torch.ones(T, S, dtype=torch.bool, device=q.device).tril()
     att = (q * root) @ (k.transpose(-2, -1) * root)  # (B, nh, T, T)
-    att.add_(torch.where(causal.logical_not(), float("-inf"), torch.scalar_tensor(0.0, dtype=q.dtype,
-                                                                                   device=q.device)))
+    att.add_(
+        torch.where(
+            causal.logical_not(),
+            float("-inf"),
+            torch.scalar_tensor(0.0, dtype=q.dtype, device=q.device),
+        )
+    )
     # The math path calls _safe_softmax, which is softmax except that a row masked everywhere gives zeros; a causal
     # mask leaves no such row, so softmax gives the same bits without _safe_softmax's search for one (about 0.2 s
     # of a 10M step here)
@@ -106,8 +119,14 @@ def use_mask_stream(model: nn.Module, masks: MaskStream | None) -> None:
 class CausalSelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.n_head, self.n_embd, self.dropout, self.flash = cfg.n_head, cfg.n_embd, cfg.dropout, cfg.flash
-        self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.qkv_bias)  # q, k, v in one matmul
+        self.n_head, self.n_embd, self.dropout, self.flash = (
+            cfg.n_head,
+            cfg.n_embd,
+            cfg.dropout,
+            cfg.flash,
+        )
+        # q, k, v in one matmul
+        self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.qkv_bias)
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         # Two dropouts, as in nanoGPT: on the attention weights (inside SDPA on the flash path) and on the
         # sublayer's output, before it meets the stream (or, with the skip removed, becomes it).
@@ -116,21 +135,26 @@ class CausalSelfAttention(nn.Module):
         if not self.flash:  # the manual path needs the causal mask as a buffer
             # not persistent: the mask follows from block_size, so a checkpoint need not carry it
             mask = torch.tril(torch.ones(cfg.block_size, cfg.block_size, dtype=torch.bool))
-            self.register_buffer("mask", mask.view(1, 1, cfg.block_size, cfg.block_size), persistent=False)
+            self.register_buffer(
+                "mask", mask.view(1, 1, cfg.block_size, cfg.block_size), persistent=False
+            )
 
     def forward(self, x):
         B, T, C = x.size()
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
-        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
+        # (B, nh, T, hs)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
         if self.flash:
             # ResidualGPT's kernel. The same function as the manual path below up to rounding, and the
             # rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this kernel and no
             # other change) stays on the floor where the manual kernel leaves it.
-            if self.attn_dropout.masks is not None and self.training and self.dropout > 0:  # --fast-dropout
+            # --fast-dropout
+            if self.attn_dropout.masks is not None and self.training and self.dropout > 0:
                 y = sdpa_math(q, k, v, self.attn_dropout)
             else:
-                y = F.scaled_dot_product_attention(q, k, v, is_causal=True,
-                                                   dropout_p=self.dropout if self.training else 0.0)
+                y = F.scaled_dot_product_attention(
+                    q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0
+                )
         else:  # nanoGPT's notebook: masked softmax written out, dropout on the weights
             att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
             att = att.masked_fill(~self.mask[:, :, :T, :T], float("-inf"))
@@ -144,7 +168,8 @@ class MLP(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.c_fc = nn.Linear(cfg.n_embd, 4 * cfg.n_embd, bias=cfg.bias)  # the usual 4x expansion
-        self.gelu = nn.GELU()  # exact GELU, not the tanh approximation, as both codebases (nn.GELU, F.gelu)
+        # exact GELU, not the tanh approximation, as both codebases (nn.GELU, F.gelu)
+        self.gelu = nn.GELU()
         self.c_proj = nn.Linear(4 * cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.dropout = Dropout(cfg.dropout)
 
@@ -196,13 +221,17 @@ class GPT(nn.Module):
         super().__init__()
         self.config = cfg
         # nanoGPT's module names, so that a state dict reads like theirs
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
-            wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
-            drop=Dropout(cfg.dropout if cfg.emb_dropout else 0.0),  # ResidualGPT only (emb_dropout)
-            h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
-            ln_f=nn.LayerNorm(cfg.n_embd),  # the final LayerNorm sees the stream whatever the blocks removed
-        ))
+        self.transformer = nn.ModuleDict(
+            dict(
+                wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
+                wpe=nn.Embedding(cfg.block_size, cfg.n_embd),
+                # ResidualGPT only (emb_dropout)
+                drop=Dropout(cfg.dropout if cfg.emb_dropout else 0.0),
+                h=nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)]),
+                # the final LayerNorm sees the stream whatever the blocks removed
+                ln_f=nn.LayerNorm(cfg.n_embd),
+            )
+        )
         # nanoGPT (§3.1): untied head with bias; ResidualGPT: tied, no bias.
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=cfg.head_bias)
         if cfg.tie_weights:  # one matrix, so the embedding also learns from the head's gradient
@@ -235,7 +264,8 @@ class GPT(nn.Module):
             raise ValueError(f"sequence length {T} exceeds block_size {self.config.block_size}")
         pos = torch.arange(T, device=idx.device)
         # learned absolute positions: the only way the token-wise local mixer (§7.2) knows where it is
-        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))  # (B, T, C)
+        # (B, T, C)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
             x = block(x)
         logits = self.lm_head(self.transformer.ln_f(x))  # (B, T, vocab)

@@ -7,6 +7,7 @@ Longer than the house's ~350 lines because it is the one list of every run the b
 mechanism, the recipes, the paper-shape prefixes) and of the plan names the CLI and the chapters resolve:
 split, the same experiments would be defined in two places.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,9 +29,9 @@ from .config import (
 )
 from .gain import GAINS, gain_experiments
 
-SEEDS_10M = (PAPER_SEED, 42, 123)        # Table 3
-SEEDS_10M_EXTRA = (0, 7, 1, 2, 3)        # AttnOnly/FFNOnly only; Phase 3 had 8 AttnOnly seeds
-SEEDS_124M = (PAPER_SEED, 42, 123, 0, 7) # Table 5
+SEEDS_10M = (PAPER_SEED, 42, 123)  # Table 3
+SEEDS_10M_EXTRA = (0, 7, 1, 2, 3)  # AttnOnly/FFNOnly only; Phase 3 had 8 AttnOnly seeds
+SEEDS_124M = (PAPER_SEED, 42, 123, 0, 7)  # Table 5
 
 
 def joint_collapse(scale: str = "cpu", seeds=(PAPER_SEED,)) -> list[Experiment]:
@@ -44,8 +45,10 @@ def gain_confound(scale: str = "cpu", seed: int = PAPER_SEED) -> list[Experiment
     return gain_experiments(base, gains=GAINS)
 
 
-TWIN_GAINS = (2.0, 4.0)  # the runtime gains whose AttnOnly leaves the floor at the stand-in: the curves (b) compares
-TWIN_KERNEL = "manual"   # ResidualGPT's SDPA written as a masked softmax: at dropout 0 the same arithmetic, reordered
+# the runtime gains whose AttnOnly leaves the floor at the stand-in: the curves (b) compares
+TWIN_GAINS = (2.0, 4.0)
+# ResidualGPT's SDPA written as a masked softmax: at dropout 0 the same arithmetic, reordered
+TWIN_KERNEL = "manual"
 
 
 def gain_twins(scale: str = "cpu") -> list[Experiment]:
@@ -54,9 +57,12 @@ def gain_twins(scale: str = "cpu") -> list[Experiment]:
     (tests/test_model.py). How far a curve moves under that alone is the yardstick a spread between gains is read
     against."""
     base = [e for e in gain_confound(scale) if e.gain_mode == "runtime" and e.gain in TWIN_GAINS]
-    if any(e.model.dropout for e in base):  # with dropout the kernels draw different masks: no longer rounding-only
-        raise ConfigError(f"gain_twins at {scale!r}: dropout {base[0].model.dropout} makes the kernel swap more than a "
-                          f"change of rounding")
+    # with dropout the kernels draw different masks: no longer rounding-only
+    if any(e.model.dropout for e in base):
+        raise ConfigError(
+            f"gain_twins at {scale!r}: dropout {base[0].model.dropout} makes the kernel swap more "
+            "than a change of rounding"
+        )
     return [replace(e, attn_kernel=TWIN_KERNEL) for e in base]
 
 
@@ -71,7 +77,7 @@ def gain_seeds(scale: str = "cpu", seeds=GAIN_SEEDS) -> list[Experiment]:
     return [e for s in seeds for e in gain_confound(scale, s) if e.gain_mode == "runtime"]
 
 
-NOISE_PAIR = ("AttnOnly", "FFNOnly")     # the two configurations whose gap fixed_val_batches weighs
+NOISE_PAIR = ("AttnOnly", "FFNOnly")  # the two configurations whose gap fixed_val_batches weighs
 
 
 def fixed_val_batches(scale: str = "cpu") -> list[Experiment]:
@@ -79,21 +85,29 @@ def fixed_val_batches(scale: str = "cpu") -> list[Experiment]:
     return [get_preset(scale, "residualgpt", c, PAPER_SEED) for c in NOISE_PAIR]
 
 
-def asymmetry_10m(scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA) -> list[Experiment]:
+def asymmetry_10m(
+    scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA
+) -> list[Experiment]:
     exps = [get_preset(scale, "residualgpt", c, s) for s in seeds for c in CONFIGS]
     # Eight AttnOnly seeds in all, as Phase 3 (§8.1); FFNOnly at the same seeds, so every AttnOnly seed has its
     # FFNOnly twin. The two anchors (one seed each in the paper) stay at the first three.
-    exps += [get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")]
+    exps += [
+        get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")
+    ]
     return exps
 
 
 def sweep_124m(scale: str = "cpu-bpe", seeds=SEEDS_124M) -> list[Experiment]:
-    exps = [get_preset(scale, "residualgpt", c, s) for s in seeds
-            for c in ("FullResidual", "AttnOnly", "FFNOnly")]
-    return exps + [get_preset(scale, "residualgpt", "NoResidual", PAPER_SEED)]  # the anchor seed's NoResidual
+    exps = [
+        get_preset(scale, "residualgpt", c, s)
+        for s in seeds
+        for c in ("FullResidual", "AttnOnly", "FFNOnly")
+    ]
+    # the anchor seed's NoResidual
+    return exps + [get_preset(scale, "residualgpt", "NoResidual", PAPER_SEED)]
 
 
-LONGER_BUDGET = 3    # the 124M stand-in's probe trains this many times the preset's steps
+LONGER_BUDGET = 3  # the 124M stand-in's probe trains this many times the preset's steps
 
 
 def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
@@ -113,32 +127,43 @@ def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
 # 10% of the run), plus one lever, then levers combined. The rule that picks among them is
 # ``lib.claims.search_124m.choose``, committed before the first probe was trained. Each run is at most about 15
 # minutes on 2 cores: a lever that multiplies the tokens of a step divides the steps.
-SEARCH_SEEDS = (PAPER_SEED, 42)              # AttnOnly: the 124M's seed that left (123) is kept for the sweep
-SEARCH_CONTROLS = ("FullResidual", "FFNOnly")  # seed 1337, trained for a probe whose AttnOnly leaves the floor
+# AttnOnly: the 124M's seed that left (123) is kept for the sweep
+SEARCH_SEEDS = (PAPER_SEED, 42)
+# seed 1337, trained for a probe whose AttnOnly leaves the floor
+SEARCH_CONTROLS = ("FullResidual", "FFNOnly")
 
 
 class Probe(NamedTuple):
     """One probe of the search: its name, its levers (fields on top of ``search_base``), the step the CPU stops
     it at (``stop``; its ``max_steps`` unless the schedule is the 124M's own, cut short) and the scale it starts
     from (`cpu-bpe`, or `cpu-sotu` for the corpus lever: the same model on the SOTU addresses)."""
+
     name: str
     changes: dict
     stop: int
     scale: str = "cpu-bpe"
 
 
-def search_base(config: str = "AttnOnly", seed: int = PAPER_SEED, scale: str = "cpu-bpe") -> Experiment:
+def search_base(
+    config: str = "AttnOnly", seed: int = PAPER_SEED, scale: str = "cpu-bpe"
+) -> Experiment:
     """``scale``'s preset with the 124M preset's optimisation: its peak and final rate and its dropout, read from
     the preset. The warm-up and the budget are each probe's (``_ten_percent``)."""
     paper = get_preset("124M")
-    return replace(get_preset(scale, "residualgpt", config, seed), lr=paper.train.lr,
-                   min_lr=paper.train.min_lr, dropout=paper.model.dropout)
+    return replace(
+        get_preset(scale, "residualgpt", config, seed),
+        lr=paper.train.lr,
+        min_lr=paper.train.min_lr,
+        dropout=paper.model.dropout,
+    )
 
 
 def _ten_percent(steps: int, **levers) -> dict:
     """A budget of ``steps`` with the 124M's warm-up fraction (2,000 of 20,000 steps), read from its preset."""
     paper = get_preset("124M").train
-    return dict(max_steps=steps, warmup_steps=steps * paper.warmup_steps // paper.max_steps, **levers)
+    return dict(
+        max_steps=steps, warmup_steps=steps * paper.warmup_steps // paper.max_steps, **levers
+    )
 
 
 def _own_schedule(**levers) -> dict:
@@ -153,14 +178,23 @@ def _own_schedule(**levers) -> dict:
 # lever the 10M chapters found to decide AttnOnly's escape; then the probes that keep more of the 124M's batch.
 SEARCH_PROBES = (
     Probe("124M warm-up slope", dict(_own_schedule(), eval_interval=50), 1200),
-    Probe("124M warm-up slope, 4,096 tokens a step", dict(_own_schedule(grad_accum=4), eval_interval=25), 300),
+    Probe(
+        "124M warm-up slope, 4,096 tokens a step",
+        dict(_own_schedule(grad_accum=4), eval_interval=25),
+        300,
+    ),
     Probe("8,192 tokens a step", dict(_ten_percent(150, grad_accum=8), eval_interval=25), 150),
     Probe("124M optimisation", dict(_ten_percent(800), eval_interval=50), 800),
     Probe("4,096 tokens a step", dict(_ten_percent(300, grad_accum=4), eval_interval=25), 300),
     # the corpus: TinyShakespeare in BPE is one text of 304K training tokens, which a probe's 0.8-1.2M tokens go
     # over three or four times; the SOTU addresses (lib.engine.data.sotu_gpt2) are documents, 1.87M training tokens
     Probe("SOTU corpus", dict(_ten_percent(800), eval_interval=50), 800, scale="cpu-sotu"),
-    Probe("SOTU corpus, 124M warm-up slope", dict(_own_schedule(), eval_interval=50), 1200, scale="cpu-sotu"),
+    Probe(
+        "SOTU corpus, 124M warm-up slope",
+        dict(_own_schedule(), eval_interval=50),
+        1200,
+        scale="cpu-sotu",
+    ),
 )
 
 
@@ -177,7 +211,9 @@ def search_probe(name: str) -> Probe:
     """The probe called ``name``; an unknown name is refused with the valid ones."""
     found = [p for p in SEARCH_PROBES if p.name == name]
     if not found:
-        raise ConfigError(f"unknown probe {name!r}; valid: {', '.join(p.name for p in SEARCH_PROBES)}")
+        raise ConfigError(
+            f"unknown probe {name!r}; valid: {', '.join(p.name for p in SEARCH_PROBES)}"
+        )
     return found[0]
 
 
@@ -198,11 +234,15 @@ def search_stop(exp: Experiment) -> int:
     for p in SEARCH_PROBES:
         if exp in probe_runs(p).values():
             return p.stop
-    raise ConfigError(f"{exp.config_name} seed {exp.seed} at {exp.scale} is no run of the 124M search")
+    raise ConfigError(
+        f"{exp.config_name} seed {exp.seed} at {exp.scale} is no run of the 124M search"
+    )
 
 
-PREFIX_STEPS = 300          # the early-training claims are decided here (Fig. 2a's layer-0 gradient at 300)
-PREFIX_CONTROL_STEPS = 100  # ResidualGPT's FullResidual, the control that leaves the floor, needs only this
+# the early-training claims are decided here (Fig. 2a's layer-0 gradient at 300)
+PREFIX_STEPS = 300
+# ResidualGPT's FullResidual, the control that leaves the floor, needs only this
+PREFIX_CONTROL_STEPS = 100
 # At the paper's shape a 50-batch evaluation costs minutes on 2 cores: 20 batches every 50 steps (5 for the
 # train-loss estimate). Each evaluation row records the standard error of its mean (``val_loss_se``), so the
 # chapters can show that this noise is far below the 0.1 escape margin.
@@ -211,8 +251,9 @@ PREFIX_EVAL = dict(eval_interval=50, eval_batches=20, train_eval_batches=5)
 
 # The two schedules' names, each written once: the factor labels, the prefix table and the figures read these.
 WARMUP_COSINE = "warm-up + cosine"  # ResidualGPT's: linear warm-up, cosine decay
-CONSTANT_LR = "constant lr"         # nanoGPT's: one rate from step 0, no warm-up, no decay
-SCHEDULE_NAMES = {"cosine": WARMUP_COSINE, "constant": CONSTANT_LR}  # TrainConfig.schedule -> its name
+CONSTANT_LR = "constant lr"  # nanoGPT's: one rate from step 0, no warm-up, no decay
+# TrainConfig.schedule -> its name
+SCHEDULE_NAMES = {"cosine": WARMUP_COSINE, "constant": CONSTANT_LR}
 
 
 def own_schedule(impl: str, scale: str = "cpu") -> str:
@@ -227,8 +268,11 @@ def warmup_cosine(scale: str = "cpu") -> dict:
     # Rounded to 6 significant digits: at `cpu` the product is 2.9999999999999997e-05. The directory name rounds
     # it (:g) but config.json keeps every digit, so unrounded it would share the directory of --set min_lr=3e-05
     # and fail that run's config check.
-    return dict(schedule=res.schedule, warmup_steps=res.warmup_steps,
-                min_lr=float(f"{nano.lr * res.min_lr / res.lr:.6g}"))
+    return dict(
+        schedule=res.schedule,
+        warmup_steps=res.warmup_steps,
+        min_lr=float(f"{nano.lr * res.min_lr / res.lr:.6g}"),
+    )
 
 
 def constant_lr(scale: str = "cpu") -> dict:
@@ -247,14 +291,22 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
     status ``partial``); on a GPU the same plan without ``--until`` trains them to the end. In order: the
     joint collapse (nanoGPT AttnOnly), the paper's central contrast (ResidualGPT AttnOnly), each with the
     other's schedule, the two FFNOnly runs (the floor and the layer-0 gradient), the FullResidual controls."""
+
     # Every run is a 10M preset plus only the evaluation cadence (and the schedule swap): the paper's shape exactly,
     # which is the point of the plan, since the stand-ins differ from it in shape, learning rate and dropout.
     def at(impl, config, **changes):
         return replace(get_preset("10M", impl, config, seed), **PREFIX_EVAL, **changes)
-    return [at("nanogpt", "AttnOnly"), at("residualgpt", "AttnOnly"),
-            at("nanogpt", "AttnOnly", **warmup_cosine("10M")), at("residualgpt", "AttnOnly", **constant_lr("10M")),
-            at("nanogpt", "FFNOnly"), at("residualgpt", "FFNOnly"),
-            at("nanogpt", "FullResidual"), at("residualgpt", "FullResidual")]
+
+    return [
+        at("nanogpt", "AttnOnly"),
+        at("residualgpt", "AttnOnly"),
+        at("nanogpt", "AttnOnly", **warmup_cosine("10M")),
+        at("residualgpt", "AttnOnly", **constant_lr("10M")),
+        at("nanogpt", "FFNOnly"),
+        at("residualgpt", "FFNOnly"),
+        at("nanogpt", "FullResidual"),
+        at("residualgpt", "FullResidual"),
+    ]
 
 
 def prefix_steps(exp: Experiment) -> int:
@@ -276,25 +328,40 @@ WHOLE_EVAL = dict(PREFIX_EVAL, eval_interval=100)
 def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
     """The paper's exact 10M runs (``paper_10m_prefix``'s shape and recipes), trained to the end, evaluated
     on ``WHOLE_EVAL``."""
-    return [replace(get_preset("10M", impl, config, seed), **WHOLE_EVAL)
-            for impl, config in (("nanogpt", "AttnOnly"), ("residualgpt", "AttnOnly"), ("nanogpt", "FullResidual"))]
+    return [
+        replace(get_preset("10M", impl, config, seed), **WHOLE_EVAL)
+        for impl, config in (
+            ("nanogpt", "AttnOnly"),
+            ("residualgpt", "AttnOnly"),
+            ("nanogpt", "FullResidual"),
+        )
+    ]
 
 
 # The schedule at the paper's shape over five seeds (issue 35, item 2): ResidualGPT AttnOnly on the Phase-3 preset
 # (warm-up + cosine) and on the Phase-2 notebook's recipe (a constant 3e-4, no warm-up, no decay), evaluated as the
 # prefixes (every 50 steps). Each trains only as far as its question needs (``schedule_10m_until``).
-SCHEDULE_10M_WARMUP_STEPS = 200  # a warm-up + cosine run trains at least this far, past its 100-step warm-up
-SCHEDULE_10M_MAX_STEPS = 600     # either schedule, a run still on the floor: Phase 2's 1337 and 123 left near 200, 300
-SCHEDULE_10M_AFTER = 100         # a run trains this far past its escape, to show it stays off the floor
+# a warm-up + cosine run trains at least this far, past its 100-step warm-up
+SCHEDULE_10M_WARMUP_STEPS = 200
+# either schedule, a run still on the floor: Phase 2's 1337 and 123 left near 200, 300
+SCHEDULE_10M_MAX_STEPS = 600
+# a run trains this far past its escape, to show it stays off the floor
+SCHEDULE_10M_AFTER = 100
 
 
 def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
     """ResidualGPT AttnOnly at the paper's 10M shape on its own warm-up + cosine and at a constant rate
     (``constant_lr``: its peak 3e-4, the Phase-2 recipe), seed by seed (``SCHEDULE_SEEDS``). Seed 1337's two runs
     are the released prefixes of ``paper_10m_prefix``, the same experiments."""
+
     def at(seed, **changes):
         return replace(get_preset("10M", "residualgpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
-    return [e for s in (SCHEDULE_SEEDS if seeds is None else seeds) for e in (at(s), at(s, **constant_lr("10M")))]
+
+    return [
+        e
+        for s in (SCHEDULE_SEEDS if seeds is None else seeds)
+        for e in (at(s), at(s, **constant_lr("10M")))
+    ]
 
 
 # The schedule at the paper's shape for nanoGPT, over the same five seeds (issue 56): the author's recipe (a constant
@@ -304,9 +371,15 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
 def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
     """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with ``warmup_cosine``, seed by seed
     (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
+
     def at(seed, **changes):
         return replace(get_preset("10M", "nanogpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
-    return [e for s in (SCHEDULE_SEEDS if seeds is None else seeds) for e in (at(s), at(s, **warmup_cosine("10M")))]
+
+    return [
+        e
+        for s in (SCHEDULE_SEEDS if seeds is None else seeds)
+        for e in (at(s), at(s, **warmup_cosine("10M")))
+    ]
 
 
 def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
@@ -323,19 +396,26 @@ def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
     done = s.get("steps") if isinstance(s.get("steps"), int) else 0
     escape = s.get("escape_step") if isinstance(s.get("escape_step"), int) else None
     least = 0 if exp.train.schedule == "constant" else SCHEDULE_10M_WARMUP_STEPS
-    target = SCHEDULE_10M_MAX_STEPS if escape is None else min(max(escape + SCHEDULE_10M_AFTER, least),
-                                                                  SCHEDULE_10M_MAX_STEPS)
+    target = (
+        SCHEDULE_10M_MAX_STEPS
+        if escape is None
+        else min(max(escape + SCHEDULE_10M_AFTER, least), SCHEDULE_10M_MAX_STEPS)
+    )
     return min(target, (done // SCHEDULE_10M_AFTER + 1) * SCHEDULE_10M_AFTER)
 
 
-AGREEMENT_STEPS = 300  # a prefix past the escape, which the `cpu` AttnOnly makes by step 100 (see ESCAPE_BUDGET)
+# a prefix past the escape, which the `cpu` AttnOnly makes by step 100 (see ESCAPE_BUDGET)
+AGREEMENT_STEPS = 300
 
 
 def bf16_agreement() -> list[Experiment]:
     """The `cpu` stand-in's AttnOnly and FFNOnly seed 1337 in bf16 autocast, for their first
     ``AGREEMENT_STEPS`` steps, to set beside the released fp32 runs."""
     # precision is the only change: a bf16 run gets its own directory (``_bf16``), never the fp32 run's
-    return [replace(get_preset("cpu", "residualgpt", c, PAPER_SEED), precision="bf16") for c in NOISE_PAIR]
+    return [
+        replace(get_preset("cpu", "residualgpt", c, PAPER_SEED), precision="bf16")
+        for c in NOISE_PAIR
+    ]
 
 
 # --- book/mechanism.ipynb and book/escape_and_bundle.ipynb -----------------------
@@ -350,11 +430,15 @@ MIXER_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
 def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
     """§7.2's falsification test: attention replaced by the position-blind local mixer (same 4d² weights,
     no information across positions) at the preset's full budget. Seed 1337 of each configuration first."""
-    return [replace(get_preset("cpu", "residualgpt", c, s), mixer="local") for s in seeds for c in MIXER_CONFIGS]
+    return [
+        replace(get_preset("cpu", "residualgpt", c, s), mixer="local")
+        for s in seeds
+        for c in MIXER_CONFIGS
+    ]
 
 
 ESCAPE_DEPTHS = (2, 4, 6, 8, 12)
-ESCAPE_GAINS = GAINS   # weight-level gain on the FFN output projection (lib.engine.gain)
+ESCAPE_GAINS = GAINS  # weight-level gain on the FFN output projection (lib.engine.gain)
 # A shortened budget (the cosine over 400 steps, the same warm-up), evaluated every 25 steps on 20
 # fixed batches: the `cpu` AttnOnly leaves the floor by its first evaluation at step 100, so the escape
 # step must be placed more finely than the preset's 100-step interval.
@@ -374,9 +458,18 @@ def escape_map(seed: int = PAPER_SEED) -> list[Experiment]:
     exps = []
     for config, depths in (("AttnOnly", ESCAPE_DEPTHS), ("FFNOnly", (6,))):
         for depth in depths:
-            base = replace(get_preset("cpu", "residualgpt", config, seed), n_layer=depth, **ESCAPE_BUDGET)
-            exps += [base if g == 1 else replace(base, gain_mode="weight", gain=float(g)) for g in ESCAPE_GAINS]
-    deep = replace(get_preset("cpu", "residualgpt", "AttnOnly", seed), n_layer=ESCAPE_UNSCALED_DEPTH, **ESCAPE_BUDGET)
+            base = replace(
+                get_preset("cpu", "residualgpt", config, seed), n_layer=depth, **ESCAPE_BUDGET
+            )
+            exps += [
+                base if g == 1 else replace(base, gain_mode="weight", gain=float(g))
+                for g in ESCAPE_GAINS
+            ]
+    deep = replace(
+        get_preset("cpu", "residualgpt", "AttnOnly", seed),
+        n_layer=ESCAPE_UNSCALED_DEPTH,
+        **ESCAPE_BUDGET,
+    )
     return exps + [replace(deep, scaled_init=False)]
 
 
@@ -408,8 +501,16 @@ ESCAPE_WARMUPS = (400, 1600)
 def escape_warmup(seed: int = PAPER_SEED) -> list[Experiment]:
     """AttnOnly on the escape map's budget at ``ESCAPE_WARMUP_DEPTHS`` x ``ESCAPE_WARMUPS`` (the preset's 100-step
     warm-up is the map's own column): does a gentler warm-up free the depth at which the map's AttnOnly stays?"""
-    return [replace(get_preset("cpu", "residualgpt", "AttnOnly", seed), n_layer=d, warmup_steps=w, **ESCAPE_BUDGET)
-            for d in ESCAPE_WARMUP_DEPTHS for w in ESCAPE_WARMUPS]
+    return [
+        replace(
+            get_preset("cpu", "residualgpt", "AttnOnly", seed),
+            n_layer=d,
+            warmup_steps=w,
+            **ESCAPE_BUDGET,
+        )
+        for d in ESCAPE_WARMUP_DEPTHS
+        for w in ESCAPE_WARMUPS
+    ]
 
 
 def probe_during(seed: int = PAPER_SEED) -> list[Experiment]:
@@ -419,11 +520,15 @@ def probe_during(seed: int = PAPER_SEED) -> list[Experiment]:
     return [replace(get_preset("cpu", "residualgpt", c, seed), **ESCAPE_BUDGET) for c in CONFIGS]
 
 
-FIXED_VALIDATION = "fixed validation"  # the factor §5.2 calls "one relevant implementation difference"
-ROUNDING_CONTROL = "SDPA kernel"  # computes nanoGPT's attention exactly; only floating-point rounding differs
+# the factor §5.2 calls "one relevant implementation difference"
+FIXED_VALIDATION = "fixed validation"
+# computes nanoGPT's attention exactly; only floating-point rounding differs
+ROUNDING_CONTROL = "SDPA kernel"
 
 
-def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PAPER_SEED) -> dict[str, Experiment]:
+def bundle_factors(
+    scale: str = "cpu", config: str = "AttnOnly", seed: int = PAPER_SEED
+) -> dict[str, Experiment]:
     """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on its own, by
     name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from its preset at ``scale``.
     Dropout after the embeddings is not a factor here: the stand-ins train without dropout."""
@@ -432,7 +537,8 @@ def bundle_factors(scale: str = "cpu", config: str = "AttnOnly", seed: int = PAP
     factors = {
         "none": {},
         WARMUP_COSINE: warmup_cosine(scale),
-        "peak learning rate": dict(lr=res.lr),                                  # constant, at ResidualGPT's peak
+        # constant, at ResidualGPT's peak
+        "peak learning rate": dict(lr=res.lr),
         "AdamW beta2": dict(beta2=res.beta2),
         "weight decay": dict(weight_decay=res.weight_decay, decay_all=res.decay_all),
         "gradient clipping": dict(grad_clip=res.grad_clip),
@@ -449,7 +555,8 @@ def rounding_twins(scale: str = "cpu") -> list[Experiment]:
     """The rounding-only twin (``ROUNDING_CONTROL``) of nanoGPT AttnOnly at the joint-collapse chapter's seeds
     other than the bundle's, whose twin is a bundle factor: whether each seed's escape survives a change of
     floating-point order decides whether the stand-in's joint collapse is a knife-edge or a contradiction."""
-    twin = bundle_factors(scale)[ROUNDING_CONTROL]  # the bundle's own twin: its fields, at the other seeds
+    # the bundle's own twin: its fields, at the other seeds
+    twin = bundle_factors(scale)[ROUNDING_CONTROL]
     return [replace(e, attn_kernel=twin.model.attn_kernel) for e in bundle_baseline_seeds(scale)]
 
 
@@ -480,15 +587,21 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
     """Do the stand-in's headline results survive the author's values? ResidualGPT AttnOnly, FFNOnly and
     FullResidual with ``AUTHOR_VALUES`` (the asymmetry), and nanoGPT AttnOnly with the author's dropout (the
     joint collapse)."""
-    exps = [replace(get_preset("cpu", "residualgpt", c, s), **AUTHOR_VALUES)
-            for s in seeds for c in ("AttnOnly", "FFNOnly", "FullResidual")]
-    return exps + [replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds]
+    exps = [
+        replace(get_preset("cpu", "residualgpt", c, s), **AUTHOR_VALUES)
+        for s in seeds
+        for c in ("AttnOnly", "FFNOnly", "FullResidual")
+    ]
+    return exps + [
+        replace(get_preset("cpu", "nanogpt", "AttnOnly", s), **AUTHOR_DROPOUT) for s in seeds
+    ]
 
 
 class ScheduleFactor(NamedTuple):
     """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset, and the seeds
     whose runs picked it as a candidate, which are no evidence for it (``claims.schedule_seeds`` judges it on the
     others)."""
+
     changes: dict
     chosen_by: tuple[int, ...] = ()
 
@@ -502,7 +615,8 @@ def _rate(x: float) -> str:
 # The Phase-2 notebook's rate (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: a constant 3e-4), which is the 10M preset's
 # peak; the stand-in's ResidualGPT peaks at 1e-3, so its "constant lr" differs from Phase 2 in the rate too.
 PHASE2_LR = get_preset("10M", "residualgpt").train.lr
-CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"  # the factor: ResidualGPT at Phase 2's rate, from step 0
+# the factor: ResidualGPT at Phase 2's rate, from step 0
+CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"
 
 
 def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor]:
@@ -521,12 +635,18 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
     for impl in ("nanogpt", "residualgpt"):
         table[impl, "none"] = ScheduleFactor({})
         table[impl, SCHEDULE_NAMES[swap[impl]["schedule"]]] = ScheduleFactor(
-            swap[impl], chosen_by=chosen if impl == "nanogpt" else ())
+            swap[impl], chosen_by=chosen if impl == "nanogpt" else ()
+        )
     if res.lr != PHASE2_LR:  # at the paper's shape the two are one run
         table["residualgpt", CONSTANT_PHASE2] = ScheduleFactor(
-            dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR))
-    table["nanogpt", "gradient clipping"] = ScheduleFactor(dict(grad_clip=res.grad_clip), chosen_by=chosen)
-    table["nanogpt", "no biases"] = ScheduleFactor(dict(bias=False, head_bias=False), chosen_by=chosen)
+            dict(constant_lr(scale), lr=PHASE2_LR, min_lr=PHASE2_LR)
+        )
+    table["nanogpt", "gradient clipping"] = ScheduleFactor(
+        dict(grad_clip=res.grad_clip), chosen_by=chosen
+    )
+    table["nanogpt", "no biases"] = ScheduleFactor(
+        dict(bias=False, head_bias=False), chosen_by=chosen
+    )
     return table
 
 
@@ -544,11 +664,22 @@ def schedule_factor_changes(scale: str = "cpu") -> list[dict]:
             return f"cosine to {_rate(t.min_lr)}" if t.schedule == "cosine" else "none"
 
         def warmup(t):
-            return f"{t.warmup_steps} steps" if t.schedule == "cosine" and t.warmup_steps else "none"
-        parts = {"peak rate": (_rate(own.lr), _rate(new.lr)), "warm-up": (warmup(own), warmup(new)),
-                 "decay": (decay(own), decay(new))}
-        rows.append({"implementation": impl, "factor": name,
-                     **{k: f"kept ({a})" if a == b else f"{a} → {b}" for k, (a, b) in parts.items()}})
+            return (
+                f"{t.warmup_steps} steps" if t.schedule == "cosine" and t.warmup_steps else "none"
+            )
+
+        parts = {
+            "peak rate": (_rate(own.lr), _rate(new.lr)),
+            "warm-up": (warmup(own), warmup(new)),
+            "decay": (decay(own), decay(new)),
+        }
+        rows.append(
+            {
+                "implementation": impl,
+                "factor": name,
+                **{k: f"kept ({a})" if a == b else f"{a} → {b}" for k, (a, b) in parts.items()},
+            }
+        )
     return rows
 
 
@@ -563,8 +694,13 @@ def schedule_factor(exp: Experiment) -> str:
     for (impl, name), f in table.items():
         if impl == exp.impl and _schedule_run(impl, exp.seed, f.changes, exp.scale) == exp:
             return name
-    raise ValueError(f"{exp.impl} {exp.config_name} seed {exp.seed} is no run of the schedule plan; its factors: "
-                     + ", ".join(f"{i} {n}" for i, n in table))
+    raise ValueError(
+        (
+            f"{exp.impl} {exp.config_name} seed {exp.seed} is no run of the schedule plan; its "
+            "factors: "
+        )
+        + ", ".join(f"{i} {n}" for i, n in table)
+    )
 
 
 def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
@@ -572,7 +708,11 @@ def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
     nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its
     warm-up and cosine and at a constant rate, its own peak and Phase 2's; then gradient clipping and no biases on
     nanoGPT AttnOnly."""
-    return [_schedule_run(impl, s, f.changes) for (impl, _), f in schedule_factors().items() for s in seeds]
+    return [
+        _schedule_run(impl, s, f.changes)
+        for (impl, _), f in schedule_factors().items()
+        for s in seeds
+    ]
 
 
 def recipes() -> list[Experiment]:
@@ -587,8 +727,17 @@ def mechanism() -> list[Experiment]:
     time and the rounding twin of its other seed, the escape map and its boundary cells at the full budget. The
     schedule over seeds, which the second
     chapter reads too, is a recipe plan of its own (``schedule_seeds``, in ``RECIPE_PLANS``)."""
-    return unique([*mixer_test(seeds=(PAPER_SEED,)), *probe_during(), *mixer_test(), *bundle(), *rounding_twins(),
-                    *escape_map(), *escape_long_budget()])
+    return unique(
+        [
+            *mixer_test(seeds=(PAPER_SEED,)),
+            *probe_during(),
+            *mixer_test(),
+            *bundle(),
+            *rounding_twins(),
+            *escape_map(),
+            *escape_long_budget(),
+        ]
+    )
 
 
 def release() -> list[Experiment]:
@@ -599,10 +748,17 @@ def release() -> list[Experiment]:
     # seed so the seed plots have a choice, the remaining seeds, the 124M stand-in's longer-budget
     # probe (it decides what that chapter's budget cannot), and last nanogpt seed 42, which the issue
     # asks for only if time allows.
-    order = [*asymmetry_10m(seeds=(PAPER_SEED,), extra_seeds=()), *joint_collapse(),
-             *asymmetry_10m(seeds=(42,), extra_seeds=()), *gain_confound(),
-             *sweep_124m(seeds=(PAPER_SEED,)), *asymmetry_10m(), *sweep_124m(),
-             *longer_budget_124m(), *joint_collapse(seeds=(42,))]
+    order = [
+        *asymmetry_10m(seeds=(PAPER_SEED,), extra_seeds=()),
+        *joint_collapse(),
+        *asymmetry_10m(seeds=(42,), extra_seeds=()),
+        *gain_confound(),
+        *sweep_124m(seeds=(PAPER_SEED,)),
+        *asymmetry_10m(),
+        *sweep_124m(),
+        *longer_budget_124m(),
+        *joint_collapse(seeds=(42,)),
+    ]
     return unique(order)
 
 
@@ -624,21 +780,43 @@ def keeps_weights(exp: Experiment) -> bool:
     plain `residualgpt` stand-in runs, about 2.4 MB each."""
     # Seed 1337 only and the preset's budget and depth only: the release stays small, and a probe of "the trained
     # model" never reads a shortened or deeper run.
-    return (exp.scale == "cpu" and exp.impl == "residualgpt" and exp.seed == PAPER_SEED
-            and exp.gain_mode is None and exp.train.max_steps == get_preset("cpu").train.max_steps
-            and exp.model.n_layer == get_preset("cpu").model.n_layer)
+    return (
+        exp.scale == "cpu"
+        and exp.impl == "residualgpt"
+        and exp.seed == PAPER_SEED
+        and exp.gain_mode is None
+        and exp.train.max_steps == get_preset("cpu").train.max_steps
+        and exp.model.n_layer == get_preset("cpu").model.n_layer
+    )
 
 
-PREFIX_PLANS = ("10m_prefix", "bf16_agreement", "10m_whole", "10m_schedule_seeds", "10m_nanogpt_schedule_seeds",
-                "124m_search")  # the search: a probe on the 124M's own schedule stops short of its end
+PREFIX_PLANS = (
+    "10m_prefix",
+    "bf16_agreement",
+    "10m_whole",
+    "10m_schedule_seeds",
+    "10m_nanogpt_schedule_seeds",
+    # the search: a probe on the 124M's own schedule stops short of its end
+    "124m_search",
+)
 # book/mechanism.ipynb's plans: hours of CPU time beyond the release, trained with their own
 # ``sweep --plan mechanism`` (or one part of it), so that ``release`` stays the first six chapters.
-MECHANISM_PLANS = ("mechanism", "mixer_test", "probe_during", "escape_map", "escape_long", "bundle", "rounding_twins",
-                   "escape_warmup")
+MECHANISM_PLANS = (
+    "mechanism",
+    "mixer_test",
+    "probe_during",
+    "escape_map",
+    "escape_long",
+    "bundle",
+    "rounding_twins",
+    "escape_warmup",
+)
 # The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
 # ``sweep --plan recipes``, so that ``release`` stays the first six chapters; §5.1(b)'s rounding twins (two) and §5.1's
 # runtime gains at two more seeds (eight).
 RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds", "gain_twins", "gain_seeds")
+
+
 def _prefix_stop(exp: Experiment, summary: dict | None, cap: int | None) -> int | None:
     # --until is the prefix; a control that needs fewer steps (``prefix_steps``) stops at its own
     if cap is None:
@@ -663,6 +841,7 @@ class Plan:
     its summary so far or None, the command's --until or None) -> the step to train it to (None: its budget).
     ``sweep`` asks again after each segment, so a rule that reads the run moves its stop as the run goes. The CLI
     names no plan: it reads each plan's own rule and options here."""
+
     name: str
     make: Callable[..., list[Experiment]]
     scales: tuple[str, ...] = ()
@@ -678,20 +857,44 @@ class Plan:
 _PAPER_SHAPE_ON_CPU = ("--micro-batch 8", "--fast-dropout")
 _PREFIX_ON_CPU = (f"--until {PREFIX_STEPS}", *_PAPER_SHAPE_ON_CPU)
 _TEN_M = ("cpu", "10M")  # a chapter plan at its stand-in and at the paper's 10M
-PLANS = {p.name: p for p in (
-    Plan("release", release), Plan("joint_collapse", joint_collapse, _TEN_M),
-    Plan("gain_confound", gain_confound, _TEN_M), Plan("fixed_val_batches", fixed_val_batches, _TEN_M),
-    Plan("10m_asymmetry", asymmetry_10m, _TEN_M), Plan("124m_sweep", sweep_124m, ("cpu-bpe", "124M", "cpu-bpe-ramp")),
-    Plan("124m_longer_budget", longer_budget_124m, ("cpu-bpe",)), Plan("124m_search", search_124m, stop=_search_stop),
-    Plan("10m_prefix", paper_10m_prefix, options=_PREFIX_ON_CPU, stop=_prefix_stop),
-    Plan("10m_whole", paper_10m_whole, options=_PAPER_SHAPE_ON_CPU),
-    Plan("10m_schedule_seeds", paper_10m_schedule_seeds, options=_PAPER_SHAPE_ON_CPU, stop=_schedule_stop),
-    Plan("10m_nanogpt_schedule_seeds", paper_10m_nanogpt_schedule_seeds, options=_PREFIX_ON_CPU),
-    Plan("gain_twins", gain_twins), Plan("gain_seeds", gain_seeds), Plan("bf16_agreement", bf16_agreement),
-    Plan("mechanism", mechanism), Plan("mixer_test", mixer_test), Plan("probe_during", probe_during),
-    Plan("escape_map", escape_map), Plan("escape_long", escape_long_budget), Plan("escape_warmup", escape_warmup),
-    Plan("bundle", bundle), Plan("recipes", recipes), Plan("author_values", author_values),
-    Plan("schedule_seeds", schedule_seeds), Plan("rounding_twins", rounding_twins))}
+PLANS = {
+    p.name: p
+    for p in (
+        Plan("release", release),
+        Plan("joint_collapse", joint_collapse, _TEN_M),
+        Plan("gain_confound", gain_confound, _TEN_M),
+        Plan("fixed_val_batches", fixed_val_batches, _TEN_M),
+        Plan("10m_asymmetry", asymmetry_10m, _TEN_M),
+        Plan("124m_sweep", sweep_124m, ("cpu-bpe", "124M", "cpu-bpe-ramp")),
+        Plan("124m_longer_budget", longer_budget_124m, ("cpu-bpe",)),
+        Plan("124m_search", search_124m, stop=_search_stop),
+        Plan("10m_prefix", paper_10m_prefix, options=_PREFIX_ON_CPU, stop=_prefix_stop),
+        Plan("10m_whole", paper_10m_whole, options=_PAPER_SHAPE_ON_CPU),
+        Plan(
+            "10m_schedule_seeds",
+            paper_10m_schedule_seeds,
+            options=_PAPER_SHAPE_ON_CPU,
+            stop=_schedule_stop,
+        ),
+        Plan(
+            "10m_nanogpt_schedule_seeds", paper_10m_nanogpt_schedule_seeds, options=_PREFIX_ON_CPU
+        ),
+        Plan("gain_twins", gain_twins),
+        Plan("gain_seeds", gain_seeds),
+        Plan("bf16_agreement", bf16_agreement),
+        Plan("mechanism", mechanism),
+        Plan("mixer_test", mixer_test),
+        Plan("probe_during", probe_during),
+        Plan("escape_map", escape_map),
+        Plan("escape_long", escape_long_budget),
+        Plan("escape_warmup", escape_warmup),
+        Plan("bundle", bundle),
+        Plan("recipes", recipes),
+        Plan("author_values", author_values),
+        Plan("schedule_seeds", schedule_seeds),
+        Plan("rounding_twins", rounding_twins),
+    )
+}
 
 
 _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first use
@@ -708,8 +911,9 @@ def planned(exp: Experiment) -> bool:
     return exp.to_json() in _PLANNED
 
 
-
-def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls=None) -> list[Experiment]:
+def resolve(
+    name: str, scale: str | None = None, configs=None, seeds=None, impls=None
+) -> list[Experiment]:
     """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs``, ``seeds`` and ``impls`` where given.
     A scale the plan does not have, or a configuration, seed or implementation that selects none of its runs, is refused
     with the valid choices: a plan never silently ignores an argument."""
@@ -718,16 +922,22 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls
     scales = PLANS[name].scales or None
     if scale is None:
         exps = PLANS[name]()
-    elif scales is None:  # refused, not ignored: --scale 10M on a `cpu`-only plan would train the stand-in anyway
+    elif scales is None:
+        # refused, not ignored: --scale 10M on a `cpu`-only plan would train the stand-in anyway
         fixed = sorted({e.scale for e in PLANS[name]()})
-        raise ConfigError(f"plan {name!r} has fixed scale(s) {', '.join(fixed)}; --scale is not valid with it "
-                          f"(plans with a scale: {', '.join(n for n, p in PLANS.items() if p.scales)})")
+        raise ConfigError(
+            f"plan {name!r} has fixed scale(s) {', '.join(fixed)}; --scale is not valid with it "
+            f"(plans with a scale: {', '.join(n for n, p in PLANS.items() if p.scales)})"
+        )
     elif scale not in scales:
         raise ConfigError(f"plan {name!r} at scale {scale!r}: valid: {', '.join(scales)}")
     else:
         exps = PLANS[name](scale)
-    narrow = (("configuration", configs, lambda e: e.config_name), ("seed", seeds, lambda e: e.seed),
-              ("implementation", impls, lambda e: e.impl))
+    narrow = (
+        ("configuration", configs, lambda e: e.config_name),
+        ("seed", seeds, lambda e: e.seed),
+        ("implementation", impls, lambda e: e.impl),
+    )
     narrowed = False  # the valid values named are those left after the options before it
     for key, wanted, of in narrow:
         if wanted is None:
@@ -737,8 +947,10 @@ def resolve(name: str, scale: str | None = None, configs=None, seeds=None, impls
         # one unknown value is enough to refuse: a typo among good ones would otherwise quietly train fewer runs
         if unknown:
             among = " among the runs the other options select" if narrowed else ""
-            raise ConfigError(f"plan {name!r} has no {key} {', '.join(map(str, unknown))}{among}; "
-                              f"valid: {', '.join(map(str, have))}")
+            raise ConfigError(
+                f"plan {name!r} has no {key} {', '.join(map(str, unknown))}{among}; "
+                f"valid: {', '.join(map(str, have))}"
+            )
         exps, narrowed = [e for e in exps if of(e) in wanted], True
     return exps
 
@@ -748,13 +960,17 @@ def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
         return exps
     # max_steps alone: the cosine stretches over the new budget (lr_at reads max_steps), and runs.run_path
     # names the run _steps<N>, so it never shares a directory with the preset's
-    return unique([dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps])
+    return unique(
+        [dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps]
+    )
 
 
 def command_for(exp: Experiment, runs_dir=None) -> str:
     """The CLI command that trains ``exp``."""
-    cmd = (f"python -m lib train --scale {exp.scale} --impl {exp.impl} "
-           f"--config {exp.config_name} --seed {exp.seed}")
+    cmd = (
+        f"python -m lib train --scale {exp.scale} --impl {exp.impl} "
+        f"--config {exp.config_name} --seed {exp.seed}"
+    )
     if exp.gain_mode:
         cmd += f" --gain-mode {exp.gain_mode} --gain {exp.gain:g}"
     if off_preset_steps(exp):

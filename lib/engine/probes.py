@@ -16,6 +16,7 @@ input to the first block) and at depth k, after the k-th block (1-based):
   matrix of states (Roy & Vetterli 2007); 1 for identical rows, the width for orthogonal ones of equal
   norm. Uncentred, so that a collapse onto one shared vector reads as rank 1.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -23,7 +24,8 @@ import torch
 
 # One number for the book's probes of a trained model and the callback's during training, so the two are read on
 # equally many sequences; small enough that probing at every evaluation costs little beside the step itself.
-PROBE_SEQUENCES = 16   # sequences of one fixed validation batch the probes read (the book and the callback)
+# sequences of one fixed validation batch the probes read (the book and the callback)
+PROBE_SEQUENCES = 16
 
 
 @torch.no_grad()
@@ -34,8 +36,12 @@ def capture_activations(model, idx) -> list[torch.Tensor]:
     captured: list[torch.Tensor] = []
     # Hooks, not a copy of GPT.forward: the states are the model's own, whatever Block does with its switches.
     # Block 0's input (a pre-hook) is the embedding after its dropout, the stream as the first block sees it.
-    handles = [blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))]
-    handles += [b.register_forward_hook(lambda m, args, out: captured.append(out.detach())) for b in blocks]
+    handles = [
+        blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))
+    ]
+    handles += [
+        b.register_forward_hook(lambda m, args, out: captured.append(out.detach())) for b in blocks
+    ]
     try:
         model(idx)
     finally:
@@ -54,7 +60,7 @@ def position_cosine(h: torch.Tensor) -> float:
     # double, as in the other two probes: one precision for every measure, whatever dtype the states arrive in.
     # normalize leaves a zero vector at zero (its eps), which is why such a position counts as 0, not NaN.
     u = torch.nn.functional.normalize(h.double(), dim=-1)
-    gram = u @ u.transpose(1, 2)                                   # (B, T, T)
+    gram = u @ u.transpose(1, 2)  # (B, T, T)
     # a position's similarity to itself is 1 whatever the model does; only the T(T-1) pairs of two positions count
     off_diagonal = gram.sum(dim=(1, 2)) - gram.diagonal(dim1=1, dim2=2).sum(dim=1)
     return float((off_diagonal / (T * (T - 1))).mean())
@@ -66,10 +72,12 @@ def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
     token the first half has seen."""
     B = h.shape[0]
     if B < 2:
-        raise ValueError(f"token_accuracy needs at least 2 sequences (half fit, half scored), got {B}")
+        raise ValueError(
+            f"token_accuracy needs at least 2 sequences (half fit, half scored), got {B}"
+        )
     # Split by sequence, not by position: the positions scored never helped build the centroids they are read by.
-    fit_h, fit_t = h[:B // 2].reshape(-1, h.shape[-1]).double(), idx[:B // 2].reshape(-1)
-    test_h, test_t = h[B // 2:].reshape(-1, h.shape[-1]).double(), idx[B // 2:].reshape(-1)
+    fit_h, fit_t = h[: B // 2].reshape(-1, h.shape[-1]).double(), idx[: B // 2].reshape(-1)
+    test_h, test_t = h[B // 2 :].reshape(-1, h.shape[-1]).double(), idx[B // 2 :].reshape(-1)
     mean = fit_h.mean(dim=0)
     tokens, fit_i = torch.unique(fit_t, return_inverse=True)
     sums = torch.zeros(len(tokens), h.shape[-1], dtype=fit_h.dtype).index_add_(0, fit_i, fit_h)
@@ -80,7 +88,9 @@ def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
     # Nearest centroid: argmin |x - c|^2 = argmin (|c|^2 - 2 x.c), one matrix product. Centring both sides on the
     # first half's mean changes no distance; it keeps a large vector shared by every state out of the expanded
     # form, where it would cancel between the two terms and leave rounding to decide the argmin.
-    predicted = tokens[((centroids * centroids).sum(dim=1) - 2 * test_h @ centroids.T).argmin(dim=1)]
+    predicted = tokens[
+        ((centroids * centroids).sum(dim=1) - 2 * test_h @ centroids.T).argmin(dim=1)
+    ]
     chance = torch.bincount(test_t).max().item() / len(test_t)
     return float((predicted == test_t).double().mean()), float(chance)
 
@@ -92,7 +102,8 @@ def effective_rank(h: torch.Tensor) -> float:
     # the (positions x width) matrix.
     # clamp: rounding can leave the smallest eigenvalues of a rank-deficient Gram matrix slightly negative
     s = torch.linalg.eigvalsh(x.T @ x).clamp(min=0).sqrt()
-    if s.sum() == 0:  # every state zero: no direction at all, rather than the 0/0 of the normalisation
+    # every state zero: no direction at all, rather than the 0/0 of the normalisation
+    if s.sum() == 0:
         return 0.0
     p = s / s.sum()
     p = p[p > 0]  # 0 log 0 is 0 by definition, but NaN in torch
@@ -115,8 +126,15 @@ def probe(model, idx: torch.Tensor) -> pd.DataFrame:
         rows = []
         for depth, h in enumerate(states):
             acc, chance = token_accuracy(h, idx)
-            rows.append(dict(depth=depth, position_cosine=position_cosine(h), token_accuracy=acc,
-                             token_chance=chance, effective_rank=effective_rank(h)))
+            rows.append(
+                dict(
+                    depth=depth,
+                    position_cosine=position_cosine(h),
+                    token_accuracy=acc,
+                    token_chance=chance,
+                    effective_rank=effective_rank(h),
+                )
+            )
     finally:
         model.train(was_training)
         torch.set_num_threads(threads)

@@ -1,6 +1,7 @@
 """The released (or retrained) runs as the chapters read them: which runs of a plan exist, which are left out and
 why, their summaries and histories as tables, the rows a verdict may pool, the floor test, and the trained models
 and per-batch losses read back from their checkpoints. Everything above this module reads runs through it."""
+
 from __future__ import annotations
 
 import os
@@ -44,12 +45,20 @@ def load_model(rd: RunDir):
     the file where the run is not sound (``RunDir.problems``, which checks the weights too)."""
     # The file first, as RunDir.weights checks it: a damaged or foreign weights.pt is named as itself, even in a
     # folder whose other files are missing.
-    blob = load_torch_file(rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it")
+    blob = load_torch_file(
+        rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it"
+    )
     exp = as_experiment(blob.get("experiment")) if isinstance(blob, dict) else None
     if exp is None:
-        raise RunError(f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and model)")
+        raise RunError(
+            f"{rd.path / 'weights.pt'} is not a weights file this project wrote (no experiment and "
+            "model)"
+        )
     if exp != rd.experiment():
-        raise RunError(f"{rd.path / 'weights.pt'} is not this run's: it holds another experiment than config.json")
+        raise RunError(
+            f"{rd.path / 'weights.pt'} is not this run's: it holds another experiment than "
+            "config.json"
+        )
     # The one decision whether the run is sound, weights included (their keys, shapes, step and values).
     if problems := rd.problems(exp):
         raise RunError("; ".join(problems))
@@ -57,22 +66,33 @@ def load_model(rd: RunDir):
     # into; problems has checked every key and shape against this model, so the strict load cannot fail.
     model = build_model(exp)
     # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
-    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()})
+    model.load_state_dict(
+        {k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()}
+    )
     return model.eval(), exp
 
 
 @torch.no_grad()
-def per_batch_val_losses(model, exp: Experiment, n_batches: int, mode: str, seed: int = 0) -> np.ndarray:
+def per_batch_val_losses(
+    model, exp: Experiment, n_batches: int, mode: str, seed: int = 0
+) -> np.ndarray:
     """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in eval mode and
     under the run's own precision, as the trainer evaluated it."""
     from .train import autocast
+
     model.eval()
     corpus = load_corpus(exp.dataset)
     # The run's own batch shape and val_seed: with ``mode='fixed'`` and the run's eval_batches, these are the very
     # batches it was evaluated on (that draw depends on val_seed and the shape alone). ``seed`` moves only the
     # random batches.
-    b = Batches(corpus, exp.model.block_size, exp.train.batch_size, seed, eval_batches=n_batches,
-                val_seed=exp.train.val_seed)
+    b = Batches(
+        corpus,
+        exp.model.block_size,
+        exp.train.batch_size,
+        seed,
+        eval_batches=n_batches,
+        val_seed=exp.train.val_seed,
+    )
     batches = b.val_batches(mode)
     device = next(model.parameters()).device.type
     with torch.no_grad(), autocast(device, exp.train.precision):  # an evaluation: no graph to keep
@@ -98,8 +118,13 @@ def unigram_floors(exp: Experiment) -> dict[str, float]:
     """The unigram floor of ``exp``'s data on its whole validation split and on the fixed validation batches its
     runs are evaluated on (its own val_seed, eval_batches and shapes): the two ``judged_floor`` chooses between."""
     corpus = load_corpus(exp.dataset)
-    fixed = fixed_val_batches(corpus, exp.model.block_size, exp.train.batch_size, exp.train.eval_batches,
-                              exp.train.val_seed)
+    fixed = fixed_val_batches(
+        corpus,
+        exp.model.block_size,
+        exp.train.batch_size,
+        exp.train.eval_batches,
+        exp.train.val_seed,
+    )
     return {"split": unigram_floor(corpus), "batches": unigram_floor_on(corpus, fixed)}
 
 
@@ -114,7 +139,9 @@ def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
     """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
     # A NaN compares False, so it would read as "left the floor": refused rather than counted as an escape.
     if s.best_val_loss.isna().any():
-        raise ValueError("a run without a finite best loss reached a verdict; pass pooled(summaries)")
+        raise ValueError(
+            "a run without a finite best loss reached a verdict; pass pooled(summaries)"
+        )
     # the complement of the floor test escape_step dates escapes by: a run that escaped at some evaluation has its
     # best there or lower, so no run is both escaped and on the floor
     return ~left_floor(s.best_val_loss, floor, margin)
@@ -128,7 +155,8 @@ FINISHED = ("complete", "diverged")
 SHOWN_AS_PREFIX = ("complete", "diverged", "partial")  # where a chapter shows a prefix as such
 
 
-CACHE_DIR = ROOT / "_build" / ".cache" / "val_losses"   # git-ignored; rebuilt whenever it is missing
+# git-ignored; rebuilt whenever it is missing
+CACHE_DIR = ROOT / "_build" / ".cache" / "val_losses"
 
 
 _CACHE_VERSION = 1  # bump when per_batch_val_losses changes what it computes
@@ -177,8 +205,11 @@ def left_out(located, statuses=FINISHED) -> list[str]:
             out.extend(f"{p}: left out" for p in problems)
         elif status == "diverged":
             s = rd.summary
-            out.append(f"{rd.path}: diverged at step {s.get('diverged_step')} ({s.get('diverged_reason', '?')}): "
-                       f"drawn as diverged, left out of every mean and verdict")
+            out.append(
+                f"{rd.path}: diverged at step {s.get('diverged_step')} "
+                f"({s.get('diverged_reason', '?')}): drawn as diverged, left out of every mean and "
+                "verdict"
+            )
     return out
 
 
@@ -189,8 +220,9 @@ def usable(located, statuses):
             yield exp, rd, source
 
 
-def summaries_of(located, statuses=FINISHED, floor: float | None = None,
-                 margin: float = ESCAPE_MARGIN) -> pd.DataFrame:
+def summaries_of(
+    located, statuses=FINISHED, floor: float | None = None, margin: float = ESCAPE_MARGIN
+) -> pd.DataFrame:
     """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
     (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
     against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
@@ -203,16 +235,45 @@ def summaries_of(located, statuses=FINISHED, floor: float | None = None,
     ``escape_step_recorded``: one definition for the step a table shows and the floor a verdict reads."""
     rows = []
     for exp, rd, source in usable(located, statuses):
-        s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}  # kept, for the reader to compare
+        # kept, for the reader to compare
+        s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}
         if floor is not None:
             s["escape_step"] = escape_step(rd.history(), floor, margin)
         # The path relative to the repository where it can be: a built page then shows the same path on every
         # machine, not the builder's home directory. The schedule comes from the experiment: no summary records it.
-        rows.append({**s, "budget": exp.train.max_steps, "schedule": exp.train.schedule, "source": source,
-                     "path": str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)})
-    cols = ["impl", "config", "seed", "gain_mode", "gain", "best_val_loss", "best_step", "final_val_loss",
-            "escape_step", "escape_step_recorded", "unigram_floor", "status", "steps", "max_steps", "budget",
-            "schedule", "wall_s", "tokens_per_s", "source", "path"]
+        rows.append(
+            {
+                **s,
+                "budget": exp.train.max_steps,
+                "schedule": exp.train.schedule,
+                "source": source,
+                "path": str(rd.path.relative_to(ROOT))
+                if rd.path.is_relative_to(ROOT)
+                else str(rd.path),
+            }
+        )
+    cols = [
+        "impl",
+        "config",
+        "seed",
+        "gain_mode",
+        "gain",
+        "best_val_loss",
+        "best_step",
+        "final_val_loss",
+        "escape_step",
+        "escape_step_recorded",
+        "unigram_floor",
+        "status",
+        "steps",
+        "max_steps",
+        "budget",
+        "schedule",
+        "wall_s",
+        "tokens_per_s",
+        "source",
+        "path",
+    ]
     df = pd.DataFrame(rows)
     # The same columns with or without runs: a chapter's filters and tables also run on a --runs-dir with none.
     return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
@@ -221,7 +282,11 @@ def summaries_of(located, statuses=FINISHED, floor: float | None = None,
 def unfinished(located) -> list[str]:
     """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
     # not for an unreadable run: training refuses to run over it, so its command would only mislead
-    return [plans.command_for(e) for e, rd, _ in located if rd.status not in ("complete", "diverged", "unreadable")]
+    return [
+        plans.command_for(e)
+        for e, rd, _ in located
+        if rd.status not in ("complete", "diverged", "unreadable")
+    ]
 
 
 def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
@@ -233,13 +298,33 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["status"] = rd.status
         # "none", not None: pandas' groupby drops NaN keys, and the plain run would vanish from a group by mode
-        h["gain_mode"], h["gain"], h["budget"] = exp.gain_mode or "none", exp.gain, exp.train.max_steps
+        h["gain_mode"], h["gain"], h["budget"] = (
+            exp.gain_mode or "none",
+            exp.gain,
+            exp.train.max_steps,
+        )
         h["schedule"] = exp.train.schedule
         frames.append(h)
     # empty but with its columns, so that a chapter's selections on them work before any run is trained
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["step", "val_loss", "impl", "config", "seed", "source", "status", "gain_mode", "gain", "budget",
-                 "schedule"])
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(
+            columns=[
+                "step",
+                "val_loss",
+                "impl",
+                "config",
+                "seed",
+                "source",
+                "status",
+                "gain_mode",
+                "gain",
+                "budget",
+                "schedule",
+            ]
+        )
+    )
 
 
 def model_label(exp: Experiment) -> str:
@@ -251,7 +336,8 @@ def as_released(exps, runs_dir=None):
     """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
     # The source travels with each run, so a chapter can put a reader's own retrained seed beside the released
     # ones (lib.book.chapter) and the figures can draw it differently.
-    runs_dir = runs_dir or RUNS_DIR  # None: runs/, so a caller can pass "the default" down without naming it
+    # None: runs/, so a caller can pass "the default" down without naming it
+    runs_dir = runs_dir or RUNS_DIR
     return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
 
 
@@ -259,6 +345,7 @@ def as_released(exps, runs_dir=None):
 class Runs:
     """Finished runs of a plan: one row per run with the plan's own columns, their histories, and the
     commands that train the rest."""
+
     table: pd.DataFrame
     histories: pd.DataFrame
     missing: list[str]
@@ -270,22 +357,29 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
     chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
     located = as_released(exps, runs_dir)
     ok = list(usable(located, FINISHED))
-    for line in left_out(located):  # printed into the chapter's output: the reader sees which runs were left out
+    # printed into the chapter's output: the reader sees which runs were left out
+    for line in left_out(located):
         print(line)
     # Both frames are built from the one list ``ok``, in its order, so row i of each is the same run and they can
     # be put side by side by position.
     summ = summaries_of(ok)
     extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
-    table = pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1) if len(summ) else (
-        summ.assign(**{k: [] for k in columns}))
+    table = (
+        pd.concat([extra.reset_index(drop=True), summ.reset_index(drop=True)], axis=1)
+        if len(summ)
+        else (summ.assign(**{k: [] for k in columns}))
+    )
     hist = []
     for e, rd, _ in ok:
         h = histories_of([(e, rd, "released")])
         for k, f in columns.items():
             h[k] = f(e)
         hist.append(h)
-    hist = (pd.concat(hist, ignore_index=True) if hist
-            else pd.DataFrame(columns=["step", "val_loss", "config", *columns]))
+    hist = (
+        pd.concat(hist, ignore_index=True)
+        if hist
+        else pd.DataFrame(columns=["step", "val_loss", "config", *columns])
+    )
     # commands and the planned count over every run of the plan, not only the usable ones
     return Runs(table, hist, unfinished(located), len(exps))
 
@@ -310,11 +404,22 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
         med = float(minutes.median()) if len(t) else float("nan")
         # the steps each run trained (a prefix's, not its schedule's), every distinct count shown, none hidden
         steps = sorted({int(b) for b in (t.steps if "steps" in t else t.budget)}) if len(t) else []
-        tps = t.tokens_per_s.astype(float).median() if "tokens_per_s" in t and len(t) else float("nan")
-        rows.append({"part": name, "trained": len(t), "planned": planned,
-                     "steps per run": "/".join(f"{b:,}" for b in steps) or "-",
-                     "fastest minutes": float(minutes.min()) if len(t) else float("nan"),
-                     "median minutes": med, "median tokens/s": float(tps),
-                     "hours trained": float(minutes.sum()) / 60,
-                     "hours left (estimate)": (planned - len(t)) * med / 60 if len(t) else float("nan")})
+        tps = (
+            t.tokens_per_s.astype(float).median()
+            if "tokens_per_s" in t and len(t)
+            else float("nan")
+        )
+        rows.append(
+            {
+                "part": name,
+                "trained": len(t),
+                "planned": planned,
+                "steps per run": "/".join(f"{b:,}" for b in steps) or "-",
+                "fastest minutes": float(minutes.min()) if len(t) else float("nan"),
+                "median minutes": med,
+                "median tokens/s": float(tps),
+                "hours trained": float(minutes.sum()) / 60,
+                "hours left (estimate)": (planned - len(t)) * med / 60 if len(t) else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)

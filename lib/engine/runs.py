@@ -13,6 +13,7 @@ Longer than the house's ~350 lines for that reason: whether a run is sound (its 
 and weights) is one function's decision, RunDir.problems, with its helpers beside it; the lock is the candidate
 to move out when it grows again.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -36,6 +37,7 @@ RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into t
 # and then the run is neither trained nor read until the same `adopt` command, run again, has finished it.
 ADOPTING = "adopting.json"
 
+
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
     # The path is a function of the experiment alone, never of the machine or the command that trained it, so
     # a sweep, a chapter and `report` find one run in one place. The order of the suffixes below is part of
@@ -47,13 +49,16 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
         parts.append(f"gain-{exp.gain_mode}-{exp.gain:g}")
     # A preset run's leaf is its seed alone (seed1337); each suffix below marks one departure from the preset.
     leaf = f"seed{exp.seed}"
-    if off_preset_steps(exp):  # a shortened or longer run never shares a directory with the preset's
+    # a shortened or longer run never shares a directory with the preset's
+    if off_preset_steps(exp):
         leaf += f"_steps{exp.train.max_steps}"
     if off_preset_precision(exp):  # e.g. the bf16 CPU prefix of the author's fp32 nanoGPT
         leaf += f"_{exp.train.precision}"
-    if exp.model.mixer != "attention":  # the local-mixer test (§7.2) never shares the attention run's directory
+    # the local-mixer test (§7.2) never shares the attention run's directory
+    if exp.model.mixer != "attention":
         leaf += f"_mixer-{exp.model.mixer}"
-    for key, value in sorted(off_preset_fields(exp).items()):  # a bundle factor on its own, another depth, ...
+    # a bundle factor on its own, another depth, ...
+    for key, value in sorted(off_preset_fields(exp).items()):
         # Sorted, so two commands that set the same fields in another order name the same directory.
         leaf += f"_{key}-{_spelled(value)}" if isinstance(value, float) else f"_{key}-{value}"
     return Path(runs_dir).joinpath(*parts, leaf)
@@ -71,19 +76,23 @@ def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
     folder inside the released ``runs/`` (a run's path starts with its scale, so ``--runs-dir runs/cpu`` would
     grow a second tree there, ``runs/cpu/cpu/...``, that no reader looks at)."""
     from .config import ConfigError
+
     if not runs_dir.strip():
         raise ConfigError(f"--runs-dir is empty; give a directory (the default is {released})")
     # Resolved, so a symlink into runs/ or runs/cpu/../cpu is inside it too.
     here = Path(runs_dir).resolve()
     if here != Path(released).resolve() and here.is_relative_to(Path(released).resolve()):
-        raise ConfigError(f"--runs-dir {runs_dir} is inside the released {released}, whose run paths start with the "
-                          f"scale (runs/cpu/...): give --runs-dir {released} itself, or a folder outside it")
+        raise ConfigError(
+            f"--runs-dir {runs_dir} is inside the released {released}, whose run paths start with "
+            f"the scale (runs/cpu/...): give --runs-dir {released} itself, or a folder outside it"
+        )
 
 
 def check_run_path(path) -> None:
     """Refuse a run directory the file system cannot hold, before any of its folders is made: a name longer than
     the file system allows would fail at the innermost mkdir, after its parents were created."""
     from .config import ConfigError
+
     path = Path(path)
     # The limits of the nearest folder that exists: the one the first new folder would be made in.
     base = next(p for p in (path, *path.parents) if p.exists())
@@ -93,8 +102,11 @@ def check_run_path(path) -> None:
         name_max = 255
     for part in path.relative_to(base).parts:
         if len(os.fsencode(part)) > name_max:
-            raise ConfigError(f"{path}: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes, longer than "
-                              f"the {name_max} the file system at {base} allows; choose a shorter --runs-dir")
+            raise ConfigError(
+                f"{path}: the folder name {part[:40]}... is {len(os.fsencode(part))} bytes, longer "
+                f"than the {name_max} the file system at {base} allows; choose a shorter "
+                "--runs-dir"
+            )
 
 
 def as_experiment(d) -> Experiment | None:
@@ -112,6 +124,7 @@ def as_experiment(d) -> Experiment | None:
 
 def _differences(a: Experiment, b: Experiment) -> dict:
     """The fields (dotted) in which two experiments differ: ``{field: (a's value, b's value)}``."""
+
     # Flattened to dotted names (train.lr, model.n_layer), so a mismatch message names the one field that
     # differs instead of printing two whole configs.
     def flat(d, pre=""):
@@ -120,6 +133,7 @@ def _differences(a: Experiment, b: Experiment) -> dict:
                 yield from flat(v, f"{pre}{k}.")
             else:
                 yield f"{pre}{k}", v
+
     fa, fb = dict(flat(a.to_dict())), dict(flat(b.to_dict()))
     return {k: (fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)}
 
@@ -163,7 +177,9 @@ def env_problem(env) -> str | None:
     if not isinstance(resumed, list) or not all(isinstance(seg, dict) for seg in resumed):
         return "has a 'resumed' that is not a list of objects"
     for seg in (env, *resumed):
-        if not _integer(seg.get("step", 0)) or not (seg.get("micro_batch") is None or _integer(seg["micro_batch"])):
+        if not _integer(seg.get("step", 0)) or not (
+            seg.get("micro_batch") is None or _integer(seg["micro_batch"])
+        ):
             return f"has a segment whose step or micro_batch is not an integer ({str(seg)[:60]})"
     return None
 
@@ -173,6 +189,7 @@ def model_shapes(exp: Experiment) -> dict[str, tuple]:
     """``{name: shape}`` of the state dict ``exp``'s model has (a runtime gain's ``inner.`` names too), built on the
     meta device by the function that trains it (``gain.construct``): no memory, no generator drawn from."""
     import torch
+
     with torch.device("meta"):
         return {k: tuple(v.shape) for k, v in construct(exp).state_dict().items()}
 
@@ -187,23 +204,43 @@ def _weights_problem(weights: dict, exp: Experiment) -> str | None:
     """What keeps a state dict (weights.pt's, a checkpoint's) from being ``exp``'s model: a key missing or extra, a
     tensor of another shape, a non-finite value. None where it fits."""
     import torch
+
     want = model_shapes(exp)
     got = {k: tuple(v.shape) if torch.is_tensor(v) else None for k, v in weights.items()}
     if got != want:
         missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-        shaped = [f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
-                  for k in sorted(set(got) & set(want)) if got[k] != want[k]]
-        said = ([f"missing {', '.join(missing[:3])}"] if missing else []) + (
-            [f"unexpected {', '.join(extra[:3])}"] if extra else []) + shaped[:3]
+        shaped = [
+            f"{k} is {'no tensor' if got[k] is None else list(got[k])}, not {list(want[k])}"
+            for k in sorted(set(got) & set(want))
+            if got[k] != want[k]
+        ]
+        said = (
+            ([f"missing {', '.join(missing[:3])}"] if missing else [])
+            + ([f"unexpected {', '.join(extra[:3])}"] if extra else [])
+            + shaped[:3]
+        )
         return f"does not fit the model of its config.json ({'; '.join(said)})"
-    if bad := next((k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()), None):
+    if bad := next(
+        (k for k, v in weights.items() if v.is_floating_point() and not torch.isfinite(v).all()),
+        None,
+    ):
         return f"holds non-finite values in {bad}"
     return None
 
 
 # What a checkpoint's trainer state must hold for lib.engine.train.Trainer.load_state_dict.
-TRAINER_STATE = ("model", "optimizer", "batches", "torch_rng", "step", "history", "best_val", "best_step",
-                 "train_time", "status")
+TRAINER_STATE = (
+    "model",
+    "optimizer",
+    "batches",
+    "torch_rng",
+    "step",
+    "history",
+    "best_val",
+    "best_step",
+    "train_time",
+    "status",
+)
 
 
 # A view of one run directory: it reads, it never writes (lib.engine.experiment writes). The readers of runs/
@@ -256,26 +293,42 @@ class RunDir:
         last = hist[-1].get("step") if hist else None
         if not isinstance(s, dict):
             if not self.ckpt.exists():
-                return f"{self.path} has no checkpoint yet; run the same command again to start it from step 0"
-            return f"{self.path} stands at its step-0 checkpoint; run the same command again to resume from there"
+                return (
+                    f"{self.path} has no checkpoint yet; run the same command again to start it "
+                    "from step 0"
+                )
+            return (
+                f"{self.path} stands at its step-0 checkpoint; run the same command again to "
+                "resume from there"
+            )
         if last is None or last == s.get("steps"):
-            return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last evaluation and "
-                    f"checkpoint; run the same command again to resume from there")
-        return (f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), stopped while recording its "
-                f"step-{last} evaluation; run the same command again to resume from its last checkpoint (an "
-                f"evaluation without one is recomputed)")
+            return (
+                f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), its last "
+                "evaluation and checkpoint; run the same command again to resume from there"
+            )
+        return (
+            f"{self.path} stands at step {s.get('steps')} ({s.get('status')}), stopped while "
+            f"recording its step-{last} evaluation; run the same command again to resume from its "
+            "last checkpoint (an evaluation without one is recomputed)"
+        )
 
     def segments(self) -> list[dict]:
         """How each stretch of training was executed, first to last: ``step`` (where it began),
         ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
         segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
         env = self.read_json("env.json") or {}
-        if wrong := env_problem(env):  # problems names it too, and a reader that asked it first leaves the run out
+        # problems names it too, and a reader that asked it first leaves the run out
+        if wrong := env_problem(env):
             raise RunError(f"{self.path / 'env.json'} {wrong}")
         # A run from before --fast-dropout existed has no such key: it drew torch's masks.
-        return [{"step": seg.get("step", 0), "micro_batch": seg.get("micro_batch"),
-                 "fast_dropout": bool(seg.get("fast_dropout", False))}
-                for seg in ([env, *env.get("resumed", [])] if env else [])]
+        return [
+            {
+                "step": seg.get("step", 0),
+                "micro_batch": seg.get("micro_batch"),
+                "fast_dropout": bool(seg.get("fast_dropout", False)),
+            }
+            for seg in ([env, *env.get("resumed", [])] if env else [])
+        ]
 
     def history(self) -> list[dict]:
         p = self.path / "history.jsonl"
@@ -304,8 +357,10 @@ class RunDir:
             retrain = plan["retrain"]
         except (RunError, TypeError, KeyError):
             retrain = "<the retrain's directory>"
-        return (f"{self.path} is in the middle of an adoption that was cut off ({self.path / ADOPTING}); run "
-                f"`python -m lib adopt {retrain}` again to finish it")
+        return (
+            f"{self.path} is in the middle of an adoption that was cut off "
+            f"({self.path / ADOPTING}); run `python -m lib adopt {retrain}` again to finish it"
+        )
 
     def problems(self, exp: Experiment) -> list[str]:
         """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of ``runs/`` (the
@@ -333,15 +388,24 @@ class RunDir:
         # pass for its neighbour. Compared as resolved experiments, as check_config does.
         elif as_experiment(cfg) != exp:
             got = as_experiment(cfg)
-            diff = "" if got is None else ", ".join(
-                f"{k}={v} (expected {want})" for k, (v, want) in _differences(got, exp).items())
-            out.append(f"{self.path / 'config.json'} describes another experiment than its directory"
-                       + (f": {diff}" if diff else ""))
+            diff = (
+                ""
+                if got is None
+                else ", ".join(
+                    f"{k}={v} (expected {want})" for k, (v, want) in _differences(got, exp).items()
+                )
+            )
+            out.append(
+                f"{self.path / 'config.json'} describes another experiment than its directory"
+                + (f": {diff}" if diff else "")
+            )
         # From here on each check needs the summary (and then the history), so a missing one ends the list.
         if summ is None:
             return out + [f"{self.path / 'summary.json'} is missing"]
         if not isinstance(summ, dict) or summ.get("status") not in STATUSES:
-            return out + [f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"]
+            return out + [
+                f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"
+            ]
         # A field a reader indexes that is missing or of another type would stop that reader (a KeyError in
         # `report`, a TypeError in a comparison below): named here, and the checks that compare values end.
         if wrong := self.summary_shape(summ):
@@ -355,13 +419,17 @@ class RunDir:
         # file was edited, truncated or copied from another run (or a kill fell between the two writes), and a
         # reader would then plot a curve that ends at another step than the table's.
         if last != summ.get("steps"):
-            out.append(f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} says "
-                       f"{summ.get('steps')}")
+            out.append(
+                f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} "
+                f"says {summ.get('steps')}"
+            )
         out += self._history_problems(hist, summ, exp)
         # Only a complete run is checked against its budget: a partial run (a prefix) stops early on purpose.
         if summ.get("status") == "complete" and summ.get("steps") != exp.train.max_steps:
-            out.append(f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
-                       f"{exp.train.max_steps}-step budget")
+            out.append(
+                f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
+                f"{exp.train.max_steps}-step budget"
+            )
         # Weights are part of the run where it has them (the chapters that probe a model load them): checked here, so
         # one function decides for every reader whether a run is sound.
         if (self.path / "weights.pt").exists() and (wrong := self.weights_problem(exp, summ)):
@@ -373,16 +441,25 @@ class RunDir:
             # tolerance only forgives the last bits; any real difference means the summary is from another history.
             vals = [r["val_loss"] for r in hist if r.get("val_loss") is not None]
             best = summ.get("best_val_loss")
-            if not vals or best is None or not math.isclose(min(vals), best, rel_tol=1e-9, abs_tol=1e-12):
-                out.append(f"{self.path / 'summary.json'} best_val_loss {best} is not the history's best "
-                           f"{min(vals) if vals else None}")
+            if (
+                not vals
+                or best is None
+                or not math.isclose(min(vals), best, rel_tol=1e-9, abs_tol=1e-12)
+            ):
+                out.append(
+                    f"{self.path / 'summary.json'} best_val_loss {best} is not the history's best "
+                    f"{min(vals) if vals else None}"
+                )
         return out
 
     def summary_shape(self, summ: dict) -> str | None:
         """The summary fields a reader indexes that are missing or of another type (``SUMMARY_FIELDS``), as one
         line naming the file; None where each is there."""
-        if wrong := [f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
-                     for k, (what, ok) in SUMMARY_FIELDS.items() if k not in summ or not ok(summ[k])]:
+        if wrong := [
+            f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
+            for k, (what, ok) in SUMMARY_FIELDS.items()
+            if k not in summ or not ok(summ[k])
+        ]:
             return f"{self.path / 'summary.json'}: {'; '.join(wrong)}"
         return None
 
@@ -393,16 +470,28 @@ class RunDir:
         path = self.path / "weights.pt"
         # weights_only loading (lib.engine.files.load_torch_file): a weights.pt arrives with a clone or a download, and
         # an unrestricted torch.load would run whatever code its pickle names.
-        blob = load_torch_file(path, "the run is left out; python -m lib export-weights rebuilds it")
-        if not (isinstance(blob, dict) and {"experiment", "model"} <= set(blob) and isinstance(blob["model"], dict)):
-            raise RunError(f"{path} is not a weights file this project wrote (no experiment and model)")
+        blob = load_torch_file(
+            path, "the run is left out; python -m lib export-weights rebuilds it"
+        )
+        if not (
+            isinstance(blob, dict)
+            and {"experiment", "model"} <= set(blob)
+            and isinstance(blob["model"], dict)
+        ):
+            raise RunError(
+                f"{path} is not a weights file this project wrote (no experiment and model)"
+            )
         # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
         if as_experiment(blob["experiment"]) != exp:
-            raise RunError(f"{path} is not this run's: it holds another experiment than config.json")
+            raise RunError(
+                f"{path} is not this run's: it holds another experiment than config.json"
+            )
         # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
         if summ.get("status") != "complete" or blob.get("step") != summ.get("steps"):
-            raise RunError(f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at step "
-                           f"{summ.get('steps')}: not the run's final weights")
+            raise RunError(
+                f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at "
+                f"step {summ.get('steps')}: not the run's final weights"
+            )
         weights = blob["model"]
         # The same names and shapes as the model the experiment builds, so load_state_dict (strict) cannot fail later
         # with torch's message, which does not name the file. A NaN or infinite weight would load without complaint
@@ -415,7 +504,14 @@ class RunDir:
         """``weights``' RunError as a line (None when the file is sound), remembered for the file as it is now."""
         path = self.path / "weights.pt"
         st = path.stat()
-        key = (str(path.resolve()), st.st_mtime_ns, st.st_size, exp.to_json(), summ.get("status"), summ.get("steps"))
+        key = (
+            str(path.resolve()),
+            st.st_mtime_ns,
+            st.st_size,
+            exp.to_json(),
+            summ.get("status"),
+            summ.get("steps"),
+        )
         if key not in _WEIGHTS_CHECKED:
             try:
                 self.weights(exp, summ)
@@ -430,8 +526,10 @@ class RunDir:
         the message names every problem itself: `report` walks a plan's runs only, so it would not list an
         off-plan run."""
         if problems := self.problems(exp):
-            raise RunError(f"{self.path} is {self.status} but damaged: {'; '.join(problems)}; every reader leaves it "
-                           f"out; move it aside (or --force) to retrain it")
+            raise RunError(
+                f"{self.path} is {self.status} but damaged: {'; '.join(problems)}; every reader "
+                "leaves it out; move it aside (or --force) to retrain it"
+            )
 
     def _row_types(self, hist: list[dict]) -> str | None:
         """The first history row whose step is no integer or whose loss is no number (nor lib's null, a divergence
@@ -439,8 +537,12 @@ class RunDir:
         hp = self.path / "history.jsonl"
         if not all(_integer(r.get("step")) for r in hist):
             return f"{hp} has a row without an integer step"
-        if bad := next((r for r in hist if not (r.get("val_loss") is None or _number(r["val_loss"]))), None):
-            return f"{hp} step {bad['step']} has val_loss {repr(bad['val_loss'])[:20]}, not a number"
+        if bad := next(
+            (r for r in hist if not (r.get("val_loss") is None or _number(r["val_loss"]))), None
+        ):
+            return (
+                f"{hp} step {bad['step']} has val_loss {repr(bad['val_loss'])[:20]}, not a number"
+            )
         return None
 
     def _history_problems(self, hist: list[dict], summ: dict, exp: Experiment) -> list[str]:
@@ -449,15 +551,21 @@ class RunDir:
         not the history's. The trainer writes none of these; each is a file edited, mixed or cut by hand."""
         hp, sp, status = self.path / "history.jsonl", self.path / "summary.json", summ.get("status")
         steps = [r.get("step") for r in hist]
-        out = [f"{hp} steps are not increasing ({a} then {b})" for a, b in zip(steps, steps[1:]) if b <= a][:1]
+        out = [
+            f"{hp} steps are not increasing ({a} then {b})"
+            for a, b in zip(steps, steps[1:])
+            if b <= a
+        ][:1]
         # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one and marks it, so a
         # NaN (or a null) anywhere else was never trained, and a mean over it would be NaN or a wrong number.
         for r in hist:
             v = r.get("val_loss")
             if not r.get("diverged") and not _finite(v):
                 shown = "null" if v is None else "NaN" if v != v else v
-                out.append(f"{hp} step {r['step']} has val_loss {shown}, but {sp} says {status}: a non-finite loss "
-                           f"makes a run diverged, and only its last row")
+                out.append(
+                    f"{hp} step {r['step']} has val_loss {shown}, but {sp} says {status}: a "
+                    "non-finite loss makes a run diverged, and only its last row"
+                )
                 break
         diverged = bool(hist[-1].get("diverged"))
         if status == "diverged" and not diverged:
@@ -466,14 +574,21 @@ class RunDir:
             out.append(f"{sp} says {status}, but {hp} holds a divergence row")
         # The trainer stops at a divergence, so its row is the last: one before it means rows of two runs, or an edit.
         if (early := next((r["step"] for r in hist[:-1] if r.get("diverged")), None)) is not None:
-            out.append(f"{hp} has a divergence row at step {early}, before its last row: a run stops where it "
-                       f"diverges")
+            out.append(
+                f"{hp} has a divergence row at step {early}, before its last row: a run stops "
+                "where it diverges"
+            )
         if status == "partial" and steps[-1] >= exp.train.max_steps:
-            out.append(f"{sp} says partial at step {steps[-1]}, the end of its {exp.train.max_steps}-step budget")
+            out.append(
+                f"{sp} says partial at step {steps[-1]}, the end of its {exp.train.max_steps}-step "
+                "budget"
+            )
         floor = summ.get("unigram_floor")
         if summ.get("escape_step") != (e := escape_step(hist, floor)):
-            out.append(f"{sp} escape_step {summ.get('escape_step')} is not the history's ({e} against its unigram "
-                       f"floor {floor})")
+            out.append(
+                f"{sp} escape_step {summ.get('escape_step')} is not the history's ({e} against its "
+                f"unigram floor {floor})"
+            )
         finite = [r for r in hist if _finite(r.get("val_loss"))]
         # min keeps the first of equal losses, as the trainer's strict "<" does.
         best = min(finite, key=lambda r: r["val_loss"])["step"] if finite else None
@@ -486,8 +601,10 @@ class RunDir:
         cfg = self.read_json("config.json")
         exp = as_experiment(cfg)  # None for a list or a number too
         if exp is None:
-            raise RunError(f"{self.path / 'config.json'} is " + ("missing: not a run directory" if cfg is None
-                                                                 else "not a valid experiment"))
+            raise RunError(
+                f"{self.path / 'config.json'} is "
+                + ("missing: not a run directory" if cfg is None else "not a valid experiment")
+            )
         return exp
 
     def placement_problems(self, runs_dir) -> list[str]:
@@ -500,8 +617,14 @@ class RunDir:
         # Walking a folder finds a run by its summary.json, not by its path: a run trained elsewhere and copied
         # into the wrong directory would otherwise be read as the experiment its path names.
         where = run_path(exp, runs_dir)
-        return self.problems(exp) + ([] if where == self.path else [
-            f"{self.path / 'config.json'} describes another experiment than its directory (it belongs in {where})"])
+        return self.problems(exp) + (
+            []
+            if where == self.path
+            else [
+                f"{self.path / 'config.json'} describes another experiment than its directory (it "
+                f"belongs in {where})"
+            ]
+        )
 
     def check_config(self, exp: Experiment) -> None:
         """Refuse to reuse a directory that holds a different experiment."""
@@ -509,27 +632,42 @@ class RunDir:
         # Compared as resolved experiments, so a config.json written before a field existed (and so
         # holding its default) still matches.
         if existing is not None and as_experiment(existing) != exp:
-            raise RunError(f"{self.path / 'config.json'} describes a different experiment; "
-                           f"use another runs directory or remove it")
+            raise RunError(
+                f"{self.path / 'config.json'} describes a different experiment; "
+                f"use another runs directory or remove it"
+            )
 
     # A checkpoint is trusted only for the experiment it says it belongs to: resuming another experiment's
     # optimiser and data state would produce a run that is neither.
     def load_checkpoint(self, exp: Experiment) -> dict:
         if not self.ckpt.exists():
-            raise RunError(f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)")
+            raise RunError(
+                f"{self.ckpt} does not exist (a run deletes its checkpoint when it finishes)"
+            )
         state = load_torch_file(self.ckpt, "delete it to retrain from scratch")
         if not isinstance(state, dict) or as_experiment(state.get("experiment") or {}) != exp:
-            raise RunError(f"checkpoint {self.ckpt} belongs to a different experiment "
-                           f"(or another program); delete it or use another runs directory")
+            raise RunError(
+                f"checkpoint {self.ckpt} belongs to a different experiment "
+                f"(or another program); delete it or use another runs directory"
+            )
         # Of the right experiment but not whole, or not this model's: said here, naming the file, rather than by
         # torch or a KeyError half-way through loading, or (a NaN) as a divergence recorded for good.
         trainer = state.get("trainer")
-        if not isinstance(trainer, dict) or (gone := [k for k in TRAINER_STATE if k not in trainer]):
-            raise RunError(f"{self.ckpt} has no {gone[0] if isinstance(trainer, dict) else 'trainer'} state: not a "
-                           f"checkpoint this project wrote whole; move it away to resume from the history's start")
-        if not isinstance(trainer["model"], dict) or (wrong := _weights_problem(trainer["model"], exp)):
-            raise RunError(f"{self.ckpt} {wrong or 'holds no model state dict'}; move it away (the run then counts as "
-                           f"one whose checkpoint is gone, see `python -m lib adopt`)")
+        if not isinstance(trainer, dict) or (
+            gone := [k for k in TRAINER_STATE if k not in trainer]
+        ):
+            raise RunError(
+                f"{self.ckpt} has no {gone[0] if isinstance(trainer, dict) else 'trainer'} state: "
+                "not a checkpoint this project wrote whole; move it away to resume from the "
+                "history's start"
+            )
+        if not isinstance(trainer["model"], dict) or (
+            wrong := _weights_problem(trainer["model"], exp)
+        ):
+            raise RunError(
+                f"{self.ckpt} {wrong or 'holds no model state dict'}; move it away (the run then "
+                "counts as one whose checkpoint is gone, see `python -m lib adopt`)"
+            )
         return state
 
     def interrupted_rows(self, trainer_state: dict) -> list[dict]:
@@ -544,25 +682,39 @@ class RunDir:
         hist, hp = self.history(), self.path / "history.jsonl"
         # The checkpoint holds the history it was taken at; compared as the file holds it (NaN as null).
         own, step = as_written(trainer_state["history"]), trainer_state["step"]
-        if not hist:  # no file yet, or lost: the resumed run writes the checkpoint's rows at its next evaluation
+        # no file yet, or lost: the resumed run writes the checkpoint's rows at its next evaluation
+        if not hist:
             return []
-        move = ("the checkpoint is not this history's; move it away (the run then counts as one whose checkpoint "
-                "is gone, see `python -m lib adopt`)")
-        if len(hist) < len(own) or hist[:len(own)] != own:
+        move = (
+            "the checkpoint is not this history's; move it away (the run then counts as one whose "
+            "checkpoint is gone, see `python -m lib adopt`)"
+        )
+        if len(hist) < len(own) or hist[: len(own)] != own:
             at = next((o.get("step") for o, h in zip(own, hist) if o != h), None)
-            where = (f"its row at step {at} differs from the file's" if at is not None
-                     else f"the file stops at step {hist[-1].get('step')}")
-            raise RunError(f"{self.ckpt} (step {step}) records another history than {hp}: {where}; {move}")
-        extra = hist[len(own):]
+            where = (
+                f"its row at step {at} differs from the file's"
+                if at is not None
+                else f"the file stops at step {hist[-1].get('step')}"
+            )
+            raise RunError(
+                f"{self.ckpt} (step {step}) records another history than {hp}: {where}; {move}"
+            )
+        extra = hist[len(own) :]
         summ = self.summary if self.status != "unreadable" else None
         recorded = summ.get("steps") if isinstance(summ, dict) else None
         # Not recorded by the summary: it is None (a kill within the first evaluation's writes) or an earlier step.
-        unrecorded = len(extra) == 1 and _integer(extra[0].get("step")) and not (
-            _integer(recorded) and recorded >= extra[0]["step"])
+        unrecorded = (
+            len(extra) == 1
+            and _integer(extra[0].get("step"))
+            and not (_integer(recorded) and recorded >= extra[0]["step"])
+        )
         if not extra or unrecorded:
             return extra
         said = f" and {self.path / 'summary.json'} step {recorded}" if _integer(recorded) else ""
-        raise RunError(f"{self.ckpt} is at step {step} but {hp} reaches step {hist[-1].get('step')}{said}: {move}")
+        raise RunError(
+            f"{self.ckpt} is at step {step} but {hp} reaches step {hist[-1].get('step')}{said}: "
+            f"{move}"
+        )
 
 
 class RunLocked(RunError):
@@ -591,6 +743,7 @@ class RunLock:
 
     def acquire(self) -> None:
         import fcntl
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Opened, never replaced: flock locks the inode, so the file must stay the same one for every process
         # (an atomic rename, as _atomic does for the other files, would give each process its own lock).
@@ -601,31 +754,44 @@ class RunLock:
         except OSError as e:
             if e.errno != errno.ELOOP:
                 raise
-            raise RunError(f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run's lock is never "
-                           f"opened through one: remove the link") from None
+            raise RunError(
+                f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run's lock is "
+                "never opened through one: remove the link"
+            ) from None
         try:
             # Non-blocking: a sweep does not wait on a held run; it trains the next one and comes back
             # (lib.engine.sweep).
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise RunLocked(f"{self.path.parent} is being trained by {self.holder() or 'another process'} "
-                            f"(lock {self.path})") from None
+            raise RunLocked(
+                f"{self.path.parent} is being trained by {self.holder() or 'another process'} "
+                f"(lock {self.path})"
+            ) from None
         # The previous holder's record, read only once the lock is ours: no live process can be writing it now.
         before = self.holder()
         # A record without "released" means its holder died holding the lock (the kernel freed it): the run
         # will be resumed from its last checkpoint, and the message says whose work is being taken over.
         if before and before.get("pid") is not None and before.get("released") is not True:
-            print(f"taking over {self.path}: its last holder {before.get('host')}:{before.get('pid')} is gone "
-                  f"without releasing it", file=sys.stderr)
-        me = {"host": platform.node(), "pid": os.getpid(),
-              "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+            print(
+                (
+                    f"taking over {self.path}: its last holder "
+                    f"{before.get('host')}:{before.get('pid')} is gone without releasing it"
+                ),
+                file=sys.stderr,
+            )
+        me = {
+            "host": platform.node(),
+            "pid": os.getpid(),
+            "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        }
         # Rewritten in place through the locked descriptor, for the reason above; the JSON is small, so a reader
         # that catches it half-written only gets a holder of None in its message.
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(me).encode(), 0)
-        except OSError as e:  # a full disk, said with the file (the OSError of a descriptor names none)
+        except OSError as e:
+            # a full disk, said with the file (the OSError of a descriptor names none)
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
             raise RunError(f"could not write {self.path}: {e.strerror}") from None
@@ -635,6 +801,7 @@ class RunLock:
         if self._fd is None:
             return
         import fcntl
+
         # Marked released before unlocking, so the next holder can tell a clean exit from a dead process and
         # stays quiet; the file keeps the last holder's host and pid for whoever looks at it later.
         held = self.holder() or {}
@@ -663,9 +830,15 @@ def export_weights(rd: RunDir) -> None:
     # run stopped early) would give weights that no row of the history describes.
     step, status = state["trainer"]["step"], state["trainer"].get("status")
     if status != "complete" or step != exp.train.max_steps:
-        raise RunError(f"{rd.ckpt} is step {step} of {exp.train.max_steps} ({status}): weights.pt holds a complete "
-                       f"run's final weights; train it to the end with --keep-weights")
+        raise RunError(
+            f"{rd.ckpt} is step {step} of {exp.train.max_steps} ({status}): weights.pt holds a "
+            "complete run's final weights; train it to the end with --keep-weights"
+        )
     # fp16 halves the released file; the chapters that load it (lib.engine.results.load_model) return fp32. Integer
     # and boolean buffers are kept as they are. The optimiser state is dropped: weights.pt is for reading.
-    weights = {k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()}
-    save_torch_atomic(rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights, "step": step})
+    weights = {
+        k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()
+    }
+    save_torch_atomic(
+        rd.path / "weights.pt", {"experiment": state["experiment"], "model": weights, "step": step}
+    )

@@ -4,6 +4,7 @@ processes off one run, so workers need no coordinator: each walks the whole queu
 finished nor held, and comes back for runs held by others until they are finished or their holder is gone
 (a killed worker's run is then resumed from its checkpoint by whoever comes back first).
 """
+
 from __future__ import annotations
 
 import os
@@ -54,13 +55,20 @@ def shard(exps: list[Experiment], spec: str | None) -> list[Experiment]:
     return exps[k::n]
 
 
-def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e: False, poll_s: float = 10.0,
-                log=print, on_done=lambda summary: None) -> list[dict]:
+def train_queue(
+    exps: list[Experiment],
+    run_kwargs: dict,
+    keep_weights=lambda e: False,
+    poll_s: float = 10.0,
+    log=print,
+    on_done=lambda summary: None,
+) -> list[dict]:
     """Train every run of ``exps`` that is not done, in order; a run another live process holds is skipped
     and visited again after each pass (every ``poll_s`` seconds once nothing else is left). ``until`` in
     ``run_kwargs`` is a step, None, or a function of the experiment (a plan whose runs stop at different
     prefixes)."""
     from .experiment import run
+
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
     summaries, visited = [], set()
     while True:
@@ -77,10 +85,14 @@ def train_queue(exps: list[Experiment], run_kwargs: dict, keep_weights=lambda e:
                 if not (run_kwargs.get("force") and i not in visited) and is_done(rd, exp, stop):
                     break
                 visited.add(i)
-                log(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"
-                    + (f" (to step {stop:,})" if stop else ""))
+                log(
+                    f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"
+                    + (f" (to step {stop:,})" if stop else "")
+                )
                 try:
-                    summaries.append(run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop}))
+                    summaries.append(
+                        run(exp, keep_weights=keep_weights(exp), **{**run_kwargs, "until": stop})
+                    )
                     on_done(summaries[-1])
                 except RunLocked as e:
                     # Not an error: another process is training it. Any other error (a damaged run, a full disk)
@@ -103,23 +115,35 @@ def spawn_workers(argv: list[str], gpus: str, device: str = "auto") -> int:
     only ``cpu`` (asked for by name: one CPU worker per index) runs without the GPUs being there."""
     ids = [g.strip() for g in gpus.split(",") if g.strip()]
     if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
-        raise ConfigError(f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3")
+        raise ConfigError(
+            f"--gpus {gpus!r}: expected distinct GPU indices separated by commas, e.g. 0,1,2,3"
+        )
     # Checked before any worker starts: a worker given an index the machine does not have sees no GPU, and under
     # --device auto would train on the CPU as if it were one. The indices are those this process sees.
     import torch
+
     if device != "cpu" and not torch.cuda.is_available():
-        raise ConfigError(f"--gpus {gpus}: this machine has no CUDA device (torch.cuda.is_available() is False); "
-                          f"sweep without --gpus, or with --device cpu for one CPU worker per index")
+        raise ConfigError(
+            f"--gpus {gpus}: this machine has no CUDA device (torch.cuda.is_available() is False); "
+            f"sweep without --gpus, or with --device cpu for one CPU worker per index"
+        )
     count = torch.cuda.device_count()
     if device != "cpu" and (missing := [g for g in ids if int(g) >= count]):
-        raise ConfigError(f"--gpus {gpus}: this machine has {count} CUDA device(s), so GPU {', '.join(missing)} does "
-                          f"not exist; valid indices: 0 to {count - 1}")
+        raise ConfigError(
+            f"--gpus {gpus}: this machine has {count} CUDA device(s), so GPU {', '.join(missing)} "
+            f"does not exist; valid indices: 0 to {count - 1}"
+        )
     # The workers run at once, each on its own GPU; they share nothing but the run locks in runs/.
     procs = []
     for g in ids:
         # Each worker sees its GPU as cuda:0, so `--device auto` finds it; unbuffered, so the workers' lines reach
         # the shared terminal as they are printed; LIB_SWEEP_WORKER lets lib.cli refuse --gpus inside a worker.
-        env = {**os.environ, "CUDA_VISIBLE_DEVICES": g, "PYTHONUNBUFFERED": "1", "LIB_SWEEP_WORKER": g}
+        env = {
+            **os.environ,
+            "CUDA_VISIBLE_DEVICES": g,
+            "PYTHONUNBUFFERED": "1",
+            "LIB_SWEEP_WORKER": g,
+        }
         # The same interpreter, so a worker runs in the same virtual environment as the command that spawned it.
         procs.append(subprocess.Popen([sys.executable, "-m", "lib", *argv], env=env))
         print(f"worker for GPU {g}: pid {procs[-1].pid}", flush=True)
@@ -153,6 +177,7 @@ def releasable(runs_dir) -> tuple[list, list[str]]:
     from pathlib import Path
 
     from .plans import PLANS, PREFIX_PLANS, planned
+
     # A partial run is released only as a prefix plan's run: a sweep cut short elsewhere must not pass for one.
     # Compared as whole experiments (to_json), so the budget and every field must be the plan's.
     prefixes = {e.to_json() for name in PREFIX_PLANS for e in PLANS[name]()}

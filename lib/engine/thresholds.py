@@ -4,6 +4,7 @@ measure one evaluation's noise (``NOISE_BATCHES``) and the step from which §5.1
 
 A leaf: it imports nothing from lib, so a run's summary (runs, experiment), the tables (results) and every
 chapter read the same definitions, and a test that moves one moves them all."""
+
 from __future__ import annotations
 
 # A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
@@ -23,11 +24,19 @@ def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN
     # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
     # finite val_loss and never counts; None means the run never left the floor. RunDir.problems holds a
     # summary's escape_step to this, on the history it summarises.
-    return next((r["step"] for r in history
-                 if r.get("val_loss") is not None and left_floor(r["val_loss"], floor, margin)), None)
+    return next(
+        (
+            r["step"]
+            for r in history
+            if r.get("val_loss") is not None and left_floor(r["val_loss"], floor, margin)
+        ),
+        None,
+    )
 
 
-def judged_floor(val_mode: str, split: float, batches: float, empirical: float | None = None) -> float:
+def judged_floor(
+    val_mode: str, split: float, batches: float, empirical: float | None = None
+) -> float:
     """Which floor a set of runs is judged on, like for like: the empirical NoResidual floor where there is one
     (BPE data, where smoothing moves the analytic floor by more than the margin); otherwise the unigram floor of
     the tokens the runs were evaluated on: the fixed validation batches for ``val_mode`` "fixed" (ResidualGPT),

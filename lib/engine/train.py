@@ -7,6 +7,7 @@ Diagnostics, run directories and checkpoints attach through callbacks.
 Slightly longer than the house's ~350 lines: the loop, its schedule, accumulation, DDP and resume are
 one object, as nanoGPT's train.py keeps them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,6 +26,7 @@ from .model import MaskStream, use_mask_stream
 
 class Callback:
     """Hooks into the loop; every method is optional."""
+
     # minGPT's pattern: the loop knows nothing about gradient norms, probes or run directories (STYLE rule 4), and a
     # run without diagnostics attaches none, so it pays for none.
 
@@ -50,10 +52,14 @@ def resolve_device(device: str = "auto") -> str:
     # "cpu", but the reader asked for, and may compare against, a GPU run.
     if kind == "cuda":
         if not torch.cuda.is_available():
-            raise ConfigError(f"device {device!r}: this machine has no CUDA device (torch.cuda.is_available() is "
-                              f"False); valid here: auto, cpu")
+            raise ConfigError(
+                f"device {device!r}: this machine has no CUDA device (torch.cuda.is_available() is "
+                f"False); valid here: auto, cpu"
+            )
         if index and int(index) >= torch.cuda.device_count():
-            raise ConfigError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+            raise ConfigError(
+                f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+            )
     return device
 
 
@@ -67,10 +73,15 @@ def resolve_precision(precision: str, device: str) -> str:
     bf16_ok = not cuda or torch.cuda.is_bf16_supported()  # the CPU's autocast always has bf16
     if precision == "auto":
         if cuda and not bf16_ok:
-            print(f"{torch.cuda.get_device_name(device)} has no bf16: training in fp32", file=sys.stderr)
+            print(
+                f"{torch.cuda.get_device_name(device)} has no bf16: training in fp32",
+                file=sys.stderr,
+            )
         return "bf16" if cuda and bf16_ok else "fp32"
     if precision == "bf16" and not bf16_ok:
-        raise ValueError(f"{torch.cuda.get_device_name(device)} does not support bf16; valid here: fp32")
+        raise ValueError(
+            f"{torch.cuda.get_device_name(device)} does not support bf16; valid here: fp32"
+        )
     return precision
 
 
@@ -99,7 +110,8 @@ def set_deterministic(on: bool) -> None:
 
 def lr_at(cfg: TrainConfig, step: int) -> float:
     """Linear warm-up to ``lr``, then cosine to ``min_lr`` at ``max_steps`` (or constant)."""
-    if cfg.schedule == "constant":  # nanoGPT's notebook and the author's Phase 2: no warm-up, no decay
+    # nanoGPT's notebook and the author's Phase 2: no warm-up, no decay
+    if cfg.schedule == "constant":
         return cfg.lr
     if step < cfg.warmup_steps:  # step + 1: the first step already moves, at lr / warmup_steps
         return cfg.lr * (step + 1) / cfg.warmup_steps
@@ -113,6 +125,7 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
 class Dist:
     """This process's place in a ``torchrun`` job (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``); one process
     without torchrun is rank 0 of 1. Rank 0 alone writes the run directory."""
+
     rank: int = 0
     world: int = 1
     local_rank: int = 0
@@ -121,7 +134,9 @@ class Dist:
     def from_env(cls) -> "Dist":
         # the variables torchrun sets; read, not passed in, so `python -m lib train` runs unchanged under torchrun
         env = os.environ
-        return cls(int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0)))
+        return cls(
+            int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0))
+        )
 
     @property
     def is_main(self) -> bool:
@@ -135,13 +150,15 @@ class Dist:
         """Rank 0's ``obj`` on every rank."""
         if self.world == 1:
             return obj
-        box = [obj]  # pickled, so any object: here rank 0's decision whether there is anything to train
+        # pickled, so any object: here rank 0's decision whether there is anything to train
+        box = [obj]
         torch.distributed.broadcast_object_list(box, src=0)
         return box[0]
 
     def sum(self, t: torch.Tensor) -> torch.Tensor:
         if self.world > 1:
-            torch.distributed.all_reduce(t)  # SUM is the default op; in place, so ``t`` is the total on every rank
+            # SUM is the default op; in place, so ``t`` is the total on every rank
+            torch.distributed.all_reduce(t)
         return t
 
 
@@ -149,7 +166,8 @@ def init_distributed(device: str) -> Dist:
     """Under torchrun: join the process group (NCCL on CUDA, gloo on the CPU). Without it: rank 0 of 1."""
     dist = Dist.from_env()
     if dist.world > 1 and not torch.distributed.is_initialized():
-        backend = "nccl" if device.startswith("cuda") else "gloo"  # gloo lets the DDP tests run on a CPU
+        # gloo lets the DDP tests run on a CPU
+        backend = "nccl" if device.startswith("cuda") else "gloo"
         if backend == "nccl":
             # before the group forms: otherwise every rank's NCCL communicator would default to GPU 0
             torch.cuda.set_device(dist.local_rank)
@@ -157,17 +175,24 @@ def init_distributed(device: str) -> Dist:
     return dist
 
 
-def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, fused: bool = False) -> torch.optim.AdamW:
+def make_optimizer(
+    model: torch.nn.Module, cfg: TrainConfig, fused: bool = False
+) -> torch.optim.AdamW:
     """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW). ``fused``: the
     single-kernel CUDA implementation (the same update)."""
     params = [p for p in model.parameters() if p.requires_grad]  # a tied matrix appears once
     if cfg.decay_all:  # torch.optim.AdamW(model.parameters(), ...) as nanoGPT's notebook calls it
         groups = [{"params": params, "weight_decay": cfg.weight_decay}]
-    else:  # matrices and embeddings decay; biases and LayerNorm gains do not (nanoGPT's configure_optimizers)
-        groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-                  {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    else:
+        # matrices and embeddings decay; biases and LayerNorm gains do not (nanoGPT's configure_optimizers)
+        groups = [
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+        ]
     # lr here is only the initial value: Trainer.train_step sets every group's rate from lr_at before each step
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {}))
+    return torch.optim.AdamW(
+        groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {})
+    )
 
 
 def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
@@ -176,21 +201,27 @@ def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
     # bad --micro-batch is refused before anything is written.
     if micro_batch is not None and (micro_batch < 1 or batch_size % micro_batch):
         valid = [d for d in range(1, batch_size + 1) if batch_size % d == 0]
-        raise ConfigError(f"--micro-batch {micro_batch}: must divide the batch size {batch_size}; "
-                          f"valid: {', '.join(map(str, valid))}")
+        raise ConfigError(
+            f"--micro-batch {micro_batch}: must divide the batch size {batch_size}; "
+            f"valid: {', '.join(map(str, valid))}"
+        )
 
 
 def check_fast_dropout(on: bool, device: str, compile: bool, world: int = 1) -> None:
     """``--fast-dropout`` is an option for one CPU process and the eager model; anything else is refused,
     never ignored."""
     if on and not device.startswith("cpu"):
-        raise ConfigError(f"--fast-dropout draws its masks on the CPU; train with --device cpu, or without the "
-                          f"option on {device}, where torch's own dropout is the fast one")
+        raise ConfigError(
+            f"--fast-dropout draws its masks on the CPU; train with --device cpu, or without the "
+            f"option on {device}, where torch's own dropout is the fast one"
+        )
     if on and compile:  # the compiler would have to trace NumPy's generator
         raise ConfigError("--fast-dropout and --compile cannot be combined: choose one")
     # A checkpoint holds rank 0's state alone; a stream per rank could not be resumed exactly.
     if on and world > 1:
-        raise ConfigError(f"--fast-dropout is for one process; under torchrun ({world} ranks) train without it")
+        raise ConfigError(
+            f"--fast-dropout is for one process; under torchrun ({world} ranks) train without it"
+        )
 
 
 class Trainer:
@@ -202,10 +233,21 @@ class Trainer:
 
     SYNC_EVERY_CUDA = 10
 
-    def __init__(self, model, cfg: TrainConfig, batches, *, device: str = "cpu",
-                 callbacks=(), progress: bool = True, tokens_per_sample: int = 1,
-                 compile: bool = False, dist: Dist | None = None, micro_batch: int | None = None,
-                 masks: MaskStream | None = None):
+    def __init__(
+        self,
+        model,
+        cfg: TrainConfig,
+        batches,
+        *,
+        device: str = "cpu",
+        callbacks=(),
+        progress: bool = True,
+        tokens_per_sample: int = 1,
+        compile: bool = False,
+        dist: Dist | None = None,
+        micro_batch: int | None = None,
+        masks: MaskStream | None = None,
+    ):
         self.dist = dist or Dist()
         check_micro_batch(micro_batch, cfg.batch_size)
         check_fast_dropout(masks is not None, device, compile, self.dist.world)
@@ -222,8 +264,10 @@ class Trainer:
         # Equal shares only: DDP averages the ranks' gradients with equal weight, so a rank with fewer micro-batches
         # would weight each of its own more heavily than the single-process mean does.
         if cfg.grad_accum % self.dist.world:
-            raise ValueError(f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
-                             f"use a number of processes that divides it")
+            raise ValueError(
+                f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
+                f"use a number of processes that divides it"
+            )
         cuda = device.startswith("cuda")
         if cuda:  # TF32 for fp32 matmuls: what nanoGPT and the author's 124M notebooks run with
             torch.backends.cuda.matmul.allow_tf32 = True
@@ -232,10 +276,14 @@ class Trainer:
         wrapped = model
         if self.dist.world > 1:
             from torch.nn.parallel import DistributedDataParallel
-            wrapped = DistributedDataParallel(model, device_ids=[self.dist.local_rank] if cuda else None)
+
+            wrapped = DistributedDataParallel(
+                model, device_ids=[self.dist.local_rank] if cuda else None
+            )
         self.model = torch.compile(wrapped) if compile else wrapped
         self.ddp = wrapped if self.dist.world > 1 else None
-        self.eval_model = model if self.dist.world > 1 else self.model  # evaluation needs no gradient sync
+        # evaluation needs no gradient sync
+        self.eval_model = model if self.dist.world > 1 else self.model
         self.cfg, self.batches, self.device = cfg, batches, device
         self.callbacks = list(callbacks)
         self.progress = progress
@@ -249,7 +297,8 @@ class Trainer:
         self.autocast = autocast(device, cfg.precision)
         self.step = 0
         self.history: list[dict] = []
-        self.best_val, self.best_step = math.inf, None  # inf: the first finite evaluation is the best so far
+        # inf: the first finite evaluation is the best so far
+        self.best_val, self.best_step = math.inf, None
         self.train_time = 0.0  # seconds spent in optimisation steps (not evaluation)
         self.status = "running"
 
@@ -268,21 +317,26 @@ class Trainer:
         return self.batch_losses(batches).mean().item()  # one synchronisation per evaluation set
 
     def evaluate(self) -> dict:
-        self.model.eval()  # dropout off: an evaluation is a function of the weights and the batches alone
+        # dropout off: an evaluation is a function of the weights and the batches alone
+        self.model.eval()
         # fixed: the same batches every time (ResidualGPT); random: fresh ones from their own generator (nanoGPT
         # style), which never touches the training stream, so evaluating cannot change what is trained
         val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
         # the standard error of the mean over the batches: how far another draw of batches could move it
         se = (val.std() / len(val) ** 0.5).item() if len(val) > 1 else math.nan
         # a diverged model's loss stays NaN here: fit reads it and stops the run, it is not hidden as None yet
-        row = {"step": self.step,
-               "val_loss": val.mean().item(),
-               "val_loss_se": se if math.isfinite(se) else None,
-               "train_loss": self.mean_loss(self.batches.train_eval_batches()),
-               "lr": lr_at(self.cfg, max(self.step - 1, 0)),  # the step just taken's rate (at step 0: the first's)
-               "tokens": self.step * self.tokens_per_step,
-               "train_time_s": round(self.train_time, 3)}
-        for cb in self.callbacks:  # still in eval mode: the diagnostics see the model as the evaluation did
+        row = {
+            "step": self.step,
+            "val_loss": val.mean().item(),
+            "val_loss_se": se if math.isfinite(se) else None,
+            "train_loss": self.mean_loss(self.batches.train_eval_batches()),
+            # the step just taken's rate (at step 0: the first's)
+            "lr": lr_at(self.cfg, max(self.step - 1, 0)),
+            "tokens": self.step * self.tokens_per_step,
+            "train_time_s": round(self.train_time, 3),
+        }
+        # still in eval mode: the diagnostics see the model as the evaluation did
+        for cb in self.callbacks:
             cb.on_eval(self, self.step, row)
         self.model.train()
         if row["val_loss"] < self.best_val:
@@ -298,7 +352,8 @@ class Trainer:
         """One optimisation step; returns this rank's share of the step's mean training loss, as a tensor
         on the device (no synchronisation)."""
         cfg, step = self.cfg, self.step
-        for group in self.optimizer.param_groups:  # the schedule is a function of the step, set every step
+        # the schedule is a function of the step, set every step
+        for group in self.optimizer.param_groups:
             group["lr"] = lr_at(cfg, step)
         total = torch.zeros((), device=self.device)
         own = range(self.dist.rank, cfg.grad_accum, self.dist.world)  # this rank's micro-batches
@@ -309,7 +364,11 @@ class Trainer:
             x, y = self.batches.train_batch()
             # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches gives the
             # mean over all of them; only the last backward of a step synchronises.
-            slices = list(zip(x.split(self.micro_batch), y.split(self.micro_batch))) if self.micro_batch else [(x, y)]
+            slices = (
+                list(zip(x.split(self.micro_batch), y.split(self.micro_batch)))
+                if self.micro_batch
+                else [(x, y)]
+            )
             # The batch is drawn whole and then sliced, so the training stream is the same with or without slices.
             for j, (xs, ys) in enumerate(slices):
                 sync = self.ddp is None or (i == own[-1] and j == len(slices) - 1)
@@ -319,15 +378,18 @@ class Trainer:
                     share = len(xs) / len(x)  # this slice's part of the batch's mean loss
                     (loss * (share / len(own))).backward()
                 total += loss.detach().float() * (share / cfg.grad_accum)
-        if self._eval_due(step + 1):  # Fig. 2a's gradient norms: the raw gradients of the step before an eval
+        # Fig. 2a's gradient norms: the raw gradients of the step before an eval
+        if self._eval_due(step + 1):
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)
         # After the callbacks, so Fig. 2a's norms are the raw gradients. On the raw model: after DDP's all-reduce each
         # rank holds the same gradients, so each clips them alike and the ranks' weights stay identical.
-        if cfg.grad_clip > 0:  # ResidualGPT clips at 1.0; nanoGPT's notebook does not clip (grad_clip 0)
+        # ResidualGPT clips at 1.0; nanoGPT's notebook does not clip (grad_clip 0)
+        if cfg.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), cfg.grad_clip)
         self.optimizer.step()
-        self.optimizer.zero_grad(set_to_none=True)  # None, not zeros: the next backward writes, not adds
+        # None, not zeros: the next backward writes, not adds
+        self.optimizer.zero_grad(set_to_none=True)
         return total
 
     def fit(self, until: int | None = None) -> str:
@@ -335,23 +397,34 @@ class Trainer:
         ``partial``: the schedule stays the full run's, so a prefix is the full run's first steps.
         Returns the final status."""
         cfg = self.cfg
-        stop = cfg.max_steps if until is None else min(until, cfg.max_steps)  # an until past the budget is the budget
+        # an until past the budget is the budget
+        stop = cfg.max_steps if until is None else min(until, cfg.max_steps)
         if self.status == "partial":  # a prefix being continued
             self.status = "running"
         self.model.train()
         # leave=False: a finished bar is cleared, so a sweep's log keeps its own lines, not a dead bar per run
-        bar = tqdm(total=stop, initial=self.step, disable=not self.progress,
-                   dynamic_ncols=True, leave=False)
+        bar = tqdm(
+            total=stop,
+            initial=self.step,
+            disable=not self.progress,
+            dynamic_ncols=True,
+            leave=False,
+        )
         window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
         while True:
             # evaluate before training (step 0), after every eval_interval-th step and after the last; a resumed
             # run whose checkpoint was taken right after an evaluation does not evaluate that step twice
-            if self._eval_due(self.step) and (not self.history or self.history[-1]["step"] != self.step):
+            if self._eval_due(self.step) and (
+                not self.history or self.history[-1]["step"] != self.step
+            ):
                 self.history.append(self.evaluate())
-                if not math.isfinite(self.history[-1]["val_loss"]):  # a diverged model, caught at evaluation
+                # a diverged model, caught at evaluation
+                if not math.isfinite(self.history[-1]["val_loss"]):
                     self.status = "diverged"
-                    self.history[-1].update(diverged=True, reason=f"non-finite validation loss "
-                                                                  f"({self.history[-1]['val_loss']})")
+                    self.history[-1].update(
+                        diverged=True,
+                        reason=f"non-finite validation loss ({self.history[-1]['val_loss']})",
+                    )
                     for cb in self.callbacks:
                         cb.on_history(self, self.step)
                     break
@@ -364,7 +437,8 @@ class Trainer:
                     cb.on_history(self, self.step)
             if self.step >= stop:
                 break
-            if not window:  # the clock runs over optimisation steps only: evaluations are not training time
+            # the clock runs over optimisation steps only: evaluations are not training time
+            if not window:
                 t0 = time.perf_counter()
             window.append(self.train_step())
             self.step += 1
@@ -386,16 +460,28 @@ class Trainer:
                 # and the weights, which are past it, are never resumed or kept (a diverged run writes no checkpoint).
                 self.step = first + bad
                 self.status = "diverged"
-                self.history.append({"step": self.step, "train_loss": losses[bad], "val_loss": None,
-                                     "diverged": True, "reason": f"non-finite training loss ({losses[bad]})"})
+                self.history.append(
+                    {
+                        "step": self.step,
+                        "train_loss": losses[bad],
+                        "val_loss": None,
+                        "diverged": True,
+                        "reason": f"non-finite training loss ({losses[bad]})",
+                    }
+                )
                 for cb in self.callbacks:
                     cb.on_history(self, self.step)
                 break
             bar.update(len(losses))
-            bar.set_postfix(loss=f"{losses[-1]:.3f}", lr=f"{lr_at(cfg, self.step - 1):.1e}",
-                            tok_s=f"{self.tokens_per_step * len(losses) / dt:,.0f}", refresh=False)
+            bar.set_postfix(
+                loss=f"{losses[-1]:.3f}",
+                lr=f"{lr_at(cfg, self.step - 1):.1e}",
+                tok_s=f"{self.tokens_per_step * len(losses) / dt:,.0f}",
+                refresh=False,
+            )
         bar.close()
-        if self.status == "running" and stop <= self.step < cfg.max_steps:  # at or past ``until`` already
+        # at or past ``until`` already
+        if self.status == "running" and stop <= self.step < cfg.max_steps:
             self.status = "partial"
         return self.status
 
@@ -404,13 +490,23 @@ class Trainer:
         # Everything a resumed run needs to continue exactly as if never stopped: weights, AdamW's moments, the
         # data generators and the RNG that draws dropout masks. The raw model's state: no DDP ``module.`` or
         # compile ``_orig_mod.`` prefixes, so a checkpoint loads into a plain model however it was trained.
-        state = {"model": self.raw_model.state_dict(), "optimizer": self.optimizer.state_dict(),
-                 "batches": self.batches.state_dict(), "torch_rng": torch.get_rng_state(),
-                 "step": self.step, "history": self.history, "best_val": self.best_val,
-                 "best_step": self.best_step, "train_time": self.train_time, "status": self.status}
-        if self.masks is not None:  # --fast-dropout's stream, so a resumed run draws the masks it would have drawn
+        state = {
+            "model": self.raw_model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "batches": self.batches.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "step": self.step,
+            "history": self.history,
+            "best_val": self.best_val,
+            "best_step": self.best_step,
+            "train_time": self.train_time,
+            "status": self.status,
+        }
+        # --fast-dropout's stream, so a resumed run draws the masks it would have drawn
+        if self.masks is not None:
             state["mask_stream"] = self.masks.state_dict()
-        if self.device.startswith("cuda"):  # the training device's generator only: resumable on another index
+        # the training device's generator only: resumable on another index
+        if self.device.startswith("cuda"):
             state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
         return state
 
@@ -424,8 +520,10 @@ class Trainer:
             for i, p in enumerate(group["params"]):
                 for k, v in self.optimizer.state.get(p, {}).items():
                     if k != "step" and torch.is_tensor(v) and v.shape != p.shape:
-                        raise ValueError(f"its AdamW state {k} of parameter {i} has shape {list(v.shape)}, "
-                                         f"not the parameter's {list(p.shape)}")
+                        raise ValueError(
+                            f"its AdamW state {k} of parameter {i} has shape {list(v.shape)}, "
+                            f"not the parameter's {list(p.shape)}"
+                        )
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
         # With dropout, _run refuses a resume that switches the option, so the state is there. Without dropout the
