@@ -2,6 +2,7 @@
 function reads and the card's row) and what every claim reads from the runs, each thing read once (``Evidence``).
 The claims themselves are in ``lib.claims.parts``, one module per part of the paper; ``lib.claims.registry``
 gathers them."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -27,6 +28,7 @@ class Entry:
     ``section`` (the page and section whose verdict cell prints it, which the card links), ``card`` (one of
     ``CARDS``) and ``beside`` (a stand-in claim shown beside the paper-shape claim of that name, which decides the
     row, ``scorecard.paper_shape_first``, with ``more``: the stand-in's further evidence on it)."""
+
     name: str
     ref: str
     decide: Callable[..., Claim]
@@ -35,7 +37,8 @@ class Entry:
     section: str
     card: str
     beside: str = ""
-    more: Callable[["Evidence"], str] | None = None  # a ``beside`` claim's further stand-in evidence, shown whole
+    # a ``beside`` claim's further stand-in evidence, shown whole
+    more: Callable[["Evidence"], str] | None = None
 
     def __post_init__(self):
         if self.card not in CARDS:
@@ -83,18 +86,22 @@ class Evidence:
 
     def sweep_124m(self, scale: str | None = None) -> pd.DataFrame:
         """The 124M chapter's summaries at its preset's own budget, at its stand-in or at ``scale``."""
+
         def make():
             ch = self.chapter("124m_sweep", scale)
             s = self.summaries("124m_sweep") if scale is None else ch.summaries()
             return s[s.budget == ch.experiments()[0].train.max_steps]
+
         return self._get("124m_sweep.at_budget" + (f"@{scale}" if scale else ""), make)
 
     def sweep_124m_trained(self) -> tuple[int, int]:
         """(runs finished, runs planned) of the 124M chapter's released sweep at its stand-in."""
+
         def make():
             ch = self.chapter("124m_sweep")
             planned = len(ch.experiments())
             return planned - len(ch.missing()), planned
+
         return self._get("124m_sweep.trained", make)
 
     def claim(self, name: str) -> Claim:
@@ -115,4 +122,3 @@ def prefix_reads(ev: Evidence) -> dict:
 def author_values(ev: Evidence):
     """The stand-ins with the author's values (``asymmetry.author_value_runs``), read once for both parts' claims."""
     return ev._get("author_values", lambda: asymmetry.author_value_runs(ev.runs_dir))
-

@@ -3,6 +3,7 @@ judged
 by the same rule (``verdicts.verdict``, through each chapter's Claim) and printed as the scorecard's rows are, but kept
 apart from the paper's claims. What holds lists them; the front page names the early-training readings in one
 sentence, outside the card's count."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,7 +16,6 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
     apart from the paper's claims (the scorecard)."""
     ev = Evidence(runs_dir)
     return pd.DataFrame([vars(card_row(e, ev)) for e in all_claims() if e.card == "own"])
-
 
 
 FIRST_STEPS = "The learning rate's first steps decide whether AttnOnly leaves the floor"

@@ -1,5 +1,6 @@
 """The paper's reported values (``data/paper_results.csv``, each row with its table or section) and the author's
 10M recipes as read in the author's notebooks (``data/author_recipes.csv``, each entry with its cell)."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -14,15 +15,18 @@ PAPER_CSV = ROOT / "data" / "paper_results.csv"
 RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
 CURVES_CSV = PAPER_CSV.with_name("author_phase2_curves.csv")  # written by scripts/author_curves.py
 AUDIT_CSV = PAPER_CSV.with_name("audit_findings.csv")
-NANOGPT10M_CSV = PAPER_CSV.with_name("author_nanogpt10m_curves.csv")  # written by scripts/author_curves.py
+# written by scripts/author_curves.py
+NANOGPT10M_CSV = PAPER_CSV.with_name("author_nanogpt10m_curves.csv")
 
 
 # Read once per process: every chapter, the scorecard and the tests ask for paper values many times per build.
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
     # value and std as text first: a float would turn the paper's "1.580" into 1.58 and lose the digits it printed
-    df = pd.read_csv(PAPER_CSV, dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str, "phase": str,
-                                       "note": str})
+    df = pd.read_csv(
+        PAPER_CSV,
+        dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str, "phase": str, "note": str},
+    )
     # empty text, not NaN: phase="" then selects the rows of no phase, and the note search below is True or False
     df = df.fillna({"phase": "", "note": ""})
     # `reported` keeps the paper's own digits ("1.580 ± 0.003", not 1.5800 ± 0.0030), for display;
@@ -33,7 +37,9 @@ def _table() -> pd.DataFrame:
             try:
                 float(text)
             except (TypeError, ValueError):
-                raise ValueError(f"{PAPER_CSV.name} line {line}: value/std {text!r} is not a number") from None
+                raise ValueError(
+                    f"{PAPER_CSV.name} line {line}: value/std {text!r} is not a number"
+                ) from None
     df["reported"] = [v if pd.isna(sd) else f"{v} ± {sd}" for v, sd in zip(df.value, df["std"])]
     # which standard deviation the paper's ± is, where its source says (the author's notebooks use np.std)
     df["population_std"] = df.note.str.contains("population std (ddof=0", regex=False)
@@ -64,19 +70,24 @@ def mixer_rule() -> tuple[float, float]:
     """The author's decision rule for §7.2's mixer run (code only, not the paper's text): above the first value
     "consistent with cross-position routing", below the second "routing not supported"."""
     # In the paper file, not here: thresholds read from the author's notebook are paper values like any other.
-    return (paper_value(ref="§7.2", metric="mixer_rule_routing_above"),
-            paper_value(ref="§7.2", metric="mixer_rule_not_routing_below"))
+    return (
+        paper_value(ref="§7.2", metric="mixer_rule_routing_above"),
+        paper_value(ref="§7.2", metric="mixer_rule_not_routing_below"),
+    )
 
 
 @lru_cache(maxsize=1)
 def author_recipes() -> pd.DataFrame:
     """One row per notebook and field (``notebook``, ``produced``, ``field``, ``value``, ``cell``, ``note``);
     ``produced`` (what the notebook's outputs are, in the paper's terms) is given on each notebook's rows."""
-    df = pd.read_csv(RECIPES_CSV, dtype=str).fillna("")  # all text: "3e-4" stays as the notebook wrote it
+    # all text: "3e-4" stays as the notebook wrote it
+    df = pd.read_csv(RECIPES_CSV, dtype=str).fillna("")
     missing = df[df.cell == ""]
     # an entry without its cell cannot be checked against the notebook, so it is not allowed to reach the book
     if len(missing):
-        raise ValueError(f"{RECIPES_CSV.name}: every entry needs its cell; missing on {list(missing.field)}")
+        raise ValueError(
+            f"{RECIPES_CSV.name}: every entry needs its cell; missing on {list(missing.field)}"
+        )
     # the file names what a notebook produced on its first row only; each row gets it, for filtering
     first = df.groupby("notebook", sort=False).produced.transform("first")
     return df.assign(produced=first)
@@ -85,13 +96,19 @@ def author_recipes() -> pd.DataFrame:
 def recipe_table() -> pd.DataFrame:
     """The recipes side by side: one row per field, one column per notebook, each entry "value (cell N)"."""
     df = author_recipes()
-    cells = [c.split("; ") for c in df.cell]  # "1; 4": a value the notebook sets in more than one cell
-    df = df.assign(entry=[f"{v} (cell{'s' if len(c) > 1 else ''} {', '.join(c)})" for v, c in zip(df.value, cells)],
-                   name=df.notebook.str.rsplit("/", n=1).str[-1])
+    # "1; 4": a value the notebook sets in more than one cell
+    cells = [c.split("; ") for c in df.cell]
+    df = df.assign(
+        entry=[
+            f"{v} (cell{'s' if len(c) > 1 else ''} {', '.join(c)})" for v, c in zip(df.value, cells)
+        ],
+        name=df.notebook.str.rsplit("/", n=1).str[-1],
+    )
     produced = df.drop_duplicates("name").set_index("name").produced
     # pivot sorts rows and columns alphabetically; the reindex puts back the file's order of fields and notebooks
     table = df.pivot(index="field", columns="name", values="entry").reindex(
-        index=list(dict.fromkeys(df.field)), columns=list(produced.index))
+        index=list(dict.fromkeys(df.field)), columns=list(produced.index)
+    )
     # a first row saying what each notebook produced, so that the reader knows which table each recipe is behind
     head = pd.DataFrame([produced.values], index=["what its outputs are"], columns=produced.index)
     return pd.concat([head, table]).rename_axis("").reset_index()
@@ -103,7 +120,10 @@ def recipe_entry(notebook: str, field: str) -> str:
     # the "/" makes the match a whole file name: "10M.ipynb" must not pick NanoGPT_10M.ipynb
     row = df[(df.notebook.str.endswith("/" + notebook)) & (df.field == field)]
     if len(row) != 1:
-        raise KeyError(f"{len(row)} entries for {notebook!r} {field!r}; fields: {', '.join(dict.fromkeys(df.field))}")
+        raise KeyError(
+            f"{len(row)} entries for {notebook!r} {field!r}; fields: "
+            f"{', '.join(dict.fromkeys(df.field))}"
+        )
     return row.value.iloc[0]
 
 
@@ -143,4 +163,6 @@ def paper_seed_values(scale: str, metric: str = "best_val_loss") -> pd.DataFrame
     """The paper's single-seed values at ``scale`` (one row per configuration and seed, with its table or section
     in ``ref``): what the author's runs printed seed by seed, for the seed plots."""
     df = paper_values(metric=metric)
-    return df[(df.scale == scale) & df.seed.notna() & (df.n == 1)][["config", "seed", "value", "ref"]]
+    return df[(df.scale == scale) & df.seed.notna() & (df.n == 1)][
+        ["config", "seed", "value", "ref"]
+    ]

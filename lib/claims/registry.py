@@ -4,6 +4,7 @@ rows they show). The front page's card (``scorecard.scorecard``), the book's own
 the chapters' verdict cells (``claims_at``) and the pinned-verdicts test all iterate this list, so a claim is added by
 adding its entry to its part's ``CLAIMS`` (and its row, written beside it) and pinning its verdict.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,9 +35,13 @@ class Evidence(evidence.Evidence):
 
 def entry(name: str) -> Entry:
     """The entry of ``all_claims()`` called ``name``, or the one entry whose name starts with it."""
-    found = [e for e in all_claims() if e.name == name] or [e for e in all_claims() if e.name.startswith(name)]
+    found = [e for e in all_claims() if e.name == name] or [
+        e for e in all_claims() if e.name.startswith(name)
+    ]
     if len(found) != 1:
-        raise KeyError(f"{len(found)} claims named {name!r}; claims: {', '.join(e.name for e in all_claims())}")
+        raise KeyError(
+            f"{len(found)} claims named {name!r}; claims: {', '.join(e.name for e in all_claims())}"
+        )
     return found[0]
 
 
@@ -67,6 +72,7 @@ def _marked(c: Claim, e: Entry, ev: Evidence) -> Claim:
     page = e.section.partition("#")[0]
     if e.row is not None:
         at = card_row(e, ev).scale == "stand-in"
-    else:  # a chapter-only claim: its chapter's runs, or a stand-in plan (the bundle, the recipes) where it has none
+    else:
+        # a chapter-only claim: its chapter's runs, or a stand-in plan (the bundle, the recipes) where it has none
         at = ev.chapter(page).stand_in if page in CHAPTERS else True
     return dataclasses.replace(c, stand_in=at)

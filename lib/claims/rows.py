@@ -1,6 +1,7 @@
 """One claim as the front page, the closing chapter and What holds print it (``Row``), and the few helpers that
 both the paper's card (``lib.claims.scorecard``) and the book's own findings (``lib.claims.findings``) write their rows
 with: the paper's value in words, and the paper-shape prefix rows with how far each trained."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,13 +25,14 @@ SCALES = ("paper shape", "stand-in", "none")
 @dataclass(kw_only=True)
 class Row:
     claim: str
-    where: str            # the paper's section or table
+    where: str  # the paper's section or table
     paper: str  # the paper's number, with its digits and seeds
     ours: str  # ours, from runs/
-    scale: str            # one of SCALES
-    evidence: str         # scale and budget of our runs
+    scale: str  # one of SCALES
+    evidence: str  # scale and budget of our runs
     verdict: str
-    why: str              # what the verdict rests on; for NOT TESTED, what would test it and its cost
+    # what the verdict rests on; for NOT TESTED, what would test it and its cost
+    why: str
     # Where the paper's shape decides the row: the stand-in's own verdict and reading of the same claim, shown beside
     # it and not counted (issue 36: evidence at the paper's shape outranks a stand-in's).
     stand_in: str = ""
@@ -59,10 +61,14 @@ class Row:
 def retrain_command(plan: str) -> str:
     """The line that retrains a plan's runs beside the released ones (``runs/`` is never overwritten), with the options
     its released runs were trained with on this CPU (``Plan.options``)."""
-    return " ".join([f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *PLANS[plan].options])
+    return " ".join(
+        [f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *PLANS[plan].options]
+    )
 
 
-def paper_text(ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss") -> str:
+def paper_text(
+    ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss"
+) -> str:
     """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
     seeds)``; the standard deviation and the seed count where the paper gives them."""
     # one row per (ref, config, metric) in the paper file
@@ -78,7 +84,11 @@ IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
 
 def prefix_rows(t: pd.DataFrame, runs) -> list:
     """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
-    return [r for impl, config in runs if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None]
+    return [
+        r
+        for impl, config in runs
+        if len(t) and (r := paper_shape.run_row(t, impl, config)) is not None
+    ]
 
 
 def prefix_partial(found: list) -> tuple[tuple[int, int], ...]:
@@ -96,8 +106,11 @@ def prefix_evidence(found: list) -> str:
     if not found:
         return "-"
     seeds = ", ".join(map(str, sorted({int(r.seed) for r in found})))
-    return "10M paper shape, " + "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {r.trained}" for r in found) + \
-        f", seed {seeds}"
+    return (
+        "10M paper shape, "
+        + "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {r.trained}" for r in found)
+        + f", seed {seeds}"
+    )
 
 
 def seed_range(s: pd.DataFrame) -> str:
@@ -105,7 +118,8 @@ def seed_range(s: pd.DataFrame) -> str:
     if s.empty:  # "nan-nan (n=0)" would read as a result
         return "no runs"
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
-    if f"{lo:.3f}" == f"{hi:.3f}" and len(s) > 1:  # "3.339-3.339" says the seeds agree to the digits shown
+    # "3.339-3.339" says the seeds agree to the digits shown
+    if f"{lo:.3f}" == f"{hi:.3f}" and len(s) > 1:
         return f"{lo:.3f} (n={len(s)}, all seeds)"
     return f"{lo:.3f}" if len(s) == 1 else f"{lo:.3f}-{hi:.3f} (n={len(s)})"
 
@@ -124,23 +138,48 @@ def run_evidence(ch: RunSet, s: pd.DataFrame) -> str:
     elif s.seed.nunique() == 1:
         seeds = f"seed {s.seed.iloc[0]}"
     else:
-        counts = s.groupby("config", sort=False).seed.nunique()  # in the order the runs were read (the plan's)
+        # in the order the runs were read (the plan's)
+        counts = s.groupby("config", sort=False).seed.nunique()
         fewer: dict[int, list[str]] = {}
         for config, k in counts[counts < counts.max()].items():
             fewer.setdefault(int(k), []).append(config)
-        seeds = "; ".join([f"{counts.max()} seeds",
-                           *(f"{' and '.join(c)} {k}" for k, c in sorted(fewer.items(), reverse=True))])
-    return (f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
-            f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, {seeds}")
+        seeds = "; ".join(
+            [
+                f"{counts.max()} seeds",
+                *(f"{' and '.join(c)} {k}" for k, c in sorted(fewer.items(), reverse=True)),
+            ]
+        )
+    return (
+        f"{ch.scale} {'stand-in' if ch.stand_in else 'paper scale'}, "
+        f"{'/'.join(f'{b:,}' for b in steps) or '-'} steps, {seeds}"
+    )
 
 
 def early_row(runs, where: str, paper: str):
     def row(c: Claim, ev) -> Row:  # ev: the claims' Evidence
         found = prefix_rows(ev.prefix.table, runs)
         # each run in a few words: where it stands against the floor, and its best
-        ours = "; ".join(f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best {r.best_val:.3f}"
-                         for r in found) or "no run"
-        return Row(claim=c.name, where=where, paper=paper, ours=ours,
-                   scale="paper shape" if found else "none", evidence=prefix_evidence(found), verdict=c.verdict,
-                   why=c.why, partial=prefix_partial(found), whole=prefix_whole(found))
+        ours = (
+            "; ".join(
+                (
+                    f"{IMPL_NAMES[r.impl]} {r.config} {paper_shape.where_it_is(r)}, best "
+                    f"{r.best_val:.3f}"
+                )
+                for r in found
+            )
+            or "no run"
+        )
+        return Row(
+            claim=c.name,
+            where=where,
+            paper=paper,
+            ours=ours,
+            scale="paper shape" if found else "none",
+            evidence=prefix_evidence(found),
+            verdict=c.verdict,
+            why=c.why,
+            partial=prefix_partial(found),
+            whole=prefix_whole(found),
+        )
+
     return row

@@ -6,6 +6,7 @@ and its stand-in probe. A run set with a retrained ``seed`` (the notebook ``Chap
 seed's runs from ``runs_dir``, in place of the released runs they repeat. It reads only; training is the engine's
 (``lib.engine.experiment``) and a notebook's parameters are the book's (``lib.book.chapter``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,7 +17,16 @@ import pandas as pd
 from ..engine import plans
 from ..engine.config import CONFIGS, PAPER_SEED, Experiment, get_preset, off_preset_steps, replace
 from ..engine.data import load_corpus
-from ..engine.results import FINISHED, histories_of, left_out, pooled, summaries_of, unfinished, unigram_floors, usable
+from ..engine.results import (
+    FINISHED,
+    histories_of,
+    left_out,
+    pooled,
+    summaries_of,
+    unfinished,
+    unigram_floors,
+    usable,
+)
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from ..engine.thresholds import NOISE_BATCHES, judged_floor
 from . import fixed_val_batches, gain_confound
@@ -26,30 +36,48 @@ from . import fixed_val_batches, gain_confound
 class ChapterSpec:
     impl: str
     configs: tuple[str, ...]
-    paper_scale: str                 # what "auto" means on a GPU
-    stand_in: str                    # what "auto" means on a CPU
-    plan: str                        # lib.engine.plans function listing the released runs
-    earlier: tuple[str, ...] = ()    # stand-ins shown before the one ``stand_in`` names (they can be opened too)
-    gains: bool = False              # the gain-confound chapter retrains gain variants
-    probe: str | None = None         # lib.engine.plans function of a stand-in-only probe the chapter shows
-    anchor_configs: tuple[str, ...] = ()  # configurations the tables need at seed 1337 only (retrained only then)
-    deterministic: bool = False      # the paper ran this chapter's runs under forced determinism (Fig. 4)
+    paper_scale: str  # what "auto" means on a GPU
+    stand_in: str  # what "auto" means on a CPU
+    plan: str  # lib.engine.plans function listing the released runs
+    # stand-ins shown before the one ``stand_in`` names (they can be opened too)
+    earlier: tuple[str, ...] = ()
+    gains: bool = False  # the gain-confound chapter retrains gain variants
+    # lib.engine.plans function of a stand-in-only probe the chapter shows
+    probe: str | None = None
+    # configurations the tables need at seed 1337 only (retrained only then)
+    anchor_configs: tuple[str, ...] = ()
+    # the paper ran this chapter's runs under forced determinism (Fig. 4)
+    deterministic: bool = False
 
 
 CHAPTERS = {
     # Table 2: the nanoGPT implementation, all four configurations.
     "joint_collapse": ChapterSpec("nanogpt", tuple(CONFIGS), "10M", "cpu", "joint_collapse"),
     # §5.1: the gains act on AttnOnly's FFN, the sublayer whose skip it removes
-    "gain_confound": ChapterSpec("residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True),
+    "gain_confound": ChapterSpec(
+        "residualgpt", ("AttnOnly",), "10M", "cpu", "gain_confound", gains=True
+    ),
     # §5.2: the two checkpoints whose gap the evaluation noise is weighed against
-    "fixed_val_batches": ChapterSpec("residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"),
+    "fixed_val_batches": ChapterSpec(
+        "residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"
+    ),
     # Phase 3 (Fig. 4) ran under forced determinism on an A100 (Fig. 4's caption, §8.3); Table 3, which the
     # chapter's first table is read against, is the original record.
-    "10m_asymmetry": ChapterSpec("residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True),
+    "10m_asymmetry": ChapterSpec(
+        "residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True
+    ),
     # Table 5: NoResidual is one seed-1337 anchor. The stand-in is the one the chapter's search chose
     # (lib.claims.search_124m, a test pins it); `cpu-bpe`, the first, is shown before it with its longer-budget probe.
-    "124m_sweep": ChapterSpec("residualgpt", tuple(CONFIGS), "124M", plans.STAND_IN_124M, "124m_sweep",
-                              earlier=("cpu-bpe",), probe="124m_longer_budget", anchor_configs=("NoResidual",)),
+    "124m_sweep": ChapterSpec(
+        "residualgpt",
+        tuple(CONFIGS),
+        "124M",
+        plans.STAND_IN_124M,
+        "124m_sweep",
+        earlier=("cpu-bpe",),
+        probe="124m_longer_budget",
+        anchor_configs=("NoResidual",),
+    ),
 }
 
 
@@ -68,6 +96,7 @@ PLAN_FOR = {  # scale -> the released experiments of each chapter
 class Probe:
     """A chapter's stand-in probe (``ChapterSpec.probe``): its finished runs, the commands for those not
     finished, the seed it trains, and whether it applies at the chapter's scale."""
+
     summaries: pd.DataFrame
     histories: pd.DataFrame
     missing: list[str]
@@ -80,7 +109,8 @@ class RunSet:
     name: str
     spec: ChapterSpec
     scale: str
-    seed: int | None = None  # a retrained seed read beside the released runs; None: the released runs only
+    # a retrained seed read beside the released runs; None: the released runs only
+    seed: int | None = None
     steps: int | None = None  # the retrained seed's budget; None: the preset's
     runs_dir: Path | None = None  # where the retrained seed was trained
     eval_batches: int | None = None  # the retrained seed's evaluation batches; None: the preset's
@@ -94,8 +124,10 @@ class RunSet:
         as a chapter opened with no parameters."""
         spec = CHAPTERS[name]
         if scale is not None and scale not in (spec.stand_in, *spec.earlier):
-            raise ValueError(f"chapter {name!r} has no stand-in {scale!r}; valid: "
-                             f"{', '.join((spec.stand_in, *spec.earlier))}")
+            raise ValueError(
+                f"chapter {name!r} has no stand-in {scale!r}; valid: "
+                f"{', '.join((spec.stand_in, *spec.earlier))}"
+            )
         return cls(name, spec, scale or spec.stand_in, released_dir=Path(released_dir or RUNS_DIR))
 
     @property
@@ -115,8 +147,11 @@ class RunSet:
         else:
             # Anchor configurations (the 124M stand-in's NoResidual) are retrained at seed 1337 only: the tables read
             # them there alone, as Table 5 has one seed-1337 NoResidual.
-            exps = [get_preset(self.scale, self.spec.impl, c, self.seed) for c in self.spec.configs
-                    if c not in self.spec.anchor_configs or self.seed == plans.PAPER_SEED]
+            exps = [
+                get_preset(self.scale, self.spec.impl, c, self.seed)
+                for c in self.spec.configs
+                if c not in self.spec.anchor_configs or self.seed == plans.PAPER_SEED
+            ]
         return self._as_retrained(exps)
 
     def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
@@ -127,8 +162,12 @@ class RunSet:
         if self.eval_batches is None:
             return exps
         # both evaluation estimates take the one number; each experiment once, as the plans list them
-        return plans.unique([replace(e, eval_batches=self.eval_batches, train_eval_batches=self.eval_batches)
-                             for e in exps])
+        return plans.unique(
+            [
+                replace(e, eval_batches=self.eval_batches, train_eval_batches=self.eval_batches)
+                for e in exps
+            ]
+        )
 
     def floors(self) -> dict:
         """The chapter's floors: the unigram floor of the whole validation split, the same on the fixed
@@ -143,9 +182,11 @@ class RunSet:
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PAPER_SEED)
             # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
-            for _, rd, _ in usable([(nores, RunDir(run_path(nores, self.released_dir)), "released")],
-                                   ("complete",)):
-                empirical = rd.summary["best_val_loss"]  # §4's reference: "indistinguishable from No Residual"
+            for _, rd, _ in usable(
+                [(nores, RunDir(run_path(nores, self.released_dir)), "released")], ("complete",)
+            ):
+                # §4's reference: "indistinguishable from No Residual"
+                empirical = rd.summary["best_val_loss"]
         # the preset's own fixed batches (its val_seed and eval_batches): the very tokens its runs are evaluated on
         return {**unigram_floors(e), "empirical": empirical, "val_mode": e.train.val_mode}
 
@@ -170,12 +211,19 @@ class RunSet:
         the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
         it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
         # a retrained run at the preset's budget, finished and checked against its own files
-        retrained = [(e, rd, src) for e, rd, src in usable(self._located(), FINISHED)
-                     if src == "retrained" and off_preset_steps(e) is None]
-        again = {e.to_json() for e, _, _ in retrained}  # the same experiment: every field, the seed included
+        retrained = [
+            (e, rd, src)
+            for e, rd, src in usable(self._located(), FINISHED)
+            if src == "retrained" and off_preset_steps(e) is None
+        ]
+        # the same experiment: every field, the seed included
+        again = {e.to_json() for e, _, _ in retrained}
         # a released run that was retrained is shown once, as retrained; a new seed simply joins the released ones
-        return [(e, rd, src) for e, rd, src in self._located()
-                if src == "released" and e.to_json() not in again] + retrained
+        return [
+            (e, rd, src)
+            for e, rd, src in self._located()
+            if src == "released" and e.to_json() not in again
+        ] + retrained
 
     def summaries(self) -> pd.DataFrame:
         """One row per run the chapter's tables and verdicts use (``_table_runs``): complete, checked against
@@ -189,8 +237,11 @@ class RunSet:
 
     def _smoke_runs(self):
         # retrained at another budget (a steps parameter): shown apart, never pooled
-        return [(e, rd, src) for e, rd, src in self._located()
-                if src == "retrained" and off_preset_steps(e) is not None]
+        return [
+            (e, rd, src)
+            for e, rd, src in self._located()
+            if src == "retrained" and off_preset_steps(e) is not None
+        ]
 
     def smoke_summaries(self) -> pd.DataFrame:
         """The finished retrained runs shorter (or longer) than the preset's budget: shown apart, never pooled."""
@@ -215,40 +266,62 @@ class RunSet:
         if self.scale not in scales:
             if self.spec.probe is not None:
                 own = "the budget is the paper's own; " if not self.stand_in else ""
-                print(f"At {self.scale} {own}the longer-budget probe belongs to the {', '.join(scales)} stand-in.")
+                print(
+                    f"At {self.scale} {own}the longer-budget probe belongs to the "
+                    f"{', '.join(scales)} stand-in."
+                )
             # empty frames with their columns: the cells that read a probe draw nothing instead of failing
             return Probe(summaries_of([]), histories_of([]), [], plans.PAPER_SEED, applies=False)
         # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
-        located = [(e, RunDir(run_path(e, self.released_dir)), "released")
-                   for e in plans.PLANS[self.spec.probe](self.scale)]
+        located = [
+            (e, RunDir(run_path(e, self.released_dir)), "released")
+            for e in plans.PLANS[self.spec.probe](self.scale)
+        ]
         missing = unfinished(located)
         for cmd in missing:
             print(f"not run yet: {cmd}")
         for line in left_out(located):
             print(line)
         # pooled and judged on the chapter's floor, as the chapter's own runs
-        return Probe(pooled(summaries_of(located, floor=self.floor())), histories_of(located), missing,
-                     plans.PAPER_SEED, applies=True)
+        return Probe(
+            pooled(summaries_of(located, floor=self.floor())),
+            histories_of(located),
+            missing,
+            plans.PAPER_SEED,
+            applies=True,
+        )
 
     def gain_curves(self) -> pd.DataFrame:
         """``claims.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
         # the retrained seed with this chapter's retraining options, so its directory is the one retrain() wrote
-        retrained = (None if self.seed is None else
-                     self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[0])
+        retrained = (
+            None
+            if self.seed is None
+            else self._as_retrained([get_preset(self.scale, "residualgpt", "AttnOnly", self.seed)])[
+                0
+            ]
+        )
         base = get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED)
-        return gain_confound.gain_curves(base, retrained, self.runs_dir, released_dir=self.released_dir)
+        return gain_confound.gain_curves(
+            base, retrained, self.runs_dir, released_dir=self.released_dir
+        )
 
     def gain_seeds(self) -> dict:
         """``claims.gain_confound.other_seeds``: the released runtime gains at seeds 42 and 123, on this chapter's
         floor."""
-        return gain_confound.other_seeds(get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED), self.floor(),
-                                         self.released_dir)
+        return gain_confound.other_seeds(
+            get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED),
+            self.floor(),
+            self.released_dir,
+        )
 
     def val_noise(self, n_random: int | None = None) -> pd.DataFrame:
         """``claims.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
         runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
         # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
-        return fixed_val_batches.val_noise(self._located(), NOISE_BATCHES if n_random is None else n_random)
+        return fixed_val_batches.val_noise(
+            self._located(), NOISE_BATCHES if n_random is None else n_random
+        )
 
     def paper_scale_summaries(self) -> pd.DataFrame | None:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line
@@ -256,12 +329,16 @@ class RunSet:
         # released runs at the paper's scale: until GPU runs are released there are none, and the cell says so
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale), self.released_dir)
         if df.empty:
-            print(f"No complete {self.spec.paper_scale} run of this chapter's plan is released yet in "
-                  f"runs/{self.spec.paper_scale}/.")
+            print(
+                f"No complete {self.spec.paper_scale} run of this chapter's plan is released yet "
+                f"in runs/{self.spec.paper_scale}/."
+            )
             return None
         return df
 
 
 def released(exps, released_dir=None) -> pd.DataFrame:
     # no floor given: escape steps as each run recorded them, against its own split's unigram floor
-    return summaries_of((e, RunDir(run_path(e, released_dir or RUNS_DIR)), "released") for e in exps)
+    return summaries_of(
+        (e, RunDir(run_path(e, released_dir or RUNS_DIR)), "released") for e in exps
+    )

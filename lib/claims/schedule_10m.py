@@ -3,6 +3,7 @@ does a constant rate (the Phase-2 notebook's 3e-4, no warm-up, no decay) delay o
 escape beyond what the seed alone does, against the Phase-3 preset's warm-up + cosine? Judged by the book's rank
 rule over seeds (``schedule_seeds.schedule_effects``), never by one seed: the author's own Phase-2 logs show the
 outcome turning on the seed under one recipe (1337 and 123 leave the floor near steps 200 and 300, 42 never)."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -13,13 +14,17 @@ from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .schedule_seeds import schedule_effects
 from .verdicts import Claim, claim, verdict
 
-CONSTANT = plans.CONSTANT_LR  # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
+# the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
+CONSTANT = plans.CONSTANT_LR
 
 
 def factor(exp) -> str:
-    """"none" for the Phase-3 preset (warm-up + cosine, the baseline), ``CONSTANT`` for the Phase-2 recipe."""
-    return "none" if exp.train.schedule == plans.own_schedule(exp.impl, exp.scale) else plans.SCHEDULE_NAMES[
-        exp.train.schedule]
+    """ "none" for the Phase-3 preset (warm-up + cosine, the baseline), ``CONSTANT`` for the Phase-2 recipe."""
+    return (
+        "none"
+        if exp.train.schedule == plans.own_schedule(exp.impl, exp.scale)
+        else plans.SCHEDULE_NAMES[exp.train.schedule]
+    )
 
 
 def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:
@@ -47,8 +52,10 @@ def schedule_10m_histories(runs_dir=None) -> pd.DataFrame:
     """Every evaluation of the plan's released runs, however far each has trained (the curves the 10M chapter draws
     beside the author's Phase-2 ones), with each run's seed and schedule."""
     runs_dir = runs_dir or RUNS_DIR
-    return histories_of([(e, RunDir(run_path(e, runs_dir)), "released") for e in plans.paper_10m_schedule_seeds()],
-                        SHOWN_AS_PREFIX)
+    return histories_of(
+        [(e, RunDir(run_path(e, runs_dir)), "released") for e in plans.paper_10m_schedule_seeds()],
+        SHOWN_AS_PREFIX,
+    )
 
 
 def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
@@ -59,11 +66,19 @@ def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
     for e in exps:
         planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
     # chosen={}: no seed's runs picked the constant rate at this shape (the stand-in plan's choices are its own)
-    return schedule_effects(table, first_eval=effects_interval(), planned=planned,
-                            budget=plans.SCHEDULE_10M_MAX_STEPS, chosen={})
+    return schedule_effects(
+        table,
+        first_eval=effects_interval(),
+        planned=planned,
+        budget=plans.SCHEDULE_10M_MAX_STEPS,
+        chosen={},
+    )
 
 
-@claim("A constant learning rate delays or prevents AttnOnly's escape beyond seed noise, at the paper's shape")
+@claim(
+    "A constant learning rate delays or prevents AttnOnly's escape beyond seed noise, at the "
+    "paper's shape"
+)
 def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     """HOLDS where the rank rule names the constant rate as moving ResidualGPT AttnOnly's escape later in every one
     of the five seeds (beyond every warm-up + cosine seed by more than one evaluation interval; with no effect,
@@ -75,35 +90,74 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
     r = effects[(effects.impl == "residualgpt") & (effects.factor == CONSTANT)]
     base = effects[(effects.impl == "residualgpt") & (effects.factor == "none")]
     n = len(plans.SCHEDULE_SEEDS)
-    trained = f"{int(r.seeds.iloc[0]) if len(r) else 0} of {n} constant-rate and " \
-              f"{int(base.seeds.iloc[0]) if len(base) else 0} of {n} warm-up + cosine runs trained to their stop"
+    trained = (
+        f"{int(r.seeds.iloc[0]) if len(r) else 0} of {n} constant-rate and "
+        f"{int(base.seeds.iloc[0]) if len(base) else 0} of {n} warm-up + cosine runs trained to "
+        "their stop"
+    )
     if r.empty or pd.isna(r.decides.iloc[0]):
         # which seeds have reached their stop, and where each left the floor: the runs still short are the others
-        so_far = "; ".join(f"{name} {x['escape steps'].iloc[0]}" for name, x in
-                           (("constant-rate escapes", r), ("warm-up + cosine escapes", base)) if len(x) and
-                           x["escape steps"].iloc[0])
-        return Claim("NOT TESTED", f"{trained}" + (f" ({so_far})" if so_far else "")
-                     + f"; python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 --fast-dropout (each run "
-                       f"{plans.SCHEDULE_10M_AFTER} steps past its escape, a warm-up run at least "
-                       f"{plans.SCHEDULE_10M_WARMUP_STEPS}, or {plans.SCHEDULE_10M_MAX_STEPS} if still on the floor: "
-                       f"about 7 to 11 s a step on 2 cores)", {"trained": trained})
+        so_far = "; ".join(
+            f"{name} {x['escape steps'].iloc[0]}"
+            for name, x in (("constant-rate escapes", r), ("warm-up + cosine escapes", base))
+            if len(x) and x["escape steps"].iloc[0]
+        )
+        return Claim(
+            "NOT TESTED",
+            f"{trained}"
+            + (f" ({so_far})" if so_far else "")
+            + (
+                "; python -m lib sweep --plan 10m_schedule_seeds --micro-batch 8 --fast-dropout "
+                f"(each run {plans.SCHEDULE_10M_AFTER} steps past its escape, a warm-up run at "
+                f"least {plans.SCHEDULE_10M_WARMUP_STEPS}, or {plans.SCHEDULE_10M_MAX_STEPS} if "
+                "still on the floor: about 7 to 11 s a step on 2 cores)"
+            ),
+            {"trained": trained},
+        )
     r = r.iloc[0]
-    lines = (f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + cosine over the "
-             f"same seeds {r['baseline range']}.",)
+    lines = (
+        (
+            f"ResidualGPT AttnOnly, 10M: constant 3e-4 escapes at {r['escape steps']}; warm-up + "
+            f"cosine over the same seeds {r['baseline range']}."
+        ),
+    )
     later = bool(r.decides) and r.direction == "later"
     # every seed on one side, some by no more than the 50 steps an escape step is read to: neither named nor not
     edge = r.edge or ""
     clear = r["later seeds"] if edge == "later" else r["earlier seeds"]
-    why = (f"later in every seed by more than one evaluation interval (with no effect, chance {r.chance:.1%})" if later
-           else f"earlier in every seed (chance {r.chance:.1%} with no effect)" if r.decides
-           else f"{edge} in every seed (in order alone, chance {r.chance:.1%} with no effect), but {r.seeds - clear} "
-                f"of {r.seeds} by no more than one evaluation interval ({effects_interval()} steps), the resolution "
-                f"of an escape step: a finer cadence could put {'it' if r.seeds - clear == 1 else 'them'} either "
-                f"side of the rule's margin" if edge
-           else f"not beyond seed noise: {r['earlier seeds']} of {r.seeds} seeds clearly earlier, "
-                f"{r['later seeds']} clearly later than every warm-up + cosine seed")
-    facts = {"named": bool(r.decides), "direction": r.direction, "edge": edge, "escape steps": r["escape steps"]}
-    return Claim(verdict(True, bool(r.room) or bool(r.decides), later, knife_edge=bool(edge)), why, facts, lines)
+    why = (
+        (
+            "later in every seed by more than one evaluation interval (with no effect, chance "
+            f"{r.chance:.1%})"
+        )
+        if later
+        else f"earlier in every seed (chance {r.chance:.1%} with no effect)"
+        if r.decides
+        else (
+            f"{edge} in every seed (in order alone, chance {r.chance:.1%} with no effect), but "
+            f"{r.seeds - clear} of {r.seeds} by no more than one evaluation interval "
+            f"({effects_interval()} steps), the resolution of an escape step: a finer cadence "
+            f"could put {'it' if r.seeds - clear == 1 else 'them'} either side of the rule's "
+            "margin"
+        )
+        if edge
+        else (
+            f"not beyond seed noise: {r['earlier seeds']} of {r.seeds} seeds clearly earlier, "
+            f"{r['later seeds']} clearly later than every warm-up + cosine seed"
+        )
+    )
+    facts = {
+        "named": bool(r.decides),
+        "direction": r.direction,
+        "edge": edge,
+        "escape steps": r["escape steps"],
+    }
+    return Claim(
+        verdict(True, bool(r.room) or bool(r.decides), later, knife_edge=bool(edge)),
+        why,
+        facts,
+        lines,
+    )
 
 
 def effects_interval() -> int:
@@ -118,15 +172,22 @@ def effects_interval() -> int:
 def nanogpt_schedule_runs(runs_dir=None) -> pd.DataFrame:
     """The nanoGPT plan's runs that have reached its step ``plans.PREFIX_STEPS`` (or diverged), one row each with its
     factor ("none": nanoGPT's own constant rate); a run still short of it is not among them."""
-    return _trained(plans.paper_10m_nanogpt_schedule_seeds(), lambda e, s: plans.PREFIX_STEPS, runs_dir)
+    return _trained(
+        plans.paper_10m_nanogpt_schedule_seeds(), lambda e, s: plans.PREFIX_STEPS, runs_dir
+    )
 
 
 def nanogpt_schedule_histories(runs_dir=None) -> pd.DataFrame:
     """Every evaluation of the nanoGPT plan's released runs, however far each has trained, with its seed and
     schedule (the curves the joint-collapse page draws beside the author's nanoGPT log)."""
     runs_dir = runs_dir or RUNS_DIR
-    return histories_of([(e, RunDir(run_path(e, runs_dir)), "released")
-                         for e in plans.paper_10m_nanogpt_schedule_seeds()], SHOWN_AS_PREFIX)
+    return histories_of(
+        [
+            (e, RunDir(run_path(e, runs_dir)), "released")
+            for e in plans.paper_10m_nanogpt_schedule_seeds()
+        ],
+        SHOWN_AS_PREFIX,
+    )
 
 
 def nanogpt_schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
@@ -135,8 +196,9 @@ def nanogpt_schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
     planned = {}
     for e in plans.paper_10m_nanogpt_schedule_seeds():
         planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
-    return schedule_effects(table, first_eval=effects_interval(), planned=planned, budget=plans.PREFIX_STEPS,
-                            chosen={})
+    return schedule_effects(
+        table, first_eval=effects_interval(), planned=planned, budget=plans.PREFIX_STEPS, chosen={}
+    )
 
 
 # The book's own finding, one claim over both implementations: which way the rank rule must name the schedule in each
@@ -155,15 +217,27 @@ def first_steps_rung(effects: pd.DataFrame, impl: str) -> tuple[str, str]:
     if r.empty or pd.isna(r.decides.iloc[0]):
         done = int(r.seeds.iloc[0]) if len(r) else 0
         planned = int(r.planned.iloc[0]) if len(r) else len(plans.SCHEDULE_SEEDS)
-        base = effects[(effects.impl == impl) & (effects.factor == "none")] if len(effects) else effects
-        return "NOT TESTED", (f"{name}: {done} of {planned} {want} and {int(base.seeds.iloc[0]) if len(base) else 0} "
-                              f"of {planned} own-recipe runs trained")
+        base = (
+            effects[(effects.impl == impl) & (effects.factor == "none")]
+            if len(effects)
+            else effects
+        )
+        return "NOT TESTED", (
+            f"{name}: {done} of {planned} {want} and {int(base.seeds.iloc[0]) if len(base) else 0} "
+            f"of {planned} own-recipe runs trained"
+        )
     r = r.iloc[0]
     agrees = bool(r.decides) and r.direction == direction
-    word = verdict(True, bool(r.room) or bool(r.decides), agrees, knife_edge=not agrees and bool(r.edge))
-    said = (f"{r.direction} in every seed, beyond one evaluation interval" if r.decides
-            else f"{r.edge} in every seed, not all beyond one evaluation interval" if r.edge
-            else "not beyond seed noise")
+    word = verdict(
+        True, bool(r.room) or bool(r.decides), agrees, knife_edge=not agrees and bool(r.edge)
+    )
+    said = (
+        f"{r.direction} in every seed, beyond one evaluation interval"
+        if r.decides
+        else f"{r.edge} in every seed, not all beyond one evaluation interval"
+        if r.edge
+        else "not beyond seed noise"
+    )
     return word, f"{name}: {want} {said} ({r['escape steps']}; own recipe {r['baseline range']})"
 
 
@@ -184,8 +258,15 @@ def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim
     nanoGPT) in the direction ``FIRST_STEPS`` names, and the two verdicts combine as ``combine`` says: HOLDS where
     both name the schedule that way; CONTRADICTED where either validly does not; NOT TESTABLE HERE where either is
     on the edge or left no room; NOT TESTED while either's runs are still training."""
-    rungs = {"residualgpt": first_steps_rung(residualgpt, "residualgpt"),
-             "nanogpt": first_steps_rung(nanogpt, "nanogpt")}
+    rungs = {
+        "residualgpt": first_steps_rung(residualgpt, "residualgpt"),
+        "nanogpt": first_steps_rung(nanogpt, "nanogpt"),
+    }
     word = combine([w for w, _ in rungs.values()])
     why = "; ".join(f"{text}: {w}" for w, text in rungs.values())
-    return Claim(word, why, {"rungs": {k: w for k, (w, _) in rungs.items()}}, tuple(t for _, t in rungs.values()))
+    return Claim(
+        word,
+        why,
+        {"rungs": {k: w for k, (w, _) in rungs.items()}},
+        tuple(t for _, t in rungs.values()),
+    )

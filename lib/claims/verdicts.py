@@ -1,6 +1,7 @@
 """The four verdict words and the one rule that chooses among them. Every claim the book judges ends here: a
 chapter decides what its evidence shows (runs, the phenomenon, agreement, a knife-edge, a by-design outcome)
 and this rule turns that into the word the reader sees."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,10 @@ class Claim:
     (``why``, one clause the scorecard prints too), the numbers behind it (``facts``, what tests pin) and the lines
     the chapter prints above the verdict. The chapter and the front page render the same object, so they cannot
     disagree."""
+
     verdict: str
-    why: str  # one clause on purpose: the scorecard (the front page's table) prints it in its own column
+    # one clause on purpose: the scorecard (the front page's table) prints it in its own column
+    why: str
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
@@ -39,7 +42,11 @@ class Claim:
     @property
     def word(self) -> str:
         """The verdict as a page writes it: a stand-in's CONTRADICTED says where (``at_a_stand_in``)."""
-        return at_a_stand_in(self.verdict) if self.stand_in and self.verdict == "CONTRADICTED" else self.verdict
+        return (
+            at_a_stand_in(self.verdict)
+            if self.stand_in and self.verdict == "CONTRADICTED"
+            else self.verdict
+        )
 
     @property
     def text(self) -> str:
@@ -50,6 +57,7 @@ class Claim:
 def claim(name: str):
     """Names the Claim a claim function returns (``Claim.name``), so that a verdict block with several claims says
     which verdict is which."""
+
     def wrap(f):
         @functools.wraps(f)
         def named(*args, **kwargs):
@@ -57,12 +65,21 @@ def claim(name: str):
             # A name the function set itself wins, and anything that is not a Claim passes through untouched;
             # the Claim is frozen, so naming it makes a copy rather than changing one another caller holds.
             return dataclasses.replace(c, name=name) if isinstance(c, Claim) and not c.name else c
+
         return named
+
     return wrap
 
 
-def verdict(has_runs: bool, shows_phenomenon: bool, agrees: bool, *, knife_edge: bool = False,
-            by_design: bool = False, reached: bool = True) -> str:
+def verdict(
+    has_runs: bool,
+    shows_phenomenon: bool,
+    agrees: bool,
+    *,
+    knife_edge: bool = False,
+    by_design: bool = False,
+    reached: bool = True,
+) -> str:
     """No runs: NOT TESTED; nor, while ``reached`` is False, runs that have not yet trained as far as the claim
     speaks of (a prefix still on the floor of a run whose end the claim is about: it is being trained, and its
     end will decide; or a sweep of seeds not all trained, whose missing seeds could still move it). Runs whose
