@@ -1,5 +1,6 @@
 """The verdict block at the end of a chapter: each claim's verdict first (the bold word is the Claim's own,
 ``lib.claims.verdicts.Claim``), what it rests on folded beneath it."""
+
 from __future__ import annotations
 
 import html
@@ -30,10 +31,14 @@ class Verdict:
             # Refused rather than stripped: a verdict decided inside a sentence would be untested (STYLE rule 9).
             if not isinstance(c, Claim) and (words := [w for w in VERDICTS if w in c]):
                 # the message quotes the string's start, so the offending cell can be found
-                raise ValueError(f"a plain string carries the verdict word {words[0]!r}: decide it in a claim "
-                                 f"function that returns a lib.claims.verdicts.Claim ({c[:80]!r})")
+                raise ValueError(
+                    f"a plain string carries the verdict word {words[0]!r}: decide it in a claim "
+                    f"function that returns a lib.claims.verdicts.Claim ({c[:80]!r})"
+                )
         # short keeps a reading's first line here; a Claim is shortened when it is rendered (``_lines``)
-        self.claims = tuple(c if isinstance(c, Claim) or not short else c.splitlines()[0] for c in claims)
+        self.claims = tuple(
+            c if isinstance(c, Claim) or not short else c.splitlines()[0] for c in claims
+        )
         self.short = short
         # the plain-text form: what a terminal prints, and the text/plain output a notebook stores beside the HTML
         self.lines = [line for claim in self.claims for line in self._lines(claim) if line.strip()]
@@ -42,13 +47,17 @@ class Verdict:
         if not isinstance(claim, Claim):
             return claim.splitlines()
         # Nothing folds in plain text or markdown, so the computed lines come first and the verdict line closes them.
-        return [self._verdict_line(claim, bold)] if self.short else [*claim.lines, self._verdict_line(claim, bold)]
+        return (
+            [self._verdict_line(claim, bold)]
+            if self.short
+            else [*claim.lines, self._verdict_line(claim, bold)]
+        )
 
     @staticmethod
     def _verdict_line(claim: Claim, bold: str = "") -> str:
         # ``head`` is the claim's name and a dash, or nothing; ``bold`` is "**" in markdown and HTML, "" in plain text
         # the word in bold, and where a stand-in contradicts, "at a stand-in" beside it in plain text
-        where = claim.word[len(claim.verdict):]
+        where = claim.word[len(claim.verdict) :]
         return f"{claim.head}{bold}{claim.verdict}{bold}{where}: {claim.why}"
 
     def __repr__(self) -> str:
@@ -56,19 +65,26 @@ class Verdict:
 
     def _repr_markdown_(self) -> str:
         # Two spaces at a line's end are markdown's hard break: each line stays its own line inside the quote.
-        body = "\n".join(f"> {line}  " for claim in self.claims for line in self._lines(claim, bold="**")
-                         if line.strip())
+        body = "\n".join(
+            f"> {line}  "
+            for claim in self.claims
+            for line in self._lines(claim, bold="**")
+            if line.strip()
+        )
         return f"> **{HEADING}**\n>\n{body}\n"
 
     def _repr_html_(self) -> str:
         # imported only when a front-end asks for HTML: plain text and the command line never need it
         from markdown_it import MarkdownIt
+
         md = MarkdownIt("commonmark")  # the lines use bold and code spans only
 
-        def inline(text: str) -> str:  # the lines are markdown (bold names, code); one paragraph each
+        # the lines are markdown (bold names, code); one paragraph each
+        def inline(text: str) -> str:
             return md.renderInline(text)
 
-        def block(lines: list[str]) -> str:  # "- " lines (a reading's per-model list) as a list, others as text
+        # "- " lines (a reading's per-model list) as a list, others as text
+        def block(lines: list[str]) -> str:
             out, items = [], []
             for line in [*lines, ""]:  # the empty line at the end closes a list that ends the block
                 if line.startswith("- "):
@@ -83,9 +99,14 @@ class Verdict:
 
         def folded(summary: str, lines: list[str]) -> str:
             # every folded line becomes one bullet: the lines a claim computed read as a list of facts
-            body = block([line if line.startswith("- ") else f"- {line}" for line in lines if line.strip()])
+            body = block(
+                [line if line.startswith("- ") else f"- {line}" for line in lines if line.strip()]
+            )
             # the summary is our own plain text, escaped; book/static/custom.css styles the fold
-            return f'<details class="verdict-detail"><summary>{html.escape(summary)}</summary>{body}</details>'
+            return (
+                '<details '
+                f'class="verdict-detail"><summary>{html.escape(summary)}</summary>{body}</details>'
+            )
 
         parts = [f"<p>{inline(f'**{HEADING}**')}</p>"]
         for claim in self.claims:

@@ -4,6 +4,7 @@ Interactive plots are emitted as HTML without plotly.js (the book loads the
 package's own ``plotly.min.js`` once, locally) plus plotly's JSON for live
 Jupyter front-ends; every plot has a stable ``div_id``.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -12,7 +13,12 @@ from ...engine.config import CONFIGS
 
 # One fixed colour per configuration (matplotlib's tab10 blue, green, red, grey), read by the static figures and
 # the plotly explorers alike, so a colour names the same configuration on every page of the book.
-COLORS = {"FullResidual": "#1f77b4", "AttnOnly": "#2ca02c", "FFNOnly": "#d62728", "NoResidual": "#7f7f7f"}
+COLORS = {
+    "FullResidual": "#1f77b4",
+    "AttnOnly": "#2ca02c",
+    "FFNOnly": "#d62728",
+    "NoResidual": "#7f7f7f",
+}
 
 
 def _sharp_inline_figures() -> None:
@@ -49,7 +55,9 @@ def _floor(floor) -> float:
 def _draw_floors(ax, floor) -> None:
     for k, (name, value) in enumerate(floor_lines(floor)):
         # the value goes in the label, to be read against the numbers in the tables
-        ax.axhline(value, **(FLOOR_STYLE if k == 0 else OTHER_FLOOR_STYLE), label=f"{name} {value:.4f}")
+        ax.axhline(
+            value, **(FLOOR_STYLE if k == 0 else OTHER_FLOOR_STYLE), label=f"{name} {value:.4f}"
+        )
 
 
 def _legend(ax) -> None:
@@ -76,9 +84,7 @@ def off_the_top(hist: pd.DataFrame, top: float) -> list[str]:
     h = hist.dropna(subset=["val_loss"])
     h = h[h.val_loss > top]
     # sorted: the note under a figure reads the same at every build
-    return [f"{r.config} seed {r.seed}: {r.val_loss:.2f} at step {int(r.step)}"
-            for r in h.sort_values(["config", "seed", "step"]).itertuples()]
-
-
-
-
+    return [
+        f"{r.config} seed {r.seed}: {r.val_loss:.2f} at step {int(r.step)}"
+        for r in h.sort_values(["config", "seed", "step"]).itertuples()
+    ]
