@@ -29,7 +29,8 @@ from .engine.files import RunError
 from .engine.runs import RUNS_DIR, check_runs_dir
 
 # The keys of lib.engine.plans.PLANS, which is imported lazily (it pulls in torch).
-# Written out so that argparse can list them as choices; tests/test_plans.py checks they are PLANS' keys.
+# Written out so that argparse can list them as choices;
+# tests/test_plans.py checks they are PLANS' keys.
 PLAN_NAMES = (
     "release",
     "joint_collapse",
@@ -63,20 +64,21 @@ PLAN_NAMES = (
 DEFAULT_IMPL = "residualgpt"  # the paper's primary implementation (§3.1)
 
 
-# The options train and sweep share, so a sweep without --plan builds each run exactly as `train` would.
+# The options train and sweep share, so a sweep without --plan builds
+# each run exactly as `train` would.
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scale", required=True, choices=SCALES)
     p.add_argument("--impl", default=DEFAULT_IMPL, choices=IMPLS)
     # Another budget is another experiment, in its own directory (seed1337_steps300).
     p.add_argument("--steps", type=int, help="override the preset's training steps")
-    # Part of the run's path like any off-preset field: the trained model is the same (tests/test_runs.py),
-    # but the history, and so every curve drawn from it, is not.
+    # Part of the run's path like any off-preset field: the trained model is the same
+    # (tests/test_runs.py), but the history, and so every curve drawn from it, is not.
     p.add_argument("--eval-every", type=int, help="override the preset's evaluation interval")
     # the released runs/, guarded by _guard_released
     p.add_argument("--runs-dir", default=str(RUNS_DIR))
     p.add_argument("--device", default="auto", help="auto | cpu | cuda | cuda:N (default auto)")
-    # No default value: None means the preset's precision, so the same command on a GPU and on a CPU writes
-    # the same experiment into the same directory (see _precision).
+    # No default value: None means the preset's precision, so the same command on a GPU and on a CPU
+    # writes the same experiment into the same directory (see _precision).
     p.add_argument(
         "--precision",
         choices=("auto", "fp32", "bf16"),
@@ -85,7 +87,8 @@ def _common(p: argparse.ArgumentParser) -> None:
             "auto: bf16 on CUDA, fp32 on the CPU; bf16 on the CPU is autocast"
         ),
     )
-    # A checkpoint is written only at an evaluation, so a prefix must stop at one (lib.engine.experiment.check_until).
+    # A checkpoint is written only at an evaluation, so a prefix must stop at one
+    # (lib.engine.experiment.check_until).
     p.add_argument(
         "--until",
         type=int,
@@ -97,15 +100,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     # How to run, not what: env.json records it, and the run's directory does not change.
     p.add_argument("--compile", action="store_true", help="torch.compile the model")
-    # Off by default: deterministic kernels cost speed on a GPU, and a CPU run repeats exactly without them
-    # (tests/test_runs.py trains one seed twice and compares the histories).
+    # Off by default: deterministic kernels cost speed on a GPU, and a CPU run repeats exactly
+    # without them (tests/test_runs.py trains one seed twice and compares the histories).
     p.add_argument(
         "--deterministic",
         action="store_true",
         help="CUBLAS_WORKSPACE_CONFIG=:4096:8 and torch.use_deterministic_algorithms(True)",
     )
-    # §5.1: runtime multiplies the sublayer's output at every pass (the confound AdamW absorbs); weight
-    # scales its output projection once, before the optimiser exists.
+    # §5.1: runtime multiplies the sublayer's output at every pass (the confound AdamW absorbs);
+    # weight scales its output projection once, before the optimiser exists.
     p.add_argument("--gain-mode", choices=GAIN_MODES)
     # 1.0 is no gain; any other value without --gain-mode is refused in _experiment, never ignored.
     p.add_argument("--gain", type=float, default=1.0)
@@ -117,7 +120,8 @@ def _common(p: argparse.ArgumentParser) -> None:
             "what mixes positions in each block: attention, or the position-blind local MLP (§7.2)"
         ),
     )
-    # Repeatable; parse_sets reads the values and lib.engine.config.replace checks the keys and types.
+    # Repeatable; parse_sets reads the values and
+    # lib.engine.config.replace checks the keys and types.
     p.add_argument(
         "--set",
         action="append",
@@ -128,7 +132,8 @@ def _common(p: argparse.ArgumentParser) -> None:
             "an unknown key is refused with the valid ones; the run directory names it"
         ),
     )
-    # Not part of the experiment, so not part of the run's path: a run may be resumed with or without it.
+    # Not part of the experiment, so not part of the run's path: a run may
+    # be resumed with or without it.
     p.add_argument(
         "--micro-batch",
         type=int,
@@ -151,7 +156,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     # §4.1's callbacks off; a resume must match
     p.add_argument("--no-diagnostics", action="store_true")
-    # Moved aside to a .replaced-* sibling, never deleted: a finished run may be the only copy of hours of work.
+    # Moved aside to a .replaced-* sibling, never deleted: a finished run may be
+    # the only copy of hours of work.
     p.add_argument(
         "--force", action="store_true", help="retrain a complete run (the old one is moved aside)"
     )
@@ -190,7 +196,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    # prog names the entry point the README uses, so usage and error lines show a command a reader can run.
+    # prog names the entry point the README uses, so usage and error lines
+    # show a command a reader can run.
     ap = _Parser(prog="python -m lib", description=__doc__, allow_abbrev=False)
     # required: `python -m lib` alone prints the usage and exits 2 instead of doing nothing.
     sub = ap.add_subparsers(dest="command", required=True)
@@ -204,18 +211,21 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--config", required=True, choices=tuple(CONFIGS))
     # the anchor seed of every single-seed table
     t.add_argument("--seed", type=int, default=PAPER_SEED)
-    # A finished run's checkpoint is deleted; the weights the chapters probe are kept only when asked for.
+    # A finished run's checkpoint is deleted; the weights the chapters probe
+    # are kept only when asked for.
     t.add_argument(
         "--keep-weights", action="store_true", help="save the final weights as weights.pt (fp16)"
     )
     s = add("sweep", help="train several runs; complete ones are skipped, partial ones resumed")
     s.add_argument("--plan", choices=PLAN_NAMES)
     _common(s)
-    # A plan names its own scales, so --scale is optional for sweep alone; _sweep_experiments refuses a sweep
-    # with neither. This sets a private argparse attribute: _common adds --scale as required for both.
+    # A plan names its own scales, so --scale is optional for sweep alone; _sweep_experiments
+    # refuses a sweep with neither. This sets a private argparse attribute: _common adds
+    # --scale as required for both.
     s._option_string_actions["--scale"].required = False
-    # With --plan, --impl narrows the plan like --configs; so it has no default there, or a plan of both
-    # implementations (10m_whole) would be narrowed to ResidualGPT's runs by a flag nobody gave.
+    # With --plan, --impl narrows the plan like --configs; so it has no default
+    # there, or a plan of both implementations (10m_whole) would be narrowed to
+    # ResidualGPT's runs by a flag nobody gave.
     s.set_defaults(impl=None)
     s._option_string_actions[
         "--impl"
@@ -236,8 +246,8 @@ def parser() -> argparse.ArgumentParser:
     )
     # Reads only: not subject to _guard_released, so it also lists the released runs' status.
     s.add_argument("--dry-run", action="store_true", help="list the runs and their status only")
-    # Worker processes, not torchrun: each GPU trains whole runs of the plan, which keeps every run a
-    # single-process run (torchrun is for one run spread over several GPUs).
+    # Worker processes, not torchrun: each GPU trains whole runs of the plan, which keeps every run
+    # a single-process run (torchrun is for one run spread over several GPUs).
     s.add_argument(
         "--gpus",
         help=(
@@ -253,10 +263,12 @@ def parser() -> argparse.ArgumentParser:
             "one job of a cluster array"
         ),
     )
-    # Hidden: how often held runs are looked at again (lib.engine.sweep.train_queue); the tests shorten it.
+    # Hidden: how often held runs are looked at again
+    # (lib.engine.sweep.train_queue); the tests shorten it.
     s.add_argument("--poll", type=float, default=10.0, help=argparse.SUPPRESS)
-    # The parameter counts are those of a built model, not typed in: tests/test_cli.py checks that describe
-    # prints Table 1's 10M count (10,750,080 for each configuration: a removed skip removes no parameter).
+    # The parameter counts are those of a built model, not typed in: tests/test_cli.py
+    # checks that describe prints Table 1's 10M count (10,750,080 for each configuration: a
+    # removed skip removes no parameter).
     d = add("describe", help="resolved config and parameter count of each configuration (JSON)")
     d.add_argument("--scale", required=True, choices=SCALES)
     d.add_argument("--impl", default=DEFAULT_IMPL, choices=IMPLS)
@@ -325,7 +337,8 @@ def parser() -> argparse.ArgumentParser:
         default=DEFAULT_IMPL,
         help=f"the implementation whose 10M AttnOnly step is timed (default {DEFAULT_IMPL})",
     )
-    # The throughput table times bf16 too, which at the 10M batch takes minutes a step on an AVX2 CPU.
+    # The throughput table times bf16 too, which at the 10M batch takes
+    # minutes a step on an AVX2 CPU.
     b.add_argument(
         "--step-cost-only",
         action="store_true",
@@ -375,7 +388,8 @@ def _precision(args, exp: Experiment) -> str:
 
     if args.precision is None:
         return exp.train.precision
-    # auto depends on the machine, so it is resolved here, once, and the run records the value it resolved to.
+    # auto depends on the machine, so it is resolved here, once, and the run
+    # records the value it resolved to.
     return resolve_precision(args.precision, resolve_device(args.device))
 
 
@@ -389,21 +403,23 @@ def parse_sets(items: list[str]) -> dict:
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set needs KEY=VALUE, got {item!r}")
-        # Python's spelling too, since --set tie_weights=False is what a reader of lib.engine.config would type.
+        # Python's spelling too, since --set tie_weights=False is what a reader of
+        # lib.engine.config would type.
         if text in ("True", "False"):
             out[key] = text == "True"
             continue
         try:
-            # JSON reads 2 as an int and 3e-4 as a float (replace() turns an int into a float for a float field);
-            # what is not JSON (manual, cosine) stays a string, which lib.engine.config's checks accept or refuse.
+            # JSON reads 2 as an int and 3e-4 as a float (replace() turns an int into a float for a
+            # float field); what is not JSON (manual, cosine) stays a string, which
+            # lib.engine.config's checks accept or refuse.
             out[key] = json.loads(text)
         except json.JSONDecodeError:
             out[key] = text
     return out
 
 
-# Fields that name the experiment, or that have a flag of their own: never a --set key, so a run cannot be
-# relabelled (--set scale=10M on the stand-in) and a flag and a --set can never disagree.
+# Fields that name the experiment, or that have a flag of their own: never a --set key, so a run
+# cannot be relabelled (--set scale=10M on the stand-in) and a flag and a --set can never disagree.
 OWN_FLAG = {
     "scale": "--scale",
     "dataset": "--scale (each scale has its dataset)",
@@ -431,11 +447,12 @@ def _experiment(args, config: str, seed: int) -> Experiment:
     # Two spellings of one field: refused rather than letting one silently win.
     if args.eval_every is not None and "eval_interval" in sets:
         raise ConfigError("--eval-every and --set eval_interval=... both given; give one")
-    # Every run is a small delta from its preset (STYLE rule 3); the path names each delta (lib.engine.runs.run_path).
+    # Every run is a small delta from its preset (STYLE rule 3); the path names each
+    # delta (lib.engine.runs.run_path).
     exp = get_preset(args.scale, args.impl or DEFAULT_IMPL, config, seed)
     exp = replace(exp, mixer=args.mixer, **sets)
-    # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check above), so the
-    # order hides nothing.
+    # The flags last; none can clash with a --set key (OWN_FLAG, and the eval_interval check
+    # above), so the order hides nothing.
     overrides = {"precision": _precision(args, exp)}
     if args.steps is not None:
         overrides["max_steps"] = args.steps
@@ -454,7 +471,8 @@ def _guard_released(args, exps) -> None:
     ``--into-released``."""
     from .engine.plans import command_for, planned
 
-    # Resolved, so runs/../runs or a symlink to it is the released runs/ too; any folder inside it counts.
+    # Resolved, so runs/../runs or a symlink to it is the released runs/
+    # too; any folder inside it counts.
     if args.into_released or not Path(args.runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
         return
     if args.force:
@@ -462,15 +480,17 @@ def _guard_released(args, exps) -> None:
             f"--force in the released {RUNS_DIR}: it would move released runs aside and retrain "
             f"them; retrain into --runs-dir DIR, or pass --into-released to replace them on purpose"
         )
-    # A run in no plan would sit among the released runs where no chapter reads it and releasable() skips it.
+    # A run in no plan would sit among the released runs where no chapter reads
+    # it and releasable() skips it.
     stray = [e for e in exps if not planned(e)]
     if stray:
         raise ConfigError(
             f"`{command_for(stray[0])}` is in no plan, so it does not belong in the released "
             f"{RUNS_DIR}; train it with --runs-dir DIR (or pass --into-released)"
         )
-    # A run trained from uncommitted lib/ can never be released (tests/test_released.py): refused before it costs
-    # hours, where before a whole segment of a 10M run was trained and then could not be committed.
+    # A run trained from uncommitted lib/ can never be released (tests/test_released.py):
+    # refused before it costs hours, where before a whole segment of a 10M run was trained
+    # and then could not be committed.
     from .engine.host import git_state
 
     if git_state()["git_dirty_lib"]:
@@ -499,7 +519,8 @@ def _run_kwargs(args) -> dict:
 # One JSON line per finished run: a sweep's log can be read back by a program, and the line is the
 # summary.json fields a reader checks first.
 def _print_summary(s: dict) -> None:
-    # .get: a released summary may lack a field no reader checks (RunDir.problems); the line shows null for it
+    # .get: a released summary may lack a field no reader checks
+    # (RunDir.problems); the line shows null for it
     print(
         json.dumps(
             {
@@ -527,7 +548,8 @@ def _sweep_experiments(args) -> list[Experiment]:
     from .engine.plans import resolve, with_steps
 
     if args.plan:
-        # A plan refuses a --configs, --seeds or --impl that selects none of its runs (lib.engine.plans.resolve).
+        # A plan refuses a --configs, --seeds or --impl that selects none of its runs
+        # (lib.engine.plans.resolve).
         exps = with_steps(
             resolve(
                 args.plan,
@@ -538,19 +560,22 @@ def _sweep_experiments(args) -> list[Experiment]:
             ),
             args.steps,
         )
-        # Refused rather than applied: a plan with a --set would train runs that no plan, and so no chapter, has.
+        # Refused rather than applied: a plan with a --set would train runs that no
+        # plan, and so no chapter, has.
         if args.set or args.mixer != "attention":
             raise ConfigError(
                 "--set and --mixer are for one run or a sweep without --plan; "
                 "a plan names its own experiments"
             )
-        # --precision applies to a plan too: each run's preset precision unless the flag says otherwise.
+        # --precision applies to a plan too: each run's preset precision
+        # unless the flag says otherwise.
         exps = [replace(e, precision=_precision(args, e)) for e in exps]
     else:
         if args.scale is None:
             raise ConfigError(f"sweep needs --plan or --scale; valid scales: {', '.join(SCALES)}")
-        # Seed by seed, the four configurations of one seed together: a sweep cut short still leaves complete
-        # matched-seed comparisons (§3.4: one seed, four configurations, everything else equal).
+        # Seed by seed, the four configurations of one seed together: a sweep cut short
+        # still leaves complete matched-seed comparisons (§3.4: one seed, four
+        # configurations, everything else equal).
         exps = [
             _experiment(args, c, s)
             for s in args.seeds or [PAPER_SEED]
@@ -571,7 +596,8 @@ def main(argv=None) -> int:
     try:
         if args.command in ("train", "sweep", "report"):
             check_runs_dir(args.runs_dir, RUNS_DIR)
-        # Every rank runs this same command: any other command would be run once per rank, side by side.
+        # Every rank runs this same command: any other command would be run
+        # once per rank, side by side.
         if world > 1 and args.command != "train":
             raise ConfigError(
                 f"`{args.command}` under torchrun: torchrun trains one run over several processes "
@@ -590,7 +616,8 @@ def main(argv=None) -> int:
         elif args.command == "bench":
             from .engine.bench import bench, step_cost
 
-            # The step-cost table is the paper's 10M batch only: whatever would not reach it is refused, not ignored.
+            # The step-cost table is the paper's 10M batch only: whatever would not reach
+            # it is refused, not ignored.
             if args.step_cost_only and (
                 args.batch_size is not None or (args.scales and args.scales != ["10M"])
             ):
@@ -598,7 +625,8 @@ def main(argv=None) -> int:
                     "--step-cost-only times the paper's whole 10M batch: drop --batch-size, and "
                     "--scales (or give --scales 10M)"
                 )
-            # Zero timed steps would time nothing (and divide by no time): refused before any model is built.
+            # Zero timed steps would time nothing (and divide by no time): refused
+            # before any model is built.
             if args.steps < 1:
                 raise ConfigError(
                     f"--steps {args.steps}: must be at least 1 (the timed steps of each "
@@ -612,7 +640,8 @@ def main(argv=None) -> int:
                     f"{' '.join(scales)} does not time: add 10M to --scales, or use "
                     "--step-cost-only"
                 )
-            # What the trainer or the machine would refuse is refused now, not after minutes of timing other loops.
+            # What the trainer or the machine would refuse is refused now, not after
+            # minutes of timing other loops.
             from .engine.experiment import check_fits
             from .engine.train import check_micro_batch, resolve_device
 
@@ -678,17 +707,20 @@ def main(argv=None) -> int:
                     "threads": args.threads,
                     "force": args.force,
                 }
-                # Left out when not given, so prepare_openwebtext's own default (the paper's 100,000) applies.
+                # Left out when not given, so prepare_openwebtext's own default (the
+                # paper's 100,000) applies.
                 kw |= {"n_docs": args.n_docs} if args.n_docs is not None else {}
                 print(json.dumps(data.prepare_openwebtext(**kw)))
         elif args.command == "report":
             from .book import release_report
             from .engine.plans import resolve
 
-            # A mistyped folder would otherwise report "no finished runs", as if nothing had been trained.
+            # A mistyped folder would otherwise report "no finished runs", as
+            # if nothing had been trained.
             if not Path(args.runs_dir).is_dir():
                 raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
-            # Each run that is left out is listed with its reason below: the table never drops a run in silence.
+            # Each run that is left out is listed with its reason below: the table
+            # never drops a run in silence.
             table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
             print(table.to_markdown(index=False) if len(table) else "no finished runs")
             print(
@@ -717,7 +749,8 @@ def main(argv=None) -> int:
             from .engine.runs import RunDir, run_path
             from .engine.sweep import shard, spawn_workers, train_queue, without_option
 
-            # Sharded before anything else, so a job of an array sees, lists and guards only its own runs.
+            # Sharded before anything else, so a job of an array sees, lists
+            # and guards only its own runs.
             exps = shard(_sweep_experiments(args), args.shard)
             if not args.dry_run:
                 _guard_released(args, exps)
@@ -740,8 +773,8 @@ def main(argv=None) -> int:
                         "--force with --gpus: every worker would retrain every finished run; "
                         "retrain them with one process (without --gpus) instead"
                     )
-                # Each worker reruns this very command minus --gpus, so it resolves the same plan in the same order; the
-                # run locks keep them off each other's runs.
+                # Each worker reruns this very command minus --gpus, so it resolves the same plan in
+                # the same order; the run locks keep them off each other's runs.
                 return spawn_workers(
                     without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
                     args.gpus,
@@ -759,7 +792,8 @@ def main(argv=None) -> int:
                         return rule(e, RunDir(run_path(e, args.runs_dir)).summary, cap)
 
                     kwargs["until"] = stop
-                # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
+                # keeps_weights: a sweep keeps the final weights of exactly
+                # the runs the book probes.
                 train_queue(
                     exps,
                     kwargs,
@@ -768,10 +802,12 @@ def main(argv=None) -> int:
                     log=lambda m: print(m, flush=True),
                     on_done=_print_summary,
                 )
-        # Inside the try: stdout is flushed here, where a closed pipe can be caught, not at the interpreter's exit.
+        # Inside the try: stdout is flushed here, where a closed pipe can be caught,
+        # not at the interpreter's exit.
         sys.stdout.flush()
     except KeyboardInterrupt:
-        # Ctrl-C: what was written stays (every file is atomic), and the lock is released on the way out.
+        # Ctrl-C: what was written stays (every file is atomic), and the lock
+        # is released on the way out.
         where = (
             training.standing()
             if training is not None
@@ -783,19 +819,20 @@ def main(argv=None) -> int:
         print(f"python -m lib: interrupted: {where}", file=sys.stderr)
         return 130  # 128 + SIGINT, as a shell reports it
     except BrokenPipeError:
-        # The reader of the output went away (`describe | head -1`): it has what it wanted, so nothing is said.
-        # stdout is pointed at /dev/null, or the interpreter's last flush would raise the same error at exit.
+        # The reader of the output went away (`describe | head -1`): it has what it wanted, so
+        # nothing is said. stdout is pointed at /dev/null, or the interpreter's last flush would
+        # raise the same error at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a tool that the closed pipe ended reports it
-    # Anything else (a bug, a CUDA error) keeps its traceback: only the errors lib raises on purpose, and the
-    # operating system's, are the user's to fix from a one-line message.
+    # Anything else (a bug, a CUDA error) keeps its traceback: only the errors lib raises on
+    # purpose, and the operating system's, are the user's to fix from a one-line message.
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:
         # unwritable file (OSError names it): one line, exit 2, no traceback
         # bad input or an unreadable or
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
-    # Destroyed on every way out, a refused command included: NCCL warns when a process group outlives the
-    # program.
+    # Destroyed on every way out, a refused command included: NCCL warns when a
+    # process group outlives the program.
     finally:
         if world > 1:
             import torch.distributed

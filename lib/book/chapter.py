@@ -33,8 +33,8 @@ from ..engine.thresholds import judged_floor
 from ..engine.train import Callback
 from .tables import show_tables_as_the_book_does, variant_label
 
-# Every training chapter's parameters cell: these names and defaults, overridden by papermill's -p NAME VALUE.
-# A name that is not here is refused (``Chapter.open``), never ignored.
+# Every training chapter's parameters cell: these names and defaults, overridden by papermill's -p
+# NAME VALUE. A name that is not here is refused (``Chapter.open``), never ignored.
 PARAMETERS = {
     "scale": "auto",
     "seed": None,
@@ -82,8 +82,9 @@ def check_runs_dir_parameter(value) -> None:
 def user_names(namespace: dict) -> dict:
     """The parameter-like variables a notebook (or papermill) defined: scalars and strings,
     not modules, functions, imported constants or IPython's own names."""
-    # papermill injects the parameters as plain assignments in a cell of their own, so they sit in the globals
-    # beside everything else; "_" names are IPython's output history (_, __, _i1). A Path is a runs_dir.
+    # papermill injects the parameters as plain assignments in a cell of their own, so they
+    # sit in the globals beside everything else; "_" names are IPython's output history (_,
+    # __, _i1). A Path is a runs_dir.
     return {
         k: v
         for k, v in namespace.items()
@@ -110,7 +111,8 @@ class Chapter(RunSet):
             raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(CHAPTERS)}")
         spec = CHAPTERS[name]
         given = user_names(namespace)
-        # A misspelt name (seeds=7) would otherwise show the released runs as if nothing had been asked for.
+        # A misspelt name (seeds=7) would otherwise show the released runs as if
+        # nothing had been asked for.
         unknown = sorted(set(given) - set(PARAMETERS))
         if unknown:
             raise ParameterError(
@@ -134,8 +136,8 @@ class Chapter(RunSet):
             not isinstance(p["steps"], int) or isinstance(p["steps"], bool) or p["steps"] < 1
         ):
             raise ParameterError(f"steps must be None or a positive integer, got {p['steps']!r}")
-        # steps and eval_batches set how a retrain runs; without a seed nothing is trained, and the released runs
-        # never change
+        # steps and eval_batches set how a retrain runs; without a seed nothing is trained, and
+        # the released runs never change
         if p["steps"] is not None and p["seed"] is None:
             raise ParameterError(
                 "steps applies to retraining; give a seed too (e.g. -p seed 7 -p steps 20)"
@@ -152,8 +154,8 @@ class Chapter(RunSet):
             raise ParameterError(f"device {p['device']!r}; valid: auto, cpu, cuda")
         if not isinstance(p["compile"], bool):  # a string "False" would be true
             raise ParameterError(f"compile must be True or False, got {p['compile']!r}")
-        # "auto" shows the released stand-in runs wherever the book is built; it means the paper's scale
-        # only for a retrain (a seed given) on a machine with CUDA.
+        # "auto" shows the released stand-in runs wherever the book is built; it means the paper's
+        # scale only for a retrain (a seed given) on a machine with CUDA.
         cuda = torch.cuda.is_available() and p["device"] != "cpu"
         paper = cuda and p["seed"] is not None
         scale = (
@@ -161,8 +163,8 @@ class Chapter(RunSet):
         )
         check_runs_dir_parameter(p["runs_dir"])
         runs_dir = Path(p["runs_dir"] or RETRAIN_DIR)  # the default is runs-retrain/
-        # Resolved, so runs/ given by a relative path or through a link is caught too: every table and test reads the
-        # released runs, and a finished run is never overwritten (STYLE rule 5).
+        # Resolved, so runs/ given by a relative path or through a link is caught too: every table
+        # and test reads the released runs, and a finished run is never overwritten (STYLE rule 5).
         if runs_dir.resolve().is_relative_to(RUNS_DIR.resolve()):
             raise ParameterError(
                 f"runs_dir {p['runs_dir']!r} is in the released runs/, which a chapter never "
@@ -195,7 +197,8 @@ class Chapter(RunSet):
             f"{e.model.n_layer} layers x {e.model.n_embd} wide, block {e.model.block_size}, "
             f"batch {e.train.batch_size}, {e.train.max_steps:,} steps, data {e.dataset}"
         )
-        # Said on every stand-in page, in capitals: its losses must never be read as the paper's (lib.engine.config).
+        # Said on every stand-in page, in capitals: its losses must never be read as the
+        # paper's (lib.engine.config).
         if self.stand_in:
             text = (
                 f"Scale: {self.scale!r}, a CPU STAND-IN for the paper's {STAND_IN_FOR[self.scale]} "
@@ -227,7 +230,8 @@ class Chapter(RunSet):
                 ),
                 flush=True,
             )
-            # keep_weights: the chapters that read a checkpoint (the fixed-batch noise) can read a retrained seed's too
+            # keep_weights: the chapters that read a checkpoint (the fixed-batch noise) can
+            # read a retrained seed's too
             out.append(
                 run(
                     e,
@@ -240,7 +244,8 @@ class Chapter(RunSet):
                     callbacks=[EvalPrinter(f"{e.config_name} seed {e.seed}")],
                 )
             )
-        # A smoke run is listed here and drawn, labelled, in the curves; every table and verdict leaves it out.
+        # A smoke run is listed here and drawn, labelled, in the curves; every
+        # table and verdict leaves it out.
         if self.steps is not None and any(off_preset_steps(e) for e in self.retrain_experiments()):
             # imported only when there is a smoke run to display
             from IPython.display import display
@@ -260,7 +265,8 @@ class Chapter(RunSet):
         f, used = self.floors(), self.floor()
         # the unigram floor like for like, as in floor()
         unigram = judged_floor(f["val_mode"], f["split"], f["batches"])
-        # the empirical floor is drawn first and named: on BPE data it must not be mistaken for the unigram floor
+        # the empirical floor is drawn first and named: on BPE data it must not be
+        # mistaken for the unigram floor
         if used == f["empirical"]:
             return {
                 f"NoResidual seed {PAPER_SEED} (the floor used)": used,
@@ -280,7 +286,8 @@ class Chapter(RunSet):
                 f", {f['empirical']:.4f} reached by the NoResidual seed-{PAPER_SEED} run (the "
                 "empirical floor)"
             )
-        # the note names which floor the verdicts use, so a reader can check the tables against the figure's line
+        # the note names which floor the verdicts use, so a reader can check the
+        # tables against the figure's line
         which = (
             "the empirical floor"
             if used == f["empirical"]
@@ -293,7 +300,8 @@ class Chapter(RunSet):
     def report_missing(self) -> None:
         """Which of the chapter's runs are missing (with the commands that train them), and which finished
         runs are left out of its tables and verdicts, and why (a file that does not match, a diverged run)."""
-        # missing and left out are reported apart: a run not trained is not the same as a run that cannot be used
+        # missing and left out are reported apart: a run not trained is not the same
+        # as a run that cannot be used
         cmds, out = self.missing(), self.left_out_lines()
         if not cmds:
             print(f"All {len(self.experiments())} runs this chapter shows are present in runs/.")

@@ -32,8 +32,9 @@ def chapter_costs() -> pd.DataFrame:
         s, planned = ch.summaries(), Counter(e.config_name for e in ch.experiments())
         for config in planned:  # the plan's order
             parts[f"{name} ({ch.scale}): {config}"] = (s[s.config == config], planned[config])
-    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a part per run, read
-    # from its own directory (the chapters show a whole run in its prefix's place; its cost is the whole runs' part).
+    # The paper-shape prefixes belong to no chapter's plan, and each is trained to its own step: a
+    # part per run, read from its own directory (the chapters show a whole run in its prefix's
+    # place; its cost is the whole runs' part).
     prefix = summaries_of(as_released(plans.paper_10m_prefix()), ("complete", "partial"))
     for e in plans.paper_10m_prefix():
         variant = paper_shape.schedule_variant(e.impl, e.train.schedule)
@@ -47,8 +48,8 @@ def chapter_costs() -> pd.DataFrame:
             & (prefix.schedule == e.train.schedule)
         ]
         parts[label] = (mine, 1)
-    # The whole runs are trained in segments, so a partial one is unfinished, not a prefix: only the complete ones
-    # count as trained, and the estimate for the rest is a whole run's median.
+    # The whole runs are trained in segments, so a partial one is unfinished, not a prefix: only the
+    # complete ones count as trained, and the estimate for the rest is a whole run's median.
     whole = plans.paper_10m_whole()
     parts[
         "paper shape, whole runs (10M): " + ", ".join(f"{e.impl} {e.config_name}" for e in whole)
@@ -59,12 +60,13 @@ def chapter_costs() -> pd.DataFrame:
 def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
     """``results.cost_table`` of every part of book/mechanism.ipynb and book/escape_and_bundle.ipynb: the runs
     trained of those planned, their cost, and an estimate for the rest."""
-    # The chapters' own readers, so this table counts exactly the runs those pages show (each prints its left-out
-    # runs too).
+    # The chapters' own readers, so this table counts exactly the runs those pages show (each
+    # prints its left-out runs too).
     mixer, during = mechanism.mixer_runs(runs_dir), mechanism.probe_during_runs(runs_dir)
     escape, long = escape_map.escape_runs(runs_dir), escape_map.escape_long_runs(runs_dir)
     factors, schedule = bundle.bundle_runs(runs_dir), schedule_seeds.schedule_runs(runs_dir)
-    # mixer_runs sets the attention runs beside the mixer ones; those are the 10M chapter's cost, not this part's.
+    # mixer_runs sets the attention runs beside the mixer ones; those are the 10M
+    # chapter's cost, not this part's.
     return cost_table(
         {
             "mechanism: local-mixer test (§3)": (
@@ -83,7 +85,7 @@ def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
     )
 
 
-# --- the compute statement --------------------------------------------------------------------------------------
+# --- the compute statement ------------------------------------------------------------------------
 # the runs at the paper's exact 10M shape, which two chapters read: a row of their own
 PAPER_SHAPE = "paper_shape"
 

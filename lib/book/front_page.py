@@ -34,8 +34,8 @@ def takeaway(card: pd.DataFrame) -> str:
             or "- none"
         )
 
-    # every word counted, zeros too ("0 CONTRADICTED" is a finding), by the scale of the evidence: a stand-in's
-    # contradiction is never counted as the word alone
+    # every word counted, zeros too ("0 CONTRADICTED" is a finding), by the scale of the evidence: a
+    # stand-in's contradiction is never counted as the word alone
     def counts_at(rows, stand_in):
         words = [
             STAND_IN_CONTRADICTED if stand_in and v == "CONTRADICTED" else v
@@ -76,8 +76,8 @@ def takeaway(card: pd.DataFrame) -> str:
     )
 
 
-# Only CONTRADICTED is red: the one outcome that speaks against the paper. NOT TESTED is grey and NOT
-# TESTABLE HERE italic, so that neither reads as a result.
+# Only CONTRADICTED is red: the one outcome that speaks against the paper. NOT TESTED is grey and
+# NOT TESTABLE HERE italic, so that neither reads as a result.
 VERDICT_STYLE = {
     "CONTRADICTED": "color: #b00020; font-weight: bold",
     "HOLDS": "font-weight: bold",
@@ -100,7 +100,8 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool =
     source = card if full is None else full
     shown = card.copy()
     if "claim" in shown and "section" in source:
-        # a Markdown link, turned into HTML by _cell_html; the pages of book/ link to each other by file name
+        # a Markdown link, turned into HTML by _cell_html; the pages of book/
+        # link to each other by file name
         shown["claim"] = [
             f"[{c}]({page}.html#{anchor})" if s else c
             for c, s in zip(shown.claim, source.section.fillna(""))
@@ -115,14 +116,16 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool =
         shown["verdict"] = [
             at_a_stand_in(v) if s else v for v, s in zip(card.verdict, at_stand_in(source))
         ]
-        # a row decided at the paper's shape names the stand-in's own verdict beside it, which is not counted
+        # a row decided at the paper's shape names the stand-in's own verdict
+        # beside it, which is not counted
         if "stand_in" in source:
             shown["verdict"] = [
                 f"{v} ({at_a_stand_in(_word(n))})" if n else v
                 for v, n in zip(shown.verdict, source.stand_in.fillna(""))
             ]
-    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then `code` (a command,
-    # a preset's name, as the chapters' verdict blocks write it in Markdown) becomes <code>, not raw backticks
+    # HTML-escaped: a claim such as "Full < every AttnOnly seed" would otherwise open a tag; then
+    # `code` (a command, a preset's name, as the chapters' verdict blocks write it in Markdown)
+    # becomes <code>, not raw backticks
     return (
         shown.style.hide(axis="index")
         .format(_cell_html)
@@ -170,8 +173,9 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
             if not names:
                 continue
             if scale == "paper shape":
-                # claims decided by whole runs apart from those read on prefixes, so that neither is taken for
-                # the other: "a at the paper's own 10M shape (trained whole); b (first 300 of 3,000 steps)"
+                # claims decided by whole runs apart from those read on prefixes, so that neither
+                # is taken for the other: "a at the paper's own 10M shape (trained whole); b
+                # (first 300 of 3,000 steps)"
                 shape = rows[rows.scale == scale]
                 # Row.partial lists the runs still short of their budget
                 whole = [not p for p in shape.partial]
@@ -207,7 +211,8 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
         f"{count(contra, 'is', 'are')} contradicted by a valid test: {at_scale(contra)}."
         if len(contra)
         else "None is contradicted by a valid test.",
-        # the two kinds that neither confirm nor contradict, a sentence each: their reasons carry semicolons
+        # the two kinds that neither confirm nor contradict, a sentence each:
+        # their reasons carry semicolons
         (
             f"{count(untestable, 'cannot', 'cannot')} be tested here, so neither confirm nor "
             f"contradict the paper: {_reasons(untestable)}."
@@ -282,10 +287,11 @@ def tally(card: pd.DataFrame) -> str:
     )
 
 
-# --- The reproducibility summary (issue 56): the ML Reproducibility Challenge's six parts, under the title ----------
+# --- The reproducibility summary (issue 56): the ML Reproducibility Challenge's six parts, under
+# the title ----------
 
-# The claims in the fewest plain words, for the summary's sentences (at most 35 words each): by ``Row.short``; a
-# claim not named here is called by its ``short``.
+# The claims in the fewest plain words, for the summary's sentences (at most 35 words each): by
+# ``Row.short``; a claim not named here is called by its ``short``.
 TERSE = {
     "nanoGPT AttnOnly's joint collapse": "the joint collapse",
     "layer-0 gradient starvation": "gradient starvation",
@@ -296,7 +302,8 @@ TERSE = {
     "the 124M ordering": "the 124M ordering",
 }
 
-# What a verdict says in a sentence of the summary, by scale: a stand-in's CONTRADICTED never reads alone.
+# What a verdict says in a sentence of the summary, by scale: a stand-in's
+# CONTRADICTED never reads alone.
 SAID = {
     "HOLDS": ("holds", "hold"),
     "CONTRADICTED": ("is contradicted", "are contradicted"),
@@ -307,7 +314,8 @@ STAND_IN_CONTRADICTED = "contradicted at a stand-in"
 # a stand-in's claim whose planned runs are still training
 WAITING = ("waits for its runs", "wait for their runs")
 
-# The scales a card's rows rest on, as the tally and the closing chapter name them, the paper's own shape first.
+# The scales a card's rows rest on, as the tally and the closing chapter name
+# them, the paper's own shape first.
 SCALE_NAMES = (
     ("paper shape", "at the paper's own 10M shape"),
     ("stand-in", "at CPU stand-ins"),
@@ -350,7 +358,8 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
     claims are named where that fits in ``limit`` words, and counted where it does not."""
     shape = card[card.scale == "paper shape"]
     holds, untestable = shape[shape.verdict == "HOLDS"], card[card.verdict == "NOT TESTABLE HERE"]
-    # a stand-in's claim still training (the 124M sweep's seeds): neither held nor untestable, so said apart
+    # a stand-in's claim still training (the 124M sweep's seeds): neither held
+    # nor untestable, so said apart
     pending = card[(card.verdict == "NOT TESTED") & (card.scale != "paper shape")]
 
     def said(rows, named: bool, verb: tuple[str, str]) -> str:

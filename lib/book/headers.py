@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-# What a column is called on the page, where the frame's own name is the code's. A configuration field (n_layer in
-# the presets table) keeps its name where it is one: it is the name a reader passes to the code. A name built from a
-# parameter is matched in ``header``.
+# What a column is called on the page, where the frame's own name is the code's. A configuration
+# field (n_layer in the presets table) keeps its name where it is one: it is the name a reader
+# passes to the code. A name built from a parameter is matched in ``header``.
 HEADERS = {
     # a configuration, an implementation, where in the paper
     "config": "configuration",

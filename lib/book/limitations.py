@@ -29,8 +29,9 @@ def comparisons() -> list[tuple[str, str, str]]:
 
 
 def _quietly_built(fn, exp: Experiment):
-    # On the meta device: a 124M model is counted without allocating its weights; fork_rng, because building a
-    # model seeds the global generator (lib.engine.experiment.build_model) and a page's kernel should not notice.
+    # On the meta device: a 124M model is counted without allocating its weights; fork_rng,
+    # because building a model seeds the global generator (lib.engine.experiment.build_model) and
+    # a page's kernel should not notice.
     with torch.random.fork_rng(devices=[]), torch.device("meta"):
         return fn(exp)
 
@@ -174,7 +175,8 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
             "measured."
         )
     rates, cost = measured_rates(costs), paper_scale_cost(costs).set_index("paper's preset")
-    # a run trained to its budget is whole, not a prefix: counted apart, so that "prefixes" is every one it names
+    # a run trained to its budget is whole, not a prefix: counted apart, so that
+    # "prefixes" is every one it names
     whole = at.steps.astype(int) >= at.max_steps.astype(int)
     part = at[~whole]
     steps, budget = sorted(set(part.steps.astype(int))), sorted(set(at.max_steps.astype(int)))

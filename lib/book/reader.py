@@ -14,8 +14,8 @@ from .tables import show_tables_as_the_book_does
 READERS = {
     "mechanism": ("mixer_test", "probe_during"),
     "escape_and_bundle": ("escape_map", "escape_long", "bundle", "schedule_seeds"),
-    # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test, the bundle and
-    # the rounding twins the joint-collapse knife-edge is read from
+    # the front page's verdicts: every chapter's runs, the paper-shape prefixes, the mixer test, the
+    # bundle and the rounding twins the joint-collapse knife-edge is read from
     "what_holds": ("release", "10m_prefix", "mixer_test", "bundle", "rounding_twins"),
 }
 # One parameter: a reading chapter trains nothing, so it has no seed, scale or device to choose.
@@ -29,14 +29,16 @@ def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
     if name not in READERS:
         raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(READERS)}")
     given = user_names(namespace)
-    # A misspelt name (run_dir) is refused, not ignored: papermill's -p would otherwise leave the chapter on runs/.
+    # A misspelt name (run_dir) is refused, not ignored: papermill's -p would
+    # otherwise leave the chapter on runs/.
     if unknown := sorted(set(given) - set(READER_PARAMETERS)):
         raise ParameterError(
             f"unknown parameter(s) {', '.join(unknown)}; valid: {', '.join(READER_PARAMETERS)}"
         )
     check_runs_dir_parameter(given.get("runs_dir"))
     runs_dir = Path(given.get("runs_dir") or RUNS_DIR)  # None (or "") is the release
-    # A missing directory would read as one where nothing is trained yet: every run listed as a command, no error.
+    # A missing directory would read as one where nothing is trained yet: every run
+    # listed as a command, no error.
     if not runs_dir.is_dir():
         raise ParameterError(
             f"runs_dir {str(runs_dir)!r} is not a directory; valid: None (the released runs/) or "

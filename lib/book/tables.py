@@ -41,16 +41,17 @@ def frame_html(df: pd.DataFrame) -> str:
     formatters = {
         c: _column_format(df[c]) for c in df.columns if pd.api.types.is_float_dtype(df[c])
     }
-    # A nullable integer (the paper's seed column, empty on a row pooled over seeds) prints its missing value as
-    # "<NA>", which neither na_rep nor a formatter reaches: written out as text, with the same "-".
+    # A nullable integer (the paper's seed column, empty on a row pooled over seeds) prints
+    # its missing value as "<NA>", which neither na_rep nor a formatter reaches: written
+    # out as text, with the same "-".
     nullable = [
         c
         for c in df.columns
         if isinstance(df[c].dtype, pd.api.extensions.ExtensionDtype)
         and pd.api.types.is_integer_dtype(df[c])
     ]
-    # Python's None in a column of objects (an escape step that never came) prints as "None", which na_rep does not
-    # reach either: the same "-" as every other missing value
+    # Python's None in a column of objects (an escape step that never came) prints as "None", which
+    # na_rep does not reach either: the same "-" as every other missing value
     nones = [c for c in df.columns if df[c].dtype == object and any(v is None for v in df[c])]
     df = df.copy()  # the caller's frame keeps its numbers and its names
     for c in nullable:
@@ -62,10 +63,12 @@ def frame_html(df: pd.DataFrame) -> str:
     df.columns = df.columns.set_names([header(n) for n in df.columns.names])
     df = df.rename(columns=header)
     formatters = {header(c): f for c, f in formatters.items()}
-    # pandas cuts a cell at 50 characters by default; a verdict's reason or a paper note cut short misleads.
+    # pandas cuts a cell at 50 characters by default; a verdict's reason or a
+    # paper note cut short misleads.
     with pd.option_context("display.max_colwidth", None):
-        # na_rep: a missing value reads as "-" (not measured, never left, not trained: the column says which), never
-        # as an empty cell nor as NaN; border=0 leaves the lines to the book's theme
+        # na_rep: a missing value reads as "-" (not measured, never left, not trained:
+        # the column says which), never as an empty cell nor as NaN; border=0 leaves
+        # the lines to the book's theme
         return df.to_html(
             index=not counts_rows, na_rep="-", border=0, formatters=formatters or None
         )
@@ -77,9 +80,11 @@ def _column_format(col: pd.Series):
     chapter rounded to minutes keeps its one decimal), or in 3 significant digits where a value is too small for
     4 decimals (a starved gradient norm). Missing values read "-"."""
     finite = col[np.isfinite(col)]  # NaN and inf say nothing about the column's kind
-    # whole: steps and counts that a NaN ("never left the floor") turned into floats read as 1,500, not 1500.0000
+    # whole: steps and counts that a NaN ("never left the floor") turned into
+    # floats read as 1,500, not 1500.0000
     whole = len(finite) > 0 and bool((finite == finite.round()).all())
-    # the decimals the values need: a loss has many (4 are shown), a cost rounded to 0.1 minute has one
+    # the decimals the values need: a loss has many (4 are shown), a cost
+    # rounded to 0.1 minute has one
     decimals = next(
         (d for d in (1, 2, 3) if len(finite) and bool((finite == finite.round(d)).all())), 4
     )
@@ -91,7 +96,8 @@ def _column_format(col: pd.Series):
             return str(x)  # inf or -inf, as they are
         if whole:
             return f"{x:,.0f}"
-        # Four decimals would print a starved gradient norm (2.85e-06) as 0.0000: the very value Fig. 2a is about.
+        # Four decimals would print a starved gradient norm (2.85e-06) as 0.0000: the
+        # very value Fig. 2a is about.
         return f"{x:,.{decimals}f}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
 
     return cell
@@ -104,7 +110,8 @@ def show_tables_as_the_book_does() -> None:
 
     # outside a kernel (the CLI, a test) there is no display to change
     if (shell := get_ipython()) is not None:
-        # DataFrames only: a Styler (``.style``), which a chapter uses to hide its index, keeps its own HTML
+        # DataFrames only: a Styler (``.style``), which a chapter uses to hide
+        # its index, keeps its own HTML
         shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
 
 
@@ -115,7 +122,8 @@ def presets_table() -> pd.DataFrame:
     rows = {}
     # the paper's scales first, then the stand-ins that play them
     for scale in ("10M", "124M", "cpu", "cpu-bpe", plans.STAND_IN_124M):
-        # FullResidual, though any configuration would do: removing a skip removes an addition, no weight.
+        # FullResidual, though any configuration would do: removing a skip
+        # removes an addition, no weight.
         e = get_preset(scale)
         m, t = e.model, e.train
         rows[scale] = {
@@ -130,7 +138,8 @@ def presets_table() -> pd.DataFrame:
             "dropout": m.dropout,
             "eval interval": t.eval_interval,
             "val batches": t.eval_batches,
-            # counted on a built model: the numbers config.py's comments give and tests/test_config.py pins
+            # counted on a built model: the numbers config.py's comments give
+            # and tests/test_config.py pins
             "dataset": e.dataset,
             "parameters": f"{GPT(m).num_params():,}",
             "paper scale?": "yes (Table 1)" if not e.is_stand_in else "no: CPU stand-in",
@@ -152,13 +161,16 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
     g = summaries.groupby(list(by), sort=False)
     # pandas' std is the sample one (ddof = 1): §3.5's "sample standard deviations"
     out = g.best_val_loss.agg(["mean", "std", "count", "min", "max"]).rename(columns={"count": "n"})
-    # in the order the runs were read (the plan's), so seeds and escape_steps match position by position
+    # in the order the runs were read (the plan's), so seeds and
+    # escape_steps match position by position
     out["seeds"] = g.seed.agg(lambda s: ", ".join(map(str, s)))
     out["escape_steps"] = g.escape_step.agg(
-        # "none": never reached the floor less the margin within its budget (the step against the chapter's own floor)
+        # "none": never reached the floor less the margin within its budget (the step
+        # against the chapter's own floor)
         lambda s: ", ".join("none" if pd.isna(v) else str(int(v)) for v in s)
     )
-    # by configuration: the order of §3.4 (Full, AttnOnly, FFNOnly, NoResidual), whatever order the runs came in
+    # by configuration: the order of §3.4 (Full, AttnOnly, FFNOnly, NoResidual),
+    # whatever order the runs came in
     order = [c for c in CONFIGS if c in out.index] if list(by) == ["config"] else list(out.index)
     if len(rest):
         # a complete run here has no finite best loss; any other status (diverged) is its own reason
@@ -181,7 +193,8 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
 def quantities(values: dict, digits: int = 4) -> pd.DataFrame:
     """A chapter's named quantities (``asymmetry.asymmetry``'s means, gaps and ratio) as a one-row table, in
     their order, rounded; a quantity that cannot be computed (None) is left out, never shown as 0."""
-    # rounded one by one: a one-row table of mixed magnitudes (a loss, a gap %, a ratio) reads at a glance
+    # rounded one by one: a one-row table of mixed magnitudes (a loss, a gap
+    # %, a ratio) reads at a glance
     return pd.DataFrame([{k: round(v, digits) for k, v in values.items() if v is not None}])
 
 
@@ -201,17 +214,20 @@ def beside_paper(
     orderings and floors instead.
     """
     rows = []
-    # One row per paper row, in the paper file's order; a configuration we have no run of reads "missing".
+    # One row per paper row, in the paper file's order; a configuration we
+    # have no run of reads "missing".
     for _, p in paper.iterrows():
         o = ours[ours.config == p.config]
         mean = float(o["mean"].iloc[0]) if len(o) else float("nan")
         # n = 0: no run, no std
         std, n = (o["std"].iloc[0], o["n"].iloc[0]) if len(o) else (None, 0)
         cell = _pm(mean, std, n)
-        # The population std is the sample one times sqrt((n-1)/n); one seed has no std in either convention.
+        # The population std is the sample one times sqrt((n-1)/n); one seed has
+        # no std in either convention.
         if p.get("population_std", False) and std is not None and not pd.isna(std) and n > 1:
             cell += f"; population std {std * ((n - 1) / n) ** 0.5:.4f}, as the paper"
-        # ``reported`` keeps the paper's own digits ("1.580 ± 0.003"): never re-rounded, never padded
+        # ``reported`` keeps the paper's own digits ("1.580 ± 0.003"):
+        # never re-rounded, never padded
         paper_cell = p.reported + ("" if pd.isna(p.n) else f" (n={int(p.n)})")
         if p.get("population_std", False):
             paper_cell += ", ± population std"
@@ -232,7 +248,8 @@ def _pm(mean, std, n) -> str:
     return s + (f" (n={int(n)})" if n is not None and not pd.isna(n) else "")
 
 
-# The paper-shape prefix table's columns as the two chapters that show it name them (``paper_shape.prefix_table``).
+# The paper-shape prefix table's columns as the two chapters that show it name them
+# (``paper_shape.prefix_table``).
 PREFIX_COLUMNS = {
     "run": "run",
     "schedule": "schedule",
@@ -244,8 +261,8 @@ PREFIX_COLUMNS = {
     "left_floor_at": "left the floor at step",  # "-": not by the last step trained
     "layer0_grad": "layer-0 FFN gradient (last)",
     "max_val_se": "largest val s.e.",
-    # two references: Table 2's seed-1337 value for nanoGPT, Phase 3's mean (Fig. 4) for ResidualGPT;
-    # none for a run on the other implementation's schedule
+    # two references: Table 2's seed-1337 value for nanoGPT, Phase 3's mean (Fig. 4) for
+    # ResidualGPT; none for a run on the other implementation's schedule
     "paper_best": (
         "paper's best over 3,000 steps (nanoGPT: Table 2; ResidualGPT: Fig. 4; "
         "-: the paper trained no run on this schedule)"
@@ -322,8 +339,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     rows, unfinished, invalid = [], [], []
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
-        # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable" goes on to
-        # ``problems``, which names the file: one damaged run never stops the report.
+        # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable"
+        # goes on to ``problems``, which names the file: one damaged run never stops the report.
         # status and problems never raise
         if rd.status not in ("complete", "diverged", "unreadable"):
             unfinished.append(str(rd.path))
@@ -339,7 +356,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
                 "config": e.config_name,
                 "seed": e.seed,
                 "variant": variant_label(e),
-                # escape step as recorded, against the split's unigram floor: a report has no chapter floor
+                # escape step as recorded, against the split's unigram floor: a
+                # report has no chapter floor
                 "best_val_loss": s["best_val_loss"],
                 "escape_step": s["escape_step"],
                 "floor": s["unigram_floor"],
@@ -348,7 +366,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
                 "diverged_step": s.get("diverged_step"),
             }
         )
-    # the columns given: with no finished run the table is empty but keeps its shape for seed_table below
+    # the columns given: with no finished run the table is empty but keeps
+    # its shape for seed_table below
     df = pd.DataFrame(
         rows,
         columns=[
@@ -377,10 +396,12 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
         ],
         # a summary without wall_s adds nothing
         "wall_s": float(pd.to_numeric(df.wall_s, errors="coerce").sum()),
-        # one floor per scale: every run of a scale trains on the same data, so the first run's floor is theirs
+        # one floor per scale: every run of a scale trains on the same data, so the
+        # first run's floor is theirs
         "floors": {k: round(float(v), 4) for k, v in df.groupby("scale").floor.first().items()},
     }
-    # The variant is a key: a gain, another budget or a mixer run is its own row, never pooled with the plain run.
+    # The variant is a key: a gain, another budget or a mixer run is its own row,
+    # never pooled with the plain run.
     table = seed_table(df, by=("scale", "impl", "variant", "config"))
     table["best val (mean ± std, n)"] = [
         _pm(m, s, n) for m, s, n in zip(table["mean"], table["std"], table["n"])
@@ -410,7 +431,8 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
 
     e = get_preset(scale, impl)
     corpus = load_corpus(e.dataset)
-    # tokens per optimiser step; at 124M 16 x 8 x 1024 = 131,072 (Table 1's batch 16 and accumulation 8)
+    # tokens per optimiser step; at 124M 16 x 8 x 1024 = 131,072 (Table
+    # 1's batch 16 and accumulation 8)
     per_step = e.train.batch_size * e.train.grad_accum * e.model.block_size
     # every seed: the worst one decides the last row
     full = summaries[summaries.config == "FullResidual"].best_val_loss
@@ -424,10 +446,12 @@ def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -
             f"({per_step * e.train.max_steps / len(corpus.train):.1f})"
         ),
         "finished runs": str(len(summaries)),
-        # the floor the chapter's verdicts use (Chapter.floor): the unigram floor on characters, on BPE data the
-        # NoResidual run's, so the row names no particular floor and the chapter's floor note says which
+        # the floor the chapter's verdicts use (Chapter.floor): the unigram floor on characters,
+        # on BPE data the NoResidual run's, so the row names no particular floor and the
+        # chapter's floor note says which
         "FullResidual: best val below the chapter's floor by":
-        # the worst Full Residual seed (the highest loss): a positive number says every seed left the floor
+        # the worst Full Residual seed (the highest loss): a positive number
+        # says every seed left the floor
         f"{floor - full.max():.3f} nats, worst seed (floor {floor:.3f})" if len(full) else "no run",
     }
     return pd.DataFrame({scale: rows})  # one column, named for the scale
@@ -439,8 +463,9 @@ def cross_scale_table() -> pd.DataFrame:
     from ..claims.paper import paper_values
 
     # Each paper row beside our runs of the same kind: its seeds where the paper's row is one
-    # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123), every
-    # seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart. 124M is read at the chapter's stand-in.
+    # seed or one seed set (Table 2 and Table 4 are seed 1337, Table 3 seeds 1337/42/123),
+    # every seed for the multi-seed sweeps. The 124M nanoGPT row has no counterpart. 124M is
+    # read at the chapter's stand-in.
     bpe = plans.STAND_IN_124M
     ours_for = {
         ("10M", "nanogpt", ""): ("cpu", plans.joint_collapse("cpu", seeds=(PAPER_SEED,))),
@@ -449,7 +474,8 @@ def cross_scale_table() -> pd.DataFrame:
         ("124M", "residualgpt", "original"): (bpe, plans.sweep_124m(bpe, seeds=(PAPER_SEED,))),
         ("124M", "residualgpt", "controlled"): (bpe, plans.sweep_124m(bpe)),
     }
-    # Table 6 is read from data/paper_results.csv; each of its rows has a (scale, impl, phase) key there.
+    # Table 6 is read from data/paper_results.csv; each of its rows has a
+    # (scale, impl, phase) key there.
     t6 = paper_values(ref="Table 6")
     rows = []
     # the file's (= paper's) order
@@ -464,12 +490,14 @@ def cross_scale_table() -> pd.DataFrame:
         }
         if (scale, impl, phase) in ours_for:
             our_scale, exps = ours_for[(scale, impl, phase)]
-            # Released runs only, no chapter floor: escape steps as each run recorded them. asymmetry() pools inside.
+            # Released runs only, no chapter floor: escape steps as each run recorded
+            # them. asymmetry() pools inside.
             summ = summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
             a = asymmetry(summ)
             seeds = list(dict.fromkeys(summ.seed))  # in the plan's order
             attn = summ[summ.config == "AttnOnly"]
-            # "none yet": the row is kept, so the table shows which of Table 6's rows we have not trained
+            # "none yet": the row is kept, so the table shows which of Table
+            # 6's rows we have not trained
             row.update(
                 {
                     "our scale": our_scale,
@@ -517,13 +545,15 @@ def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
     # sorted: two builds from the same runs write the same files
     for path in sorted(Path(runs_dir).rglob("summary.json")):
         rd = RunDir(path.parent)
-        # ``.replaced-*``: the old files of a run that was forced to train again, kept aside, never a result.
-        # A partial run (a paper-shape prefix) is exported; "unreadable" goes on to be named below.
+        # ``.replaced-*``: the old files of a run that was forced to train again, kept
+        # aside, never a result. A partial run (a paper-shape prefix) is exported;
+        # "unreadable" goes on to be named below.
         if ".replaced-" in str(path) or rd.status not in (*FINISHED, "partial", "unreadable"):
             continue  # a run still training is not released
         # relative to the repository: the CSV never carries the path of the machine that built it
         rel = str(rd.path.relative_to(ROOT)) if rd.path.is_relative_to(ROOT) else str(rd.path)
-        # The folder is walked, not a plan: each run is checked against its own config.json and where it sits.
+        # The folder is walked, not a plan: each run is checked against its own
+        # config.json and where it sits.
         problems = rd.placement_problems(runs_dir)
         if problems:  # never exported as a result; the build prints why
             print(f"export_run_data: left out: {'; '.join(problems)}")
@@ -537,7 +567,8 @@ def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
                 **{k: v for k, v in rd.summary.items() if not isinstance(v, (list, dict))},
                 "dataset": cfg.get("dataset"),
                 "n_layer": model.get("n_layer"),
-                # mixer and precision default to what a run from before those fields existed trained with
+                # mixer and precision default to what a run from before those
+                # fields existed trained with
                 "n_embd": model.get("n_embd"),
                 "mixer": model.get("mixer", "attention"),
                 "lr": train.get("lr"),

@@ -7,7 +7,8 @@ import html
 
 from ..claims.verdicts import VERDICTS, Claim
 
-# "when this page was built": the block is recomputed at every build, so a newly released run changes it
+# "when this page was built": the block is recomputed at every build, so
+# a newly released run changes it
 HEADING = "Verdict, computed from the runs above when this page was built:"
 SHOWN_READING_LINES = 4  # a reading longer than this shows its first lines and folds the rest
 
@@ -27,26 +28,30 @@ class Verdict:
 
     def __init__(self, *claims: Claim | str, short: bool = False):
         for c in claims:
-            # Matched in capitals, as the four words are written: a reading may still say "holds" in prose.
-            # Refused rather than stripped: a verdict decided inside a sentence would be untested (STYLE rule 9).
+            # Matched in capitals, as the four words are written: a reading may still say "holds"
+            # in prose. Refused rather than stripped: a verdict decided inside a sentence would
+            # be untested (STYLE rule 9).
             if not isinstance(c, Claim) and (words := [w for w in VERDICTS if w in c]):
                 # the message quotes the string's start, so the offending cell can be found
                 raise ValueError(
                     f"a plain string carries the verdict word {words[0]!r}: decide it in a claim "
                     f"function that returns a lib.claims.verdicts.Claim ({c[:80]!r})"
                 )
-        # short keeps a reading's first line here; a Claim is shortened when it is rendered (``_lines``)
+        # short keeps a reading's first line here; a Claim is shortened when
+        # it is rendered (``_lines``)
         self.claims = tuple(
             c if isinstance(c, Claim) or not short else c.splitlines()[0] for c in claims
         )
         self.short = short
-        # the plain-text form: what a terminal prints, and the text/plain output a notebook stores beside the HTML
+        # the plain-text form: what a terminal prints, and the text/plain output a
+        # notebook stores beside the HTML
         self.lines = [line for claim in self.claims for line in self._lines(claim) if line.strip()]
 
     def _lines(self, claim, bold: str = "") -> list[str]:
         if not isinstance(claim, Claim):
             return claim.splitlines()
-        # Nothing folds in plain text or markdown, so the computed lines come first and the verdict line closes them.
+        # Nothing folds in plain text or markdown, so the computed lines come first and
+        # the verdict line closes them.
         return (
             [self._verdict_line(claim, bold)]
             if self.short
@@ -55,8 +60,9 @@ class Verdict:
 
     @staticmethod
     def _verdict_line(claim: Claim, bold: str = "") -> str:
-        # ``head`` is the claim's name and a dash, or nothing; ``bold`` is "**" in markdown and HTML, "" in plain text
-        # the word in bold, and where a stand-in contradicts, "at a stand-in" beside it in plain text
+        # ``head`` is the claim's name and a dash, or nothing; ``bold`` is "**" in markdown and
+        # HTML, "" in plain text the word in bold, and where a stand-in contradicts, "at a
+        # stand-in" beside it in plain text
         where = claim.word[len(claim.verdict) :]
         return f"{claim.head}{bold}{claim.verdict}{bold}{where}: {claim.why}"
 
@@ -64,7 +70,8 @@ class Verdict:
         return "\n".join(self.lines)
 
     def _repr_markdown_(self) -> str:
-        # Two spaces at a line's end are markdown's hard break: each line stays its own line inside the quote.
+        # Two spaces at a line's end are markdown's hard break: each line stays
+        # its own line inside the quote.
         body = "\n".join(
             f"> {line}  "
             for claim in self.claims
@@ -74,7 +81,8 @@ class Verdict:
         return f"> **{HEADING}**\n>\n{body}\n"
 
     def _repr_html_(self) -> str:
-        # imported only when a front-end asks for HTML: plain text and the command line never need it
+        # imported only when a front-end asks for HTML: plain text and
+        # the command line never need it
         from markdown_it import MarkdownIt
 
         md = MarkdownIt("commonmark")  # the lines use bold and code spans only
@@ -98,7 +106,8 @@ class Verdict:
             return "".join(out)
 
         def folded(summary: str, lines: list[str]) -> str:
-            # every folded line becomes one bullet: the lines a claim computed read as a list of facts
+            # every folded line becomes one bullet: the lines a claim
+            # computed read as a list of facts
             body = block(
                 [line if line.startswith("- ") else f"- {line}" for line in lines if line.strip()]
             )
@@ -111,7 +120,8 @@ class Verdict:
         parts = [f"<p>{inline(f'**{HEADING}**')}</p>"]
         for claim in self.claims:
             if isinstance(claim, Claim):
-                # the verdict sentence stays outside the fold: the word is read without opening anything
+                # the verdict sentence stays outside the fold: the word is
+                # read without opening anything
                 parts.append(f"<p>{inline(self._verdict_line(claim, bold='**'))}</p>")
                 if claim.lines and not self.short:
                     parts.append(folded("What it rests on", list(claim.lines)))

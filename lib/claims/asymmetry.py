@@ -22,7 +22,8 @@ from .verdicts import Claim, claim, verdict
 
 def asymmetry(summaries: pd.DataFrame) -> dict:
     """Table 6's quantities from our seeds: means, the AttnOnly-FFNOnly gaps, the ratio."""
-    # pooled first: only finished runs with a finite best loss; a diverged run's earlier best is never a result
+    # pooled first: only finished runs with a finite best loss; a diverged run's
+    # earlier best is never a result
     summaries = pooled(summaries)
     m = summaries.groupby("config").best_val_loss
     mean, lo, hi = m.mean(), m.min(), m.max()
@@ -41,7 +42,8 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
         # Table 6's "Asym. ratio": FFNOnly over AttnOnly (3.349 / 1.600 = 2.09x in the 10M row)
         out["asym_ratio"] = out["ffn_mean"] / out["attn_mean"]
     if out["attn_mean"] is not None and out["full_mean"] is not None:
-        # Table 6's "AttnOnly gap": AttnOnly above Full Residual in percent (1.5999 / 1.5017 - 1 = +6.5% at 10M)
+        # Table 6's "AttnOnly gap": AttnOnly above Full Residual in percent (1.5999
+        # / 1.5017 - 1 = +6.5% at 10M)
         out["attn_gap_pct"] = 100 * (out["attn_mean"] / out["full_mean"] - 1)
     # plain floats (not numpy scalars), so the quantities table and the tests read the same numbers
     return {k: None if v is None else float(v) for k, v in out.items()}
@@ -77,7 +79,8 @@ def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAP
         else "AttnOnly or FFNOnly runs are missing"
     )
     if len(a) and len(f) and not shows:
-        # the reason the verdict is NOT TESTABLE HERE is said, so the seed counts above are not read as a result
+        # the reason the verdict is NOT TESTABLE HERE is said, so the seed counts
+        # above are not read as a result
         why += (
             "; Full Residual, the control, did not leave the floor"
             if len(full)
@@ -116,9 +119,11 @@ def claim_separation(
     s = pooled(summaries)
     full, a, f = (s[s.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
     has_all = bool(len(full) and len(a) and len(f))
-    # the precondition: an AttnOnly still on the floor has not landed anywhere, so its rank says nothing
+    # the precondition: an AttnOnly still on the floor has not landed
+    # anywhere, so its rank says nothing
     attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
-    # the ordering over seeds, not over means: the worst of one configuration against the best of the next
+    # the ordering over seeds, not over means: the worst of one
+    # configuration against the best of the next
     order = (
         has_all
         and full.best_val_loss.max() < a.best_val_loss.min()
@@ -127,8 +132,9 @@ def claim_separation(
     gaps = asymmetry(s) if len(a) and len(f) else {}
     lines = ()
     if "min_gap" in gaps:
-        # The two scales state their gap differently, so each is set beside its own paper number: 124M's against
-        # the best FFNOnly seed (Table 5's text), 10M's against the FFNOnly mean (Fig. 4a's dotted line).
+        # The two scales state their gap differently, so each is set beside its own paper
+        # number: 124M's against the best FFNOnly seed (Table 5's text), 10M's against the
+        # FFNOnly mean (Fig. 4a's dotted line).
         paper = (
             (
                 "paper at 124M, §6.2.1: "
@@ -145,9 +151,9 @@ def claim_separation(
     if not has_all:
         why = "a configuration is missing"
     elif not attn_left:
-        # The 124M stand-in's AttnOnly sits on the floor for its whole budget in every released seed; the
-        # longer-budget probe says whether three times the steps let it land, so "cannot be read" is not for want
-        # of trying a longer run.
+        # The 124M stand-in's AttnOnly sits on the floor for its whole budget in every released
+        # seed; the longer-budget probe says whether three times the steps let it land, so "cannot
+        # be read" is not for want of trying a longer run.
         probed = probe.summaries if probe is not None and probe.applies else pd.DataFrame()
         longer = (
             (
@@ -164,7 +170,8 @@ def claim_separation(
         )
     else:
         why = "read from the seed ranges: " + ("they do not overlap" if order else "they overlap")
-    # the ordering holds on the best losses, but a closest pair inside the margin is a coin that fell one way
+    # the ordering holds on the best losses, but a closest pair inside the
+    # margin is a coin that fell one way
     edge = bool(order) and gaps.get("min_gap") is not None and gaps["min_gap"] < margin
     if edge:
         why = (
@@ -227,15 +234,16 @@ def claim_seed_sensitivity(
     # a std needs two seeds; one seed has no spread to compare
     seeds_ok = len(a) >= 2 and len(f) >= 2
     attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
-    # pandas' std is the sample one (ddof=1), the one Table 5's caption names (the author's 10M notebooks use the
-    # population one: data/audit_findings.csv)
+    # pandas' std is the sample one (ddof=1), the one Table 5's caption names (the author's 10M
+    # notebooks use the population one: data/audit_findings.csv)
     spread = (
         (float(a.best_val_loss.std()), float(f.best_val_loss.std())) if seeds_ok else (None, None)
     )
-    # FFNOnly is the yardstick: it sits on the floor in every seed, so its spread is the seeds' noise alone
-    # (floored at 1e-4, where that noise would be below the losses' printed precision)
-    # The factor 5 lies well between the paper's two sweeps: at 124M AttnOnly's 0.355 is hundreds of times
-    # FFNOnly's 0.001 (seed-sensitive), at 10M Phase 3's 0.003 is 1.5 times FFNOnly's 0.002 (not).
+    # FFNOnly is the yardstick: it sits on the floor in every seed, so its spread is the seeds'
+    # noise alone (floored at 1e-4, where that noise would be below the losses' printed
+    # precision) The factor 5 lies well between the paper's two sweeps: at 124M AttnOnly's
+    # 0.355 is hundreds of times FFNOnly's 0.001 (seed-sensitive), at 10M Phase 3's 0.003 is
+    # 1.5 times FFNOnly's 0.002 (not).
     agrees = seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)
     why = (
         "fewer than 2 seeds of AttnOnly or FFNOnly"
@@ -265,9 +273,9 @@ def claim_ffn_equals_noresidual(
 ) -> Claim:
     """The abstract and Table 5's text: FFNOnly collapses to the No Residual floor (124M: 7.569 against 7.584).
     ``parts``: (scale, summaries) pairs; at every scale with both, the means lie within ``margin``."""
-    # The escape margin is the tolerance: a difference smaller than the step that counts as leaving the floor
-    # cannot separate two collapsed models. The paper's own differences (0.007 at 10M, 0.015 and 0.023 at 124M)
-    # lie well inside it.
+    # The escape margin is the tolerance: a difference smaller than the step that counts as leaving
+    # the floor cannot separate two collapsed models. The paper's own differences (0.007 at 10M,
+    # 0.015 and 0.023 at 124M) lie well inside it.
     diffs = {}
     for scale, summ in parts:
         s = pooled(summ)
@@ -275,7 +283,8 @@ def claim_ffn_equals_noresidual(
         if len(f) and len(n):  # a scale without its No Residual anchor has nothing to compare with
             diffs[scale] = float(f.best_val_loss.mean() - n.best_val_loss.mean())
     has = bool(diffs)
-    # No control is needed: No Residual is itself the floor, so any pair of runs shows the phenomenon
+    # No control is needed: No Residual is itself the floor, so any
+    # pair of runs shows the phenomenon
     return Claim(
         verdict(has, has, has and all(abs(d) < margin for d in diffs.values())),
         f"means within {margin} of No Residual at every scale we have" if has else "no runs",
@@ -292,15 +301,18 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
     released run of its configuration and seed at the preset's budget. One seed: it can show that a
     floor was a budget effect, never that a collapse is permanent."""
     if not probe.applies:
-        # at the paper's scale the budget is the paper's own (20,000 steps at 124M): no stand-in budget to extend
+        # at the paper's scale the budget is the paper's own (20,000 steps at 124M):
+        # no stand-in budget to extend
         return Claim(
             "NOT TESTED", "no longer-budget probe at this scale: the budget is the paper's own"
         )
-    # a retrained seed is not the released run the probe extends; only released runs are set beside it
+    # a retrained seed is not the released run the probe extends; only
+    # released runs are set beside it
     plain_runs = summaries[summaries.source == "released"] if "source" in summaries else summaries
     lines = []
     for r in probe.summaries.itertuples():
-        # the same configuration and seed at another budget: the probe itself never stands beside itself
+        # the same configuration and seed at another budget: the probe
+        # itself never stands beside itself
         plain = plain_runs[
             (plain_runs.config == r.config)
             & (plain_runs.seed == r.seed)
@@ -326,8 +338,9 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
                 if plain_left
                 else "stayed on the floor. "
             )
-            # Three outcomes, worded so that none says more than one seed can: still on the floor is not "collapsed
-            # for good"; leaving only with more steps makes the shorter run's floor a budget effect.
+            # Three outcomes, worded so that none says more than one seed can: still on the
+            # floor is not "collapsed for good"; leaving only with more steps makes the shorter
+            # run's floor a budget effect.
             text += (
                 (
                     f"Still on the floor after {int(r.budget):,} steps (one seed; this does not "
@@ -342,11 +355,12 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
                 )
             )
         lines.append(text)
-    # The asymmetry at the longer budget, one seed: something must leave the floor for it to show; both leaving,
-    # or FFNOnly alone, is the asymmetry absent.
+    # The asymmetry at the longer budget, one seed: something must leave the floor for it to show;
+    # both leaving, or FFNOnly alone, is the asymmetry absent.
     a, f = (probe.summaries[probe.summaries.config == c] for c in ("AttnOnly", "FFNOnly"))
     has = bool(len(a) and len(f))
-    # strict in the claim's direction: every AttnOnly run must leave, a single FFNOnly run leaving is enough to fail
+    # strict in the claim's direction: every AttnOnly run must leave, a single FFNOnly
+    # run leaving is enough to fail
     a_left, f_left = (
         (bool(a.escape_step.notna().all()), bool(f.escape_step.notna().any()))
         if has
@@ -372,7 +386,8 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
                 else "FFNOnly left the floor and AttnOnly did not"
             )
         )
-    # neither leaving is NOT TESTABLE HERE: with nothing off the floor the longer budget has shown nothing yet
+    # neither leaving is NOT TESTABLE HERE: with nothing off the floor the
+    # longer budget has shown nothing yet
     return Claim(
         verdict(has, a_left or f_left, a_left and not f_left),
         why,
@@ -406,7 +421,8 @@ def claim_author_values_asymmetry(
         for v in ("stand-in", "author's")
         for c in ("AttnOnly", "FFNOnly", "FullResidual")
     }
-    # the stand-in's own line comes first, so the reader sees what the author's values change, not just the result
+    # the stand-in's own line comes first, so the reader sees what the author's
+    # values change, not just the result
     lines = tuple(
         (
             f"With the {v} values: ResidualGPT AttnOnly leaves the floor in "
@@ -423,11 +439,12 @@ def claim_author_values_asymmetry(
     facts = {"attn_left": a, "attn_seeds": na, "ffn_left": f, "ffn_seeds": nf, "full_left": full}
     shows = full == nfull  # the control left the floor in every seed
     agrees = a == na and f == 0
-    # a seed against the claim beside a control that left is final, whatever the other seeds do; agreement is not,
-    # until every planned seed agrees
+    # a seed against the claim beside a control that left is final, whatever the other seeds do;
+    # agreement is not, until every planned seed agrees
     against = bool(nfull) and shows and (a < na or f > 0)
     if not against and min(na, nf, nfull) < planned:
-        # refused rather than judged on part of the plan: the command that trains the rest is the reason given
+        # refused rather than judged on part of the plan: the command that trains
+        # the rest is the reason given
         return Claim(
             "NOT TESTED",
             (
@@ -479,8 +496,8 @@ def claim_author_values_collapse(table: pd.DataFrame, floor: float) -> Claim:
             "Residual with that dropout shows that this stand-in can leave it"
         )
     )
-    # Without a control only a seed off the floor shows anything, and that seed contradicts the claim: this rule
-    # can give CONTRADICTED or NOT TESTABLE HERE, never HOLDS.
+    # Without a control only a seed off the floor shows anything, and that seed contradicts the
+    # claim: this rule can give CONTRADICTED or NOT TESTABLE HERE, never HOLDS.
     return Claim(verdict(True, n > 0, n == 0), why, {"left": n, "seeds": nn}, lines)
 
 
@@ -488,13 +505,14 @@ def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
     """The stand-in with the author's values (``plans.author_values``) beside the released stand-in runs of the
     same implementations, configurations and seeds; ``values`` says which."""
     ours = plans.author_values()
-    # the preset run of each (implementation, configuration, seed): the same seed with the stand-in's own values
+    # the preset run of each (implementation, configuration, seed): the same seed
+    # with the stand-in's own values
     released = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in ours])
     runs = plan_runs(
         released + ours, {"values": lambda e: "stand-in" if e in released else "author's"}, runs_dir
     )
-    # Counted and listed as missing: only the author's-values runs. The preset runs belong to the release plan,
-    # whose own chapters list them; counting them here would count them twice.
+    # Counted and listed as missing: only the author's-values runs. The preset runs belong to the
+    # release plan, whose own chapters list them; counting them here would count them twice.
     runs.planned, runs.missing = len(ours), unfinished(as_released(ours, runs_dir))
     return runs
 
@@ -505,17 +523,19 @@ def ffn_path(
     """What "deterministic collapse" means for FFNOnly here, read from its curves: where every seed ends and the
     best it reached (on the floor or not), and every excursion more than ``above`` nats over the floor after step
     0 on the way (a seed can leave the floor upward, spike, and return to it)."""
-    # step 0 is the untrained model, near the uniform ln 65 = 4.17 nats: where every run starts, not an excursion
+    # step 0 is the untrained model, near the uniform ln 65 = 4.17 nats: where
+    # every run starts, not an excursion
     f = hist[(hist.config == "FFNOnly") & (hist.step > 0)].dropna(subset=["val_loss"])
     if f.empty:
         return "FFNOnly: no curves released."
     seeds = sorted(f.seed.unique())
     best = f.groupby("seed").val_loss.min()
     on = int((~left_floor(best, floor, margin)).sum())  # each seed's best never left the floor
-    # ``above`` (1 nat by default) is ten times the escape margin: a spike, not the wobble of a run on the floor
+    # ``above`` (1 nat by default) is ten times the escape margin: a spike, not
+    # the wobble of a run on the floor
     spikes = f[f.val_loss > floor + above].sort_values(["seed", "step"])
-    # The paper's "deterministic" rests on the end points (its std 0.0009); the path is read apart, as two seeds
-    # can end at the same loss by different ways.
+    # The paper's "deterministic" rests on the end points (its std 0.0009); the path is read apart,
+    # as two seeds can end at the same loss by different ways.
     text = (
         f"FFNOnly: {on} of {len(seeds)} seeds never got below the floor - {margin} (best "
         f"{best.min():.3f}-{best.max():.3f}; floor {floor:.3f}), so its collapse is deterministic "
@@ -523,7 +543,8 @@ def ffn_path(
     )
     if spikes.empty:
         return text + f", and no seed rose more than {above:g} nats above the floor after step 0."
-    # one entry per seed: its highest point and the step of it, so the reader can find the spike in the figure
+    # one entry per seed: its highest point and the step of it, so the reader
+    # can find the spike in the figure
     parts = "; ".join(
         f"seed {int(s)} {g.val_loss.max():.2f} at step {int(g.loc[g.val_loss.idxmax(), 'step'])}"
         for s, g in spikes.groupby("seed")

@@ -46,17 +46,19 @@ def bundle_effects(
     if base.empty:
         return None
     b = base.escape_step.iloc[0]
-    # What one seed of this setting does without any factor: nanoGPT itself, the same recipe at other seeds, and the
-    # rounding-only twin. Their spread is the yardstick a factor must move the escape beyond.
+    # What one seed of this setting does without any factor: nanoGPT itself, the same
+    # recipe at other seeds, and the rounding-only twin. Their spread is the yardstick a
+    # factor must move the escape beyond.
     noise = {"nanoGPT": b, **{f"seed {k}": v for k, v in (seeds or {}).items()}}
-    # a diverged control has no outcome: it stays with the factors below, where it is named as diverged
+    # a diverged control has no outcome: it stays with the factors below,
+    # where it is named as diverged
     ctl = done[(done.factor == control) & (done.status == "complete")]
     if len(ctl):
         noise[control] = ctl.escape_step.iloc[0]
     steps = list(noise.values())
     escaped = [x for x in steps if pd.notna(x)]
-    # lo: the earliest escape without a factor. hi: the latest, or NaN where one never escaped: nothing is later than
-    # "never", so then no factor could show a later escape.
+    # lo: the earliest escape without a factor. hi: the latest, or NaN where one never escaped:
+    # nothing is later than "never", so then no factor could show a later escape.
     lo = min(escaped) if escaped else np.nan
     hi = np.nan if len(escaped) < len(steps) else max(steps)
     out = {
@@ -69,18 +71,21 @@ def bundle_effects(
         "neither": [],
         "diverged": [],
         "planned": len(table) - 1,
-        # halving is measurable only if the earliest escape leaves room for one at the first evaluation
-        # (a factor escapes at the first evaluation at the earliest, step ``interval``; with its ``interval`` of
-        # slack that is at most lo / 2 only when lo is at least 4 * interval)
+        # halving is measurable only if the earliest escape leaves room for one at the
+        # first evaluation (a factor escapes at the first evaluation at the earliest,
+        # step ``interval``; with its ``interval`` of slack that is at most lo / 2 only
+        # when lo is at least 4 * interval)
         "can_be_earlier": bool(pd.isna(lo) or lo >= 4 * interval),
         "can_be_later": bool(pd.notna(hi)),
     }
-    # every factor but nanoGPT itself and the complete control: those two are the yardstick, not factors to judge
+    # every factor but nanoGPT itself and the complete control: those two are the
+    # yardstick, not factors to judge
     for r in done[
         (done.factor != "none") & ~((done.factor == control) & (done.status == "complete"))
     ].itertuples():
         e = r.escape_step
-        # a paired factor trains the very model nanoGPT trains, so the spread over seeds and rounding does not apply
+        # a paired factor trains the very model nanoGPT trains, so the spread over seeds
+        # and rounding does not apply
         f_lo, f_hi = (b, b) if r.factor in paired else (lo, hi)
         if r.status == "diverged":  # no outcome: named apart, never read as "preventing the escape"
             kind = "diverged"
@@ -90,13 +95,15 @@ def bundle_effects(
         elif pd.isna(f_lo) or e + interval <= f_lo / 2:
             # escapes where none did, or in half the earliest time
             kind = "earlier"
-        # the same slack the other way: even placed an evaluation earlier, the step is at least double the latest
+        # the same slack the other way: even placed an evaluation earlier, the step
+        # is at least double the latest
         elif pd.notna(f_hi) and e - interval >= 2 * f_hi:
             kind = "later"
         else:
             kind = "neither"
         out[kind].append(r.factor)
-    # the complete control counts as trained (it was planned and paid for), though it is the yardstick
+    # the complete control counts as trained (it was planned and paid
+    # for), though it is the yardstick
     out["trained"] = sum(len(out[k]) for k in ("earlier", "later", "neither", "diverged")) + (
         control in noise
     )
@@ -149,8 +156,9 @@ def claim_bundle(
         f"nanoGPT AttnOnly escapes at {escape_label(b)} (to within {interval}); {fx['trained']} of "
         f"{fx['planned']} factors trained."
     ]
-    # the other runs without a factor (seeds, the rounding twin): they show the reader the range is not one run's
-    # the twin first: it is nanoGPT's own run with the rounding changed, and a seed named before it would read as its
+    # the other runs without a factor (seeds, the rounding twin): they show the reader the range is
+    # not one run's the twin first: it is nanoGPT's own run with the rounding changed, and a seed
+    # named before it would read as its
     others = dict(
         sorted(
             ((k, v) for k, v in fx["noise"].items() if k != "nanoGPT"),
@@ -158,7 +166,8 @@ def claim_bundle(
         )
     )
     lo, hi = fx["lo"], fx["hi"]
-    # the range without any factor in words; "anywhere from step N to never" leaves no room for a later escape
+    # the range without any factor in words; "anywhere from step N to never"
+    # leaves no room for a later escape
     span = (
         "never"
         if pd.isna(lo)
@@ -193,8 +202,8 @@ def claim_bundle(
             + (f"; diverged (no outcome): {', '.join(fx['diverged'])}" if fx["diverged"] else "")
             + "."
         )
-    # The lowest best loss is a side note, not part of the verdict: one seed per factor, and the escape step, not the
-    # end point, is what the bundle is read on.
+    # The lowest best loss is a side note, not part of the verdict: one seed per factor, and the
+    # escape step, not the end point, is what the bundle is read on.
     done = table[table.status == "complete"].dropna(subset=["best_val_loss"])
     if len(done) > 1 and "none" in done.factor.values:
         low = done.loc[done.best_val_loss.idxmin()]
@@ -204,11 +213,13 @@ def claim_bundle(
                 f"{done[done.factor == 'none'].best_val_loss.iloc[0]:.3f}; one seed, its spread "
                 "not measured)."
             )
-    # room for a factor to decide in at least one direction; without it, no factor named is no evidence of none
+    # room for a factor to decide in at least one direction; without it, no
+    # factor named is no evidence of none
     testable = fx["can_be_earlier"] or fx["can_be_later"]
     named = [*fx["earlier"], *fx["later"]]
     if named:
-        # the paired factors are named apart, as their yardstick is nanoGPT's own step, not the range
+        # the paired factors are named apart, as their yardstick is
+        # nanoGPT's own step, not the range
         why = (
             "alone, "
             + " and ".join(
@@ -244,8 +255,8 @@ def claim_bundle(
             "factor"
         )
     else:
-        # Said in full, with what it would take: the reader should not take NOT TESTABLE HERE for a finding that the
-        # bundle does not matter.
+        # Said in full, with what it would take: the reader should not take NOT TESTABLE HERE for a
+        # finding that the bundle does not matter.
         why = (
             f"no factor can be named: without any factor one seed escapes {span}, which leaves no "
             f"room to halve the earliest step at {interval}-step evaluations (an escape first seen "
@@ -254,17 +265,20 @@ def claim_bundle(
             f"from step {4 * interval:,} on) or to double the latest; naming one needs several "
             "seeds per factor set against nanoGPT's own spread over the same seeds"
         )
-    # A named factor is HOLDS: it moved the escape past the range (a paired factor past nanoGPT's own step, which
-    # can be possible where the range leaves no room). None named is CONTRADICTED only where the range left room.
+    # A named factor is HOLDS: it moved the escape past the range (a paired factor past nanoGPT's
+    # own step, which can be possible where the range leaves no room). None named is CONTRADICTED
+    # only where the range left room.
     return Claim(verdict(True, testable or bool(named), bool(named)), why, facts, tuple(lines))
 
 
 def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
     factors = plans.bundle_factors()
-    # plan_runs hands back experiments; their JSON (the key plans.unique uses too) maps each to its factor's name
+    # plan_runs hands back experiments; their JSON (the key plans.unique uses too)
+    # maps each to its factor's name
     name = {e.to_json(): k for k, e in factors.items()}
     runs = plan_runs(list(factors.values()), {"factor": lambda e: name[e.to_json()]}, runs_dir)
-    # every planned factor gets a row, in the plan's order; one not trained yet shows as such, not as a gap
+    # every planned factor gets a row, in the plan's order; one not trained
+    # yet shows as such, not as a gap
     table = pd.DataFrame({"factor": list(factors)}).merge(runs.table, on="factor", how="left")
     table["status"] = table.status.fillna("not trained")
     runs.table = table
@@ -278,8 +292,8 @@ def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
     exps = plans.bundle_baseline_seeds()
     # complete runs only: a diverged seed has no escape step to widen the range with
     ok = [(e, rd) for e, rd, _ in usable(as_released(exps, runs_dir), ("complete",))]
-    # the recorded step (against the whole split's floor), as in the bundle's own table; a None for "never" reads
-    # as NaN downstream (pd.isna)
+    # the recorded step (against the whole split's floor), as in the bundle's own table; a None for
+    # "never" reads as NaN downstream (pd.isna)
     return {e.seed: rd.summary.get("escape_step", float("nan")) for e, rd in ok}
 
 
@@ -291,9 +305,9 @@ def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
     cols = ["step", "val_none", "val_factor", "gap"]
     if hist.empty or "train_loss" not in hist:
         return pd.DataFrame(columns=cols)
-    # Training loss, not validation loss: the train estimate draws the same batches in both runs (its own generator of
-    # the run seed), so its difference is the models' alone, while the fixed-validation twin's validation loss is
-    # measured on other tokens by design.
+    # Training loss, not validation loss: the train estimate draws the same batches in both runs
+    # (its own generator of the run seed), so its difference is the models' alone, while the
+    # fixed-validation twin's validation loss is measured on other tokens by design.
     a, b = (hist[hist.factor == f].set_index("step") for f in ("none", factor))
     # a run still training has fewer evaluations: only the steps both reached are compared
     both = a.index.intersection(b.index)

@@ -19,7 +19,8 @@ from ..engine.runs import RUNS_DIR
 def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
     """What the escape map says. ``grid``: one row per finished run (config, depth, gain, escape_step,
     best_val_loss). Escape steps are known to within ``interval`` steps."""
-    # no status column, no diverged run: an empty frame with the grid's columns keeps the code below branch-free
+    # no status column, no diverged run: an empty frame with the grid's columns
+    # keeps the code below branch-free
     lost = grid[grid.status == "diverged"] if "status" in grid else grid.iloc[:0]
     # a diverged run did not "never leave the floor": it is named apart
     grid = grid.drop(lost.index)
@@ -29,8 +30,8 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
         else grid.iloc[:0]
     )
     grid = grid.drop(unscaled.index)  # the control without GPT-2's scaling: read apart, below
-    # Refused, not averaged: the pivot below keeps the first run of a cell, so a second run there (another seed, the
-    # unscaled control without its column) would silently hide one.
+    # Refused, not averaged: the pivot below keeps the first run of a cell, so a second run there
+    # (another seed, the unscaled control without its column) would silently hide one.
     twice = grid[grid.duplicated(["config", "depth", "gain"], keep=False)]
     # e.g. a control run passed without its scaled_init column: never merged into a cell
     if len(twice):
@@ -42,7 +43,8 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
             + "; mark a run without GPT-2's scaling with scaled_init=False"
         )
     attn = grid[grid.config == "AttnOnly"]
-    # every finished run counts towards the plan, the diverged and the control included, though read apart
+    # every finished run counts towards the plan, the diverged and the
+    # control included, though read apart
     trained = len(grid) + len(lost) + len(unscaled)
     if trained < planned:
         head = f"{trained} of {planned} runs of the map trained."
@@ -50,15 +52,16 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
             return head + " Nothing to read yet."
     else:
         head = f"All {planned} runs trained."
-    # inf: never left the floor; a cell that is NaN was not trained
-    # depth x gain; the fill happens before the pivot, so "never" (inf) and "not trained" (NaN, a missing cell) stay
-    # two different things
+    # inf: never left the floor; a cell that is NaN was not trained depth x gain; the
+    # fill happens before the pivot, so "never" (inf) and "not trained" (NaN, a missing
+    # cell) stay two different things
     esc = attn.assign(escape_step=attn.escape_step.astype(float).fillna(np.inf)).pivot_table(
         index="depth", columns="gain", values="escape_step", aggfunc="first"
     )
     never = attn.escape_step.isna().sum()
     steps = attn.escape_step.dropna()
-    # the range of escape steps over the cells that left the floor, each known to within ``interval``
+    # the range of escape steps over the cells that left the floor,
+    # each known to within ``interval``
     span = (
         "escape steps -"
         if steps.empty
@@ -76,8 +79,8 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
             f"the floor{within}."
         ),
     ]
-    # All escapes at one evaluation and some never: the escape step cannot grade the cells, so the reader is pointed to
-    # the best loss, which can.
+    # All escapes at one evaluation and some never: the escape step cannot grade the cells, so the
+    # reader is pointed to the best loss, which can.
     if len(steps) and steps.min() == steps.max() and never:
         lines.append(
             f"Every run that left the floor did so by step {int(steps.min())}, so at this "
@@ -85,9 +88,11 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
             "best loss is the graded outcome."
         )
     lines += _escape_answers(esc, interval, budget)
-    # the control is read against the scaled cell of its depth, so it needs the map's grid, not a cell of its own
+    # the control is read against the scaled cell of its depth, so it needs the
+    # map's grid, not a cell of its own
     lines += _unscaled_answer(unscaled, esc, interval, budget)
-    # gain 1 is GPT-2's own initialisation at each depth: its best loss by depth is the map's plain column
+    # gain 1 is GPT-2's own initialisation at each depth: its best loss by
+    # depth is the map's plain column
     best = attn[attn.gain == 1.0].sort_values("depth")
     if len(best) > 1:
         lines.append(
@@ -95,8 +100,8 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
             + ", ".join(f"{int(r.depth)}: {r.best_val_loss:.3f}" for r in best.itertuples())
             + "."
         )
-    # FFNOnly is the control: its FFN keeps its skip, so the FFN output's scale is not expected to decide its escape;
-    # if it did, the gain would say nothing about AttnOnly's missing skip
+    # FFNOnly is the control: its FFN keeps its skip, so the FFN output's scale is not expected to
+    # decide its escape; if it did, the gain would say nothing about AttnOnly's missing skip
     ffn = grid[grid.config == "FFNOnly"]
     if len(ffn):
         lines.append(
@@ -134,9 +139,10 @@ def escape_long_reading(table: pd.DataFrame, planned: int, short_budget: int) ->
     reads = []
     for r in done.itertuples():
         e = r.escape_step
-        # Three answers. Still on the floor: a plateau. Leaving the floor after ``short_budget``: a slow escape that
-        # the short budget cut off. Leaving it within ``short_budget``: the long run's cosine, stretched over the
-        # preset's steps, keeps the rate high for longer, so the short run's faster decay, not the start, held it.
+        # Three answers. Still on the floor: a plateau. Leaving the floor after ``short_budget``: a
+        # slow escape that the short budget cut off. Leaving it within ``short_budget``: the long
+        # run's cosine, stretched over the preset's steps, keeps the rate high for longer, so the
+        # short run's faster decay, not the start, held it.
         what = (
             "a plateau for the whole budget, not a slow start"
             if pd.isna(e)
@@ -154,7 +160,8 @@ def escape_long_reading(table: pd.DataFrame, planned: int, short_budget: int) ->
     budget = (
         f"{int(done.budget.max()):,} steps" if len(done) and "budget" in done else "the full budget"
     )
-    # the count is said only while some cells are missing: the answer that follows is then a partial one
+    # the count is said only while some cells are missing: the answer that
+    # follows is then a partial one
     out = (
         ""
         if len(done) + len(lost) >= planned
@@ -183,20 +190,22 @@ def _unscaled_answer(
         d = int(r.depth)
         # inf for "never", as in the map, so the two runs compare with _later
         e = float(r.escape_step) if pd.notna(r.escape_step) else np.inf
-        # without the scaling c_proj starts at INIT_STD, not INIT_STD / sqrt(2L): sqrt(2L) times larger
+        # without the scaling c_proj starts at INIT_STD, not INIT_STD /
+        # sqrt(2L): sqrt(2L) times larger
         q = (
             "Without the scaling (attention's and the FFN's output projections both at std "
             f"{INIT_STD}, {np.sqrt(2 * d):.1f}× larger), AttnOnly at depth {d}, gain 1, {_when(e)} "
             f"(best {r.best_val_loss:.3f})"
         )
-        # its scaled twin: the map's cell at the same depth and gain 1, the one run it differs from by the scaling
-        # alone
+        # its scaled twin: the map's cell at the same depth and gain 1, the one run it
+        # differs from by the scaling alone
         s = esc.loc[d, 1.0] if d in esc.index and 1.0 in esc.columns else np.nan
         if pd.isna(s):
             out.append(q + "; its scaled twin is not trained yet.")
             continue
         q += f"; with it, {_when(s)}"
-        # a run that never left the floor could at the earliest have left it at the first evaluation after the budget
+        # a run that never left the floor could at the earliest have left it at the first
+        # evaluation after the budget
         never_at = budget + interval
         if _later(s, e, interval, never_at):
             q += (
@@ -211,9 +220,10 @@ def _unscaled_answer(
             q += f": the scaling does not move the escape at depth {d} (within {interval} steps)."
         else:
             q += f": the scaling is not what keeps depth {d} on the floor"
-            # The unscaled run never left the floor, and its twin did not either (to the resolution): the scaling as
-            # a whole is not what holds it. A gain above 1 enlarges only the FFN output, attention's projection still
-            # scaled: if that brings the escape, the FFN's scale relative to attention's is the candidate.
+            # The unscaled run never left the floor, and its twin did not either (to the
+            # resolution): the scaling as a whole is not what holds it. A gain above 1 enlarges only
+            # the FFN output, attention's projection still scaled: if that brings the escape, the
+            # FFN's scale relative to attention's is the candidate.
             raised = {
                 g: v for g, v in esc.loc[d].items() if g > 1 and pd.notna(v) and np.isfinite(v)
             }
@@ -243,7 +253,8 @@ def _apart(steps, interval: int, never_at: float) -> bool | None:
     steps = [float(s) for s in steps if pd.notna(s)]
     if len(steps) < 2 or not any(np.isfinite(s) for s in steps):
         return None
-    # two runs that never left the floor both become never_at, so they are never "apart" from each other
+    # two runs that never left the floor both become never_at, so they are
+    # never "apart" from each other
     steps = [s if np.isfinite(s) else never_at for s in steps]
     return max(steps) - min(steps) > interval
 
@@ -272,16 +283,19 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
     resolution ``interval``: the first evaluation below the threshold places the crossing only within the
     interval before it, and a run that never left the floor could at the earliest have left it at the first
     evaluation after the budget."""
-    # "never" is placed at the first evaluation after the budget: the earliest step it could have been
+    # "never" is placed at the first evaluation after the budget: the
+    # earliest step it could have been
     never_at = budget + interval
     out = []
-    # the same test both ways: over depth at each gain (the columns), then over gain at each depth (the rows)
+    # the same test both ways: over depth at each gain (the columns), then over
+    # gain at each depth (the rows)
     for name, held, lines in (
         ("depth", "gain", [esc[g] for g in esc.columns]),
         ("gain", "depth", [esc.loc[d] for d in esc.index]),
     ):
         tested = [(ln.name, _apart(ln, interval, never_at)) for ln in lines]
-        # lines with fewer than two cells trained, or with no escape at all, say nothing either way and are dropped
+        # lines with fewer than two cells trained, or with no escape at all, say
+        # nothing either way and are dropped
         tested = [(k, m) for k, m in tested if m is not None]
         if not tested:
             continue
@@ -304,7 +318,8 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
     g1 = esc[1.0].dropna() if 1.0 in esc.columns else pd.Series(dtype=float)
     if len(g1) >= 2:
         shallow, deep = int(g1.index.min()), int(g1.index.max())
-        # (the c_proj std is INIT_STD / sqrt(2L), so the deep model's start is sqrt(deep / shallow) times smaller)
+        # (the c_proj std is INIT_STD / sqrt(2L), so the deep model's start is
+        # sqrt(deep / shallow) times smaller)
         # the gain that gives depth `deep` depth `shallow`'s initial scale
         undo = np.sqrt(deep / shallow)
         d, sh = g1[deep], g1[shallow]
@@ -314,12 +329,13 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
             f"depth {deep} {_when(d)}, depth {shallow} {_when(sh)}"
         )
         raised = esc.loc[deep, [g for g in esc.columns if g > 1]].dropna()
-        # the larger gains at the deepest depth that bring its escape earlier than at gain 1, by more than the
-        # resolution
+        # the larger gains at the deepest depth that bring its escape earlier than at gain 1,
+        # by more than the resolution
         helps = {g: v for g, v in raised.items() if _later(d, v, interval, never_at)}
-        # In order: no escape to compare; the deep model earlier (the scaling does not hinder it); no difference; a
-        # delay that a larger FFN output removes; a delay that gains large enough to undo the scaling do not remove; a
-        # delay whose cause the map has not trained the gains to tell.
+        # In order: no escape to compare; the deep model earlier (the scaling does not
+        # hinder it); no difference; a delay that a larger FFN output removes; a delay that
+        # gains large enough to undo the scaling do not remove; a delay whose cause the map
+        # has not trained the gains to tell.
         if not (np.isfinite(d) or np.isfinite(sh)):
             q += ": open, neither leaves the floor within the budget."
         elif _later(sh, d, interval, never_at):
@@ -371,8 +387,8 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
         f"gain / √(2L): the runs that left the floor started at {min(left):.4f} or more, those "
         f"that never did at {max(stayed):.4f} or less"
     )
-    # Separated: every run that left the floor started larger than every run that stayed. One seed per cell, so this
-    # places a threshold between the two values, not a sharp one.
+    # Separated: every run that left the floor started larger than every run that stayed. One seed
+    # per cell, so this places a threshold between the two values, not a sharp one.
     if max(stayed) < min(left):
         depths = sorted({int(d) for d, _, _ in cells})
         return [
@@ -395,13 +411,15 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
 
 def escape_label(step) -> str:
     """An escape step as a label: ``"step N"``, or ``"never"`` (NaN or inf: the run never left the floor)."""
-    # NaN (a summary's "never") and inf (the map's) read alike, so every table and line uses one word for it
+    # NaN (a summary's "never") and inf (the map's) read alike, so every table
+    # and line uses one word for it
     return "never" if pd.isna(step) or not np.isfinite(step) else f"step {int(step)}"
 
 
 def escape_runs(runs_dir=RUNS_DIR) -> Runs:
     """The escape map's runs; ``scaled_init`` False marks the run without GPT-2's 1/√(2L) scaling."""
-    # scaled_init is a column so that the control at depth 12, gain 1 is not merged into that cell of the map
+    # scaled_init is a column so that the control at depth 12, gain 1 is not
+    # merged into that cell of the map
     return plan_runs(
         plans.escape_map(),
         {

@@ -15,8 +15,8 @@ from .rows import Row
 from .runset import RunSet
 from .verdicts import Claim
 
-# Which list a claim is printed in: the paper's claims (the front page's card), the book's own findings (What holds),
-# or only its chapter's verdict cell.
+# Which list a claim is printed in: the paper's claims (the front page's card), the book's own
+# findings (What holds), or only its chapter's verdict cell.
 CARDS = ("paper", "own", "chapter")
 
 

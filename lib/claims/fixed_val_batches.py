@@ -16,8 +16,8 @@ def eval_noise(
     """Std of an evaluation that averages ``eval_batches`` random batches, by resampling."""
     # a fixed seed: the book build and nbval both execute the chapter, and must print the same std
     rng = np.random.default_rng(seed)
-    # Each row is one nanoGPT-style evaluation: ``eval_batches`` batches drawn with replacement, as nanoGPT draws fresh
-    # windows uniformly, then averaged. Their std is the evaluation's own noise.
+    # Each row is one nanoGPT-style evaluation: ``eval_batches`` batches drawn with replacement, as
+    # nanoGPT draws fresh windows uniformly, then averaged. Their std is the evaluation's own noise.
     means = rng.choice(per_batch, size=(n_resamples, eval_batches), replace=True).mean(axis=1)
     return float(means.std(ddof=1))
 
@@ -31,31 +31,34 @@ def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
     from ..engine.results import cached_losses, load_model, per_batch_val_losses
 
     rows = []
-    # Every complete run, not only ``usable`` ones: a run whose weights fail RunDir.problems is named below (load_model
-    # raises its problems), never dropped in silence.
+    # Every complete run, not only ``usable`` ones: a run whose weights fail RunDir.problems is
+    # named below (load_model raises its problems), never dropped in silence.
     for exp, rd, source in located:
         if rd.status != "complete":
             continue
-        # a short smoke run is still trained weights, but not the preset's model: shown, never passed for the result
+        # a short smoke run is still trained weights, but not the preset's model: shown,
+        # never passed for the result
         if source == "retrained" and off_preset_steps(exp):  # a smoke run: shown, labelled as one
             source = f"retrained for {exp.train.max_steps:,} steps (smoke run)"
-        # Skipped with a line, not refused: only seed 1337's plain runs keep their weights (plans.keeps_weights), so
-        # another located run has nothing to evaluate.
+        # Skipped with a line, not refused: only seed 1337's plain runs keep their weights
+        # (plans.keeps_weights), so another located run has nothing to evaluate.
         if not (rd.path / "weights.pt").exists():
             print(f"no weights.pt in {rd.path}; skipped")
             continue
-        # load_model checks that the weights are this run's before the experiment is taken from them; a damaged or
-        # foreign file leaves this run out, named, and the chapter goes on with the others
-        # (book/reproducibility.md)
+        # load_model checks that the weights are this run's before the experiment is taken from
+        # them; a damaged or foreign file leaves this run out, named, and the chapter goes on with
+        # the others (book/reproducibility.md)
         try:
             model, exp = load_model(rd)
         except RunError as e:
             print(f"left out: {e}")
             continue
-        # a random evaluation of the run's own size: the two modes differ in which tokens, not in how many
+        # a random evaluation of the run's own size: the two modes differ in
+        # which tokens, not in how many
         n = exp.train.eval_batches
-        # Per-batch losses come from the cache where they exist: the front page and the closing chapter read the same
-        # checkpoints. The random pool (``n_random`` batches) is what the resampling draws from.
+        # Per-batch losses come from the cache where they exist: the front page and the
+        # closing chapter read the same checkpoints. The random pool (``n_random`` batches) is
+        # what the resampling draws from.
         fixed = cached_losses(
             rd, lambda: per_batch_val_losses(model, exp, n, "fixed"), exp, n, "fixed"
         )
@@ -104,12 +107,15 @@ def gap_vs_noise(noise: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (seed, source), g in noise.groupby(["seed", "source"]):
         g = g.set_index("config")
-        # the gap needs both checkpoints of one seed; a seed with one of them is left out, not half-computed
+        # the gap needs both checkpoints of one seed; a seed with one of them is
+        # left out, not half-computed
         if not {"AttnOnly", "FFNOnly"} <= set(g.index):
             continue
-        # the gap as ResidualGPT measures it, on the fixed batches: the same tokens at every evaluation
+        # the gap as ResidualGPT measures it, on the fixed batches: the
+        # same tokens at every evaluation
         gap = g.fixed_val["FFNOnly"] - g.fixed_val["AttnOnly"]
-        # two independent random evaluations: the variance of their difference is the sum of their variances
+        # two independent random evaluations: the variance of their difference
+        # is the sum of their variances
         noise_sd = (g.random_eval_std["FFNOnly"] ** 2 + g.random_eval_std["AttnOnly"] ** 2) ** 0.5
         rows.append(
             {
@@ -175,8 +181,8 @@ def claim_eval_noise(
     for _, r in gap.iterrows():
         g, z = r["gap FFNOnly - AttnOnly"], r.gap_over_noise
         head = f"Seed {r.seed} ({r.source}): the FFNOnly - AttnOnly gap is {g:.3f}"
-        # Ten standard deviations (``sigmas``) is far beyond any tail a Gaussian noise reaches in practice: a gap that
-        # large cannot be noise. Below it, the noise is said to matter.
+        # Ten standard deviations (``sigmas``) is far beyond any tail a Gaussian noise reaches in
+        # practice: a gap that large cannot be noise. Below it, the noise is said to matter.
         if g <= 0:
             lines.append(
                 head + ": FFNOnly is not above AttnOnly here, so there is no separation to explain."
@@ -201,7 +207,8 @@ def claim_eval_noise(
                     f"enough to matter here."
                 )
             )
-    # the first row in groupby's order, the lowest seed (the released checkpoints are seed 1337's alone)
+    # the first row in groupby's order, the lowest seed (the released
+    # checkpoints are seed 1337's alone)
     first = gap.iloc[0]
     g, z = float(first["gap FFNOnly - AttnOnly"]), float(first.gap_over_noise)
     sd = float(first["random-eval noise of the gap (std)"])

@@ -21,7 +21,8 @@ def sweep_curves(
     Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
     under both modes. Missing runs are absent.
     """
-    # A diverged gain run stays in with its status: the figure draws it dotted and says so, rather than losing a gain.
+    # A diverged gain run stays in with its status: the figure draws it dotted and says
+    # so, rather than losing a gain.
     rows = []
     for exp in gain_experiments(base, gains, modes):
         rd = RunDir(run_path(exp, runs_dir))
@@ -49,11 +50,13 @@ def gain_curves(
 ) -> pd.DataFrame:
     """``sweep_curves`` of the released sweep around ``base`` in ``released_dir`` (source "released") and,
     where a seed was retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
-    # Refused, not defaulted: with RUNS_DIR the retrained seed would be looked for among the released runs, and
-    # found missing, or (seed 1337) the released sweep read again under the label "retrained".
+    # Refused, not defaulted: with RUNS_DIR the retrained seed would be looked for
+    # among the released runs, and found missing, or (seed 1337) the released sweep
+    # read again under the label "retrained".
     if retrained is not None and runs_dir is None:
         raise ValueError("a retrained sweep needs the runs_dir it was trained into")
-    # the source column keeps the two sweeps apart: spreads compare gains within one seed only (gain.spread_after)
+    # the source column keeps the two sweeps apart: spreads compare gains within one
+    # seed only (gain.spread_after)
     out = sweep_curves(base, released_dir or RUNS_DIR).assign(source="released")
     if retrained is not None:
         out = pd.concat([out, sweep_curves(retrained, runs_dir).assign(source="retrained")])
@@ -107,14 +110,15 @@ def claim_gain_fate(
             ),
         )
     seed = PAPER_SEED if seed is None else seed
-    # which side of the floor each of the paper's runtime gains ended on, seed by seed; a seed with fewer than two
-    # of them finished is no seed's answer, and is named as pending
+    # which side of the floor each of the paper's runtime gains ended on, seed by seed; a seed with
+    # fewer than two of them finished is no seed's answer, and is named as pending
     sides = {seed: _sides(table, gains)}
     for k, v in (others or {}).items():
         sides[k] = _sides(v[0], gains) if v else None
     pending = [k for k, v in sides.items() if v is None]
     sides = {k: v for k, v in sides.items() if v is not None}
-    # the precondition: some run of the sweep (either mode, any seed) left the floor, so "where a gain ends" can differ
+    # the precondition: some run of the sweep (either mode, any seed) left the floor, so
+    # "where a gain ends" can differ
     any_left = any(
         v != "none" for c in table.columns if c.startswith("escape step") for v in table[c].dropna()
     ) or any(left for left, _ in sides.values())
@@ -169,7 +173,8 @@ def claim_gain_fate(
         "stayed": always_stayed,
         "by_seed": {k: {"left": left, "stayed": stayed} for k, (left, stayed) in sides.items()},
     }
-    # equivalent means the gain does not decide: no seed splits; a split that changes with the seed is a knife-edge
+    # equivalent means the gain does not decide: no seed splits; a split that changes
+    # with the seed is a knife-edge
     return Claim(
         verdict(True, any_left, not split, knife_edge=bool(split) and not robust), why, facts, lines
     )
@@ -208,7 +213,8 @@ def other_seeds(
     out = {}
     for seed in seeds or plans.GAIN_SEEDS:
         plain = get_preset(base.scale, base.impl, base.config_name, seed)
-        # pooled, as Chapter.summaries reads seed 1337: a diverged run has no best and is no gain's answer
+        # pooled, as Chapter.summaries reads seed 1337: a diverged run has no
+        # best and is no gain's answer
         summ = pooled(
             summaries_of(
                 as_released([plain, *plans.gain_seeds(base.scale, (seed,))], runs_dir), floor=floor
@@ -318,8 +324,9 @@ def claim_gain_absorbed(
             " Weight-level gains that left it (g = "
             f"{', '.join(f'{g:g}' for g in s['weight_gains'])}): {s['weight']:.4f}."
         )
-    # the other seeds' spreads, each within its own seed (spread_after refuses two runs of one gain); a seed without
-    # all of the gains, or with no evaluation from ``step`` on, is pending, never a spread of fewer curves
+    # the other seeds' spreads, each within its own seed (spread_after refuses two runs of one
+    # gain); a seed without all of the gains, or with no evaluation from ``step`` on, is pending,
+    # never a spread of fewer curves
     by_seed, lines, pending = {PAPER_SEED if seed is None else seed: every}, [], []
     for k, v in (others or {}).items():
         sc = (
@@ -380,7 +387,8 @@ def claim_gain_absorbed(
         " The same run under a rounding-only change (the other attention kernel) moves by up to "
         f"{null:.4f}."
     )
-    # each seed's spread on one side of the paper's bound by more than rounding alone moves a curve, or on its edge
+    # each seed's spread on one side of the paper's bound by more than rounding alone
+    # moves a curve, or on its edge
     holds = [sp < bound - null for sp in by_seed.values()]
     beyond = [sp > bound + null for sp in by_seed.values()]
     low = min(by_seed.values())
@@ -421,8 +429,8 @@ def claim_gain_absorbed(
             f"{bound} by more than what rounding alone moves a curve ({null:.4f}); {listed}"
         )
     ) + later
-    # a knife-edge: some seed's spread lies within what rounding alone moves a curve of the paper's bound, on
-    # either side of it, or the seeds fall on different sides
+    # a knife-edge: some seed's spread lies within what rounding alone moves a curve of the paper's
+    # bound, on either side of it, or the seeds fall on different sides
     return Claim(
         verdict(True, bool(left), all(holds), knife_edge=not (all(holds) or all(beyond))),
         why,
@@ -431,8 +439,8 @@ def claim_gain_absorbed(
     )
 
 
-# ``step`` (``thresholds.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after AdamW has had the
-# time the paper gives it to absorb the gain
+# ``step`` (``thresholds.ABSORB_STEP``, 200) is §5.1's "within ~200 steps": the spread is read after
+# AdamW has had the time the paper gives it to absorb the gain
 def gain_spreads(
     curves: pd.DataFrame,
     floor: float,
@@ -448,7 +456,8 @@ def gain_spreads(
     out = {}
     for mode in ("runtime", "weight"):
         m = c[c["mode"] == mode]
-        # curves still on the floor coincide trivially; only those that left it can show a spread that matters
+        # curves still on the floor coincide trivially; only those that left it
+        # can show a spread that matters
         left = sorted(
             g for g, r in m.groupby("gain") if left_floor(r.val_loss, floor, margin).any()
         )

@@ -65,7 +65,8 @@ def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
     if hist.empty or "hidden_norm" not in hist or step == 0:
         return {}
     own = plans.own_schedule("nanogpt", "10M")
-    # the two evaluations only, so the chapter's reader (first ÷ last evaluation) reads step 0 and ``step``
+    # the two evaluations only, so the chapter's reader (first ÷ last
+    # evaluation) reads step 0 and ``step``
     h = hist[(hist.impl == "nanogpt") & (hist.schedule == own) & hist.step.isin([0, step])]
     tg = training_growth(h)
     return {} if tg.empty else {r.config: float(r[tg.columns[-1]]) for _, r in tg.iterrows()}
@@ -104,7 +105,8 @@ def claim_prefix_growth(
     missing = [c for c in paper_order if c not in growth or c not in over]
     facts = {"step": at_step, "growth": growth, "over_training": over, "missing": missing}
     if missing:
-        # how far each missing configuration's run has trained, so the reader sees what is left to train
+        # how far each missing configuration's run has trained, so the
+        # reader sees what is left to train
         t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
 
         def lacks(c):  # not trained, short of the step, or past it with no growth recorded there
@@ -124,7 +126,8 @@ def claim_prefix_growth(
             facts,
         )
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
-    # on the floor at the step the order is read at: an escape after it does not change what the step shows
+    # on the floor at the step the order is read at: an escape after it does
+    # not change what the step shows
     off = [
         c
         for c in ("AttnOnly", "FFNOnly")
@@ -157,8 +160,9 @@ def claim_prefix_growth(
         + " > ".join(f"{c} {paper.reported[c]}" for c in paper_order)
         + ".",
     )
-    # where a whole run has reached the step the paper reads its values at, its growth there beside the paper's: a
-    # size on another layer (the author's hook is inside block 4), so a fact beside the order, not a verdict
+    # where a whole run has reached the step the paper reads its values at, its growth there
+    # beside the paper's: a size on another layer (the author's hook is inside block 4), so a fact
+    # beside the order, not a verdict
     end_depth, end_over = growth_at(hist, budget), training_growth_at(hist, budget)
     ended = [c for c in paper_order if c in end_depth and c in end_over]
     facts["at_end"] = {c: {"over_depth": end_depth[c], "over_training": end_over[c]} for c in ended}
@@ -171,8 +175,8 @@ def claim_prefix_growth(
         )
         for c in ended
     )
-    # each pair out of the paper's order over depth: at how many of their shared evaluations it was, and whether
-    # the gap between them narrows or widens from the first of those to the reading step
+    # each pair out of the paper's order over depth: at how many of their shared evaluations it was,
+    # and whether the gap between them narrows or widens from the first of those to the reading step
     path = growth_path(hist, at_step)
     pairs = out_of_order(path, paper_order, at_step)
     facts["out_of_order"] = pairs
@@ -180,7 +184,8 @@ def claim_prefix_growth(
     def held(p):
         a, b, first = p["above"], p["below"], p["shared"][0]
         gap0, gap = path[a][first] - path[b][first], path[a][at_step] - path[b][at_step]
-        # a pair that was in the paper's order at the first shared evaluation crossed: no gap narrowed or widened
+        # a pair that was in the paper's order at the first shared evaluation
+        # crossed: no gap narrowed or widened
         moved = (
             f"crossing from {gap0:.1f} to {gap:.1f}"
             if gap0 <= 0
@@ -202,13 +207,15 @@ def claim_prefix_growth(
         )
         return Claim(verdict(True, False, False), why, facts, lines)
     if not agree:
-        # the answer would be our choice of measure: a prefix waits for the whole runs, a complete run cannot say
+        # the answer would be our choice of measure: a prefix waits for the whole
+        # runs, a complete run cannot say
         which = "over training" if ours_over == paper_order else "over depth"
         disagree = (
             f"at step {at_step:,} of {budget:,} the two measures of growth disagree: only the one "
             f"{which} gives the paper's order"
         ) + (f"; {said}" if said else "")
-        # a prefix: what it waits for first (the runs short of the step the paper reads), then what it shows now
+        # a prefix: what it waits for first (the runs short of the step the paper
+        # reads), then what it shows now
         short = [CONFIG_NAMES[c] for c in paper_order if t.steps[c] < budget]
         why = (
             disagree + f"; the paper reads its order where its runs end, at step {budget:,}"
@@ -231,7 +238,8 @@ def claim_prefix_growth(
                 "never the size"
             )
         )
-    # another measure of the same quantity flipping it is a knife-edge, and a prefix's is still being trained
+    # another measure of the same quantity flipping it is a knife-edge, and a
+    # prefix's is still being trained
     return Claim(
         verdict(
             True,

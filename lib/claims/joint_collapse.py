@@ -21,8 +21,8 @@ from .bundle import bundle_runs
 from .escape_map import escape_label
 from .verdicts import Claim, claim, verdict
 
-# The paper prints 0.000 to three decimals; 1e-3, the last digit of that precision, lies two orders of magnitude below
-# Full Residual's 0.114.
+# The paper prints 0.000 to three decimals; 1e-3, the last digit of that precision, lies two orders
+# of magnitude below Full Residual's 0.114.
 STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
@@ -46,14 +46,16 @@ def layer0_grad(
     and the first step from which it stays below ``STARVED`` (None if it never does)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
-        # histories recorded without the diagnostics callbacks have no gradients: an empty table, not a KeyError
+        # histories recorded without the diagnostics callbacks have no gradients: an
+        # empty table, not a KeyError
         if "grad_norm_mlp" not in hist:
             break
         # the step-0 evaluation comes before any backward pass, so it has no gradient and is dropped
         h = one_run(hist, config, seed, source).dropna(subset=["grad_norm_mlp"]).sort_values("step")
         if h.empty:
             continue
-        # the author's quantity where the run recorded it, else the older whole-FFN norm (results.layer0_ffn)
+        # the author's quantity where the run recorded it, else the older
+        # whole-FFN norm (results.layer0_ffn)
         g = np.array([layer0_ffn(r) for r in h.to_dict("records")])
         steps = h.step.to_numpy()
         rows.append(
@@ -61,8 +63,8 @@ def layer0_grad(
                 "config": config,
                 "seed": int(h.seed.iloc[0]),
                 "final": float(g[-1]),
-                # the largest value over the second half: a small final value beside a large one here is a dip,
-                # not starvation
+                # the largest value over the second half: a small final value beside a large one
+                # here is a dip, not starvation
                 "max_second_half": float(g[steps >= steps[-1] / 2].max()),
                 "starved_from_step": starved_from(steps, g),
             }
@@ -96,13 +98,14 @@ def collapse_verdicts(
     rows = []
     for config in [c for c in CONFIGS if c in set(summaries.config)]:
         s = summaries[summaries.config == config]
-        # escape_step: the first evaluation at least the escape margin below the floor (recomputed by summaries_of
-        # against the chapter's floor)
+        # escape_step: the first evaluation at least the escape margin below the floor (recomputed
+        # by summaries_of against the chapter's floor)
         escaped = s.escape_step.notna().sum()
         if escaped == len(s):
             verdict = "escaped the floor in every seed"
         elif escaped == 0:
-            # worded for the budget: the paper's own budgets are 3,000 and 20,000 steps, not convergence (§8.3 (1))
+            # worded for the budget: the paper's own budgets are 3,000 and 20,000 steps,
+            # not convergence (§8.3 (1))
             verdict = (
                 "on the floor at the end of its budget in every seed "
                 "(a longer run could still escape: not shown to collapse for good)"
@@ -116,8 +119,8 @@ def collapse_verdicts(
                 "escaped": int(escaped),
                 "best_val_min": s.best_val_loss.min(),
                 "best_val_max": s.best_val_loss.max(),
-                # both floors side by side: ours (the unigram floor, or the empirical one) and the paper's (No
-                # Residual)
+                # both floors side by side: ours (the unigram floor, or the empirical one) and
+                # the paper's (No Residual)
                 "floor": round(floor, 4),
                 "mean minus NoResidual": _minus_noresidual(summaries, s),
                 "verdict": verdict,
@@ -165,7 +168,8 @@ def bundle_pair(table: pd.DataFrame, control: str) -> list[dict]:
 def pairs_table(rows: list[dict]) -> pd.DataFrame:
     """``rounding_pairs``' table from its rows (seed, plain, twin, trained)."""
     t = pd.DataFrame(rows, columns=["seed", "plain", "twin", "trained"])
-    # None ("never") as NaN; trained as bool even when empty, so a mask of it selects rows, never columns
+    # None ("never") as NaN; trained as bool even when empty, so a mask of
+    # it selects rows, never columns
     return t.astype({"plain": float, "twin": float, "trained": bool})
 
 
@@ -221,7 +225,8 @@ def robust_escapes(pairs: pd.DataFrame) -> str | None:
         )
         for r in robust.itertuples()
     )
-    # the seeds whose escape does not survive are said too: the contradiction rests on the others alone
+    # the seeds whose escape does not survive are said too: the
+    # contradiction rests on the others alone
     flips = pairs.loc[pairs.trained & (pairs.plain.isna() != pairs.twin.isna())]
     return text + "".join(
         f"; seed {int(r.seed)}'s does not ("
@@ -242,8 +247,9 @@ def rounding_pairs(runs_dir=None) -> pd.DataFrame:
     # None: bundle's own default, runs/
     runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)
     rows = bundle_pair(runs.table, plans.ROUNDING_CONTROL)
-    # the other seeds: the chapter's own released run beside its twin, complete runs only (a diverged run has no
-    # escape step), each escape step as the run recorded it (the bundle's table reads them the same way)
+    # the other seeds: the chapter's own released run beside its twin, complete runs only (a
+    # diverged run has no escape step), each escape step as the run recorded it (the bundle's
+    # table reads them the same way)
     twins = {
         e.seed: rd
         for e, rd, _ in usable(as_released(plans.rounding_twins(), runs_dir), ("complete",))
@@ -263,7 +269,8 @@ def rounding_pairs(runs_dir=None) -> pd.DataFrame:
 
 def released_rounding_edge(runs_dir=None) -> str | None:
     """``rounding_edge`` of the released runs: the knife-edge the joint-collapse verdict reads."""
-    # Always the released runs, even when the chapter retrains a seed: the edge is a fact about the released runs.
+    # Always the released runs, even when the chapter retrains a seed: the edge is a
+    # fact about the released runs.
     return rounding_edge(rounding_pairs(runs_dir))
 
 
@@ -300,7 +307,8 @@ def claim_joint_collapse(
             f"seed(s), {'ON the floor' if on_floor(g, floor, margin).all() else 'BELOW the floor'} "
             f"({floor:.3f}, margin {margin})"
         )
-        # the paper's own yardstick is No Residual's loss, so the distance from it is printed beside our floor test
+        # the paper's own yardstick is No Residual's loss, so the distance from it is
+        # printed beside our floor test
         if c != "NoResidual" and (d := _minus_noresidual(summaries, g)) is not None:
             line += f"; {d:+.3f} from No Residual"
         lines.append(line)
@@ -313,8 +321,8 @@ def claim_joint_collapse(
         c: int((~on_floor(g, floor, margin)).sum())
         for c, g in partial.groupby("config", sort=False)
     }
-    # The reasons in order of what is missing: nothing, the control, the partial configurations; then what the runs
-    # show. Each missing part names the plan that trains it.
+    # The reasons in order of what is missing: nothing, the control, the partial configurations;
+    # then what the runs show. Each missing part names the plan that trains it.
     if summaries.empty:
         why = (
             "the nanogpt stand-in runs are not released: python -m lib sweep --plan joint_collapse "
@@ -342,7 +350,8 @@ def claim_joint_collapse(
             f"a knife-edge, not a contradiction: {edge}, so whether this stand-in collapses turns "
             "on rounding; "
         ) + why
-    # the knife-edge overrides agreement both ways: on such an edge a HOLDS is a coin that fell one way
+    # the knife-edge overrides agreement both ways: on such an edge a
+    # HOLDS is a coin that fell one way
     v = verdict(len(partial) > 0 and len(full) > 0, shows, agrees, knife_edge=bool(edge))
     return Claim(
         v,
@@ -367,7 +376,8 @@ def claim_starvation(
     s = pooled(summaries)
     # the gradients are read for this one seed (Fig. 2's), so the floor test is too
     s = s[s.seed == PAPER_SEED]
-    # §4.1 measured collapsed models: a configuration that escaped here is a different model, not a counterexample
+    # §4.1 measured collapsed models: a configuration that escaped here is a
+    # different model, not a counterexample
     collapsed = [
         c
         for c in ("AttnOnly", "FFNOnly", "NoResidual")
@@ -390,7 +400,8 @@ def claim_starvation(
         and all(starved[c] for c in collapsed)
         and not starved["FullResidual"]
     )
-    # every configuration with diagnostics is printed, the ones left out of the judgement too, so none is hidden
+    # every configuration with diagnostics is printed, the ones left out of the
+    # judgement too, so none is hidden
     lines = (
         (
             "Layer-0 gradient norm: "
@@ -409,8 +420,8 @@ def claim_starvation(
         if len(g)
         else ()
     )
-    # The reason names the configurations judged: the verdict rests on those alone, and the ones that left the floor
-    # are named as such, not as counterexamples.
+    # The reason names the configurations judged: the verdict rests on those alone, and the ones
+    # that left the floor are named as such, not as counterexamples.
     why = (
         "no runs: python -m lib sweep --plan joint_collapse"
         if grads.empty
@@ -453,7 +464,8 @@ def training_growth(
         h = h.dropna(subset=["hidden_norm"]).sort_values("step")
         if len(h) < 2:
             continue
-        # hidden_norm is [embedding, after block 1, ..., after block L]; the first evaluation is the untrained model
+        # hidden_norm is [embedding, after block 1, ..., after block L]; the first
+        # evaluation is the untrained model
         first, last = h.hidden_norm.iloc[0], h.hidden_norm.iloc[-1]
         # from index 1: the embedding is the input to the first block, not the output of one
         rows.append(
@@ -474,13 +486,14 @@ def growth_over_training_reading(tg: pd.DataFrame, block: int = 4) -> str:
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     # the paper's order, largest growth first: AttnOnly, FFNOnly, Full Residual
     paper_order = list(paper.value.sort_values(ascending=False).index)
-    # the order is read on all three configurations or not at all: with one missing, a partial order would pass for the
-    # paper's
+    # the order is read on all three configurations or not at all: with one missing, a partial
+    # order would pass for the paper's
     if tg.empty or not set(paper_order) <= set(tg.config):
         return "Growth over training is missing for some configuration."
     t = tg.set_index("config").loc[paper_order]
     lines = []
-    # the author's example layer's stream, then the last block's; for a model of ``block`` blocks they are one
+    # the author's example layer's stream, then the last block's; for a model of
+    # ``block`` blocks they are one
     for col in (f"after block {block}", t.columns[-1]):
         order = list(t[col].sort_values(ascending=False).index)
         lines.append(
@@ -504,13 +517,14 @@ def claim_growth_order(
 
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
     paper_order = list(paper.value.sort_values(ascending=False).index)
-    # ours in the paper's order; a configuration without a value is dropped, and ``have`` below says so
+    # ours in the paper's order; a configuration without a value is
+    # dropped, and ``have`` below says so
     ours = growth.set_index("config").hidden_growth.reindex(paper_order).dropna()
     have = len(ours) == len(paper_order)
     s = pooled(summaries)
     s = s[s.seed == PAPER_SEED]
-    # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is ours that model
-    # the configurations of the two that did not collapse, named in the reason
+    # Fig. 2b orders two collapsed models (the paper's nanoGPT run): only where both collapsed is
+    # ours that model the configurations of the two that did not collapse, named in the reason
     off_floor = [
         c
         for c in ("AttnOnly", "FFNOnly")
@@ -544,8 +558,8 @@ def claim_growth_order(
             "divides the final by the initial norm over training"
         )
     )
-    # The reason says what ours measures against the author's: the two growths are not the same quantity, so an
-    # agreement in order is all that is claimed, never in size.
+    # The reason says what ours measures against the author's: the two growths are not the same
+    # quantity, so an agreement in order is all that is claimed, never in size.
     return Claim(
         verdict(have, both_collapsed, our_order == paper_order),
         why,

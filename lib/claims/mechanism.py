@@ -36,8 +36,9 @@ def ladder_position(
     at a floor (within ``margin``, the signed distance given), or between the two it falls between. The floors
     must fall as the order rises (more context, a lower floor)."""
     orders = sorted(floors)
-    # Refused: the words below ("between", "below the lowest") assume each higher order's floor is lower; floors that
-    # do not fall mean the wrong numbers were passed, not a ladder to place a loss on.
+    # Refused: the words below ("between", "below the lowest") assume each higher
+    # order's floor is lower; floors that do not fall mean the wrong numbers were
+    # passed, not a ladder to place a loss on.
     if any(floors[a] <= floors[b] for a, b in zip(orders, orders[1:])):
         raise ValueError(f"n-gram floors must fall as the order rises: {floors}")
     # with the floors farther apart than twice the margin, at most one floor can match
@@ -62,8 +63,8 @@ def author_rule_reading(mixer_best: pd.Series, rule: tuple[float, float]) -> str
     threshold "consistent with routing", every seed below the second "routing not supported", else "partial
     recovery"."""
     routing, not_routing = rule
-    # every seed must clear a threshold for its word: seeds between the two, or split across them, are the rule's
-    # middle case
+    # every seed must clear a threshold for its word: seeds between the two, or split across
+    # them, are the rule's middle case
     return (
         "consistent with routing"
         if mixer_best.min() > routing
@@ -85,7 +86,8 @@ def claim_routing_by_author_rule(
     and so is any result where the rule's lower threshold lies below the bigram floor (no position-blind model
     can reach it on this data, so by design the test cannot refute). ``facts``: the reading and AttnOnly +
     mixer's best losses. ``paper_mixer``: §7.2's own mixer value, placed against the same floor."""
-    # the author's rule is stated for AttnOnly with the mixer only; a diverged seed (no best loss) is not read
+    # the author's rule is stated for AttnOnly with the mixer only; a diverged
+    # seed (no best loss) is not read
     am = table[(table.config == "AttnOnly") & (table.mixer == "local")].best_val_loss.dropna()
     if am.empty:
         # NOT TESTED, with the command that trains the runs as the reason
@@ -95,10 +97,11 @@ def claim_routing_by_author_rule(
             {"reading": None},
         )
     reading = author_rule_reading(am, rule)
-    # A position-blind model cannot do better than the bigram floor, so a lower threshold below that floor can never be
-    # crossed: the rule's "routing not supported" is out of reach here.
+    # A position-blind model cannot do better than the bigram floor, so a lower threshold below that
+    # floor can never be crossed: the rule's "routing not supported" is out of reach here.
     unreachable = bigram_floor > rule[1]
-    # a test that cannot come out "not supported" on this data cannot confirm by coming out the other way either
+    # a test that cannot come out "not supported" on this data cannot confirm by
+    # coming out the other way either
     v = verdict(
         True,
         reading != "partial recovery",
@@ -157,7 +160,8 @@ def ladder_reading(
     lines = []
     for m, t in ends.groupby("model", sort=False):
         b = t.best_val_loss
-        # the range over seeds is printed beside the mean's position, so a seed far from the others still shows
+        # the range over seeds is printed beside the mean's position, so a seed far
+        # from the others still shows
         lines.append(f"{m}: {_seed_range(b)}, {ladder_position(b.mean(), floors, names, margin)}")
     return (
         f"Where each model ends (best validation loss; 'at' a floor: within {margin}): "
@@ -169,8 +173,8 @@ def ladder_reading(
 def lost_token(row, margin: float = 0.05) -> bool:
     """A probe row (``lib.engine.probes.probe``) whose state no longer tells which token it is reading: read-back
     accuracy at most ``margin`` above always guessing the most frequent token (or below it)."""
-    # Chance is always guessing the most frequent token, so a state near it carries no token identity worth the name.
-    # 0.05 is a judgement, said in the reading so the reader can weigh it.
+    # Chance is always guessing the most frequent token, so a state near it carries no token
+    # identity worth the name. 0.05 is a judgement, said in the reading so the reader can weigh it.
     return row.token_accuracy <= row.token_chance + margin
 
 
@@ -184,9 +188,9 @@ def probe_reading(table: pd.DataFrame) -> str:
         )
     lines, lost, kept = [], [], []
     for model, t in table.groupby("model", sort=False):
-        # After block 1 at initialisation: what one block does to the stream before any training; for FFNOnly,
-        # attention with no skip around it replaces each position by an average of those before it
-        # (book/mechanism.ipynb).
+        # After block 1 at initialisation: what one block does to the stream before any training;
+        # for FFNOnly, attention with no skip around it replaces each position by an average of
+        # those before it (book/mechanism.ipynb).
         init1 = t[(t.state == "init") & (t.depth == 1)]
         trained = t[t.state == "trained"]
         if trained.empty or init1.empty:
@@ -204,7 +208,8 @@ def probe_reading(table: pd.DataFrame) -> str:
                 f"{last.token_accuracy:.2f}, cosine {last.position_cosine:.2f}, effective rank "
                 f"{last.effective_rank:.1f}"
             )
-            # the embedding's rank is the yardstick: what the blocks kept of the dimensions the input offered
+            # the embedding's rank is the yardstick: what the blocks kept of the
+            # dimensions the input offered
             + (f" of {emb.effective_rank.iloc[0]:.1f} at its embedding." if len(emb) else ".")
         )
     head = (
@@ -238,24 +243,27 @@ def claim_mixer(
     does not. The test is valid only where AttnOnly with attention escapes (what the paper's Phase 2 lacked).
     ``author_rule``: the author's thresholds (above the first: routing; below the second: no routing; between:
     partial recovery), from ``paper.mixer_rule()``; None: the rule is not read."""
-    # the two floors the predictions name: the unigram (leaving the collapse) and the bigram (position-blind best)
-    # ``margin``: the escape margin, so "off the floor" means the same here as in every chapter
+    # the two floors the predictions name: the unigram (leaving the collapse) and the
+    # bigram (position-blind best) ``margin``: the escape margin, so "off the floor" means
+    # the same here as in every chapter
     uni, bi = floors[1], floors[2]
     table = pooled(table)  # a diverged seed is no outcome
 
     def best(config, mixer):
         return table[(table.config == config) & (table.mixer == mixer)].best_val_loss
 
-    # each configuration with the mixer beside the same configuration with attention, the same seeds' released runs
+    # each configuration with the mixer beside the same configuration with attention,
+    # the same seeds' released runs
     am, aa = best("AttnOnly", "local"), best("AttnOnly", "attention")
     fm, fa = best("FFNOnly", "local"), best("FFNOnly", "attention")
     if am.empty:
         return Claim(verdict(False, False, False), "no AttnOnly run with the local mixer yet")
-    # The precondition the paper's Phase 2 lacked: AttnOnly with attention left the floor, and below the
-    # bigram floor, which only information from other positions can reach.
+    # The precondition the paper's Phase 2 lacked: AttnOnly with attention left the floor, and below
+    # the bigram floor, which only information from other positions can reach.
     escaped = bool(len(aa)) and left_floor(aa, uni, margin).all() and aa.mean() < bi - margin
     rng = _seed_range
-    # (i) read on every seed: each AttnOnly with the mixer within ``margin`` of the bigram floor, above it or below
+    # (i) read on every seed: each AttnOnly with the mixer within ``margin`` of the
+    # bigram floor, above it or below
     at_bigram = bool(((am - bi).abs() <= margin).all())
     lines = [
         f"AttnOnly with the local mixer: {rng(am)}; with attention: "
@@ -279,7 +287,8 @@ def claim_mixer(
     )
     agrees, failed = at_bigram, [] if at_bigram else ["(i)"]
     if len(fm) and len(fa):
-        # (ii) is a contrast: every FFNOnly seed with the mixer off the floor, and every one with attention on it
+        # (ii) is a contrast: every FFNOnly seed with the mixer off the floor, and
+        # every one with attention on it
         ffn_ok = bool(left_floor(fm, uni, margin).all() and (~left_floor(fa, uni, margin)).all())
         agrees = agrees and ffn_ok
         failed += [] if ffn_ok else ["(ii)"]
@@ -302,11 +311,12 @@ def claim_mixer(
             "(ii) FFNOnly with the "
             f"mixer{'' if fm.empty else ' (but not FFNOnly with attention)'}: no run yet."
         )
-        # An FFNOnly mixer run without its attention counterpart cannot be read as (ii): emptied, so the facts do not
-        # report a half-tested prediction and the branch below treats (ii) as not trained.
+        # An FFNOnly mixer run without its attention counterpart cannot be read as (ii):
+        # emptied, so the facts do not report a half-tested prediction and the branch below
+        # treats (ii) as not trained.
         fm = fm.iloc[0:0]
-    # The author's rule is reported beside ours, never instead of it: its own claim (``claim_routing_by_author_rule``)
-    # gives its verdict on the front page (lib.claims.scorecard).
+    # The author's rule is reported beside ours, never instead of it: its own claim
+    # (``claim_routing_by_author_rule``) gives its verdict on the front page (lib.claims.scorecard).
     if author_rule is not None:
         routing, not_routing = author_rule
         by_rule = author_rule_reading(am, author_rule)
@@ -341,8 +351,9 @@ def claim_mixer(
         "attn_mixer": [float(x) for x in am],
         "ffn_mixer": [float(x) for x in fm],
     }
-    # (ii) is the prediction that sets this reading apart: the same skip pattern leaving the floor once the sublayer
-    # cannot average positions. An agreement on (i) alone is NOT TESTED, not HOLDS.
+    # (ii) is the prediction that sets this reading apart: the same skip pattern
+    # leaving the floor once the sublayer cannot average positions. An agreement on (i)
+    # alone is NOT TESTED, not HOLDS.
     if fm.empty and agrees and escaped:  # (i) alone cannot confirm the reading; only contradict it
         return Claim(
             verdict(False, False, False),
@@ -366,7 +377,8 @@ def claim_mixer(
         if agrees
         else f"{' and '.join(failed)} fails"
     )
-    # escaped is the control: without it the test is §7.2's Phase-2 problem again, and NOT TESTABLE HERE
+    # escaped is the control: without it the test is §7.2's Phase-2
+    # problem again, and NOT TESTABLE HERE
     return Claim(verdict(True, escaped, agrees), why, facts, tuple(lines))
 
 
@@ -399,8 +411,8 @@ def probes_over_training_reading(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-# Each order's name and what its model sees, split on ": " into the ladder table's two columns; ladder_position refuses
-# floors that do not fall in this order.
+# Each order's name and what its model sees, split on ": " into the ladder table's two columns;
+# ladder_position refuses floors that do not fall in this order.
 FLOOR_ORDERS = {
     1: "unigram: no context",
     2: "bigram: the current token",
@@ -416,13 +428,14 @@ def floors(
     add-1/2 smoothing, scored on the val split), one row per order; for the unigram and the bigram also
     scored on the fixed validation batches of ``scale``'s preset, the very tokens its runs are evaluated on."""
     corpus = load_corpus(dataset)
-    # the preset's shape decides the fixed batches (block size, batch size, how many, the shared val seed)
+    # the preset's shape decides the fixed batches (block size, batch size,
+    # how many, the shared val seed)
     e = get_preset(scale)
     fixed = fixed_val_batches(
         corpus, e.model.block_size, e.train.batch_size, e.train.eval_batches, e.train.val_seed
     )
-    # Only the unigram and bigram floors are scored on the batches (bigram_floor_on builds a V x V table), the two the
-    # mixer claim reads. The higher orders are shown on the whole split.
+    # Only the unigram and bigram floors are scored on the batches (bigram_floor_on builds a V x V
+    # table), the two the mixer claim reads. The higher orders are shown on the whole split.
     on_batches = {1: unigram_floor_on(corpus, fixed), 2: bigram_floor_on(corpus, fixed)}
     return pd.DataFrame(
         [
@@ -440,8 +453,8 @@ def floors(
 
 def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
     """The floors to compare runs with: on the fixed batches where computed, else on the whole split."""
-    # on the evaluation's own tokens where computed: the fixed batches are a sample of the split, and a run on a floor
-    # should read as on it, not off by that sample's offset
+    # on the evaluation's own tokens where computed: the fixed batches are a sample of the split,
+    # and a run on a floor should read as on it, not off by that sample's offset
     return {
         int(r.order): float(r.on_fixed_batches if pd.notna(r.on_fixed_batches) else r.nats)
         for r in ladder.itertuples()
@@ -450,7 +463,8 @@ def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
 
 def probe_experiments() -> list[Experiment]:
     """The `cpu` seed-1337 runs whose weights are released: the four configurations, and the mixer runs."""
-    # seed 1337 only: that seed's runs are the ones released with their weights (plans.keeps_weights)
+    # seed 1337 only: that seed's runs are the ones released with their
+    # weights (plans.keeps_weights)
     return [
         get_preset("cpu", "residualgpt", c, plans.PAPER_SEED) for c in CONFIGS
     ] + plans.mixer_test(seeds=(plans.PAPER_SEED,))
@@ -467,13 +481,14 @@ def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.Da
             # --keep-weights: also recovers a finished run's weights
             missing.append(plans.command_for(exp))
             continue
-        # one batch of ``n_seqs`` sequences from the shared validation seed: every model is probed on the same tokens
+        # one batch of ``n_seqs`` sequences from the shared validation seed: every model
+        # is probed on the same tokens
         idx = fixed_val_batches(
             load_corpus(exp.dataset), exp.model.block_size, n_seqs, 1, exp.train.val_seed
         )[0][0]
-        # load_model checks the weights against the run (its step, the model's shapes, finite values): a damaged or
-        # foreign file leaves this run out, named, and the chapter probes the others
-        # (book/reproducibility.md), as the fixed-batch chapter does
+        # load_model checks the weights against the run (its step, the model's shapes, finite
+        # values): a damaged or foreign file leaves this run out, named, and the chapter probes the
+        # others (book/reproducibility.md), as the fixed-batch chapter does
         try:
             trained, _ = load_model(rd)
         except RunError as e:
@@ -511,8 +526,8 @@ def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
     runs = plan_runs(
         attention + mixer, {"mixer": lambda e: e.model.mixer, "model": model_label}, runs_dir
     )
-    # Counted and listed as missing: the mixer runs only. The attention twins belong to the release plan, whose
-    # chapters list them.
+    # Counted and listed as missing: the mixer runs only. The attention twins belong to the release
+    # plan, whose chapters list them.
     runs.planned = len(mixer)
     runs.missing = unfinished(as_released(mixer, runs_dir))
     return runs
@@ -521,8 +536,8 @@ def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
 def ladder_ends(runs_dir=RUNS_DIR) -> Runs:
     """The released `cpu` stand-in runs at the 1,500-step budget, each configuration with attention at the
     10M chapter's seeds and with the local mixer (``plans.mixer_test``): where each model ends on the ladder."""
-    # the preset runs at Table 3's seeds beside the mixer runs at the same seeds, so each model's seeds stand on one
-    # ladder
+    # the preset runs at Table 3's seeds beside the mixer runs at the same seeds, so each
+    # model's seeds stand on one ladder
     exps = [
         get_preset("cpu", "residualgpt", c, s) for c in CONFIGS for s in plans.SEEDS_10M
     ] + plans.mixer_test()

@@ -9,8 +9,8 @@ import pandas as pd
 
 from ..engine.host import ROOT
 
-# STYLE rule 6: every number the book prints is from runs/ or from this one file of paper values; a chapter that
-# needs a paper number asks for it by table and configuration here and never types it.
+# STYLE rule 6: every number the book prints is from runs/ or from this one file of paper values; a
+# chapter that needs a paper number asks for it by table and configuration here and never types it.
 PAPER_CSV = ROOT / "data" / "paper_results.csv"
 RECIPES_CSV = PAPER_CSV.with_name("author_recipes.csv")
 CURVES_CSV = PAPER_CSV.with_name("author_phase2_curves.csv")  # written by scripts/author_curves.py
@@ -19,19 +19,23 @@ AUDIT_CSV = PAPER_CSV.with_name("audit_findings.csv")
 NANOGPT10M_CSV = PAPER_CSV.with_name("author_nanogpt10m_curves.csv")
 
 
-# Read once per process: every chapter, the scorecard and the tests ask for paper values many times per build.
+# Read once per process: every chapter, the scorecard and the tests ask for
+# paper values many times per build.
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
-    # value and std as text first: a float would turn the paper's "1.580" into 1.58 and lose the digits it printed
+    # value and std as text first: a float would turn the paper's "1.580" into 1.58
+    # and lose the digits it printed
     df = pd.read_csv(
         PAPER_CSV,
         dtype={"seed": "Int64", "n": "Int64", "value": str, "std": str, "phase": str, "note": str},
     )
-    # empty text, not NaN: phase="" then selects the rows of no phase, and the note search below is True or False
+    # empty text, not NaN: phase="" then selects the rows of no phase, and the note
+    # search below is True or False
     df = df.fillna({"phase": "", "note": ""})
     # `reported` keeps the paper's own digits ("1.580 ± 0.003", not 1.5800 ± 0.0030), for display;
     # `value` and `std` are the numbers, for arithmetic.
-    # A typo in the file fails here with its line (the header is line 1), not later as a NaN in some chapter's table.
+    # A typo in the file fails here with its line (the header is line 1), not later as
+    # a NaN in some chapter's table.
     for line, (v, sd) in enumerate(zip(df.value, df["std"]), start=2):
         for text in (v,) if pd.isna(sd) else (v, sd):
             try:
@@ -41,7 +45,8 @@ def _table() -> pd.DataFrame:
                     f"{PAPER_CSV.name} line {line}: value/std {text!r} is not a number"
                 ) from None
     df["reported"] = [v if pd.isna(sd) else f"{v} ± {sd}" for v, sd in zip(df.value, df["std"])]
-    # which standard deviation the paper's ± is, where its source says (the author's notebooks use np.std)
+    # which standard deviation the paper's ± is, where its source says (the
+    # author's notebooks use np.std)
     df["population_std"] = df.note.str.contains("population std (ddof=0", regex=False)
     return df.astype({"value": float, "std": float})
 
@@ -50,7 +55,8 @@ def paper_values(**where) -> pd.DataFrame:
     """Rows of the paper file matching every ``column=value`` given (e.g. ref='Table 5')."""
     df = _table()
     for col, val in where.items():
-        # a misspelt column would otherwise select nothing, and a chapter would show an empty table in silence
+        # a misspelt column would otherwise select nothing, and a chapter would
+        # show an empty table in silence
         if col not in df.columns:
             raise KeyError(f"unknown column {col!r}; valid: {', '.join(df.columns)}")
         df = df[df[col] == val]
@@ -60,7 +66,8 @@ def paper_values(**where) -> pd.DataFrame:
 def paper_value(**where) -> float:
     """The single value matching ``where``; an error if there is not exactly one."""
     df = paper_values(**where)
-    # two matches (a seed or phase left unnamed) must not quietly resolve to whichever row comes first
+    # two matches (a seed or phase left unnamed) must not quietly
+    # resolve to whichever row comes first
     if len(df) != 1:
         raise KeyError(f"{len(df)} paper rows match {where}; expected exactly one")
     return float(df.value.iloc[0])
@@ -69,7 +76,8 @@ def paper_value(**where) -> float:
 def mixer_rule() -> tuple[float, float]:
     """The author's decision rule for §7.2's mixer run (code only, not the paper's text): above the first value
     "consistent with cross-position routing", below the second "routing not supported"."""
-    # In the paper file, not here: thresholds read from the author's notebook are paper values like any other.
+    # In the paper file, not here: thresholds read from the author's notebook
+    # are paper values like any other.
     return (
         paper_value(ref="§7.2", metric="mixer_rule_routing_above"),
         paper_value(ref="§7.2", metric="mixer_rule_not_routing_below"),
@@ -83,7 +91,8 @@ def author_recipes() -> pd.DataFrame:
     # all text: "3e-4" stays as the notebook wrote it
     df = pd.read_csv(RECIPES_CSV, dtype=str).fillna("")
     missing = df[df.cell == ""]
-    # an entry without its cell cannot be checked against the notebook, so it is not allowed to reach the book
+    # an entry without its cell cannot be checked against the notebook, so it is
+    # not allowed to reach the book
     if len(missing):
         raise ValueError(
             f"{RECIPES_CSV.name}: every entry needs its cell; missing on {list(missing.field)}"
@@ -105,11 +114,13 @@ def recipe_table() -> pd.DataFrame:
         name=df.notebook.str.rsplit("/", n=1).str[-1],
     )
     produced = df.drop_duplicates("name").set_index("name").produced
-    # pivot sorts rows and columns alphabetically; the reindex puts back the file's order of fields and notebooks
+    # pivot sorts rows and columns alphabetically; the reindex puts back the file's
+    # order of fields and notebooks
     table = df.pivot(index="field", columns="name", values="entry").reindex(
         index=list(dict.fromkeys(df.field)), columns=list(produced.index)
     )
-    # a first row saying what each notebook produced, so that the reader knows which table each recipe is behind
+    # a first row saying what each notebook produced, so that the reader knows
+    # which table each recipe is behind
     head = pd.DataFrame([produced.values], index=["what its outputs are"], columns=produced.index)
     return pd.concat([head, table]).rename_axis("").reset_index()
 
@@ -131,7 +142,8 @@ def recipe_entry(notebook: str, field: str) -> str:
 def author_phase2_curves() -> pd.DataFrame:
     """The per-step validation losses the author's Phase-2 notebook printed (every 100 steps; step 0 is not
     printed), one row per evaluation: notebook, cell, config, seed, step, train_loss, val_loss."""
-    # read from the notebook's printed lines by scripts/author_curves.py: building the book needs no copy of it
+    # read from the notebook's printed lines by scripts/author_curves.py:
+    # building the book needs no copy of it
     return pd.read_csv(CURVES_CSV)
 
 

@@ -27,9 +27,9 @@ from ..engine.thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from .joint_collapse import STARVED, starved_from
 from .verdicts import Claim, claim, verdict
 
-# Table 2 is the nanoGPT joint collapse; for ResidualGPT, Fig. 4 is Phase 3, the paper's primary 10M estimate (§8.1),
-# whose recipe the 10M preset trains (Table 3 is the earlier record, kept as history): each prefix is set beside the
-# values of the recipe it trains.
+# Table 2 is the nanoGPT joint collapse; for ResidualGPT, Fig. 4 is Phase 3, the paper's primary 10M
+# estimate (§8.1), whose recipe the 10M preset trains (Table 3 is the earlier record, kept as
+# history): each prefix is set beside the values of the recipe it trains.
 # where each implementation's 10M values are
 PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Fig. 4"}
 
@@ -58,14 +58,16 @@ def prefix_table(
 
     rows = []
     for s in summaries.itertuples():
-        # schedule is part of the match: each implementation's AttnOnly is trained twice, differing only there
+        # schedule is part of the match: each implementation's AttnOnly is trained
+        # twice, differing only there
         h = hist[
             (hist.impl == s.impl)
             & (hist.config == s.config)
             & (hist.seed == s.seed)
             & (hist.schedule == s.schedule)
         ].sort_values("step")
-        # the evaluations that recorded gradients (step 0 has none: no backward pass yet), in step order
+        # the evaluations that recorded gradients (step 0 has none: no
+        # backward pass yet), in step order
         rec = [
             r
             for r in h.to_dict("records")
@@ -73,16 +75,17 @@ def prefix_table(
             or isinstance(r.get("grad_norm_mlp"), list)
         ]
         grads = [layer0_ffn(r) for r in rec]
-        # each evaluation's standard error (plans.PREFIX_EVAL): the table shows the largest, to read against the 0.1
-        # escape margin
+        # each evaluation's standard error (plans.PREFIX_EVAL): the table shows the largest, to read
+        # against the 0.1 escape margin
         se = h.val_loss_se.dropna() if "val_loss_se" in h else pd.Series(dtype=float)
         paper = paper_values(
             ref=PREFIX_PAPER_REF[s.impl], impl=s.impl, config=s.config, metric="best_val_loss"
         )
-        # Table 2's rows are seed 1337; Fig. 4's are means over its seeds (8 for AttnOnly, 3 for FFNOnly) or anchors
-        # of no stated seed, and are used as they are
+        # Table 2's rows are seed 1337; Fig. 4's are means over its seeds (8 for AttnOnly, 3 for
+        # FFNOnly) or anchors of no stated seed, and are used as they are
         paper = paper[paper.seed == s.seed] if (paper.seed == s.seed).any() else paper
-        # a run on the other implementation's schedule has no paper value: the paper trained no such run
+        # a run on the other implementation's schedule has no paper value:
+        # the paper trained no such run
         paper = paper if schedule_variant(s.impl, s.schedule) == "recipe" else paper.iloc[0:0]
         rows.append(
             {
@@ -92,7 +95,8 @@ def prefix_table(
                 "schedule": schedule_variant(s.impl, s.schedule),
                 # micro-batches and the dropout masks' generator: how it ran, not what it trained
                 "execution": getattr(s, "execution", None),
-                # the whole runs evaluate every 100 steps, the prefixes every 50: an escape is dated to within it
+                # the whole runs evaluate every 100 steps, the prefixes every 50: an
+                # escape is dated to within it
                 "eval_every": getattr(s, "eval_every", None),
                 # in words, so that no reader of the table takes a prefix for a complete run
                 "trained": f"first {s.steps:,} of {s.max_steps:,} steps"
@@ -104,20 +108,22 @@ def prefix_table(
                 "last_val": float(h.val_loss.iloc[-1]),
                 "best_val": s.best_val_loss,
                 "best_step": int(h.step[h.val_loss.idxmin()]),
-                # the run's escape step against the floor its implementation is judged on (its summary recorded
-                # one against the whole split's)
+                # the run's escape step against the floor its implementation is judged on (its
+                # summary recorded one against the whole split's)
                 "floor": floor_for(floor, s.impl),
                 "left_floor_at": escape_step(h.to_dict("records"), floor_for(floor, s.impl)),
                 "layer0_grad": grads[-1] if grads else None,
-                # the joint-collapse chapter's threshold, so both chapters call the same gradient starved
+                # the joint-collapse chapter's threshold, so both chapters call
+                # the same gradient starved
                 "starved": None if not grads else grads[-1] < STARVED,
-                # Fig. 2a's "from step 300 onward": the evaluation from which every later gradient is starved
+                # Fig. 2a's "from step 300 onward": the evaluation from which every
+                # later gradient is starved
                 "starved_from": starved_from([r["step"] for r in rec], grads),
                 "max_val_se": float(se.max()) if len(se) else None,
                 "paper_best": paper.reported.iloc[0] if len(paper) else None,
                 "paper_best_value": float(paper.value.iloc[0]) if len(paper) else None,
-                # the margin rides along in the table, so the contrast and asymmetry claims read the one it was
-                # built with
+                # the margin rides along in the table, so the contrast and asymmetry claims read
+                # the one it was built with
                 "margin": ESCAPE_MARGIN,
             }
         )
@@ -168,15 +174,17 @@ def execution(rd: RunDir) -> str:
 
 
 def run_row(table: pd.DataFrame, impl: str, config: str, schedule: str = "recipe"):
-    # one run per (implementation, configuration, schedule); None where it is not trained yet, which each claim turns
-    # into NOT TESTED rather than an error
+    # one run per (implementation, configuration, schedule); None where it is not trained yet, which
+    # each claim turns into NOT TESTED rather than an error
     r = table[(table.impl == impl) & (table.config == config) & (table.schedule == schedule)]
     return None if r.empty else r.iloc[0]
 
 
-# a row's outcome in words, the floor given where it did not leave, so the reader sees what it was read against
+# a row's outcome in words, the floor given where it did not leave, so the
+# reader sees what it was read against
 def where_it_is(r) -> str:
-    # the floor named with the tokens it is the floor of, at the digits the chapters' floor notes give (issue 56)
+    # the floor named with the tokens it is the floor of, at the digits the
+    # chapters' floor notes give (issue 56)
     tokens = "whole validation split" if r.impl == "nanogpt" else "fixed validation batches"
     return (
         f"left the floor at step {int(r.left_floor_at):,}"
@@ -216,8 +224,9 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
     # both read at the common step
     nano_left = not pd.isna(nano.left_floor_at) and nano.left_floor_at <= step
     resid_left = not pd.isna(resid.left_floor_at) and resid.left_floor_at <= step
-    # The only outcome a prefix decides for good: the full run's best is a minimum over more evaluations, so it can
-    # only be lower still, and Table 2's 3.3534 is already beaten by more than the margin.
+    # The only outcome a prefix decides for good: the full run's best is a minimum over
+    # more evaluations, so it can only be lower still, and Table 2's 3.3534 is already
+    # beaten by more than the margin.
     below = nano.best_val < nano.paper_best_value - nano.margin
     facts = {"step": step, "nanogpt_left": bool(nano_left), "residualgpt_left": bool(resid_left)}
     if below:
@@ -231,10 +240,10 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
             facts,
             lines,
         )
-    # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on the floor is the
-    # precondition unmet, not a disagreement.
-    # once both runs are complete at the paper's own length the common step is where they end, and the reading says
-    # so rather than "a prefix"
+    # Each case says what the prefix cannot say: where the runs end. ResidualGPT AttnOnly still on
+    # the floor is the precondition unmet, not a disagreement.
+    # once both runs are complete at the paper's own length the common step is where they end, and
+    # the reading says so rather than "a prefix"
     whole = ends_where_the_paper_does(nano) and ends_where_the_paper_does(resid)
     facts["whole"] = whole
     # which side is still a prefix: a whole run's end is shown, a prefix's is not
@@ -281,7 +290,8 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
             else "a longer prefix (--until) would"
         )
     )
-    # both leaving is CONTRADICTED at this step: nanoGPT AttnOnly off the floor is not the joint collapse
+    # both leaving is CONTRADICTED at this step: nanoGPT AttnOnly off the
+    # floor is not the joint collapse
     return Claim(verdict(True, resid_left, resid_left and not nano_left), why, facts, lines)
 
 
@@ -294,7 +304,8 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     run is starved in the figure's sense if every evaluation from ``from_step`` on, up to the last it trained, reads
     below ``STARVED`` (its ``starved_from`` at or before ``from_step``); one that wakes up at any later evaluation is
     not, however small its last gradient."""
-    # Fig. 2 is the nanoGPT run; a row without gradients (no evaluation after step 0 yet) has nothing to read
+    # Fig. 2 is the nanoGPT run; a row without gradients (no evaluation after
+    # step 0 yet) has nothing to read
     nano = table[(table.impl == "nanogpt")].dropna(subset=["layer0_grad"])
     if nano.empty:
         return Claim("NOT TESTED", "no nanoGPT prefix with diagnostics is released")
@@ -302,8 +313,8 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     def since(r):
         return "" if pd.isna(r.starved_from) else f", starved from step {int(r.starved_from):,}"
 
-    # every run with gradients is printed, ResidualGPT's and the swapped schedules too, though only nanoGPT's recipe
-    # runs are judged
+    # every run with gradients is printed, ResidualGPT's and the swapped schedules too, though only
+    # nanoGPT's recipe runs are judged
     parts = [
         (
             f"{r.impl} {r.config}{'' if r.schedule == 'recipe' else ' (' + r.schedule + ')'} at "
@@ -322,12 +333,12 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     )
     # the judged runs: nanoGPT on its own constant rate, as the author's Fig. 2 run
     nano = nano[nano.schedule == "recipe"]
-    # A run must have reached ``from_step`` for its gradients to speak of Fig. 2a's "from step 300 onward"; a prefix
-    # speaks of it up to its last evaluation, a whole run of all of it.
+    # A run must have reached ``from_step`` for its gradients to speak of Fig. 2a's "from step 300
+    # onward"; a prefix speaks of it up to its last evaluation, a whole run of all of it.
     reached = nano[nano.steps >= from_step]
     collapsed = reached[(reached.config != "FullResidual") & reached.left_floor_at.isna()]
-    # Full Residual is read at its own prefix (plans.PREFIX_CONTROL_STEPS): the control needs only to show a gradient
-    # that is not starved
+    # Full Residual is read at its own prefix (plans.PREFIX_CONTROL_STEPS): the control needs only
+    # to show a gradient that is not starved
     full = nano[nano.config == "FullResidual"]
     throughout = {
         r.config: bool(not pd.isna(r.starved_from) and r.starved_from <= from_step)
@@ -365,15 +376,16 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     return Claim(verdict(True, True, holds), why, facts, lines)
 
 
-# The command that trains the paper's whole 10M runs and its cost: the reason a claim about where a run ends gives while
-# the run is not there, so the reader knows what the answer costs
+# The command that trains the paper's whole 10M runs and its cost: the reason a claim about where a
+# run ends gives while the run is not there, so the reader knows what the answer costs
 WHOLE_RUN_COST = (
     "python -m lib sweep --plan 10m_whole --micro-batch 8 --fast-dropout (in segments with "
     "--until): on a 2-core CPU 5 to 9 hours a 3,000-step run; minutes on a GPU"
 )
 
-# How far a best may sit from the paper's level and still be its model: this many standard deviations of the paper's
-# seed spread and our evaluation's noise together (one run against a mean over seeds)
+# How far a best may sit from the paper's level and still be its model: this many
+# standard deviations of the paper's seed spread and our evaluation's noise together (one
+# run against a mean over seeds)
 LEVEL_SIGMAS = 2.0
 
 # The author's own record of the paper's seed-1337 run, beside the paper's mean
@@ -397,7 +409,8 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     paper = paper_values(
         ref="Fig. 4", impl="residualgpt", config="AttnOnly", metric="best_val_loss"
     ).iloc[0]
-    # the paper's own records of the same seed across its environments: how far an environment alone moved it
+    # the paper's own records of the same seed across its environments: how far
+    # an environment alone moved it
     records = paper_values(
         scale="10M", impl="residualgpt", config="AttnOnly", metric="best_val_loss", seed=PAPER_SEED
     ).value
@@ -447,7 +460,8 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
             "complete": ends_where_the_paper_does(r),
         }
     )
-    # the band in numbers, so the reader can redo it: the paper's spread and our noise, each as it is
+    # the band in numbers, so the reader can redo it: the paper's
+    # spread and our noise, each as it is
     rule = (
         f"{band:.4f} ({LEVEL_SIGMAS:g} × √(paper's std² + our largest evaluation standard error²) "
         f"= {LEVEL_SIGMAS:g} × √({std:g}² + {se:.4f}²))"
@@ -465,8 +479,8 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
             else f"a complete run is judged within {rule} of the paper's mean."
         ),
     )
-    # a prefix decides only what a longer run cannot undo: a best only falls, so only one already further below the
-    # mean than the band and the environments' shift together
+    # a prefix decides only what a longer run cannot undo: a best only falls, so only one already
+    # further below the mean than the band and the environments' shift together
     if not facts["complete"] and diff >= -(band + shift):
         # our best so far first: the front page's sentence quotes the reason's first clause
         return Claim(
@@ -489,8 +503,9 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
             facts,
             lines,
         )
-    # Beyond the band but within the shift the paper's own seed-1337 best shows across its environments, either way:
-    # another environment, which §8.3 says not to equate, moves it that far, so it neither confirms nor contradicts
+    # Beyond the band but within the shift the paper's own seed-1337 best shows across its
+    # environments, either way: another environment, which §8.3 says not to equate, moves it that
+    # far, so it neither confirms nor contradicts
     between = abs(diff) <= shift + band
     why = f"{where}, beyond the {band:.4f} its seed spread and our evaluation noise allow, " + (
         (
@@ -550,9 +565,10 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
             "NOT TESTED", f"its control, Full Residual, is not trained yet; {WHOLE_RUN_COST}", facts
         )
     if facts["prefix"] and not left:
-        # The claim is where the run ends; a prefix on the floor has not reached it, whatever its control did: not
-        # tested yet, as the run is being trained to its end (plans.paper_10m_whole). The early-training claims it
-        # does carry are claim_prefix_contrast and claim_prefix_starvation.
+        # The claim is where the run ends; a prefix on the floor has not reached it, whatever its
+        # control did: not tested yet, as the run is being trained to its end
+        # (plans.paper_10m_whole). The early-training claims it does carry are claim_prefix_contrast
+        # and claim_prefix_starvation.
         return Claim(
             verdict(True, full_left, True, reached=False),
             (
@@ -565,7 +581,8 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         )
     best_at = getattr(r, "best_step", None)
     at = "" if best_at is None or pd.isna(best_at) else f" at step {int(best_at):,}"
-    # the numbers after the first clause, never inside brackets in it: the front page quotes the first clause
+    # the numbers after the first clause, never inside brackets in it: the
+    # front page quotes the first clause
     why = (
         f"left the floor at step {int(r.left_floor_at):,}, which Table 2's run never does"
         if left
@@ -575,7 +592,8 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         )
     )
 
-    # Table 2 speaks of three partial configurations; at this shape only AttnOnly's run is whole, and the card says so
+    # Table 2 speaks of three partial configurations; at this shape only AttnOnly's run
+    # is whole, and the card says so
     def status(k):
         if k not in t.index:
             return f"{CONFIG_NAMES[k]} not trained at this shape"
@@ -587,10 +605,11 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         )
 
     others = "; ".join(status(k) for k in ("FFNOnly", "NoResidual"))
-    # §4: "Best val and Final val coincide ... still monotonically improving at the last logged checkpoint". The
-    # whole run's own best and last, beside it: a finding, not the claim (the claim is where the run sits). Only a
-    # last evaluation above the best by more than the noise says the run was not still falling; within it, the
-    # curve is flat to the noise and §4's sentence can be neither confirmed nor refuted on it.
+    # §4: "Best val and Final val coincide ... still monotonically improving at the last logged
+    # checkpoint". The whole run's own best and last, beside it: a finding, not the claim (the claim
+    # is where the run sits). Only a last evaluation above the best by more than the noise says the
+    # run was not still falling; within it, the curve is flat to the noise and §4's sentence can be
+    # neither confirmed nor refuted on it.
     se = getattr(r, "max_val_se", None)
     rise = r.last_val - r.best_val
     lines = ()
@@ -652,7 +671,8 @@ def stand_in_agreement(
     lines, agree, compared = [], 0, 0
     # the stand-in trains each recipe as it is
     for r in table[table.schedule == "recipe"].itertuples():
-        # the stand-in's evaluations up to the prefix's last step: both are asked the same question at the same step
+        # the stand-in's evaluations up to the prefix's last step: both are asked the
+        # same question at the same step
         h = stand_in_hist[
             (stand_in_hist.impl == r.impl)
             & (stand_in_hist.config == r.config)
@@ -662,7 +682,8 @@ def stand_in_agreement(
         if h.empty:
             lines.append(f"{r.impl} {r.config}: no released stand-in run to compare.")
             continue
-        # the rule the prefix's escape step was recorded by (floor minus the margin), on the stand-in's evaluations
+        # the rule the prefix's escape step was recorded by (floor minus the margin),
+        # on the stand-in's evaluations
         s_left = bool(left_floor(h.val_loss, floor_for(stand_in_floor, r.impl)).any())
         p_left = not pd.isna(r.left_floor_at)
         agree += s_left == p_left
@@ -675,8 +696,8 @@ def stand_in_agreement(
             )
             + ("" if s_left == p_left else "  <- the stand-in does not predict this")
         )
-    # A count, not a verdict: the stand-in is a proxy (its width, context, batch and schedule length differ), and
-    # agreement is evidence for it, not a claim of the paper's.
+    # A count, not a verdict: the stand-in is a proxy (its width, context, batch and schedule length
+    # differ), and agreement is evidence for it, not a claim of the paper's.
     # and the floor each side was read against: one per set of runs, as each chapter judges that set
     shape = dict(zip(table.impl, table.floor))
     floors = (
@@ -716,8 +737,8 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
         for r in (attn, ffn)
         if r is not None
     )
-    # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked before anything else, as
-    # it needs no AttnOnly run
+    # FFNOnly below the paper's best contradicts for good, as a best only falls; it is checked
+    # before anything else, as it needs no AttnOnly run
     if ffn is not None and ffn.best_val < ffn.paper_best_value - ffn.margin:
         return Claim(
             verdict(True, True, False),
@@ -736,9 +757,9 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
             {},
             lines,
         )
-    # AttnOnly still on the floor is the precondition unmet (NOT TESTABLE HERE): the paper gives no step by which it
-    # leaves
-    # both read at the step both reached, as the contrast is: an escape after FFNOnly's last step is not beside it
+    # AttnOnly still on the floor is the precondition unmet (NOT TESTABLE HERE): the paper gives no
+    # step by which it leaves both read at the step both reached, as the contrast is: an escape
+    # after FFNOnly's last step is not beside it
     step = int(min(attn.steps, ffn.steps))
     attn_left = not pd.isna(attn.left_floor_at) and attn.left_floor_at <= step
     why = (
@@ -749,7 +770,8 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
         if attn_left
         else f"by step {step:,} AttnOnly has not left the floor yet"
     )
-    # so besides NOT TESTED this rule gives HOLDS, NOT TESTABLE HERE, or (above) CONTRADICTED through FFNOnly alone
+    # so besides NOT TESTED this rule gives HOLDS, NOT TESTABLE HERE, or (above)
+    # CONTRADICTED through FFNOnly alone
     return Claim(verdict(True, attn_left, attn_left), why, {"attn_left": attn_left}, lines)
 
 
@@ -766,7 +788,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
     attn = curves[curves.config == "AttnOnly"]
     if attn.empty:
         return "The author's Phase-2 curves: none in data/author_phase2_curves.csv."
-    # the paper's own Phase-2 record of each seed (§8.1), beside the notebook's: whether the notebook is that run
+    # the paper's own Phase-2 record of each seed (§8.1), beside the notebook's:
+    # whether the notebook is that run
     phase2 = paper_values(ref="§8.1", phase="phase2", config="AttnOnly", metric="best_val_loss")
     phase2 = phase2[phase2.seed.notna()].set_index("seed").reported
     parts = []
@@ -785,7 +808,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
             else "; no Phase-2 record in §8.1"
         )
         parts.append(f"seed {seed} {when} (best {g.val_loss.min():.4f}{record})")
-    # Phase 3 is the paper's primary 10M estimate (§8.1): the constant-rate Phase-2 curves are set beside it
+    # Phase 3 is the paper's primary 10M estimate (§8.1): the constant-rate
+    # Phase-2 curves are set beside it
     p3 = paper_values(ref="Fig. 4", phase="phase3", config="AttnOnly").reported.iloc[0]
     ffn = curves[curves.config == "FFNOnly"]
     ffn_on = int((~left_floor(ffn.groupby("seed").val_loss.min(), floor, margin)).sum())
@@ -852,7 +876,8 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
     runs_dir = runs_dir or RUNS_DIR
     exps = plans.paper_10m_prefix()
     located = [furthest(e, runs_dir) for e in exps]
-    # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and that is what there is to read
+    # partial runs are shown, as prefixes: on a CPU these runs stop at --until, and
+    # that is what there is to read
     summ = summaries_of(located, SHOWN_AS_PREFIX)
     if len(summ):
         how = {
@@ -870,21 +895,24 @@ def paper_shape_prefix(runs_dir=None) -> Prefix:
             how[r.impl, r.config, r.seed, r.schedule][1] for r in summ.itertuples()
         ]
     hist = histories_of(located, SHOWN_AS_PREFIX)
-    # one floor for each set of runs, the one every chapter judges it on (results.floor_of): the whole split's for
-    # nanoGPT's random batches, the fixed batches' for ResidualGPT's, at this shape and at the stand-in alike
+    # one floor for each set of runs, the one every chapter judges it on (results.floor_of): the
+    # whole split's for nanoGPT's random batches, the fixed batches' for ResidualGPT's, at this
+    # shape and at the stand-in alike
     floors = {e.impl: floor_of(e) for e, _, _ in located}
     # unique: each implementation's two AttnOnly runs (two schedules) share one stand-in run
     stand_ins = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in exps])
     stand_in_hist = histories_of((e, RunDir(run_path(e, runs_dir)), "released") for e in stand_ins)
-    # Only runs not started are listed (status None): a partial run is a prefix to show, not a missing one. Each
-    # command stops at that run's prefix (Full Residual's is shorter).
-    # with --fast-dropout, micro-batches of 8 paid for both implementations' 10M step on this CPU (python -m lib bench)
+    # Only runs not started are listed (status None): a partial run is a prefix to show, not a
+    # missing one. Each command stops at that run's prefix (Full Residual's is shorter).
+    # with --fast-dropout, micro-batches of 8 paid for both implementations' 10M step on
+    # this CPU (python -m lib bench)
     missing = [
         plans.command_for(e) + f" --until {plans.prefix_steps(e)} --micro-batch 8 --fast-dropout"
         for e, rd, _ in located
         if rd.status is None
     ]
-    # the whole runs not started: a reader of the table must not take a prefix for the only run there will be
+    # the whole runs not started: a reader of the table must not take a prefix
+    # for the only run there will be
     whole_missing = [
         f"all {w.train.max_steps:,} steps, in segments with --until N: "
         + " ".join([plans.command_for(w), *plans.PLANS["10m_whole"].options])

@@ -48,7 +48,8 @@ def entry(name: str) -> Entry:
 def card_row(e: Entry, ev: Evidence) -> Row:
     """``e``'s row on the card, its claim decided on ``ev``, linked to the section that prints it."""
     row = e.row(ev.claim(e.name), ev)
-    # the card's claim text opens with the entry's name: the pinned test and the chapters find it by that name
+    # the card's claim text opens with the entry's name: the pinned test and the
+    # chapters find it by that name
     if not row.claim.startswith(e.name):
         raise ValueError(f"the row of {e.name!r} names its claim {row.claim!r}")
     return row
@@ -73,6 +74,7 @@ def _marked(c: Claim, e: Entry, ev: Evidence) -> Claim:
     if e.row is not None:
         at = card_row(e, ev).scale == "stand-in"
     else:
-        # a chapter-only claim: its chapter's runs, or a stand-in plan (the bundle, the recipes) where it has none
+        # a chapter-only claim: its chapter's runs, or a stand-in plan (the bundle,
+        # the recipes) where it has none
         at = ev.chapter(page).stand_in if page in CHAPTERS else True
     return dataclasses.replace(c, stand_in=at)

@@ -14,14 +14,14 @@ from .paper import paper_values
 from .runset import RunSet
 from .verdicts import VERDICTS, Claim
 
-# What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no runs. The front
-# page lays the card out by this field (which rows say "at the stand-in", which count as the paper's shape), never
-# by reading the evidence's words.
+# What a row's evidence is at: the paper's own model (its 10M or 124M preset), a CPU stand-in, or no
+# runs. The front page lays the card out by this field (which rows say "at the stand-in", which
+# count as the paper's shape), never by reading the evidence's words.
 SCALES = ("paper shape", "stand-in", "none")
 
 
-# One claim as the front page and the closing chapter print it: each field is a column of the card. Keyword-only,
-# so that two swapped strings cannot pass unnoticed.
+# One claim as the front page and the closing chapter print it: each field is a column of the card.
+# Keyword-only, so that two swapped strings cannot pass unnoticed.
 @dataclass(kw_only=True)
 class Row:
     claim: str
@@ -33,20 +33,23 @@ class Row:
     verdict: str
     # what the verdict rests on; for NOT TESTED, what would test it and its cost
     why: str
-    # Where the paper's shape decides the row: the stand-in's own verdict and reading of the same claim, shown beside
-    # it and not counted (issue 36: evidence at the paper's shape outranks a stand-in's).
+    # Where the paper's shape decides the row: the stand-in's own verdict and reading of
+    # the same claim, shown beside it and not counted (issue 36: evidence at the paper's
+    # shape outranks a stand-in's).
     stand_in: str = ""
     # The claim in a few plain words, for the front page's sentences ("the joint collapse")
     short: str = ""
-    # Where the book decides it: a page of book/ and the id of its section ("joint_collapse#reading-the-result")
+    # Where the book decides it: a page of book/ and the id of its section
+    # ("joint_collapse#reading-the-result")
     section: str = ""
-    # The plan of lib.engine.plans whose runs are the evidence: ``retrain_command`` turns it into the line that retrains
-    # them
+    # The plan of lib.engine.plans whose runs are the evidence: ``retrain_command`` turns it
+    # into the line that retrains them
     plan: str = ""
-    # How far each paper-shape run behind the row trained, (steps, budget) for each still short of its budget: the
-    # front page's abstract says it beside the claims it names
+    # How far each paper-shape run behind the row trained, (steps, budget) for each still short of
+    # its budget: the front page's abstract says it beside the claims it names
     partial: tuple[tuple[int, int], ...] = ()
-    # Whether any of them trained whole, beside those: "first 300 of 3,000 steps" alone would read as every run's
+    # Whether any of them trained whole, beside those: "first 300 of 3,000 steps"
+    # alone would read as every run's
     whole: bool = False
 
     def __post_init__(self):
@@ -73,7 +76,8 @@ def paper_text(
     seeds)``; the standard deviation and the seed count where the paper gives them."""
     # one row per (ref, config, metric) in the paper file
     r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
-    # the std at the value's own digits; "(n seeds)" only where the paper's value pools more than one
+    # the std at the value's own digits; "(n seeds)" only where the
+    # paper's value pools more than one
     text = f"{r.value:.{digits}f}" + (f" ± {r['std']:.{digits}f}" if pd.notna(r["std"]) else "")
     return text + (f" ({int(r.n)} seeds)" if seeds and pd.notna(r.n) and r.n > 1 else "")
 
@@ -114,7 +118,8 @@ def prefix_evidence(found: list) -> str:
 
 
 def seed_range(s: pd.DataFrame) -> str:
-    # A range, not a mean: the claims are about every seed, and a mean hides the one left on the floor.
+    # A range, not a mean: the claims are about every seed, and a mean
+    # hides the one left on the floor.
     if s.empty:  # "nan-nan (n=0)" would read as a result
         return "no runs"
     lo, hi = s.best_val_loss.min(), s.best_val_loss.max()
@@ -131,8 +136,9 @@ def scale_of(ch: RunSet) -> str:
 
 def run_evidence(ch: RunSet, s: pd.DataFrame) -> str:
     steps = sorted({int(b) for b in s.budget}) if len(s) else []
-    # Seeds as counts, not lists: the most any configuration has, then the configurations with fewer ("8 seeds;
-    # FullResidual and NoResidual 3"). One seed in all is named: it is the paper's run, or the one a row rests on.
+    # Seeds as counts, not lists: the most any configuration has, then the configurations with
+    # fewer ("8 seeds; FullResidual and NoResidual 3"). One seed in all is named: it is the paper's
+    # run, or the one a row rests on.
     if s.empty:
         seeds = "no runs"
     elif s.seed.nunique() == 1:

@@ -61,13 +61,14 @@ CHAPTERS = {
     "fixed_val_batches": ChapterSpec(
         "residualgpt", plans.NOISE_PAIR, "10M", "cpu", "fixed_val_batches"
     ),
-    # Phase 3 (Fig. 4) ran under forced determinism on an A100 (Fig. 4's caption, §8.3); Table 3, which the
-    # chapter's first table is read against, is the original record.
+    # Phase 3 (Fig. 4) ran under forced determinism on an A100 (Fig. 4's caption, §8.3); Table 3,
+    # which the chapter's first table is read against, is the original record.
     "10m_asymmetry": ChapterSpec(
         "residualgpt", tuple(CONFIGS), "10M", "cpu", "10m_asymmetry", deterministic=True
     ),
-    # Table 5: NoResidual is one seed-1337 anchor. The stand-in is the one the chapter's search chose
-    # (lib.claims.search_124m, a test pins it); `cpu-bpe`, the first, is shown before it with its longer-budget probe.
+    # Table 5: NoResidual is one seed-1337 anchor. The stand-in is the one the chapter's search
+    # chose (lib.claims.search_124m, a test pins it); `cpu-bpe`, the first, is shown before it
+    # with its longer-budget probe.
     "124m_sweep": ChapterSpec(
         "residualgpt",
         tuple(CONFIGS),
@@ -81,8 +82,8 @@ CHAPTERS = {
 }
 
 
-# Not plans.PLANS itself: there a plan's defaults train seed 1337 only, and the joint collapse chapter shows
-# seed 42 too (the release trains it last).
+# Not plans.PLANS itself: there a plan's defaults train seed 1337 only, and the joint collapse
+# chapter shows seed 42 too (the release trains it last).
 PLAN_FOR = {  # scale -> the released experiments of each chapter
     "joint_collapse": lambda scale: plans.joint_collapse(scale, seeds=(PAPER_SEED, 42)),
     "gain_confound": lambda scale: plans.gain_confound(scale),
@@ -114,8 +115,8 @@ class RunSet:
     steps: int | None = None  # the retrained seed's budget; None: the preset's
     runs_dir: Path | None = None  # where the retrained seed was trained
     eval_batches: int | None = None  # the retrained seed's evaluation batches; None: the preset's
-    # where the released runs are read: runs/ for the book; another folder laid out like it (a GPU sweep's
-    # --runs-dir) for a reader computing the front page from runs of their own
+    # where the released runs are read: runs/ for the book; another folder laid out like it (a GPU
+    # sweep's --runs-dir) for a reader computing the front page from runs of their own
     released_dir: Path = RUNS_DIR
 
     @classmethod
@@ -145,8 +146,8 @@ class RunSet:
         if self.spec.gains:
             exps = plans.gain_confound(self.scale, self.seed)
         else:
-            # Anchor configurations (the 124M stand-in's NoResidual) are retrained at seed 1337 only: the tables read
-            # them there alone, as Table 5 has one seed-1337 NoResidual.
+            # Anchor configurations (the 124M stand-in's NoResidual) are retrained at seed 1337
+            # only: the tables read them there alone, as Table 5 has one seed-1337 NoResidual.
             exps = [
                 get_preset(self.scale, self.spec.impl, c, self.seed)
                 for c in self.spec.configs
@@ -157,11 +158,13 @@ class RunSet:
     def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
         """The chapter's retraining options applied: its steps and its evaluation batches (each a field of the
         run's configuration, so a shortened run never takes a released run's place)."""
-        # another budget is another directory (run_path adds _steps<N>): a short run never replaces a released one
+        # another budget is another directory (run_path adds _steps<N>): a short run
+        # never replaces a released one
         exps = plans.with_steps(exps, self.steps)
         if self.eval_batches is None:
             return exps
-        # both evaluation estimates take the one number; each experiment once, as the plans list them
+        # both evaluation estimates take the one number; each experiment
+        # once, as the plans list them
         return plans.unique(
             [
                 replace(e, eval_batches=self.eval_batches, train_eval_batches=self.eval_batches)
@@ -173,21 +176,25 @@ class RunSet:
         """The chapter's floors: the unigram floor of the whole validation split, the same on the fixed
         validation batches its runs are evaluated on, and (on BPE data) the empirical floor, the released
         NoResidual seed-1337 run's best loss (the paper's own definition of the floor), None without it."""
-        # the plain preset: a floor depends only on the data and the evaluation batches, not on the configuration
+        # the plain preset: a floor depends only on the data and the evaluation
+        # batches, not on the configuration
         e = get_preset(self.scale, self.spec.impl)
         corpus = load_corpus(e.dataset)
         empirical = None
-        # BPE (50,257 tokens) rather than characters (65): there smoothing moves the analytic floor by about 0.2 nats
-        # (lib.engine.floors.unigram_floor), so the floor is the one a NoResidual run reached
+        # BPE (50,257 tokens) rather than characters (65): there smoothing moves the
+        # analytic floor by about 0.2 nats (lib.engine.floors.unigram_floor), so the floor
+        # is the one a NoResidual run reached
         if corpus.vocab_size > 256:
             nores = get_preset(self.scale, "residualgpt", "NoResidual", plans.PAPER_SEED)
-            # complete and consistent only: a diverged or mismatched NoResidual is no floor, and None says it is absent
+            # complete and consistent only: a diverged or mismatched NoResidual is no floor,
+            # and None says it is absent
             for _, rd, _ in usable(
                 [(nores, RunDir(run_path(nores, self.released_dir)), "released")], ("complete",)
             ):
                 # §4's reference: "indistinguishable from No Residual"
                 empirical = rd.summary["best_val_loss"]
-        # the preset's own fixed batches (its val_seed and eval_batches): the very tokens its runs are evaluated on
+        # the preset's own fixed batches (its val_seed and eval_batches): the very
+        # tokens its runs are evaluated on
         return {**unigram_floors(e), "empirical": empirical, "val_mode": e.train.val_mode}
 
     def floor(self) -> float:
@@ -200,7 +207,8 @@ class RunSet:
 
     # -- loading ------------------------------------------------------------------
     def _located(self):
-        # Released first, then retrained: _table_runs lets a retrained run take the place of its released twin.
+        # Released first, then retrained: _table_runs lets a retrained run take the
+        # place of its released twin.
         for exp in self.experiments():
             yield exp, RunDir(run_path(exp, self.released_dir)), "released"
         for exp in self.retrain_experiments():
@@ -218,7 +226,8 @@ class RunSet:
         ]
         # the same experiment: every field, the seed included
         again = {e.to_json() for e, _, _ in retrained}
-        # a released run that was retrained is shown once, as retrained; a new seed simply joins the released ones
+        # a released run that was retrained is shown once, as retrained; a new seed
+        # simply joins the released ones
         return [
             (e, rd, src)
             for e, rd, src in self._located()
@@ -260,8 +269,9 @@ class RunSet:
     def probe(self) -> Probe:
         """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
         for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
-        # No probe, or a scale the probe's plan does not have: at the paper's scale the budget is the paper's own, and
-        # the 124M chapter's probe extends its first stand-in (`cpu-bpe`), not the one its search chose.
+        # No probe, or a scale the probe's plan does not have: at the paper's scale the budget is
+        # the paper's own, and the 124M chapter's probe extends its first stand-in (`cpu-bpe`),
+        # not the one its search chose.
         scales = plans.PLANS[self.spec.probe].scales if self.spec.probe is not None else ()
         if self.scale not in scales:
             if self.spec.probe is not None:
@@ -270,7 +280,8 @@ class RunSet:
                     f"At {self.scale} {own}the longer-budget probe belongs to the "
                     f"{', '.join(scales)} stand-in."
                 )
-            # empty frames with their columns: the cells that read a probe draw nothing instead of failing
+            # empty frames with their columns: the cells that read a probe draw
+            # nothing instead of failing
             return Probe(summaries_of([]), histories_of([]), [], plans.PAPER_SEED, applies=False)
         # released runs only: a chapter never retrains its probe, which ``sweep --plan`` trains
         located = [
@@ -293,7 +304,8 @@ class RunSet:
 
     def gain_curves(self) -> pd.DataFrame:
         """``claims.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
-        # the retrained seed with this chapter's retraining options, so its directory is the one retrain() wrote
+        # the retrained seed with this chapter's retraining options, so its
+        # directory is the one retrain() wrote
         retrained = (
             None
             if self.seed is None
@@ -326,7 +338,8 @@ class RunSet:
     def paper_scale_summaries(self) -> pd.DataFrame | None:
         """Released runs at the paper scale of this chapter (trained on a GPU); None (and a line
         saying so) when there are none."""
-        # released runs at the paper's scale: until GPU runs are released there are none, and the cell says so
+        # released runs at the paper's scale: until GPU runs are released there
+        # are none, and the cell says so
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale), self.released_dir)
         if df.empty:
             print(

@@ -41,7 +41,8 @@ def _trained(exps, stop, runs_dir=None) -> pd.DataFrame:
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
         s = summaries_of([(e, rd, "released")], SHOWN_AS_PREFIX)
-        # a diverged run is finished wherever it stopped; any other one only once it reaches the plan's stop
+        # a diverged run is finished wherever it stopped; any other one only
+        # once it reaches the plan's stop
         if len(s) and (s.status.iloc[0] == "diverged" or s.steps.iloc[0] >= stop(e, rd.summary)):
             rows.append(s.assign(factor=factor(e)))
     cols = ["impl", "config", "seed", "factor", "status", "steps", "best_val_loss", "escape_step"]
@@ -65,7 +66,8 @@ def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
     planned = {}
     for e in exps:
         planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
-    # chosen={}: no seed's runs picked the constant rate at this shape (the stand-in plan's choices are its own)
+    # chosen={}: no seed's runs picked the constant rate at this shape (the
+    # stand-in plan's choices are its own)
     return schedule_effects(
         table,
         first_eval=effects_interval(),
@@ -96,7 +98,8 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
         "their stop"
     )
     if r.empty or pd.isna(r.decides.iloc[0]):
-        # which seeds have reached their stop, and where each left the floor: the runs still short are the others
+        # which seeds have reached their stop, and where each left the floor: the
+        # runs still short are the others
         so_far = "; ".join(
             f"{name} {x['escape steps'].iloc[0]}"
             for name, x in (("constant-rate escapes", r), ("warm-up + cosine escapes", base))
@@ -122,7 +125,8 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
         ),
     )
     later = bool(r.decides) and r.direction == "later"
-    # every seed on one side, some by no more than the 50 steps an escape step is read to: neither named nor not
+    # every seed on one side, some by no more than the 50 steps an escape step is
+    # read to: neither named nor not
     edge = r.edge or ""
     clear = r["later seeds"] if edge == "later" else r["earlier seeds"]
     why = (
@@ -165,8 +169,9 @@ def effects_interval() -> int:
     return plans.paper_10m_schedule_seeds()[0].train.eval_interval
 
 
-# nanoGPT at the paper's shape over the same five seeds (``plans.paper_10m_nanogpt_schedule_seeds``): its own constant
-# 3e-4 (the author's NanoGPT_10M.ipynb) against the same recipe with only the warm-up + cosine, each to step 300.
+# nanoGPT at the paper's shape over the same five seeds
+# (``plans.paper_10m_nanogpt_schedule_seeds``): its own constant 3e-4 (the author's
+# NanoGPT_10M.ipynb) against the same recipe with only the warm-up + cosine, each to step 300.
 
 
 def nanogpt_schedule_runs(runs_dir=None) -> pd.DataFrame:
@@ -201,9 +206,10 @@ def nanogpt_schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-# The book's own finding, one claim over both implementations: which way the rank rule must name the schedule in each
-# for the finding to hold. ResidualGPT's own recipe warms up, and its factor is the constant rate (later); nanoGPT's
-# own recipe is the constant rate, and its factor is the warm-up + cosine (earlier).
+# The book's own finding, one claim over both implementations: which way the rank rule must name
+# the schedule in each for the finding to hold. ResidualGPT's own recipe warms up, and its
+# factor is the constant rate (later); nanoGPT's own recipe is the constant rate, and its factor
+# is the warm-up + cosine (earlier).
 FIRST_STEPS = {"residualgpt": (CONSTANT, "later"), "nanogpt": (plans.WARMUP_COSINE, "earlier")}
 IMPL_WORDS = {"residualgpt": "ResidualGPT", "nanogpt": "nanoGPT"}
 

@@ -97,8 +97,8 @@ def schedule_effects(
             columns=["impl", "factor", "seed", "escape_step", "best_val_loss", "status"]
         )
     done = table[~no_outcome(table)]
-    # the rows keep the plan's order, each implementation's baseline before its factors; a planned factor with no
-    # run trained yet has its row too, so that it is said to be waiting
+    # the rows keep the plan's order, each implementation's baseline before its factors; a planned
+    # factor with no run trained yet has its row too, so that it is said to be waiting
     keys = list(dict.fromkeys(zip(table.impl, table.factor)))
     keys += [k for k in planned if k not in keys]
     for impl, factor in keys:
@@ -107,7 +107,8 @@ def schedule_effects(
         mine = (table.impl == impl) & (table.factor == factor)
         g, chose = table[mine & ~table.seed.isin(picked)], table[mine & table.seed.isin(picked)]
         ok = done[(done.impl == impl) & (done.factor == factor) & ~done.seed.isin(picked)]
-        # the baseline of the same implementation, restricted to this factor's seeds: a seed compared only with itself
+        # the baseline of the same implementation, restricted to this factor's seeds: a
+        # seed compared only with itself
         base_all = table[(table.impl == impl) & (table.factor == "none") & table.seed.isin(g.seed)]
         base = done.loc[done.index.intersection(base_all.index)]
         lost = sorted(set(g.seed) - set(ok.seed)) if factor != "none" else []
@@ -116,8 +117,9 @@ def schedule_effects(
         want = planned.get((impl, factor), set()) - picked  # the seeds it is judged on
         s = steps.fillna(never)
         b = base.set_index("seed").escape_step.astype(float).fillna(never)
-        # None (not judged): the baseline itself, no baseline, a run with no outcome on either side, seeds that differ
-        # from the baseline's (a seed's own effect could pass for the factor's), or fewer seeds than planned
+        # None (not judged): the baseline itself, no baseline, a run with no outcome on either side,
+        # seeds that differ from the baseline's (a seed's own effect could pass for the factor's),
+        # or fewer seeds than planned
         judged = (
             factor != "none"
             and not b.empty
@@ -131,9 +133,10 @@ def schedule_effects(
         n_late = int((s > b.max() + first_eval).sum()) if len(b) else 0  # and clearly later
         earlier = judged and n_early == len(s)
         later = judged and n_late == len(s)
-        # every seed on one side of the baseline's range, but some only by an interval or less: the order is in the
-        # data, the margin is not, and an escape step is read to within one interval (a finer cadence, another
-        # measure of the same step, could put that seed either side of the margin)
+        # every seed on one side of the baseline's range, but some only by an interval or
+        # less: the order is in the data, the margin is not, and an escape step is read to
+        # within one interval (a finer cadence, another measure of the same step, could put
+        # that seed either side of the margin)
         ordered = (
             "later"
             if len(b) and (s > b.max()).all()
@@ -155,7 +158,8 @@ def schedule_effects(
                     f"{int(seed)}: {escape_label(float(v) if pd.notna(v) else math.nan)}"
                     for seed, v in zip(chose.seed, chose.escape_step)
                 ),
-                # the range as the reader sees it: "never" for a baseline seed that stayed on the floor
+                # the range as the reader sees it: "never" for a baseline
+                # seed that stayed on the floor
                 "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
                 "baseline seeds": len(base_all),
                 "no outcome": lost,
@@ -167,8 +171,9 @@ def schedule_effects(
                 "edge": ("" if earlier or later else ordered) if judged else None,
                 "direction": "earlier" if earlier else "later" if later else None,
                 "chance": 2 / math.comb(2 * len(want), len(want)) if judged else None,
-                # room: a baseline whose earliest escape is past the second evaluation leaves room for an
-                # earlier one; one whose latest escape comes before the last evaluation, room for a later one
+                # room: a baseline whose earliest escape is past the second evaluation leaves
+                # room for an earlier one; one whose latest escape comes before the last
+                # evaluation, room for a later one
                 "room": None if b.empty else bool(b.min() > 2 * first_eval or b.max() < budget),
             }
         )
@@ -225,7 +230,8 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     edge, ``schedule_effects``' ``edge``); NOT TESTED until a factor and its
     baseline are trained over the same seeds with an outcome in each. With several factors judged, the reason gives
     the chance that at least one of them is named if none does anything (from each one's ``chance``)."""
-    # the rows with a verdict of their own: neither a baseline nor a factor whose seeds its baseline lacks
+    # the rows with a verdict of their own: neither a baseline nor a factor
+    # whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
     pending = effects[effects.decides.isna() & (effects.factor != "none")]
     if judged.empty:
@@ -286,15 +292,16 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
             "baseline's range over the same seeds, or lie on both sides of it"
         )
     )
-    # one factor with room is enough for "none decides" to be a finding; with no room anywhere it is not one
+    # one factor with room is enough for "none decides" to be a finding; with
+    # no room anywhere it is not one
     room = bool(judged.room.astype(bool).any())
     if not len(named) and not room:
         why = (
             "no factor can be named: every baseline range reaches from the first evaluations to "
             "never, which leaves no outcome outside it"
         )
-    # none named, but one on the edge (every seed on one side, some within an interval): "none decides" would be the
-    # margin's resolution speaking, not the runs
+    # none named, but one on the edge (every seed on one side, some within an interval): "none
+    # decides" would be the margin's resolution speaking, not the runs
     edges = judged[judged.edge.fillna("").astype(bool)]
     if not len(named) and len(edges):
         why += "; on the edge: " + ", ".join(
@@ -311,8 +318,9 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
             f"; with no effect anywhere, the chance that at least one of the {len(judged)} judged "
             f"factors is named is {anyone:.0%}"
         )
-    # a factor named over all its seeds stays named whatever the others do; the unjudged ones are said, apart:
-    # still training (judged once trained), or for good (a run with no outcome, a factor outside the plan)
+    # a factor named over all its seeds stays named whatever the others do; the unjudged ones
+    # are said, apart: still training (judged once trained), or for good (a run with no
+    # outcome, a factor outside the plan)
     unjudged = [r for _, r in pending.iterrows()]
     for_good = [
         bool(r["no outcome"] or r["baseline no outcome"] or not r.planned) for r in unjudged

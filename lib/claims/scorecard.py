@@ -28,8 +28,8 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
     # each chapter opened once: every row reads the same runs the chapter pages show
     ev = Evidence(runs_dir)
     paper = [e for e in all_claims() if e.card == "paper"]
-    # a claim judged at the paper's own shape and at the stand-in is one row, decided at the paper's shape where it
-    # has runs (paper_shape_first), at the paper-shape claim's place
+    # a claim judged at the paper's own shape and at the stand-in is one row, decided at the paper's
+    # shape where it has runs (paper_shape_first), at the paper-shape claim's place
     beside = {e.beside: e for e in paper if e.beside}
     rows = []
     for e in paper:
@@ -62,10 +62,11 @@ def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
     return dataclasses.replace(paper_shape, stand_in=note)
 
 
-# The front page's figure: each claim with a number, by the figure's name for its group and the ``Row.short`` of the
-# row that decides it (the joint collapse's paper-shape row is named for the one run that decides it there; without
-# paper-shape runs the stand-in's row decides; the group draws every configuration either way): the paper's reference
-# and phase, the chapter whose stand-in runs judge it, and the implementation whose paper-shape runs do (None: none).
+# The front page's figure: each claim with a number, by the figure's name for its group and the
+# ``Row.short`` of the row that decides it (the joint collapse's paper-shape row is named for the
+# one run that decides it there; without paper-shape runs the stand-in's row decides; the group
+# draws every configuration either way): the paper's reference and phase, the chapter whose stand-in
+# runs judge it, and the implementation whose paper-shape runs do (None: none).
 LEAD_GROUPS = (
     (
         "the joint collapse",
@@ -109,7 +110,8 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
         where = dict(ref=ref, metric="best_val_loss") | ({"phase": phase} if phase else {})
         p = paper_values(**where).set_index("config")
         nores = p.value["NoResidual"]
-        # the seeds each of the paper's means is over, on one line for the claim: "8 seeds; FFNOnly 3"
+        # the seeds each of the paper's means is over, on one line for the
+        # claim: "8 seeds; FFNOnly 3"
         n = {k: int(p.n[k]) if pd.notna(p.n[k]) else 1 for k in ("AttnOnly", "FFNOnly")}
         # Table 2's one run
         seed = f", seed {int(p.seed['AttnOnly'])}" if pd.notna(p.seed["AttnOnly"]) else ""
@@ -162,7 +164,8 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
         means = summ.groupby("config").best_val_loss.mean()
         if "NoResidual" not in means:
             continue
-        # the seeds of the configurations drawn, as the paper's label counts them ("5 seeds (FFNOnly 3)")
+        # the seeds of the configurations drawn, as the paper's label counts
+        # them ("5 seeds (FFNOnly 3)")
         k = {c: int(summ[summ.config == c].seed.nunique()) for c in ("AttnOnly", "FFNOnly")}
         label = f"ours: {ch.scale} stand-in, {k['AttnOnly']} seeds" + (
             f" (FFNOnly {k['FFNOnly']})" if k["FFNOnly"] != k["AttnOnly"] else ""

@@ -377,7 +377,8 @@ def sweep_answer(
         f"FFNOnly in {f} of {nf}.** Full Residual leaves it in {full} of {nfull} (the floor: "
         f"{floor:.3f})."
     )
-    # an AttnOnly that left the floor and ended back on it: the seed sensitivity the paper reports, seen in one run
+    # an AttnOnly that left the floor and ended back on it: the seed sensitivity the
+    # paper reports, seen in one run
     back = left(by["AttnOnly"], floor)
     back = back[back.final_val_loss > floor - ESCAPE_MARGIN]
     if len(back):

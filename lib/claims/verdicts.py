@@ -8,8 +8,9 @@ import dataclasses
 import functools
 from dataclasses import dataclass, field
 
-# STYLE rule 9's four words, in the order the scorecard tallies them. A chapter never types one into a sentence:
-# lib.book.verdict refuses a plain string that carries one, so every verdict the reader sees is a Claim's.
+# STYLE rule 9's four words, in the order the scorecard tallies them. A chapter never types
+# one into a sentence: lib.book.verdict refuses a plain string that carries one, so every
+# verdict the reader sees is a Claim's.
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
 
 
@@ -26,7 +27,8 @@ class Claim:
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
-    # decided at a stand-in: a CONTRADICTED then reads "CONTRADICTED at a stand-in" (``word``), never alone
+    # decided at a stand-in: a CONTRADICTED then reads "CONTRADICTED at a
+    # stand-in" (``word``), never alone
     stand_in: bool = False
 
     def __post_init__(self):
@@ -62,8 +64,9 @@ def claim(name: str):
         @functools.wraps(f)
         def named(*args, **kwargs):
             c = f(*args, **kwargs)
-            # A name the function set itself wins, and anything that is not a Claim passes through untouched;
-            # the Claim is frozen, so naming it makes a copy rather than changing one another caller holds.
+            # A name the function set itself wins, and anything that is not a Claim passes
+            # through untouched; the Claim is frozen, so naming it makes a copy rather than
+            # changing one another caller holds.
             return dataclasses.replace(c, name=name) if isinstance(c, Claim) and not c.name else c
 
         return named
@@ -96,14 +99,17 @@ def verdict(
       fell one way, so it is not a confirmation either.
 
     Otherwise HOLDS when the evidence agrees with the paper and CONTRADICTED when a valid test disagrees."""
-    # The order of the tests is the rule. Missing runs come first: nothing else about them can be known.
+    # The order of the tests is the rule. Missing runs come first: nothing
+    # else about them can be known.
     if not has_runs or not reached:
         return "NOT TESTED"
-    # Then every reason the test could not have come out either way, before ``agrees`` is read at all, so that a
-    # broken control can never yield a HOLDS that happens to agree, nor a CONTRADICTED that happens not to.
+    # Then every reason the test could not have come out either way, before ``agrees`` is read at
+    # all, so that a broken control can never yield a HOLDS that happens to agree, nor a
+    # CONTRADICTED that happens not to.
     if not shows_phenomenon or by_design or knife_edge:
         return "NOT TESTABLE HERE"
-    # Only a valid test gets to contradict the paper; there is no "partly holds", that is written as lines above.
+    # Only a valid test gets to contradict the paper; there is no "partly holds",
+    # that is written as lines above.
     return "HOLDS" if agrees else "CONTRADICTED"
 
 

@@ -76,7 +76,8 @@ def compare(released: RunDir, retrain: RunDir) -> dict:
             )
         se = math.hypot(a["val_loss_se"], b["val_loss_se"])
         diff = abs(a["val_loss"] - b["val_loss"])
-        # a zero standard error with a zero difference is agreement (a bitwise repeat); with any difference, none
+        # a zero standard error with a zero difference is agreement (a bitwise
+        # repeat); with any difference, none
         worst = max(worst, 0.0 if diff == 0 else (diff / se if se > 0 else math.inf))
     floor = released.summary["unigram_floor"]
     cut = [r for r in retrain.history() if r["step"] <= steps]
@@ -92,7 +93,8 @@ def compare(released: RunDir, retrain: RunDir) -> dict:
 def _refusals(retrain: RunDir, runs_dir) -> tuple:
     """The released run and the retrain's experiment, once every reason not to adopt has been ruled out; a
     RunError naming the first one otherwise (nothing written)."""
-    # A source inside the target tree (or the released runs/) would be a released run moved and then removed.
+    # A source inside the target tree (or the released runs/) would be a
+    # released run moved and then removed.
     for tree in {Path(runs_dir).resolve(), RUNS_DIR.resolve()}:
         if retrain.path.resolve().is_relative_to(tree):
             raise RunError(
@@ -108,9 +110,10 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
     released = RunDir(run_path(exp, runs_dir))
     if wrong := released.adoption_cut_off():  # another retrain's adoption into it, not finished
         raise RunError(wrong)
-    # A run cut off mid-way (its process killed, or its machine gone, before Ctrl-C could mark it partial) still says
-    # "running": without a checkpoint it is a prefix to its last evaluation like a partial run, once no live process
-    # holds it (the lock, taken below before anything moves, refuses one that does).
+    # A run cut off mid-way (its process killed, or its machine gone, before Ctrl-C could mark it
+    # partial) still says "running": without a checkpoint it is a prefix to its last evaluation
+    # like a partial run, once no live process holds it (the lock, taken below before anything
+    # moves, refuses one that does).
     if released.status not in ("partial", "running") or released.ckpt.exists():
         why = (
             "has its checkpoint: continue it with --until"
@@ -127,10 +130,12 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
             f"{released.path} was cut off before its first evaluation past step 0: there is "
             "nothing to compare a retrain with; move it away and train the run again"
         )
-    # The comparison reads its steps, floor and best: a summary without them, or of another type, is named here.
+    # The comparison reads its steps, floor and best: a summary without them, or
+    # of another type, is named here.
     if wrong := released.summary_shape(released.summary):
         raise RunError(f"{released.path} is damaged, so nothing was moved: {wrong}")
-    # the retrain becomes a released run: it must pass the one check every reader asks (RunDir.problems) first
+    # the retrain becomes a released run: it must pass the one check every
+    # reader asks (RunDir.problems) first
     if found := retrain.problems(exp):
         raise RunError(f"{retrain.path} is damaged, so nothing was moved: {'; '.join(found)}")
     if retrain.status == "partial":
@@ -139,16 +144,17 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
                 f"{retrain.path} is partial without its checkpoint: adopted, it could not be "
                 "continued either"
             )
-        # The run goes on from this checkpoint once adopted: a zero-byte, damaged or foreign one, or one at another
-        # step than the history's, would be found only then, after the released prefix had been replaced.
+        # The run goes on from this checkpoint once adopted: a zero-byte, damaged or foreign
+        # one, or one at another step than the history's, would be found only then, after the
+        # released prefix had been replaced.
         state = retrain.load_checkpoint(exp)["trainer"]
         if state.get("step") != retrain.summary["steps"] or retrain.interrupted_rows(state):
             raise RunError(
                 f"{retrain.ckpt} is at step {state.get('step')}, not the retrain's step "
                 f"{retrain.summary['steps']}; nothing was moved"
             )
-    # A released run must come from committed code (tests/test_released.py), every segment of it, as `train` and
-    # `sweep` refuse to train into runs/ from a dirty lib/.
+    # A released run must come from committed code (tests/test_released.py), every segment of it, as
+    # `train` and `sweep` refuse to train into runs/ from a dirty lib/.
     if Path(runs_dir).resolve().is_relative_to(RUNS_DIR.resolve()):
         env = retrain.read_json("env.json")
         if bad := [
@@ -169,8 +175,9 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
     whose checkpoint is gone, if it reproduces it (``compare``); return the comparison. Refused, with nothing
     moved, otherwise. One transaction: the plan is written to ``retrain_dir/adopting.json`` before anything
     moves, so the same command run again after a kill finishes what the first one decided."""
-    # A symbolic link to the retrain is followed once, here: the files move out of the folder it points to, which
-    # is removed at the end, and the link with it (rmdir of a link fails with "Not a directory").
+    # A symbolic link to the retrain is followed once, here: the files move out of the
+    # folder it points to, which is removed at the end, and the link with it (rmdir of a
+    # link fails with "Not a directory").
     link = Path(retrain_dir) if Path(retrain_dir).is_symlink() else None
     retrain = RunDir(Path(retrain_dir).resolve())
     if (retrain.path / ADOPTING).exists():
@@ -182,7 +189,8 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
         with RunLock(plan["released"]), RunLock(retrain.path):
             _carry_out(plan)
         return _done(plan, link)
-    # Cut off after its plan was removed with the emptied retrain: the released run's marker names it.
+    # Cut off after its plan was removed with the emptied retrain: the
+    # released run's marker names it.
     if not retrain.path.exists() or {c.name for c in retrain.path.iterdir()} <= {"run.lock"}:
         for marker in sorted(Path(runs_dir).rglob(ADOPTING)):
             plan = RunDir(marker.parent).read_json(ADOPTING)
@@ -206,7 +214,8 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
     aside = released.path.with_name(released.path.name + ".replaced-by-retrain")
     if aside.exists():
         raise RunError(f"{aside} exists from an earlier adoption; move it away first")
-    # the files each side has now, by name: what the moves move, so a resumed move takes exactly these
+    # the files each side has now, by name: what the moves move, so a
+    # resumed move takes exactly these
     names = {
         d: sorted(c.name for c in d.path.iterdir() if c.name not in ("run.lock", ADOPTING))
         for d in (released, retrain)
@@ -254,8 +263,8 @@ def _carry_out(plan: dict) -> None:
     it: the released files moved aside, the retrain's moved in, env.json's ``adopted`` written. Each step is
     idempotent and ``phase`` says which of the two sets of moves is under way, so a rerun repeats no move wrongly."""
     released, retrain, aside = (Path(plan[k]) for k in ("released", "retrain", "aside"))
-    # The plan in the released folder too, so that `train` and every reader leave it alone until this is done, and
-    # the same command finds it once the retrain's folder is gone.
+    # The plan in the released folder too, so that `train` and every reader leave it alone until
+    # this is done, and the same command finds it once the retrain's folder is gone.
     if not (released / ADOPTING).exists():
         write_json_atomic(released / ADOPTING, plan)
     if plan["phase"] == "aside":

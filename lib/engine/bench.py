@@ -32,13 +32,14 @@ def bare_loop_tokens_per_s(exp: Experiment, steps: int = 30, device: str = "auto
     device = resolve_device(device)
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
-    # No schedule, clipping, evaluation or callbacks: only what any training loop must do, so the difference from
-    # the Trainer's rate is the Trainer's own overhead.
+    # No schedule, clipping, evaluation or callbacks: only what any training loop must do, so the
+    # difference from the Trainer's rate is the Trainer's own overhead.
     opt = torch.optim.AdamW(model.parameters(), lr=exp.train.lr)
     batches = Batches(
         corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1, device=device
     )
-    # three warm-up steps are not timed: the first steps pay for allocation (and, on CUDA, kernel selection)
+    # three warm-up steps are not timed: the first steps pay for allocation
+    # (and, on CUDA, kernel selection)
     for i in range(steps + 3):
         if i == 3:
             if device.startswith("cuda"):
@@ -68,12 +69,13 @@ def trainer_tokens_per_s(
     """Tokens/s of ``steps`` Trainer optimisation steps (no evaluation, no diagnostics)."""
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
-    # One validation batch: the fixed set is drawn when Batches is built, and nothing here evaluates.
+    # One validation batch: the fixed set is drawn when Batches is
+    # built, and nothing here evaluates.
     batches = Batches(
         corpus, exp.model.block_size, exp.train.batch_size, exp.seed, eval_batches=1, device=device
     )
-    # No callbacks: what is timed is the optimisation step alone, as in a run between evaluations (the
-    # diagnostics read gradients only on the step before an evaluation).
+    # No callbacks: what is timed is the optimisation step alone, as in a run between evaluations
+    # (the diagnostics read gradients only on the step before an evaluation).
     trainer = Trainer(
         model,
         exp.train,
@@ -85,14 +87,16 @@ def trainer_tokens_per_s(
         masks=MaskStream(exp.seed) if fast_dropout else None,
     )
     for i in range(warmup + steps):
-        # The first steps pay for allocation and the first call of each kernel; they are run but not timed.
+        # The first steps pay for allocation and the first call of each kernel;
+        # they are run but not timed.
         if i == warmup:
             if device.startswith("cuda"):
                 # the warm-up's queued kernels finish before the clock starts
                 torch.cuda.synchronize()
             t0 = time.perf_counter()
         trainer.train_step()
-        # train_step does not advance the step (fit does); advanced by hand so the warm-up schedule moves as in a run.
+        # train_step does not advance the step (fit does); advanced by hand so the warm-up
+        # schedule moves as in a run.
         trainer.step += 1
     if device.startswith("cuda"):
         torch.cuda.synchronize()
@@ -114,22 +118,25 @@ def bench(
     device = resolve_device(device)
     rows = []
     for scale in scales:
-        # One configuration stands for all four: they differ by one addition per sublayer, nothing beside the
-        # matrix multiplies.
+        # One configuration stands for all four: they differ by one addition per sublayer, nothing
+        # beside the matrix multiplies.
         base = get_preset(scale, impl, config)
         if batch_size is not None:
             base = replace(base, batch_size=batch_size)
-        # Both loops on the same preset, model and batch, so their ratio is the trainer's own overhead.
+        # Both loops on the same preset, model and batch, so their ratio is
+        # the trainer's own overhead.
         for loop, measure in (
             ("trainer", trainer_tokens_per_s),
             ("bare loop", lambda e, n, d: bare_loop_tokens_per_s(e, n, d)),
         ):
-            # fp32 and bf16 side by side: on this project's 2-core AVX2 AMD EPYC bf16 autocast is about 18 times slower
-            # (book/reproducibility.md), which is why no released run trains in bf16 on a CPU.
+            # fp32 and bf16 side by side: on this project's 2-core AVX2 AMD EPYC bf16
+            # autocast is about 18 times slower (book/reproducibility.md), which is why no
+            # released run trains in bf16 on a CPU.
             tps = {p: measure(replace(base, precision=p), steps, device) for p in ("fp32", "bf16")}
-            # s/step is the time of one optimisation step's tokens (batch_size x grad_accum sequences) at the
-            # measured rate: the Trainer's step itself, and for the bare loop, which does not accumulate, as many of
-            # its batches as make one step (at 124M, grad_accum 8).
+            # s/step is the time of one optimisation step's tokens (batch_size x
+            # grad_accum sequences) at the measured rate: the Trainer's step itself, and
+            # for the bare loop, which does not accumulate, as many of its batches as make
+            # one step (at 124M, grad_accum 8).
             tokens = base.train.batch_size * base.train.grad_accum * base.model.block_size
             rows.append(
                 {
@@ -150,8 +157,8 @@ def bench(
     trainer = df[df.loop == "trainer"].set_index("shape")
     bare = df[df.loop == "bare loop"].set_index("shape")
     # Below 1 is what the trainer's bookkeeping costs; the measurement at `cpu` in
-    # book/reproducibility.md was 1.11 in fp32 and 0.97 in bf16: within about 10% of the bare loop either
-    # way at that shape.
+    # book/reproducibility.md was 1.11 in fp32 and 0.97 in bf16: within about 10% of the bare
+    # loop either way at that shape.
     for scale in scales:  # the trainer's overhead against the bare loop, per precision
         for p in ("fp32", "bf16"):
             df.loc[(df["shape"] == scale) & (df.loop == "trainer"), f"trainer / bare ({p})"] = (
@@ -167,13 +174,15 @@ def step_flops(exp) -> float:
     matmul, so they are left out of the parameters."""
     m = exp.model
     model = build_model(exp)
-    # Counted from a built model, so that a tied or untied head and the biases count as they are trained.
+    # Counted from a built model, so that a tied or untied head and the
+    # biases count as they are trained.
     n_params = model.num_params(non_embedding=True)
     # an untied token embedding is a lookup too; the head's own matrix is the matmul
     if not m.tie_weights:
         n_params -= model.transformer.wte.weight.numel()
-    # The attention term counts the full context per token, as estimate_mfu does, though a causal mask leaves
-    # about half of those scores unused: the utilisation is on nanoGPT's footing, not a count of useful work.
+    # The attention term counts the full context per token, as estimate_mfu does, though a
+    # causal mask leaves about half of those scores unused: the utilisation is on nanoGPT's
+    # footing, not a count of useful work.
     per_token = 6 * n_params + 12 * m.n_layer * m.n_embd * m.block_size
     # Per optimisation step: every token of every micro-batch.
     return per_token * m.block_size * exp.train.batch_size * exp.train.grad_accum
@@ -183,8 +192,9 @@ def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
     """The (M, K, N) of the forward matrix multiplies of one block stack and head on ``rows`` tokens:
     q/k/v, attention output, the FFN's two layers and the lm_head. The backward pass multiplies the same
     operands transposed, so the rate at these shapes stands for the step's."""
-    # The attention scores (q k^T and the weighted sum) are left out: their shapes depend on the head split,
-    # so the rate is that of the weight matrices, which hold most of a step's FLOPs at these shapes.
+    # The attention scores (q k^T and the weighted sum) are left out: their shapes depend on
+    # the head split, so the rate is that of the weight matrices, which hold most of a
+    # step's FLOPs at these shapes.
     d, v = exp.model.n_embd, exp.model.vocab_size
     return [(rows, d, 3 * d), (rows, d, d), (rows, d, 4 * d), (rows, 4 * d, d), (rows, d, v)]
 
@@ -192,7 +202,8 @@ def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
 def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
     """This machine's fp32 FLOP/s over ``shapes`` (one of each per round, ``repeats`` rounds after one
     untimed): the yardstick of the model FLOP utilisation."""
-    # fp32, the training precision of every released run; the operands are made once, outside the clock.
+    # fp32, the training precision of every released run; the operands are
+    # made once, outside the clock.
     mats = [
         (torch.randn(m, k, device=device), torch.randn(k, n, device=device)) for m, k, n in shapes
     ]
@@ -202,7 +213,8 @@ def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
             if device.startswith("cuda"):
                 torch.cuda.synchronize()  # the untimed round is done before the clock starts
             t0 = time.perf_counter()
-        # On a CPU each product is done when @ returns; on CUDA the synchronize below waits for the queue.
+        # On a CPU each product is done when @ returns; on CUDA the
+        # synchronize below waits for the queue.
         for a, b in mats:
             a @ b
     if device.startswith("cuda"):
@@ -232,7 +244,8 @@ def step_cost(
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, not {rounds}")
     device = resolve_device(device)
-    # The full preset batch, no --batch-size: the point is what one step of the paper's own 10M run costs.
+    # The full preset batch, no --batch-size: the point is what one step of
+    # the paper's own 10M run costs.
     exp = get_preset(scale, impl, config)
     flops, tokens = (
         step_flops(exp),
@@ -263,14 +276,15 @@ def step_cost(
             )
             for b in (None, *micro_batches)
         ]
-    # Round after round, every loop in its turn, each followed by the matmul rate at its own GEMM shapes (the
-    # yardstick of its utilisation, taken at the same moment): s_steps[i] and rates[i] hold loop i's, one per round.
+    # Round after round, every loop in its turn, each followed by the matmul rate at its own GEMM
+    # shapes (the yardstick of its utilisation, taken at the same moment): s_steps[i] and rates[i]
+    # hold loop i's, one per round.
     s_steps, rates = [[] for _ in loops], [[] for _ in loops]
     for _ in range(rounds):
         for times, rate, (_, micro, measure) in zip(s_steps, rates, loops):
             times.append(tokens / measure())
-            # With micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a smaller GEMM may run at another
-            # rate on the same machine.
+            # With micro-batches of 8 the GEMMs have 8 x 256 rows, not 64 x 256, and a smaller GEMM
+            # may run at another rate on the same machine.
             rate.append(
                 matmul_rate(
                     gemm_shapes(exp, (micro or exp.train.batch_size) * exp.model.block_size), device
@@ -279,12 +293,14 @@ def step_cost(
     rows = []
     for times, rate, (name, _, _) in zip(s_steps, rates, loops):
         s_step = statistics.median(times)
-        # the speed-up is the median of the paired ratios, round by round: drift slower than a round reaches both
-        # loops of that round and cancels in their ratio, where a ratio of medians would keep it
+        # the speed-up is the median of the paired ratios, round by round: drift slower
+        # than a round reaches both loops of that round and cancels in their ratio, where a
+        # ratio of medians would keep it
         speedup = statistics.median(p / t for p, t in zip(s_steps[0], times))
-        # The yardstick is the best matmul rate measured at the loop's shapes over every round: a round's own rate, in
-        # a round that another process slowed, is too low, and set against a step from a quieter moment gave a
-        # "utilisation" above 1 (1.17, issue 38). What the machine can do is best seen at its fastest.
+        # The yardstick is the best matmul rate measured at the loop's shapes over every round: a
+        # round's own rate, in a round that another process slowed, is too low, and set against a
+        # step from a quieter moment gave a "utilisation" above 1 (1.17, issue 38). What the machine
+        # can do is best seen at its fastest.
         utilisation = flops / s_step / max(rate)
         rows.append(
             {

@@ -32,10 +32,11 @@ CONFIG_NAMES = {
 }
 # Two implementations of §3.1, as values on the same classes (lib/engine/model.py).
 IMPLS = ("residualgpt", "nanogpt")
-# `cpu` stands in for 10M, `cpu-bpe` and `cpu-bpe-ramp` for 124M (GPT-2 BPE and twice the depth; the second with
-# the 124M's optimisation, the 124M chapter's search probe "124M warm-up slope"); none is the paper's scale, and
-# everything that shows them says so.
-# `cpu-sotu` is `cpu-bpe` on the SOTU addresses, the search's corpus of documents (each scale has its dataset).
+# `cpu` stands in for 10M, `cpu-bpe` and `cpu-bpe-ramp` for 124M (GPT-2 BPE and twice the depth; the
+# second with the 124M's optimisation, the 124M chapter's search probe "124M warm-up slope"); none
+# is the paper's scale, and everything that shows them says so.
+# `cpu-sotu` is `cpu-bpe` on the SOTU addresses, the search's corpus of
+# documents (each scale has its dataset).
 SCALES = ("cpu", "cpu-bpe", "cpu-bpe-ramp", "cpu-sotu", "10M", "124M")
 PAPER_SCALES = ("10M", "124M")
 # Stand-in -> the paper scale it stands in for.
@@ -48,8 +49,8 @@ STAND_IN_FOR = {
     "124M": "124M",
 }
 DATASETS = ("shakespeare_char", "shakespeare_gpt2", "openwebtext", "sotu_gpt2")
-# The paper's anchor seed: every table's single-seed rows, Fig. 2's diagnostics and the book's probes are seed
-# 1337, and so is a run that names no seed. The one place the number is written.
+# The paper's anchor seed: every table's single-seed rows, Fig. 2's diagnostics and the book's
+# probes are seed 1337, and so is a run that names no seed. The one place the number is written.
 PAPER_SEED = 1337
 GAIN_MODES = ("runtime", "weight")
 GAIN_TARGETS = ("attn", "mlp")
@@ -64,8 +65,9 @@ def check_choice(kind: str, value: Any, valid) -> None:
         raise ConfigError(f"unknown {kind} {value!r}; valid: {', '.join(map(str, valid))}")
 
 
-# torch seeds its generators with 64-bit integers, and a run's data stream seeds two more at offsets of about two
-# million (lib.engine.data.Batches): 2**63 - 1 leaves room for both, far above any seed a sweep names.
+# torch seeds its generators with 64-bit integers, and a run's data stream seeds two more at
+# offsets of about two million (lib.engine.data.Batches): 2**63 - 1 leaves room for both,
+# far above any seed a sweep names.
 MAX_SEED = 2**63 - 1
 
 
@@ -117,12 +119,13 @@ MODEL_RECIPES: dict[str, dict[str, Any]] = {
         emb_dropout=False,  # token + position embeddings go straight into block 0
     ),
 }
-# Where one scale's recipe departs from its implementation's bundle. No notebook holds the paper's primary 10M
-# estimate (§8.1, Phase 3); the 10M ResidualGPT recipe is the closest one, Table 3's, read in the author's
-# `Notebooks/10M/AttnOnly_seed_stability.ipynb` (cell 4: N(0, 0.02) on every Linear and Embedding, no GPT-2
-# 1/sqrt(2L) on the output projections; cells 1 and 5: Table 1's schedule, dropout, optimiser and clipping, which
-# the 10M preset already has). The stand-ins keep GPT-2's scaling, and every released run's config.json records
-# the value it trained with (book/reproducibility.md, "The author's 10M recipes").
+# Where one scale's recipe departs from its implementation's bundle. No notebook holds the paper's
+# primary 10M estimate (§8.1, Phase 3); the 10M ResidualGPT recipe is the closest one, Table 3's,
+# read in the author's `Notebooks/10M/AttnOnly_seed_stability.ipynb` (cell 4: N(0, 0.02) on every
+# Linear and Embedding, no GPT-2 1/sqrt(2L) on the output projections; cells 1 and 5: Table 1's
+# schedule, dropout, optimiser and clipping, which the 10M preset already has). The stand-ins keep
+# GPT-2's scaling, and every released run's config.json records the value it trained with
+# (book/reproducibility.md, "The author's 10M recipes").
 SCALE_RECIPES: dict[tuple[str, str], dict[str, Any]] = {
     ("10M", "residualgpt"): dict(scaled_init=False)
 }
@@ -155,8 +158,9 @@ class ModelConfig:
     attn_kernel: str | None = None
     scaled_init: bool | None = None  # GPT-2's N(0, 0.02/sqrt(2 n_layer)) on the c_proj weights
     emb_dropout: bool | None = None  # dropout on token + position embeddings
-    # What mixes positions inside a Block: attention (the paper) or `local`, the author's position-blind
-    # token-wise MLP of the same parameter count (§7.2, Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb).
+    # What mixes positions inside a Block: attention (the paper) or `local`, the author's
+    # position-blind token-wise MLP of the same parameter count (§7.2,
+    # Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb).
     mixer: str = "attention"
 
     def __post_init__(self):
@@ -212,9 +216,10 @@ class TrainConfig:
     train_eval_batches: int = 10  # train-loss estimate; its own generator, not the training stream
     val_mode: str = "fixed"  # fixed (ResidualGPT) | random (nanoGPT, fresh batches each eval)
     val_seed: int = 99991  # §3.1: fixed validation batches are drawn once with this seed
-    # Training precision: fp32, or bf16 autocast (CUDA or CPU). Each preset names the precision it
-    # is defined in, the author's (10M and the stand-ins: fp32; 124M ResidualGPT: bf16 autocast, as
-    # in Notebooks/124M); a run in another precision gets its own directory (lib.engine.runs.run_path).
+    # Training precision: fp32, or bf16 autocast (CUDA or CPU). Each preset names the
+    # precision it is defined in, the author's (10M and the stand-ins: fp32; 124M
+    # ResidualGPT: bf16 autocast, as in Notebooks/124M); a run in another precision gets its
+    # own directory (lib.engine.runs.run_path).
     precision: str = "fp32"
 
     def __post_init__(self):
@@ -237,7 +242,8 @@ class TrainConfig:
         for name in ("min_lr", "warmup_steps", "weight_decay", "grad_clip", "val_seed"):
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
-        # A seed's own range (check_seed): a larger one overflows torch's generator only once the run has begun.
+        # A seed's own range (check_seed): a larger one overflows torch's generator
+        # only once the run has begun.
         if not 0 <= self.val_seed <= MAX_SEED:
             raise ConfigError(
                 f"val_seed must be an integer from 0 to {MAX_SEED:,} (2**63 - 1), got "
@@ -361,10 +367,11 @@ _PRESETS: dict[str, Experiment] = {
             eval_batches=20,
         ),
     ),
-    # 8,814,976 parameters: `cpu-bpe`'s model with the 124M's optimisation, as the 124M chapter's search probe
-    # "124M warm-up slope" trains it (lib.engine.plans.SEARCH_PROBES), for Table 5's sweep: the 124M's rate, dropout and
-    # warm-up slope (6e-4 over 2,000 steps), trained for the warm-up's first 1,200 steps, so its rate climbs to
-    # 3.6e-4 and never decays (lr_at: the 124M's schedule's rates, cut at step 1,200). min_lr is the 124M's, unused.
+    # 8,814,976 parameters: `cpu-bpe`'s model with the 124M's optimisation, as the 124M chapter's
+    # search probe "124M warm-up slope" trains it (lib.engine.plans.SEARCH_PROBES), for Table 5's
+    # sweep: the 124M's rate, dropout and warm-up slope (6e-4 over 2,000 steps), trained for the
+    # warm-up's first 1,200 steps, so its rate climbs to 3.6e-4 and never decays (lr_at: the 124M's
+    # schedule's rates, cut at step 1,200). min_lr is the 124M's, unused.
     "cpu-bpe-ramp": Experiment(
         scale="cpu-bpe-ramp",
         dataset="shakespeare_gpt2",
@@ -382,8 +389,9 @@ _PRESETS: dict[str, Experiment] = {
         ),
     ),
 }
-# 8,814,976 parameters: `cpu-bpe` on the 233 State of the Union addresses (lib.engine.data.sotu_gpt2), the corpus lever
-# of the 124M chapter's search: documents, 1.87M training tokens, where TinyShakespeare is one text of 304K.
+# 8,814,976 parameters: `cpu-bpe` on the 233 State of the Union addresses
+# (lib.engine.data.sotu_gpt2), the corpus lever of the 124M chapter's search: documents, 1.87M
+# training tokens, where TinyShakespeare is one text of 304K.
 _PRESETS["cpu-sotu"] = dataclasses.replace(
     _PRESETS["cpu-bpe"], scale="cpu-sotu", dataset="sotu_gpt2"
 )
@@ -434,7 +442,8 @@ def off_preset_steps(exp: Experiment) -> int | None:
     return None if steps == _PRESETS[exp.scale].train.max_steps else steps
 
 
-# Fields a run directory names in its own way (``lib.engine.runs.run_path``) or that the configuration names.
+# Fields a run directory names in its own way (``lib.engine.runs.run_path``)
+# or that the configuration names.
 _NAMED_ELSEWHERE = {"attn_res", "ffn_res", "impl", "mixer", "max_steps", "precision"}
 
 
@@ -444,8 +453,8 @@ def off_preset_fields(exp: Experiment) -> dict[str, Any]:
     evaluation cadence. Each one becomes part of the run's directory name, so that two experiments never
     share a directory. Steps, precision and mixer are named by their own functions."""
     preset = get_preset(exp.scale, exp.impl, exp.config_name, exp.seed)
-    # Each scale has its dataset, and no directory names it: another dataset under the same scale would share the
-    # preset's run directory. Refused; another corpus is another scale (`cpu-sotu`).
+    # Each scale has its dataset, and no directory names it: another dataset under the same scale
+    # would share the preset's run directory. Refused; another corpus is another scale (`cpu-sotu`).
     if exp.dataset != preset.dataset:
         raise ConfigError(
             (
@@ -464,8 +473,8 @@ def off_preset_fields(exp: Experiment) -> dict[str, Any]:
     return out
 
 
-# Named elsewhere in a comparison (the implementation) or the same on both sides by construction (the two switches:
-# a preset is FullResidual, and every configuration departs from it alike).
+# Named elsewhere in a comparison (the implementation) or the same on both sides by construction
+# (the two switches: a preset is FullResidual, and every configuration departs from it alike).
 _NOT_COMPARED = ("attn_res", "ffn_res", "impl")
 
 
@@ -502,8 +511,8 @@ def _coerce(name: str, value: Any, typ: Any) -> Any:
     typ = {"int": int, "float": float, "bool": bool, "str": str}.get(str(typ), typ)
     if typ is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    # --set reads 1e400 as inf (JSON), but "inf" and "-inf" as text: either way the refusal is the finite one, not
-    # a wrong-type message for a value that is a number.
+    # --set reads 1e400 as inf (JSON), but "inf" and "-inf" as text: either way the refusal is the
+    # finite one, not a wrong-type message for a value that is a number.
     if (
         typ is float
         and isinstance(value, str)

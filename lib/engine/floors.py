@@ -24,8 +24,9 @@ def unigram_floor(corpus: Corpus, alpha: float = 0.5) -> float:
 
 
 def _unigram_logp(corpus: Corpus, alpha: float = 0.5) -> np.ndarray:
-    # minlength: a token id that never occurs in train still gets its alpha, so the distribution covers the
-    # whole vocabulary the model predicts over; float64 before the fractional alpha is added.
+    # minlength: a token id that never occurs in train still gets its alpha, so the
+    # distribution covers the whole vocabulary the model predicts over; float64 before
+    # the fractional alpha is added.
     counts = (
         np.bincount(np.asarray(corpus.train), minlength=corpus.vocab_size).astype(np.float64)
         + alpha
@@ -38,7 +39,8 @@ def unigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
     the floor on exactly the tokens an evaluation averages over. The fixed validation batches are a sample
     of the split (overlapping windows, drawn once), slightly easier or harder than the whole of it; on
     them a collapsed run's loss is compared like for like."""
-    # The targets only: the floor predicts y without looking at x. .cpu(), as the batches may be on a GPU.
+    # The targets only: the floor predicts y without looking at x. .cpu(),
+    # as the batches may be on a GPU.
     ys = np.concatenate([np.asarray(y.cpu()).reshape(-1) for _, y in batches])
     return float(-_unigram_logp(corpus, alpha)[ys].mean())
 
@@ -50,14 +52,15 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     context; n = 2 sees only the token before; n = 3 the two before. Scored on every val token that has
     n-1 predecessors in the val split (the first n-1 are skipped), so it is the floor of a model that reads
     only that much context, not a bound on a model that reads more."""
-    # Order 0 would be the uniform distribution, which needs no estimate; refused rather than guessed.
+    # Order 0 would be the uniform distribution, which needs no
+    # estimate; refused rather than guessed.
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     V = corpus.vocab_size
 
-    # Base-V digits, so a window is one int64 and counting is np.unique. It must fit: V^n < 2^63 holds for
-    # n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; past that the codes would wrap and silently merge
-    # different windows, so it is refused.
+    # Base-V digits, so a window is one int64 and counting is np.unique. It must fit: V^n < 2^63
+    # holds for n <= 10 at 65 characters and n <= 4 at GPT-2's 50,257; past that the codes would
+    # wrap and silently merge different windows, so it is refused.
     if V**n >= 2**63:
         raise ValueError(
             f"an order-{n} window over {V:,} tokens does not fit one int64 code; the largest order "
@@ -74,8 +77,8 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
 
     def lookup(keys: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         uniq, counts = table
-        # np.unique sorts, so a binary search finds each key; a key past the last entry is clipped and then
-        # fails the equality test, counting 0.
+        # np.unique sorts, so a binary search finds each key; a key past the last entry is clipped
+        # and then fails the equality test, counting 0.
         i = np.clip(np.searchsorted(uniq, keys), 0, max(len(uniq) - 1, 0))
         return (
             np.where(uniq[i] == keys, counts[i], 0)
@@ -88,14 +91,17 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
     joint = np.unique(codes(train, n), return_counts=True)
     val_joint = codes(val, n)
     if n == 1:
-        # No context: the denominator is the number of train tokens, which makes n = 1 the unigram floor.
+        # No context: the denominator is the number of train tokens, which
+        # makes n = 1 the unigram floor.
         context_counts = np.full(len(val_joint), len(train), dtype=np.int64)
     else:
-        # c(context) counts the contexts that are followed by a token in train: windows of n-1 but the last.
+        # c(context) counts the contexts that are followed by a token in train:
+        # windows of n-1 but the last.
         context = np.unique(codes(train[:-1], n - 1), return_counts=True)
         # Dropping the last base-V digit leaves the context's own code.
         context_counts = lookup(val_joint // V, context)
-    # An unseen context has count 0 in both: p is alpha / (alpha * V) = 1/V, uniform, as the docstring says.
+    # An unseen context has count 0 in both: p is alpha / (alpha * V) = 1/V,
+    # uniform, as the docstring says.
     p = (lookup(val_joint, joint) + alpha) / (context_counts + alpha * V)
     return float(-np.log(p).mean())
 
@@ -113,10 +119,12 @@ def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
         )
     train = np.asarray(corpus.train, dtype=np.int64)
     counts = np.zeros((V, V)) + alpha
-    # np.add.at, not counts[a, b] += 1: with fancy indexing a pair that occurs many times would count once.
+    # np.add.at, not counts[a, b] += 1: with fancy indexing a pair that
+    # occurs many times would count once.
     np.add.at(counts, (train[:-1], train[1:]), 1)
     logp = np.log(counts / counts.sum(axis=1, keepdims=True))
-    # Every position of a window has its current token in x, so every target is scored, the first included.
+    # Every position of a window has its current token in x, so every target
+    # is scored, the first included.
     x = np.concatenate([np.asarray(b[0].cpu()).reshape(-1) for b in batches])
     y = np.concatenate([np.asarray(b[1].cpu()).reshape(-1) for b in batches])
     return float(-logp[x, y].mean())

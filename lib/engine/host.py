@@ -15,8 +15,9 @@ from pathlib import Path
 
 import torch
 
-# Anchored to the package, not to the working directory: a notebook executed from book/, a test in a
-# temporary folder and a sweep started anywhere all find the same repository (and lib.engine.runs its runs/).
+# Anchored to the package, not to the working directory: a notebook executed from book/, a
+# test in a temporary folder and a sweep started anywhere all find the same repository
+# (and lib.engine.runs its runs/).
 ROOT = Path(__file__).resolve().parents[2]  # lib/engine/host.py -> the repository
 
 
@@ -32,7 +33,8 @@ def memory_bytes(device: str) -> int | None:
 
 
 def git_state() -> dict:
-    # git missing, not a repository (a release tarball) or hung: the run still trains and records no commit.
+    # git missing, not a repository (a release tarball) or hung: the run still
+    # trains and records no commit.
     def git(*args):
         try:
             return subprocess.run(
@@ -42,8 +44,9 @@ def git_state() -> dict:
             return ""
 
     commit = git("rev-parse", "HEAD")
-    # Only lib/ counts: runs/ changes while a sweep trains and says nothing about the code. A released
-    # run must have a commit and a clean lib/ (tests/test_released.py), so its code can be checked out again.
+    # Only lib/ counts: runs/ changes while a sweep trains and says nothing about the code.
+    # A released run must have a commit and a clean lib/ (tests/test_released.py), so its
+    # code can be checked out again.
     dirty = bool(git("status", "--porcelain", "--", "lib"))  # does the code that trained differ?
     return {"git_commit": commit or None, "git_dirty_lib": dirty}
 
@@ -76,8 +79,9 @@ def environment(
     precision: str = "fp32",
     diagnostics: bool = True,
 ) -> dict:
-    # What a reader needs to tell two machines apart: the paper's absolute losses shift across environments
-    # (§3.5), and §8.3 names the GPU, PyTorch and CUDA version of each sweep, so every run records them.
+    # What a reader needs to tell two machines apart: the paper's absolute losses shift
+    # across environments (§3.5), and §8.3 names the GPU, PyTorch and CUDA version of each
+    # sweep, so every run records them.
     import numpy
 
     env = {
@@ -96,15 +100,18 @@ def environment(
         "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         **GIT_AT_IMPORT,
     }
-    # Spelled out: bf16 here is autocast (fp32 weights and optimiser state, bf16 matmuls), not bf16 weights.
+    # Spelled out: bf16 here is autocast (fp32 weights and optimiser state,
+    # bf16 matmuls), not bf16 weights.
     env["precision"] = "bf16 autocast" if precision == "bf16" else "fp32"
     if device.startswith("cuda"):
-        # "cuda" alone does not tell an A100-PCIE from an A100-SXM4, the two GPUs of the paper's two sweeps (§8.3).
+        # "cuda" alone does not tell an A100-PCIE from an A100-SXM4, the two GPUs of
+        # the paper's two sweeps (§8.3).
         env.update(device_name=torch.cuda.get_device_name(device), cuda=torch.version.cuda)
     else:
-        # "cpu" alone does not tell two hosts apart, and their kernels round differently: torch dispatches by the
-        # instruction set it finds (AVX2 or AVX-512), and a rounding-only change can move an escape
-        # (book/escape_and_bundle.ipynb). Sessions here have run on an AVX2 AMD EPYC and an AVX-512 Intel Xeon.
+        # "cpu" alone does not tell two hosts apart, and their kernels round differently: torch
+        # dispatches by the instruction set it finds (AVX2 or AVX-512), and a rounding-only change
+        # can move an escape (book/escape_and_bundle.ipynb). Sessions here have run on an AVX2 AMD
+        # EPYC and an AVX-512 Intel Xeon.
         env.update(device_name=cpu_model(), cpu_capability=torch.backends.cpu.get_cpu_capability())
     return env
 

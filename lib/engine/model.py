@@ -40,8 +40,8 @@ class MaskStream:
     realisation, so a run records the option (env.json), like ``--micro-batch``."""
 
     def __init__(self, seed: int):
-        # Seeded by the run's seed, so a run draws the same masks each time it is trained. One process only
-        # (lib.engine.train.check_fast_dropout): a checkpoint holds one stream's state.
+        # Seeded by the run's seed, so a run draws the same masks each time it is trained. One
+        # process only (lib.engine.train.check_fast_dropout): a checkpoint holds one stream's state.
         self.bits = np.random.SFC64(np.random.SeedSequence(seed))
 
     def keep(self, shape, p: float) -> torch.Tensor:
@@ -51,8 +51,9 @@ class MaskStream:
         words = self.bits.random_raw((n + 1) // 2).view(np.uint32)[:n]
         return torch.from_numpy(words >= np.uint32(round(p * 2**32))).view(shape)
 
-    # The generator's state, so that a resumed run draws the masks it would have drawn (Trainer.state_dict): plain
-    # ints, since a checkpoint is read with weights_only=True, which refuses NumPy arrays.
+    # The generator's state, so that a resumed run draws the masks it would have drawn
+    # (Trainer.state_dict): plain ints, since a checkpoint is read with
+    # weights_only=True, which refuses NumPy arrays.
     def state_dict(self) -> dict:
         st = self.bits.state
         return {
@@ -79,8 +80,8 @@ class Dropout(nn.Dropout):
     def forward(self, x):
         if self.masks is None or not self.training or self.p == 0:
             return super().forward(x)
-        # torch's own formula (at::native::dropout on a CPU): a 0/1 noise tensor in x's dtype, divided by 1 - p,
-        # times x. Only the noise's random numbers are other.
+        # torch's own formula (at::native::dropout on a CPU): a 0/1 noise tensor in x's dtype,
+        # divided by 1 - p, times x. Only the noise's random numbers are other.
         noise = self.masks.keep(x.shape, self.p).to(x.dtype).div_(1 - self.p)
         return x * noise
 
@@ -90,7 +91,8 @@ def sdpa_math(q, k, v, dropout: Dropout) -> torch.Tensor:
     kernel takes no dropout), written out op for op so that its dropout can draw from a ``MaskStream``. With
     torch's masks it equals F.scaled_dot_product_attention bitwise, forward and backward
     (tests/test_fast_dropout.py), so the `sdpa` kernel keeps its own rounding under ``--fast-dropout``."""
-    # q and k are each scaled by the square root of 1/sqrt(head size) before their product, as the math path does
+    # q and k are each scaled by the square root of 1/sqrt(head size) before their
+    # product, as the math path does
     root = math.sqrt(1.0 / math.sqrt(q.size(-1)))
     T, S = q.size(-2), k.size(-2)
     causal = torch.ones(T, S, dtype=torch.bool, device=q.device).tril()
@@ -102,9 +104,9 @@ def sdpa_math(q, k, v, dropout: Dropout) -> torch.Tensor:
             torch.scalar_tensor(0.0, dtype=q.dtype, device=q.device),
         )
     )
-    # The math path calls _safe_softmax, which is softmax except that a row masked everywhere gives zeros; a causal
-    # mask leaves no such row, so softmax gives the same bits without _safe_softmax's search for one (about 0.2 s
-    # of a 10M step here)
+    # The math path calls _safe_softmax, which is softmax except that a row masked everywhere gives
+    # zeros; a causal mask leaves no such row, so softmax gives the same bits without
+    # _safe_softmax's search for one (about 0.2 s of a 10M step here)
     att = F.softmax(att, dim=-1)
     return dropout(att) @ v
 
@@ -128,8 +130,9 @@ class CausalSelfAttention(nn.Module):
         # q, k, v in one matmul
         self.c_attn = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.qkv_bias)
         self.c_proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
-        # Two dropouts, as in nanoGPT: on the attention weights (inside SDPA on the flash path) and on the
-        # sublayer's output, before it meets the stream (or, with the skip removed, becomes it).
+        # Two dropouts, as in nanoGPT: on the attention weights (inside SDPA on the
+        # flash path) and on the sublayer's output, before it meets the stream (or, with
+        # the skip removed, becomes it).
         self.attn_dropout = Dropout(cfg.dropout)
         self.resid_dropout = Dropout(cfg.dropout)
         if not self.flash:  # the manual path needs the causal mask as a buffer
@@ -145,9 +148,9 @@ class CausalSelfAttention(nn.Module):
         # (B, nh, T, hs)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
         if self.flash:
-            # ResidualGPT's kernel. The same function as the manual path below up to rounding, and the
-            # rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this kernel and no
-            # other change) stays on the floor where the manual kernel leaves it.
+            # ResidualGPT's kernel. The same function as the manual path below up to rounding, and
+            # the rounding is not nothing: the escape chapter's SDPA twin of nanoGPT AttnOnly (this
+            # kernel and no other change) stays on the floor where the manual kernel leaves it.
             # --fast-dropout
             if self.attn_dropout.masks is not None and self.training and self.dropout > 0:
                 y = sdpa_math(q, k, v, self.attn_dropout)
@@ -174,8 +177,8 @@ class MLP(nn.Module):
         self.dropout = Dropout(cfg.dropout)
 
     def forward(self, x):
-        # token-wise: each position is transformed alone, so without the attention skip (FFNOnly keeps only
-        # this one) nothing but attention's average reaches the next block
+        # token-wise: each position is transformed alone, so without the attention skip (FFNOnly
+        # keeps only this one) nothing but attention's average reaches the next block
         return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
 
 
@@ -201,15 +204,17 @@ class Block(nn.Module):
         super().__init__()
         self.attn_res, self.ffn_res = cfg.attn_res, cfg.ffn_res
         self.ln_1 = nn.LayerNorm(cfg.n_embd)  # LayerNorm keeps its bias in both implementations
-        # the mixer is a field, not a subclass: §7.2's test swaps what mixes positions and keeps the rest
+        # the mixer is a field, not a subclass: §7.2's test swaps what mixes
+        # positions and keeps the rest
         self.attn = CausalSelfAttention(cfg) if cfg.mixer == "attention" else LocalMixer(cfg)
         self.ln_2 = nn.LayerNorm(cfg.n_embd)
         self.mlp = MLP(cfg)
 
     def forward(self, x):
-        # Pre-LN: each sublayer reads a normalised copy of the stream, and its output is added back to the
-        # un-normalised stream. A removed skip is no addition: the sublayer's output *replaces* the stream,
-        # so after AttnOnly's FFN (or FFNOnly's attention) the block passes on only what that sublayer made.
+        # Pre-LN: each sublayer reads a normalised copy of the stream, and its output is added back
+        # to the un-normalised stream. A removed skip is no addition: the sublayer's output
+        # *replaces* the stream, so after AttnOnly's FFN (or FFNOnly's attention) the block passes
+        # on only what that sublayer made.
         a = self.attn(self.ln_1(x))
         x = x + a if self.attn_res else a
         m = self.mlp(self.ln_2(x))
@@ -238,10 +243,10 @@ class GPT(nn.Module):
             self.transformer.wte.weight = self.lm_head.weight
         self.apply(self._init_weights)  # after tying: the shared matrix gets N(0, 0.02) either way
         if cfg.scaled_init:
-            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer), so that the variance the 2L
-            # additions bring to the stream does not grow with depth. Where a skip is removed there is no sum at
-            # that sublayer, and the
-            # scaling only shrinks what replaces the stream: the escape map measures what that does to AttnOnly.
+            # GPT-2: residual output projections scaled by 1/sqrt(2 * n_layer), so that the variance
+            # the 2L additions bring to the stream does not grow with depth. Where a skip is removed
+            # there is no sum at that sublayer, and the scaling only shrinks what replaces the
+            # stream: the escape map measures what that does to AttnOnly.
             for name, p in self.named_parameters():
                 if name.endswith("c_proj.weight"):
                     nn.init.normal_(p, mean=0.0, std=INIT_STD / math.sqrt(2 * cfg.n_layer))
@@ -263,7 +268,8 @@ class GPT(nn.Module):
         if T > self.config.block_size:
             raise ValueError(f"sequence length {T} exceeds block_size {self.config.block_size}")
         pos = torch.arange(T, device=idx.device)
-        # learned absolute positions: the only way the token-wise local mixer (§7.2) knows where it is
+        # learned absolute positions: the only way the token-wise local
+        # mixer (§7.2) knows where it is
         # (B, T, C)
         x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
         for block in self.transformer.h:
@@ -271,6 +277,7 @@ class GPT(nn.Module):
         logits = self.lm_head(self.transformer.ln_f(x))  # (B, T, vocab)
         loss = None
         if targets is not None:
-            # mean over every position of every sequence, in nats: the unit of every loss and floor in the book
+            # mean over every position of every sequence, in nats: the unit of every
+            # loss and floor in the book
             loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
         return logits, loss

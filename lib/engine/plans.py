@@ -35,7 +35,8 @@ SEEDS_124M = (PAPER_SEED, 42, 123, 0, 7)  # Table 5
 
 
 def joint_collapse(scale: str = "cpu", seeds=(PAPER_SEED,)) -> list[Experiment]:
-    # §4, Table 2: nanoGPT, all four configurations; seed by seed, so a sweep cut short leaves whole seeds
+    # §4, Table 2: nanoGPT, all four configurations; seed by seed, so a
+    # sweep cut short leaves whole seeds
     return [get_preset(scale, "nanogpt", c, s) for s in seeds for c in CONFIGS]
 
 
@@ -66,8 +67,9 @@ def gain_twins(scale: str = "cpu") -> list[Experiment]:
     return [replace(e, attn_kernel=TWIN_KERNEL) for e in base]
 
 
-# §5.1's verdicts read on more than one seed: the paper's other two seeds (Table 3's), so that a gain that decides
-# where AttnOnly ends at seed 1337 is not mistaken for a seed that sits near the floor's edge
+# §5.1's verdicts read on more than one seed: the paper's other two seeds (Table 3's), so
+# that a gain that decides where AttnOnly ends at seed 1337 is not mistaken for a seed
+# that sits near the floor's edge
 GAIN_SEEDS = (42, 123)
 
 
@@ -89,8 +91,9 @@ def asymmetry_10m(
     scale: str = "cpu", seeds=SEEDS_10M, extra_seeds=SEEDS_10M_EXTRA
 ) -> list[Experiment]:
     exps = [get_preset(scale, "residualgpt", c, s) for s in seeds for c in CONFIGS]
-    # Eight AttnOnly seeds in all, as Phase 3 (§8.1); FFNOnly at the same seeds, so every AttnOnly seed has its
-    # FFNOnly twin. The two anchors (one seed each in the paper) stay at the first three.
+    # Eight AttnOnly seeds in all, as Phase 3 (§8.1); FFNOnly at the same seeds, so
+    # every AttnOnly seed has its FFNOnly twin. The two anchors (one seed each in the
+    # paper) stay at the first three.
     exps += [
         get_preset(scale, "residualgpt", c, s) for s in extra_seeds for c in ("AttnOnly", "FFNOnly")
     ]
@@ -120,13 +123,14 @@ def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
     return with_steps(exps, LONGER_BUDGET * exps[0].train.max_steps)
 
 
-# --- book/124m_sweep.ipynb: the search for a stand-in that shows the 124M phenomenon (issue 60) ----------------------
-# `cpu-bpe` keeps AttnOnly on the floor at every seed, as the escape map predicts at 12 layers; the paper's 124M left it
-# (seed 123 by step 300) under another optimisation. Each probe is ResidualGPT at `cpu-bpe`'s shape (12 x 128, block
-# 128, TinyShakespeare in GPT-2 BPE) given the 124M preset's optimisation (peak and final rate, dropout, a warm-up of
-# 10% of the run), plus one lever, then levers combined. The rule that picks among them is
-# ``lib.claims.search_124m.choose``, committed before the first probe was trained. Each run is at most about 15
-# minutes on 2 cores: a lever that multiplies the tokens of a step divides the steps.
+# --- book/124m_sweep.ipynb: the search for a stand-in that shows the 124M phenomenon (issue 60) ---
+# `cpu-bpe` keeps AttnOnly on the floor at every seed, as the escape map predicts at 12 layers; the
+# paper's 124M left it (seed 123 by step 300) under another optimisation. Each probe is ResidualGPT
+# at `cpu-bpe`'s shape (12 x 128, block 128, TinyShakespeare in GPT-2 BPE) given the 124M preset's
+# optimisation (peak and final rate, dropout, a warm-up of 10% of the run), plus one lever, then
+# levers combined. The rule that picks among them is ``lib.claims.search_124m.choose``, committed
+# before the first probe was trained. Each run is at most about 15 minutes on 2 cores: a lever that
+# multiplies the tokens of a step divides the steps.
 # AttnOnly: the 124M's seed that left (123) is kept for the sweep
 SEARCH_SEEDS = (PAPER_SEED, 42)
 # seed 1337, trained for a probe whose AttnOnly leaves the floor
@@ -172,10 +176,11 @@ def _own_schedule(**levers) -> dict:
     return dict(max_steps=paper.max_steps, warmup_steps=paper.warmup_steps, **levers)
 
 
-# Round 1: each lever alone on the 124M's optimisation at the stand-in, and that optimisation alone. Round 2: levers
-# combined. Every probe is listed here before it is trained, and ``choose`` judges them all alike. The list's order is
-# the rule's last tie-break (after departures and tokens): the 124M's own schedule first, since the schedule is the
-# lever the 10M chapters found to decide AttnOnly's escape; then the probes that keep more of the 124M's batch.
+# Round 1: each lever alone on the 124M's optimisation at the stand-in, and that optimisation alone.
+# Round 2: levers combined. Every probe is listed here before it is trained, and ``choose`` judges
+# them all alike. The list's order is the rule's last tie-break (after departures and tokens): the
+# 124M's own schedule first, since the schedule is the lever the 10M chapters found to decide
+# AttnOnly's escape; then the probes that keep more of the 124M's batch.
 SEARCH_PROBES = (
     Probe("124M warm-up slope", dict(_own_schedule(), eval_interval=50), 1200),
     Probe(
@@ -186,8 +191,9 @@ SEARCH_PROBES = (
     Probe("8,192 tokens a step", dict(_ten_percent(150, grad_accum=8), eval_interval=25), 150),
     Probe("124M optimisation", dict(_ten_percent(800), eval_interval=50), 800),
     Probe("4,096 tokens a step", dict(_ten_percent(300, grad_accum=4), eval_interval=25), 300),
-    # the corpus: TinyShakespeare in BPE is one text of 304K training tokens, which a probe's 0.8-1.2M tokens go
-    # over three or four times; the SOTU addresses (lib.engine.data.sotu_gpt2) are documents, 1.87M training tokens
+    # the corpus: TinyShakespeare in BPE is one text of 304K training tokens, which a probe's
+    # 0.8-1.2M tokens go over three or four times; the SOTU addresses (lib.engine.data.sotu_gpt2)
+    # are documents, 1.87M training tokens
     Probe("SOTU corpus", dict(_ten_percent(800), eval_interval=50), 800, scale="cpu-sotu"),
     Probe(
         "SOTU corpus, 124M warm-up slope",
@@ -198,12 +204,14 @@ SEARCH_PROBES = (
 )
 
 
-# A probe's stand-in, where one is a preset (lib.engine.config): the same model, data and rates for the probe's budget.
-# Its seed-1337 and seed-42 runs repeat the probe's (another directory: its max_steps is the probe's stop), so Table 5's
-# sweep there retrains four runs the search has, about two CPU-hours on one core, for runs that are complete.
+# A probe's stand-in, where one is a preset (lib.engine.config): the same model, data and rates for
+# the probe's budget. Its seed-1337 and seed-42 runs repeat the probe's (another directory: its
+# max_steps is the probe's stop), so Table 5's sweep there retrains four runs the search has, about
+# two CPU-hours on one core, for runs that are complete.
 SEARCH_STAND_INS = {"124M warm-up slope": "cpu-bpe-ramp"}
-# The stand-in the 124M chapter reads Table 5 at: the one the search chose (``search_124m.choose`` on the released
-# probes; tests/test_search_124m.py pins that they agree). `cpu-bpe`, the first, stays as the chapter's earlier one.
+# The stand-in the 124M chapter reads Table 5 at: the one the search chose (``search_124m.choose``
+# on the released probes; tests/test_search_124m.py pins that they agree). `cpu-bpe`, the first,
+# stays as the chapter's earlier one.
 STAND_IN_124M = "cpu-bpe-ramp"
 
 
@@ -243,13 +251,14 @@ def search_stop(exp: Experiment) -> int:
 PREFIX_STEPS = 300
 # ResidualGPT's FullResidual, the control that leaves the floor, needs only this
 PREFIX_CONTROL_STEPS = 100
-# At the paper's shape a 50-batch evaluation costs minutes on 2 cores: 20 batches every 50 steps (5 for the
-# train-loss estimate). Each evaluation row records the standard error of its mean (``val_loss_se``), so the
-# chapters can show that this noise is far below the 0.1 escape margin.
+# At the paper's shape a 50-batch evaluation costs minutes on 2 cores: 20 batches every 50 steps (5
+# for the train-loss estimate). Each evaluation row records the standard error of its mean
+# (``val_loss_se``), so the chapters can show that this noise is far below the 0.1 escape margin.
 PREFIX_EVAL = dict(eval_interval=50, eval_batches=20, train_eval_batches=5)
 
 
-# The two schedules' names, each written once: the factor labels, the prefix table and the figures read these.
+# The two schedules' names, each written once: the factor labels, the prefix
+# table and the figures read these.
 WARMUP_COSINE = "warm-up + cosine"  # ResidualGPT's: linear warm-up, cosine decay
 CONSTANT_LR = "constant lr"  # nanoGPT's: one rate from step 0, no warm-up, no decay
 # TrainConfig.schedule -> its name
@@ -265,9 +274,9 @@ def warmup_cosine(scale: str = "cpu") -> dict:
     """ResidualGPT's schedule (linear warm-up, cosine decay) given to nanoGPT at nanoGPT's own peak, decayed
     to the same fraction of it as ResidualGPT's."""
     nano, res = get_preset(scale, "nanogpt").train, get_preset(scale, "residualgpt").train
-    # Rounded to 6 significant digits: at `cpu` the product is 2.9999999999999997e-05. The directory name rounds
-    # it (:g) but config.json keeps every digit, so unrounded it would share the directory of --set min_lr=3e-05
-    # and fail that run's config check.
+    # Rounded to 6 significant digits: at `cpu` the product is 2.9999999999999997e-05. The directory
+    # name rounds it (:g) but config.json keeps every digit, so unrounded it would share the
+    # directory of --set min_lr=3e-05 and fail that run's config check.
     return dict(
         schedule=res.schedule,
         warmup_steps=res.warmup_steps,
@@ -279,8 +288,8 @@ def constant_lr(scale: str = "cpu") -> dict:
     """ResidualGPT at a constant learning rate, its own peak, no warm-up and no decay: the Phase-2 notebook's
     schedule (``Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb``), and nanoGPT's."""
     res = get_preset(scale, "residualgpt").train
-    # min_lr = lr, as nanoGPT's recipe writes its constant rate: lr_at ignores min_lr there, but the config reads
-    # as what it is, a schedule without decay.
+    # min_lr = lr, as nanoGPT's recipe writes its constant rate: lr_at ignores min_lr there, but the
+    # config reads as what it is, a schedule without decay.
     return dict(schedule="constant", warmup_steps=0, min_lr=res.lr)
 
 
@@ -292,8 +301,9 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
     joint collapse (nanoGPT AttnOnly), the paper's central contrast (ResidualGPT AttnOnly), each with the
     other's schedule, the two FFNOnly runs (the floor and the layer-0 gradient), the FullResidual controls."""
 
-    # Every run is a 10M preset plus only the evaluation cadence (and the schedule swap): the paper's shape exactly,
-    # which is the point of the plan, since the stand-ins differ from it in shape, learning rate and dropout.
+    # Every run is a 10M preset plus only the evaluation cadence (and the schedule swap): the
+    # paper's shape exactly, which is the point of the plan, since the stand-ins differ from it in
+    # shape, learning rate and dropout.
     def at(impl, config, **changes):
         return replace(get_preset("10M", impl, config, seed), **PREFIX_EVAL, **changes)
 
@@ -317,11 +327,12 @@ def prefix_steps(exp: Experiment) -> int:
     return PREFIX_CONTROL_STEPS if short else PREFIX_STEPS
 
 
-# The paper's own 10M runs trained whole (all 3,000 steps), in the order issue 35 gives: the joint collapse
-# (nanoGPT AttnOnly), Table 3's anchor (ResidualGPT AttnOnly, the Phase-3 preset), then nanoGPT's control. On 2
-# cores a run is 5-9 hours, so it trains in segments (``--until``), each committed as ``partial``. Evaluated every
-# 100 steps (20 batches, 5 for the train loss): about 7% of a run's cost, where the prefixes' 50-step cadence cost
-# 14%; so these are runs of their own beside the prefixes, whose directories differ by the cadence.
+# The paper's own 10M runs trained whole (all 3,000 steps), in the order issue 35 gives: the joint
+# collapse (nanoGPT AttnOnly), Table 3's anchor (ResidualGPT AttnOnly, the Phase-3 preset), then
+# nanoGPT's control. On 2 cores a run is 5-9 hours, so it trains in segments (``--until``), each
+# committed as ``partial``. Evaluated every 100 steps (20 batches, 5 for the train loss): about 7%
+# of a run's cost, where the prefixes' 50-step cadence cost 14%; so these are runs of their own
+# beside the prefixes, whose directories differ by the cadence.
 WHOLE_EVAL = dict(PREFIX_EVAL, eval_interval=100)
 
 
@@ -338,9 +349,10 @@ def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
     ]
 
 
-# The schedule at the paper's shape over five seeds (issue 35, item 2): ResidualGPT AttnOnly on the Phase-3 preset
-# (warm-up + cosine) and on the Phase-2 notebook's recipe (a constant 3e-4, no warm-up, no decay), evaluated as the
-# prefixes (every 50 steps). Each trains only as far as its question needs (``schedule_10m_until``).
+# The schedule at the paper's shape over five seeds (issue 35, item 2): ResidualGPT AttnOnly on the
+# Phase-3 preset (warm-up + cosine) and on the Phase-2 notebook's recipe (a constant 3e-4, no
+# warm-up, no decay), evaluated as the prefixes (every 50 steps). Each trains only as far as its
+# question needs (``schedule_10m_until``).
 # a warm-up + cosine run trains at least this far, past its 100-step warm-up
 SCHEDULE_10M_WARMUP_STEPS = 200
 # either schedule, a run still on the floor: Phase 2's 1337 and 123 left near 200, 300
@@ -364,10 +376,10 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
     ]
 
 
-# The schedule at the paper's shape for nanoGPT, over the same five seeds (issue 56): the author's recipe (a constant
-# 3e-4 from step 0) and the same recipe with only ResidualGPT's warm-up and cosine, each to the prefix's step 300
-# (its ``Plan.options``) on the prefixes' cadence. Seed 1337's two runs are the released prefixes of
-# ``paper_10m_prefix``.
+# The schedule at the paper's shape for nanoGPT, over the same five seeds (issue 56): the author's
+# recipe (a constant 3e-4 from step 0) and the same recipe with only ResidualGPT's warm-up and
+# cosine, each to the prefix's step 300 (its ``Plan.options``) on the prefixes' cadence. Seed 1337's
+# two runs are the released prefixes of ``paper_10m_prefix``.
 def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
     """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with ``warmup_cosine``, seed by seed
     (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
@@ -390,8 +402,8 @@ def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
     means the same under each: a warm-up run stopped on the floor at step 200 would be read as never leaving by
     600. Trained in segments of ``SCHEDULE_10M_AFTER`` steps, so the stop is moved as soon as an escape is seen
     (``sweep.train_queue`` asks again after each)."""
-    # a summary that is no JSON object is read as no progress: the sweep then refuses the damaged run by name
-    # (RunDir.refuse_damaged), which this rule must not pre-empt with a crash of its own
+    # a summary that is no JSON object is read as no progress: the sweep then refuses the damaged
+    # run by name (RunDir.refuse_damaged), which this rule must not pre-empt with a crash of its own
     s = summary if isinstance(summary, dict) else {}
     done = s.get("steps") if isinstance(s.get("steps"), int) else 0
     escape = s.get("escape_step") if isinstance(s.get("escape_step"), int) else None
@@ -411,7 +423,8 @@ AGREEMENT_STEPS = 300
 def bf16_agreement() -> list[Experiment]:
     """The `cpu` stand-in's AttnOnly and FFNOnly seed 1337 in bf16 autocast, for their first
     ``AGREEMENT_STEPS`` steps, to set beside the released fp32 runs."""
-    # precision is the only change: a bf16 run gets its own directory (``_bf16``), never the fp32 run's
+    # precision is the only change: a bf16 run gets its own directory
+    # (``_bf16``), never the fp32 run's
     return [
         replace(get_preset("cpu", "residualgpt", c, PAPER_SEED), precision="bf16")
         for c in NOISE_PAIR
@@ -421,9 +434,10 @@ def bf16_agreement() -> list[Experiment]:
 # --- book/mechanism.ipynb and book/escape_and_bundle.ipynb -----------------------
 # Three questions the paper leaves open (§7.2, §8.3), each a set of `cpu` stand-in runs; all
 # `residualgpt` unless said, all on this CPU. Their cost is measured in the chapter's budget table.
-# AttnOnly and FullResidual are the issue's test; FFNOnly with the mixer is the control the probes
-# suggest: its attention, without a skip, replaces each position by an average of the positions before
-# it, and the token identity is gone after the first block (book/mechanism.ipynb); a token-wise mixer cannot.
+# AttnOnly and FullResidual are the issue's test; FFNOnly with the mixer is the control the
+# probes suggest: its attention, without a skip, replaces each position by an average of the
+# positions before it, and the token identity is gone after the first block
+# (book/mechanism.ipynb); a token-wise mixer cannot.
 MIXER_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
 
 
@@ -440,12 +454,13 @@ def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
 ESCAPE_DEPTHS = (2, 4, 6, 8, 12)
 ESCAPE_GAINS = GAINS  # weight-level gain on the FFN output projection (lib.engine.gain)
 # A shortened budget (the cosine over 400 steps, the same warm-up), evaluated every 25 steps on 20
-# fixed batches: the `cpu` AttnOnly leaves the floor by its first evaluation at step 100, so the escape
-# step must be placed more finely than the preset's 100-step interval.
+# fixed batches: the `cpu` AttnOnly leaves the floor by its first evaluation at step 100, so the
+# escape step must be placed more finely than the preset's 100-step interval.
 ESCAPE_BUDGET = dict(max_steps=400, eval_interval=25, eval_batches=20, train_eval_batches=5)
 
 
-# The depth at which AttnOnly is also trained without GPT-2's 1/√(2L) scaling of the two output projections.
+# The depth at which AttnOnly is also trained without GPT-2's 1/√(2L) scaling
+# of the two output projections.
 ESCAPE_UNSCALED_DEPTH = 12
 
 
@@ -473,9 +488,10 @@ def escape_map(seed: int = PAPER_SEED) -> list[Experiment]:
     return exps + [replace(deep, scaled_init=False)]
 
 
-# A cell of the map that stayed on the floor for the shortened budget while a neighbouring cell (one step of
-# depth or of gain away) left it, trained again for the preset's full budget: is its "never" a slow escape or
-# a plateau? Depth 12 at gain 1 is GPT-2's own initialisation at the map's deepest depth.
+# A cell of the map that stayed on the floor for the shortened budget while a neighbouring
+# cell (one step of depth or of gain away) left it, trained again for the preset's full
+# budget: is its "never" a slow escape or a plateau? Depth 12 at gain 1 is GPT-2's own
+# initialisation at the map's deepest depth.
 ESCAPE_LONG_CELLS = ((12, 1.0),)  # (depth, gain)
 
 
@@ -490,10 +506,11 @@ def escape_long_budget(seed: int = PAPER_SEED) -> list[Experiment]:
     return exps
 
 
-# The 124M search's lever at the `cpu` stand-in (issue 60 item 6): the warm-up slope, a lever the 10M chapters also
-# vary (the schedule), which the search's first probe trains. If the search names it, the escape map gains it as an
-# axis: AttnOnly at depths 6, 8 and 12 against warm-ups of 100 steps (the preset's: the map's own runs), 400 and
-# 1,600 (4 and 16 times gentler; the last still climbing at the budget's end), on the map's budget and cadence.
+# The 124M search's lever at the `cpu` stand-in (issue 60 item 6): the warm-up slope, a lever the
+# 10M chapters also vary (the schedule), which the search's first probe trains. If the search names
+# it, the escape map gains it as an axis: AttnOnly at depths 6, 8 and 12 against warm-ups of 100
+# steps (the preset's: the map's own runs), 400 and 1,600 (4 and 16 times gentler; the last still
+# climbing at the budget's end), on the map's budget and cadence.
 ESCAPE_WARMUP_DEPTHS = (6, 8, 12)
 ESCAPE_WARMUPS = (400, 1600)
 
@@ -562,7 +579,8 @@ def rounding_twins(scale: str = "cpu") -> list[Experiment]:
 
 def bundle_baseline_seeds(scale: str = "cpu") -> list[Experiment]:
     """nanoGPT AttnOnly at the joint-collapse chapter's other seeds: the bundle reads its factors against them."""
-    # A factor that moves seed 1337 off the floor means little if nanoGPT itself leaves it at another seed.
+    # A factor that moves seed 1337 off the floor means little if nanoGPT
+    # itself leaves it at another seed.
     return [e for e in joint_collapse(scale, seeds=(42,)) if e.config_name == "AttnOnly"]
 
 
@@ -571,11 +589,13 @@ def bundle(scale: str = "cpu") -> list[Experiment]:
     return [*bundle_factors(scale).values(), *bundle_baseline_seeds(scale)]
 
 
-# --- issue "The author's recipes, phase by phase": the stand-in's departures and the schedule, with seeds ----------
-# The stand-in departs from the author's ResidualGPT in three ways: GPT-2's scaled initialisation, dropout 0 and a
-# peak of 1e-3. AUTHOR_VALUES gives it the stability notebook's (Notebooks/10M/AttnOnly_seed_stability.ipynb): plain
-# N(0, 0.02), dropout 0.2 and a peak of 3e-4 decayed to 3e-5 after the same warm-up; everything else stays the
-# stand-in's (shape, batch, steps). nanoGPT at the stand-in departs from its notebook in dropout only.
+# --- issue "The author's recipes, phase by phase": the stand-in's departures and the schedule, with
+# seeds ----------
+# The stand-in departs from the author's ResidualGPT in three ways: GPT-2's scaled initialisation,
+# dropout 0 and a peak of 1e-3. AUTHOR_VALUES gives it the stability notebook's
+# (Notebooks/10M/AttnOnly_seed_stability.ipynb): plain N(0, 0.02), dropout 0.2 and a peak of 3e-4
+# decayed to 3e-5 after the same warm-up; everything else stays the stand-in's (shape, batch,
+# steps). nanoGPT at the stand-in departs from its notebook in dropout only.
 AUTHOR_VALUES = dict(scaled_init=False, dropout=0.2, lr=3e-4, min_lr=3e-5)
 AUTHOR_DROPOUT = dict(dropout=0.2)
 SCHEDULE_SEEDS = SEEDS_124M  # Table 5's five seeds, one tuple: the schedule over seeds reuses them
@@ -612,8 +632,9 @@ def _rate(x: float) -> str:
     return f"{float(mantissa):g}e{int(exponent)}"
 
 
-# The Phase-2 notebook's rate (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: a constant 3e-4), which is the 10M preset's
-# peak; the stand-in's ResidualGPT peaks at 1e-3, so its "constant lr" differs from Phase 2 in the rate too.
+# The Phase-2 notebook's rate (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb: a constant 3e-4),
+# which is the 10M preset's peak; the stand-in's ResidualGPT peaks at 1e-3, so its "constant lr"
+# differs from Phase 2 in the rate too.
 PHASE2_LR = get_preset("10M", "residualgpt").train.lr
 # the factor: ResidualGPT at Phase 2's rate, from step 0
 CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"
@@ -629,7 +650,8 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
     ``schedule_factor`` reads it back by lookup."""
     res = get_preset(scale, "residualgpt").train
     swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
-    # the one-seed bundle's seed, whose runs picked its three candidates: nanoGPT's warm-up + cosine, clipping, biases
+    # the one-seed bundle's seed, whose runs picked its three candidates: nanoGPT's
+    # warm-up + cosine, clipping, biases
     chosen = (bundle_factors(scale)["none"].seed,)
     table = {}
     for impl in ("nanogpt", "residualgpt"):
@@ -746,8 +768,8 @@ def release() -> list[Experiment]:
     # Seed 1337 of every chapter first (the 124M stand-in's four seed-1337 runs right after the
     # gain sweep, so that every chapter has measured numbers as early as possible), then a second
     # seed so the seed plots have a choice, the remaining seeds, the 124M stand-in's longer-budget
-    # probe (it decides what that chapter's budget cannot), and last nanogpt seed 42, which the issue
-    # asks for only if time allows.
+    # probe (it decides what that chapter's budget cannot), and last nanogpt seed 42, which the
+    # issue asks for only if time allows.
     order = [
         *asymmetry_10m(seeds=(PAPER_SEED,), extra_seeds=()),
         *joint_collapse(),
@@ -764,8 +786,8 @@ def release() -> list[Experiment]:
 
 def unique(exps: list[Experiment]) -> list[Experiment]:
     """``exps`` in order, each experiment once."""
-    # Keyed by the resolved JSON, the same key planned() uses; the first occurrence keeps its place, so a plan's
-    # "most important first" order survives.
+    # Keyed by the resolved JSON, the same key planned() uses; the first occurrence keeps its place,
+    # so a plan's "most important first" order survives.
     seen, out = set(), []
     for e in exps:
         key = e.to_json()
@@ -778,8 +800,8 @@ def unique(exps: list[Experiment]) -> list[Experiment]:
 def keeps_weights(exp: Experiment) -> bool:
     """Released runs whose final weights the book probes (fixed_val_batches): seed 1337 of the
     plain `residualgpt` stand-in runs, about 2.4 MB each."""
-    # Seed 1337 only and the preset's budget and depth only: the release stays small, and a probe of "the trained
-    # model" never reads a shortened or deeper run.
+    # Seed 1337 only and the preset's budget and depth only: the release stays small, and a probe of
+    # "the trained model" never reads a shortened or deeper run.
     return (
         exp.scale == "cpu"
         and exp.impl == "residualgpt"
@@ -811,9 +833,9 @@ MECHANISM_PLANS = (
     "rounding_twins",
     "escape_warmup",
 )
-# The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with their own
-# ``sweep --plan recipes``, so that ``release`` stays the first six chapters; §5.1(b)'s rounding twins (two) and §5.1's
-# runtime gains at two more seeds (eight).
+# The recipe questions' plans (issue "The author's recipes"): about 40 stand-in runs, trained with
+# their own ``sweep --plan recipes``, so that ``release`` stays the first six chapters; §5.1(b)'s
+# rounding twins (two) and §5.1's runtime gains at two more seeds (eight).
 RECIPE_PLANS = ("recipes", "author_values", "schedule_seeds", "gain_twins", "gain_seeds")
 
 
@@ -852,8 +874,8 @@ class Plan:
         return self.make(*args, **kwargs)
 
 
-# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask (book/reproducibility.md), and the
-# prefixes stopped at step 300 (book/joint_collapse.ipynb).
+# The paper's own 10M model on a CPU: micro-batches of 8 and the fast dropout mask
+# (book/reproducibility.md), and the prefixes stopped at step 300 (book/joint_collapse.ipynb).
 _PAPER_SHAPE_ON_CPU = ("--micro-batch 8", "--fast-dropout")
 _PREFIX_ON_CPU = (f"--until {PREFIX_STEPS}", *_PAPER_SHAPE_ON_CPU)
 _TEN_M = ("cpu", "10M")  # a chapter plan at its stand-in and at the paper's 10M
@@ -902,8 +924,8 @@ _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first 
 
 def planned(exp: Experiment) -> bool:
     """Is ``exp`` a run of some plan, at any of the plan's scales (a run the released ``runs/`` may hold)?"""
-    # The CLI asks before training into the released runs/ and the staging scan asks for every run it finds, so
-    # the plans are resolved once and kept as JSON keys.
+    # The CLI asks before training into the released runs/ and the staging scan asks for every run
+    # it finds, so the plans are resolved once and kept as JSON keys.
     if not _PLANNED:
         for plan in PLANS.values():
             for scale in plan.scales or (None,):
@@ -944,7 +966,8 @@ def resolve(
             continue
         have = sorted({of(e) for e in exps})
         unknown = [w for w in wanted if w not in have]
-        # one unknown value is enough to refuse: a typo among good ones would otherwise quietly train fewer runs
+        # one unknown value is enough to refuse: a typo among good ones would
+        # otherwise quietly train fewer runs
         if unknown:
             among = " among the runs the other options select" if narrowed else ""
             raise ConfigError(
@@ -958,8 +981,8 @@ def resolve(
 def with_steps(exps: list[Experiment], steps: int | None) -> list[Experiment]:
     if steps is None:
         return exps
-    # max_steps alone: the cosine stretches over the new budget (lr_at reads max_steps), and runs.run_path
-    # names the run _steps<N>, so it never shares a directory with the preset's
+    # max_steps alone: the cosine stretches over the new budget (lr_at reads max_steps), and
+    # runs.run_path names the run _steps<N>, so it never shares a directory with the preset's
     return unique(
         [dataclasses.replace(e, train=dataclasses.replace(e.train, max_steps=steps)) for e in exps]
     )
@@ -979,8 +1002,9 @@ def command_for(exp: Experiment, runs_dir=None) -> str:
         cmd += f" --precision {exp.train.precision}"
     if exp.model.mixer != "attention":
         cmd += f" --mixer {exp.model.mixer}"
-    # The fields in the order run_path names them, so the command and the directory read alike; a bool as JSON
-    # (true/false), a number as Python prints it: lib.cli.parse_sets reads each back as the same value.
+    # The fields in the order run_path names them, so the command and the directory read
+    # alike; a bool as JSON (true/false), a number as Python prints it: lib.cli.parse_sets
+    # reads each back as the same value.
     for key, value in sorted(off_preset_fields(exp).items()):
         cmd += f" --set {key}={json.dumps(value) if isinstance(value, bool) else value}"
     if keeps_weights(exp):  # the chapters probe its final weights

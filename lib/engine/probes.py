@@ -22,8 +22,9 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-# One number for the book's probes of a trained model and the callback's during training, so the two are read on
-# equally many sequences; small enough that probing at every evaluation costs little beside the step itself.
+# One number for the book's probes of a trained model and the callback's during training, so the
+# two are read on equally many sequences; small enough that probing at every evaluation costs
+# little beside the step itself.
 # sequences of one fixed validation batch the probes read (the book and the callback)
 PROBE_SEQUENCES = 16
 
@@ -34,8 +35,9 @@ def capture_activations(model, idx) -> list[torch.Tensor]:
     block L]."""
     blocks = model.transformer.h
     captured: list[torch.Tensor] = []
-    # Hooks, not a copy of GPT.forward: the states are the model's own, whatever Block does with its switches.
-    # Block 0's input (a pre-hook) is the embedding after its dropout, the stream as the first block sees it.
+    # Hooks, not a copy of GPT.forward: the states are the model's own, whatever Block does
+    # with its switches. Block 0's input (a pre-hook) is the embedding after its dropout, the
+    # stream as the first block sees it.
     handles = [
         blocks[0].register_forward_pre_hook(lambda m, args: captured.append(args[0].detach()))
     ]
@@ -45,7 +47,8 @@ def capture_activations(model, idx) -> list[torch.Tensor]:
     try:
         model(idx)
     finally:
-        # removed even if the forward fails: a hook left behind would store every later forward's states
+        # removed even if the forward fails: a hook left behind would store
+        # every later forward's states
         for h in handles:
             h.remove()
     return captured
@@ -57,11 +60,13 @@ def position_cosine(h: torch.Tensor) -> float:
     B, T, _ = h.shape
     if T < 2:
         raise ValueError(f"position_cosine needs at least 2 positions, got {T}")
-    # double, as in the other two probes: one precision for every measure, whatever dtype the states arrive in.
-    # normalize leaves a zero vector at zero (its eps), which is why such a position counts as 0, not NaN.
+    # double, as in the other two probes: one precision for every measure, whatever dtype the
+    # states arrive in. normalize leaves a zero vector at zero (its eps), which is why such a
+    # position counts as 0, not NaN.
     u = torch.nn.functional.normalize(h.double(), dim=-1)
     gram = u @ u.transpose(1, 2)  # (B, T, T)
-    # a position's similarity to itself is 1 whatever the model does; only the T(T-1) pairs of two positions count
+    # a position's similarity to itself is 1 whatever the model does; only the
+    # T(T-1) pairs of two positions count
     off_diagonal = gram.sum(dim=(1, 2)) - gram.diagonal(dim1=1, dim2=2).sum(dim=1)
     return float((off_diagonal / (T * (T - 1))).mean())
 
@@ -75,19 +80,22 @@ def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
         raise ValueError(
             f"token_accuracy needs at least 2 sequences (half fit, half scored), got {B}"
         )
-    # Split by sequence, not by position: the positions scored never helped build the centroids they are read by.
+    # Split by sequence, not by position: the positions scored never helped build
+    # the centroids they are read by.
     fit_h, fit_t = h[: B // 2].reshape(-1, h.shape[-1]).double(), idx[: B // 2].reshape(-1)
     test_h, test_t = h[B // 2 :].reshape(-1, h.shape[-1]).double(), idx[B // 2 :].reshape(-1)
     mean = fit_h.mean(dim=0)
     tokens, fit_i = torch.unique(fit_t, return_inverse=True)
     sums = torch.zeros(len(tokens), h.shape[-1], dtype=fit_h.dtype).index_add_(0, fit_i, fit_h)
     centroids = sums / torch.bincount(fit_i, minlength=len(tokens)).unsqueeze(1) - mean
-    # a token the first half never saw has no centroid, so it would count as wrong whatever the state holds
+    # a token the first half never saw has no centroid, so it would count as
+    # wrong whatever the state holds
     seen = torch.isin(test_t, tokens)
     test_h, test_t = test_h[seen] - mean, test_t[seen]
-    # Nearest centroid: argmin |x - c|^2 = argmin (|c|^2 - 2 x.c), one matrix product. Centring both sides on the
-    # first half's mean changes no distance; it keeps a large vector shared by every state out of the expanded
-    # form, where it would cancel between the two terms and leave rounding to decide the argmin.
+    # Nearest centroid: argmin |x - c|^2 = argmin (|c|^2 - 2 x.c), one matrix product. Centring
+    # both sides on the first half's mean changes no distance; it keeps a large vector shared by
+    # every state out of the expanded form, where it would cancel between the two terms and leave
+    # rounding to decide the argmin.
     predicted = tokens[
         ((centroids * centroids).sum(dim=1) - 2 * test_h @ centroids.T).argmin(dim=1)
     ]
@@ -98,9 +106,10 @@ def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
 def effective_rank(h: torch.Tensor) -> float:
     """exp(entropy) of the normalised singular values of the states ``h`` flattened to (positions, width)."""
     x = h.reshape(-1, h.shape[-1]).double()
-    # Singular values from the (width x width) Gram matrix: the same numbers, far cheaper than an SVD of
-    # the (positions x width) matrix.
-    # clamp: rounding can leave the smallest eigenvalues of a rank-deficient Gram matrix slightly negative
+    # Singular values from the (width x width) Gram matrix: the same numbers, far cheaper than an
+    # SVD of the (positions x width) matrix.
+    # clamp: rounding can leave the smallest eigenvalues of a rank-deficient
+    # Gram matrix slightly negative
     s = torch.linalg.eigvalsh(x.T @ x).clamp(min=0).sqrt()
     # every state zero: no direction at all, rather than the 0/0 of the normalisation
     if s.sum() == 0:
@@ -116,8 +125,9 @@ def probe(model, idx: torch.Tensor) -> pd.DataFrame:
     residual-stream state, ``depth`` 0 the embedding and ``depth`` k the output of block k."""
     # One thread: the tensors are small, and torch's thread pool on a busy 2-core machine costs more
     # than it saves (an eigvalsh of 128 x 128 took 0.6 s beside a training run, 2 ms on one thread).
-    # It also runs inside the trainer's evaluation (ProbeCallback), so it leaves the mode and the thread count as it
-    # found them; eval mode: dropout off, the states a function of the weights and the input alone.
+    # It also runs inside the trainer's evaluation (ProbeCallback), so it leaves the mode
+    # and the thread count as it found them; eval mode: dropout off, the states a function
+    # of the weights and the input alone.
     was_training, threads = model.training, torch.get_num_threads()
     model.eval()
     torch.set_num_threads(1)

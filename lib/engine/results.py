@@ -25,8 +25,9 @@ from .thresholds import ESCAPE_MARGIN, escape_step, judged_floor, left_floor
 def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataFrame:
     """The history of one run: ``config`` at ``seed`` from ``source`` (released or retrained)."""
     h = hist[(hist.config == config) & (hist.seed == seed)]
-    # Released and retrained rows can share one table: a curve is read from one source, so that two runs of a
-    # (config, seed) can never interleave as one. A table without a source column is read as one source.
+    # Released and retrained rows can share one table: a curve is read from one source, so
+    # that two runs of a (config, seed) can never interleave as one. A table without a source
+    # column is read as one source.
     return h[h.source == source] if "source" in h else h
 
 
@@ -35,16 +36,16 @@ def layer0_ffn(row: dict) -> float:
     recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
     (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
     g = row.get("grad_norm_ffn_weights")
-    # [0]: block 0, the paper's "Layer 0". A list test, not a None test: in a table that mixes older and newer
-    # runs, a row without the key holds pandas' NaN.
+    # [0]: block 0, the paper's "Layer 0". A list test, not a None test: in a table that mixes older
+    # and newer runs, a row without the key holds pandas' NaN.
     return float(g[0]) if isinstance(g, list) else float(row["grad_norm_mlp"][0])
 
 
 def load_model(rd: RunDir):
     """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode; a RunError naming
     the file where the run is not sound (``RunDir.problems``, which checks the weights too)."""
-    # The file first, as RunDir.weights checks it: a damaged or foreign weights.pt is named as itself, even in a
-    # folder whose other files are missing.
+    # The file first, as RunDir.weights checks it: a damaged or foreign weights.pt is named as
+    # itself, even in a folder whose other files are missing.
     blob = load_torch_file(
         rd.path / "weights.pt", "the run is left out; python -m lib export-weights rebuilds it"
     )
@@ -59,13 +60,16 @@ def load_model(rd: RunDir):
             f"{rd.path / 'weights.pt'} is not this run's: it holds another experiment than "
             "config.json"
         )
-    # The one decision whether the run is sound, weights included (their keys, shapes, step and values).
+    # The one decision whether the run is sound, weights included (their
+    # keys, shapes, step and values).
     if problems := rd.problems(exp):
         raise RunError("; ".join(problems))
-    # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.`` keys are there to load
-    # into; problems has checked every key and shape against this model, so the strict load cannot fail.
+    # Built by the same function that trained it, so a runtime-gain wrapper and its ``inner.``
+    # keys are there to load into; problems has checked every key and shape against this model,
+    # so the strict load cannot fail.
     model = build_model(exp)
-    # fp16 on disk halves the released files; the probes and losses are computed in fp32 as in training
+    # fp16 on disk halves the released files; the probes and losses are
+    # computed in fp32 as in training
     model.load_state_dict(
         {k: v.float() if v.is_floating_point() else v for k, v in blob["model"].items()}
     )
@@ -82,9 +86,9 @@ def per_batch_val_losses(
 
     model.eval()
     corpus = load_corpus(exp.dataset)
-    # The run's own batch shape and val_seed: with ``mode='fixed'`` and the run's eval_batches, these are the very
-    # batches it was evaluated on (that draw depends on val_seed and the shape alone). ``seed`` moves only the
-    # random batches.
+    # The run's own batch shape and val_seed: with ``mode='fixed'`` and the run's eval_batches,
+    # these are the very batches it was evaluated on (that draw depends on val_seed and the shape
+    # alone). ``seed`` moves only the random batches.
     b = Batches(
         corpus,
         exp.model.block_size,
@@ -104,11 +108,12 @@ def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
     (a diverged run's earlier best, or a NaN, never passes for a result)."""
     if summaries.empty:
         return summaries
-    # A diverged run's best is None in summary.json; coerced to NaN it fails the test below with any NaN.
+    # A diverged run's best is None in summary.json; coerced to NaN it
+    # fails the test below with any NaN.
     best = pd.to_numeric(summaries.best_val_loss, errors="coerce")
     ok = best.notna() & np.isfinite(best.astype(float))
-    # "partial" stays: a prefix is only read where a chapter asked for prefixes (SHOWN_AS_PREFIX), and there its
-    # best loss is the result the chapter is about
+    # "partial" stays: a prefix is only read where a chapter asked for prefixes (SHOWN_AS_PREFIX),
+    # and there its best loss is the result the chapter is about
     if "status" in summaries:
         ok &= summaries.status.isin(["complete", "partial"])
     return summaries[ok]
@@ -137,18 +142,19 @@ def floor_of(exp: Experiment) -> float:
 
 def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
     """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
-    # A NaN compares False, so it would read as "left the floor": refused rather than counted as an escape.
+    # A NaN compares False, so it would read as "left the floor": refused
+    # rather than counted as an escape.
     if s.best_val_loss.isna().any():
         raise ValueError(
             "a run without a finite best loss reached a verdict; pass pooled(summaries)"
         )
-    # the complement of the floor test escape_step dates escapes by: a run that escaped at some evaluation has its
-    # best there or lower, so no run is both escaped and on the floor
+    # the complement of the floor test escape_step dates escapes by: a run that escaped at some
+    # evaluation has its best there or lower, so no run is both escaped and on the floor
     return ~left_floor(s.best_val_loss, floor, margin)
 
 
-# the statuses training never changes again (only --force replaces such a run): a chapter reads only these unless
-# it asks for prefixes
+# the statuses training never changes again (only --force replaces such a run): a chapter reads only
+# these unless it asks for prefixes
 FINISHED = ("complete", "diverged")
 
 
@@ -169,8 +175,9 @@ def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
     A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
     import hashlib
 
-    # The weights' bytes, not their path or date: a weights.pt replaced by other weights never reuses old losses.
-    # The experiment fixes the batches (shape, val_seed) and the precision; torch's version, the kernels' rounding.
+    # The weights' bytes, not their path or date: a weights.pt replaced by other weights never
+    # reuses old losses. The experiment fixes the batches (shape, val_seed) and the precision;
+    # torch's version, the kernels' rounding.
     key = hashlib.sha256()
     key.update((rd.path / "weights.pt").read_bytes())
     key.update(f"{exp.to_json()}|{n}|{mode}|{torch.__version__}|{_CACHE_VERSION}".encode())
@@ -180,8 +187,9 @@ def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
     except (OSError, ValueError):  # missing or unreadable: recomputed rather than trusted
         values = compute()
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        # The pid keeps two processes that miss the same key at once from writing one temporary file; the name ends
-        # in .npy because np.save appends it otherwise, and os.replace would then look for the wrong file.
+        # The pid keeps two processes that miss the same key at once from writing one temporary
+        # file; the name ends in .npy because np.save appends it otherwise, and os.replace would
+        # then look for the wrong file.
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(tmp, values)
         os.replace(tmp, path)  # atomic: a reader finds the whole file or none
@@ -195,9 +203,9 @@ def left_out(located, statuses=FINISHED) -> list[str]:
     out = []
     for exp, rd, source in located:
         status = rd.status
-        # An unreadable summary is always named, whatever the chapter reads: it has no status to filter by, and
-        # in silence it would look like a run not yet trained. Unfinished runs are not named here: ``unfinished``
-        # prints their commands instead.
+        # An unreadable summary is always named, whatever the chapter reads: it has no status to
+        # filter by, and in silence it would look like a run not yet trained. Unfinished runs are
+        # not named here: ``unfinished`` prints their commands instead.
         if status not in (*statuses, "unreadable"):
             continue
         problems = rd.problems(exp)
@@ -239,8 +247,9 @@ def summaries_of(
         s = {**rd.summary, "escape_step_recorded": rd.summary.get("escape_step")}
         if floor is not None:
             s["escape_step"] = escape_step(rd.history(), floor, margin)
-        # The path relative to the repository where it can be: a built page then shows the same path on every
-        # machine, not the builder's home directory. The schedule comes from the experiment: no summary records it.
+        # The path relative to the repository where it can be: a built page then shows the same path
+        # on every machine, not the builder's home directory. The schedule comes from the
+        # experiment: no summary records it.
         rows.append(
             {
                 **s,
@@ -275,7 +284,8 @@ def summaries_of(
         "path",
     ]
     df = pd.DataFrame(rows)
-    # The same columns with or without runs: a chapter's filters and tables also run on a --runs-dir with none.
+    # The same columns with or without runs: a chapter's filters and tables also
+    # run on a --runs-dir with none.
     return df.reindex(columns=cols) if len(df) else pd.DataFrame(columns=cols)
 
 
@@ -297,7 +307,8 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
         h = pd.DataFrame(rd.history())
         h["impl"], h["config"], h["seed"], h["source"] = exp.impl, exp.config_name, exp.seed, source
         h["status"] = rd.status
-        # "none", not None: pandas' groupby drops NaN keys, and the plain run would vanish from a group by mode
+        # "none", not None: pandas' groupby drops NaN keys, and the plain run would
+        # vanish from a group by mode
         h["gain_mode"], h["gain"], h["budget"] = (
             exp.gain_mode or "none",
             exp.gain,
@@ -305,7 +316,8 @@ def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
         )
         h["schedule"] = exp.train.schedule
         frames.append(h)
-    # empty but with its columns, so that a chapter's selections on them work before any run is trained
+    # empty but with its columns, so that a chapter's selections on them
+    # work before any run is trained
     return (
         pd.concat(frames, ignore_index=True)
         if frames
@@ -334,8 +346,8 @@ def model_label(exp: Experiment) -> str:
 
 def as_released(exps, runs_dir=None):
     """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
-    # The source travels with each run, so a chapter can put a reader's own retrained seed beside the released
-    # ones (lib.book.chapter) and the figures can draw it differently.
+    # The source travels with each run, so a chapter can put a reader's own retrained seed beside
+    # the released ones (lib.book.chapter) and the figures can draw it differently.
     # None: runs/, so a caller can pass "the default" down without naming it
     runs_dir = runs_dir or RUNS_DIR
     return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
@@ -360,8 +372,8 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
     # printed into the chapter's output: the reader sees which runs were left out
     for line in left_out(located):
         print(line)
-    # Both frames are built from the one list ``ok``, in its order, so row i of each is the same run and they can
-    # be put side by side by position.
+    # Both frames are built from the one list ``ok``, in its order, so row i of each is the same run
+    # and they can be put side by side by position.
     summ = summaries_of(ok)
     extra = pd.DataFrame([{k: f(e) for k, f in columns.items()} for e, _, _ in ok])
     table = (
@@ -394,15 +406,18 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
     the rest (their count x the median; the escape map's runs differ in depth, so there it is rough)."""
     rows = []
     for name, (t, planned) in parts.items():
-        # a diverged run stopped early: not what a run costs; a prefix is a run trained as far as it was meant to
+        # a diverged run stopped early: not what a run costs; a prefix is a run
+        # trained as far as it was meant to
         t = t[t.status.isin(["complete", "partial"])] if "status" in t else t
-        # wall_s is the run's own clock, every segment of a resumed run added up, on a machine that may have been
-        # busy: the fastest run of a part is the fairest estimate of an idle machine
+        # wall_s is the run's own clock, every segment of a resumed run added up, on a machine that
+        # may have been busy: the fastest run of a part is the fairest estimate of an idle machine
         minutes = t.wall_s.astype(float) / 60
-        # The median, not the mean: runs trained beside other work on the same cores take far longer, and one of
-        # them would drag a mean up. NaN where nothing is trained: a cost not measured is not zero.
+        # The median, not the mean: runs trained beside other work on the same cores take
+        # far longer, and one of them would drag a mean up. NaN where nothing is trained: a
+        # cost not measured is not zero.
         med = float(minutes.median()) if len(t) else float("nan")
-        # the steps each run trained (a prefix's, not its schedule's), every distinct count shown, none hidden
+        # the steps each run trained (a prefix's, not its schedule's), every
+        # distinct count shown, none hidden
         steps = sorted({int(b) for b in (t.steps if "steps" in t else t.budget)}) if len(t) else []
         tps = (
             t.tokens_per_s.astype(float).median()

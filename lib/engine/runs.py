@@ -33,21 +33,23 @@ from .host import ROOT
 from .thresholds import escape_step
 
 RUNS_DIR = ROOT / "runs"  # the released runs; lib.cli refuses to retrain into them unless told to
-# An adoption under way (lib.engine.adopt) marks both run directories with this file until it is done: a kill leaves it,
-# and then the run is neither trained nor read until the same `adopt` command, run again, has finished it.
+# An adoption under way (lib.engine.adopt) marks both run directories with this file until it is
+# done: a kill leaves it, and then the run is neither trained nor read until the same `adopt`
+# command, run again, has finished it.
 ADOPTING = "adopting.json"
 
 
 def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
-    # The path is a function of the experiment alone, never of the machine or the command that trained it, so
-    # a sweep, a chapter and `report` find one run in one place. The order of the suffixes below is part of
-    # the released layout: changing it would move every released run away from where its config says it is
-    # (placement_problems would then name them all).
+    # The path is a function of the experiment alone, never of the machine or the command that
+    # trained it, so a sweep, a chapter and `report` find one run in one place. The order of the
+    # suffixes below is part of the released layout: changing it would move every released run away
+    # from where its config says it is (placement_problems would then name them all).
     parts = [exp.scale, exp.impl, exp.config_name]
     if exp.gain_mode is not None:
         # :g gives one spelling per value: 2.0 is gain-weight-2, 0.25 is gain-weight-0.25.
         parts.append(f"gain-{exp.gain_mode}-{exp.gain:g}")
-    # A preset run's leaf is its seed alone (seed1337); each suffix below marks one departure from the preset.
+    # A preset run's leaf is its seed alone (seed1337); each suffix below marks
+    # one departure from the preset.
     leaf = f"seed{exp.seed}"
     # a shortened or longer run never shares a directory with the preset's
     if off_preset_steps(exp):
@@ -111,13 +113,15 @@ def check_run_path(path) -> None:
 
 def as_experiment(d) -> Experiment | None:
     """The experiment a config.json describes, or None when it describes none."""
-    # A list or a number is valid JSON but no experiment; Experiment.from_dict would raise AttributeError on it.
+    # A list or a number is valid JSON but no experiment; Experiment.from_dict
+    # would raise AttributeError on it.
     if not isinstance(d, dict):
         return None
     try:
         return Experiment.from_dict(d)
-    # A missing field, an unknown one, or a value lib.engine.config refuses (ConfigError is a ValueError): a
-    # hand-edited or foreign config.json reads as "no experiment", and each caller names the file.
+    # A missing field, an unknown one, or a value lib.engine.config refuses (ConfigError
+    # is a ValueError): a hand-edited or foreign config.json reads as "no experiment",
+    # and each caller names the file.
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -125,8 +129,8 @@ def as_experiment(d) -> Experiment | None:
 def _differences(a: Experiment, b: Experiment) -> dict:
     """The fields (dotted) in which two experiments differ: ``{field: (a's value, b's value)}``."""
 
-    # Flattened to dotted names (train.lr, model.n_layer), so a mismatch message names the one field that
-    # differs instead of printing two whole configs.
+    # Flattened to dotted names (train.lr, model.n_layer), so a mismatch message names the one field
+    # that differs instead of printing two whole configs.
     def flat(d, pre=""):
         for k, v in d.items():
             if isinstance(v, dict):
@@ -138,7 +142,8 @@ def _differences(a: Experiment, b: Experiment) -> dict:
     return {k: (fa.get(k), fb.get(k)) for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)}
 
 
-# What the trainer writes as a run's status (lib.engine.train): a summary.json with any other is unreadable.
+# What the trainer writes as a run's status (lib.engine.train): a
+# summary.json with any other is unreadable.
 STATUSES = ("running", "partial", "complete", "diverged")
 
 
@@ -155,9 +160,10 @@ def _integer(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-# The summary fields the readers index (lib.book.tables, lib.engine.results) and what each must hold; None is allowed
-# where the trainer writes it: no finite loss yet (a diverged run's best), no escape, no best step before the first
-# evaluation, no wall time in a summary rebuilt from its history.
+# The summary fields the readers index (lib.book.tables, lib.engine.results) and what each
+# must hold; None is allowed where the trainer writes it: no finite loss yet (a diverged
+# run's best), no escape, no best step before the first evaluation, no wall time in a
+# summary rebuilt from its history.
 SUMMARY_FIELDS = {
     "steps": ("an integer", _integer),
     "best_val_loss": ("a finite number or null", lambda v: v is None or _finite(v)),
@@ -194,9 +200,10 @@ def model_shapes(exp: Experiment) -> dict[str, tuple]:
         return {k: tuple(v.shape) for k, v in construct(exp).state_dict().items()}
 
 
-# What the weights check found, by the file's path, modification time and size and what it was checked against: a
-# reader asks problems of one run many times (each table, each verdict), and reading weights.pt each time would cost
-# a torch.load. A rewritten file has another mtime or size, so it is checked again.
+# What the weights check found, by the file's path, modification time and size and what it was
+# checked against: a reader asks problems of one run many times (each table, each verdict),
+# and reading weights.pt each time would cost a torch.load. A rewritten file has another mtime
+# or size, so it is checked again.
 _WEIGHTS_CHECKED: dict[tuple, str | None] = {}
 
 
@@ -243,18 +250,20 @@ TRAINER_STATE = (
 )
 
 
-# A view of one run directory: it reads, it never writes (lib.engine.experiment writes). The readers of runs/
-# (chapters, `report`, release staging) go through it, so one set of checks applies to all of them.
+# A view of one run directory: it reads, it never writes (lib.engine.experiment writes).
+# The readers of runs/ (chapters, `report`, release staging) go through it, so one set of
+# checks applies to all of them.
 class RunDir:
     def __init__(self, path):
         self.path = Path(path)
-        # One checkpoint per run, overwritten after each evaluation (the one a resume needs); it is deleted when
-        # the run finishes and is never committed (.gitignore).
+        # One checkpoint per run, overwritten after each evaluation (the one a resume needs); it is
+        # deleted when the run finishes and is never committed (.gitignore).
         self.ckpt = self.path / "checkpoints" / "latest.pt"
 
     def read_json(self, name: str):
-        # Missing is None, not an error: a run being created has some files and not others, and each caller
-        # decides what absence means. A file that exists but does not parse is always an error naming it.
+        # Missing is None, not an error: a run being created has some files and not others,
+        # and each caller decides what absence means. A file that exists but does not parse
+        # is always an error naming it.
         p = self.path / name
         if not p.exists():
             return None
@@ -275,8 +284,8 @@ class RunDir:
             s = self.summary
         except RunError:
             return "unreadable"
-        # A summary that parses but is no object, or whose status is none the trainer writes, is as unusable as
-        # one that does not parse: every reader compares the status with these strings.
+        # A summary that parses but is no object, or whose status is none the trainer writes, is as
+        # unusable as one that does not parse: every reader compares the status with these strings.
         if s is None:
             return None
         return s["status"] if isinstance(s, dict) and s.get("status") in STATUSES else "unreadable"
@@ -335,15 +344,16 @@ class RunDir:
         if not p.exists():
             return []
         rows = []
-        # Numbered from 1, as an editor shows them, for the error message; a blank line (the file's last
-        # newline, or one left by hand) is no row.
+        # Numbered from 1, as an editor shows them, for the error message; a blank line (the file's
+        # last newline, or one left by hand) is no row.
         for i, line in enumerate(p.read_text().splitlines(), 1):
             if line:
                 try:
                     rows.append(json.loads(line))
                 except ValueError as e:
                     raise RunError(f"{p} line {i} is not JSON ({e})") from e
-                # [1, 2] or 5 is JSON but no evaluation: every reader asks a row for its step and its loss.
+                # [1, 2] or 5 is JSON but no evaluation: every reader asks a row
+                # for its step and its loss.
                 if not isinstance(rows[-1], dict):
                     raise RunError(f"{p} line {i} is not a JSON object ({line[:40]})")
         return rows
@@ -371,21 +381,23 @@ class RunDir:
         if wrong := self.adoption_cut_off():
             return [wrong]
         try:
-            # A file that does not parse makes every other check meaningless: that one problem is the answer.
+            # A file that does not parse makes every other check meaningless: that
+            # one problem is the answer.
             cfg, summ, hist = self.read_json("config.json"), self.summary, self.history()
             env = self.read_json("env.json")
         except RunError as e:
             return [str(e)]
-        # Without env.json a run cannot say which machine and commit produced it (STYLE rule 5); one of another
-        # shape would stop the readers of its segments (the paper-shape chapter, the reproducibility costs).
+        # Without env.json a run cannot say which machine and commit produced it (STYLE rule 5);
+        # one of another shape would stop the readers of its segments (the paper-shape chapter,
+        # the reproducibility costs).
         if env is None:
             out.append(f"{self.path / 'env.json'} is missing")
         elif wrong := env_problem(env):
             out.append(f"{self.path / 'env.json'} {wrong}")
         if cfg is None:
             out.append(f"{self.path / 'config.json'} is missing")
-        # The directory's name alone does not prove what trained there: a run copied or renamed by hand would
-        # pass for its neighbour. Compared as resolved experiments, as check_config does.
+        # The directory's name alone does not prove what trained there: a run copied or renamed by
+        # hand would pass for its neighbour. Compared as resolved experiments, as check_config does.
         elif as_experiment(cfg) != exp:
             got = as_experiment(cfg)
             diff = (
@@ -399,15 +411,17 @@ class RunDir:
                 f"{self.path / 'config.json'} describes another experiment than its directory"
                 + (f": {diff}" if diff else "")
             )
-        # From here on each check needs the summary (and then the history), so a missing one ends the list.
+        # From here on each check needs the summary (and then the history), so
+        # a missing one ends the list.
         if summ is None:
             return out + [f"{self.path / 'summary.json'} is missing"]
         if not isinstance(summ, dict) or summ.get("status") not in STATUSES:
             return out + [
                 f"{self.path / 'summary.json'} has no status (one of {', '.join(STATUSES)})"
             ]
-        # A field a reader indexes that is missing or of another type would stop that reader (a KeyError in
-        # `report`, a TypeError in a comparison below): named here, and the checks that compare values end.
+        # A field a reader indexes that is missing or of another type would stop that reader
+        # (a KeyError in `report`, a TypeError in a comparison below): named here, and the
+        # checks that compare values end.
         if wrong := self.summary_shape(summ):
             return out + [wrong]
         if not hist:
@@ -415,30 +429,34 @@ class RunDir:
         if wrong := self._row_types(hist):
             return out + [wrong]
         last = hist[-1].get("step")
-        # Both are written at every evaluation, one after the other; for a finished run they disagree only if a
-        # file was edited, truncated or copied from another run (or a kill fell between the two writes), and a
-        # reader would then plot a curve that ends at another step than the table's.
+        # Both are written at every evaluation, one after the other; for a finished run they
+        # disagree only if a file was edited, truncated or copied from another run (or a kill
+        # fell between the two writes), and a reader would then plot a curve that ends at
+        # another step than the table's.
         if last != summ.get("steps"):
             out.append(
                 f"{self.path / 'history.jsonl'} ends at step {last}, {self.path / 'summary.json'} "
                 f"says {summ.get('steps')}"
             )
         out += self._history_problems(hist, summ, exp)
-        # Only a complete run is checked against its budget: a partial run (a prefix) stops early on purpose.
+        # Only a complete run is checked against its budget: a partial run (a
+        # prefix) stops early on purpose.
         if summ.get("status") == "complete" and summ.get("steps") != exp.train.max_steps:
             out.append(
                 f"{self.path / 'summary.json'} says complete at step {summ.get('steps')} of a "
                 f"{exp.train.max_steps}-step budget"
             )
-        # Weights are part of the run where it has them (the chapters that probe a model load them): checked here, so
-        # one function decides for every reader whether a run is sound.
+        # Weights are part of the run where it has them (the chapters that probe a model load them):
+        # checked here, so one function decides for every reader whether a run is sound.
         if (self.path / "weights.pt").exists() and (wrong := self.weights_problem(exp, summ)):
             out.append(wrong)
-        # Every run's best loss but a diverged run's, whose best_val_loss is None by design
-        # (lib.engine.experiment.run_summary): a prefix's table shows it as well as a complete run's.
+        # Every run's best loss but a diverged run's, whose best_val_loss is None
+        # by design (lib.engine.experiment.run_summary): a prefix's table shows it
+        # as well as a complete run's.
         if summ.get("status") != "diverged":
-            # The summary's best is the same float the history holds (JSON round-trips Python floats exactly), so the
-            # tolerance only forgives the last bits; any real difference means the summary is from another history.
+            # The summary's best is the same float the history holds (JSON round-trips Python floats
+            # exactly), so the tolerance only forgives the last bits; any real difference means the
+            # summary is from another history.
             vals = [r["val_loss"] for r in hist if r.get("val_loss") is not None]
             best = summ.get("best_val_loss")
             if (
@@ -468,8 +486,8 @@ class RunDir:
         written by this project, of ``exp`` (not a file copied from another run), the complete run's final step,
         every key and shape of ``exp``'s model, every value finite. A RunError naming the file otherwise."""
         path = self.path / "weights.pt"
-        # weights_only loading (lib.engine.files.load_torch_file): a weights.pt arrives with a clone or a download, and
-        # an unrestricted torch.load would run whatever code its pickle names.
+        # weights_only loading (lib.engine.files.load_torch_file): a weights.pt arrives with a clone
+        # or a download, and an unrestricted torch.load would run whatever code its pickle names.
         blob = load_torch_file(
             path, "the run is left out; python -m lib export-weights rebuilds it"
         )
@@ -481,21 +499,23 @@ class RunDir:
             raise RunError(
                 f"{path} is not a weights file this project wrote (no experiment and model)"
             )
-        # A weights file copied into the wrong directory would otherwise be probed as the directory's run.
+        # A weights file copied into the wrong directory would otherwise be
+        # probed as the directory's run.
         if as_experiment(blob["experiment"]) != exp:
             raise RunError(
                 f"{path} is not this run's: it holds another experiment than config.json"
             )
-        # only the final step's weights: a chapter that probes "the trained model" must not read a prefix's
+        # only the final step's weights: a chapter that probes "the trained
+        # model" must not read a prefix's
         if summ.get("status") != "complete" or blob.get("step") != summ.get("steps"):
             raise RunError(
                 f"{path} holds step {blob.get('step')}, but the run is {summ.get('status')} at "
                 f"step {summ.get('steps')}: not the run's final weights"
             )
         weights = blob["model"]
-        # The same names and shapes as the model the experiment builds, so load_state_dict (strict) cannot fail later
-        # with torch's message, which does not name the file. A NaN or infinite weight would load without complaint
-        # and give a NaN loss, which no probe may read.
+        # The same names and shapes as the model the experiment builds, so load_state_dict (strict)
+        # cannot fail later with torch's message, which does not name the file. A NaN or infinite
+        # weight would load without complaint and give a NaN loss, which no probe may read.
         if wrong := _weights_problem(weights, exp):
             raise RunError(f"{path} {wrong}; the run is left out")
         return weights
@@ -556,8 +576,9 @@ class RunDir:
             for a, b in zip(steps, steps[1:])
             if b <= a
         ][:1]
-        # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one and marks it, so a
-        # NaN (or a null) anywhere else was never trained, and a mean over it would be NaN or a wrong number.
+        # Only lib's divergence row may lack a finite loss: the trainer stops at a non-finite one
+        # and marks it, so a NaN (or a null) anywhere else was never trained, and a mean over it
+        # would be NaN or a wrong number.
         for r in hist:
             v = r.get("val_loss")
             if not r.get("diverged") and not _finite(v):
@@ -572,7 +593,8 @@ class RunDir:
             out.append(f"{sp} says diverged, but the last row of {hp} is no divergence")
         elif status != "diverged" and any(r.get("diverged") for r in hist):
             out.append(f"{sp} says {status}, but {hp} holds a divergence row")
-        # The trainer stops at a divergence, so its row is the last: one before it means rows of two runs, or an edit.
+        # The trainer stops at a divergence, so its row is the last: one before it means
+        # rows of two runs, or an edit.
         if (early := next((r["step"] for r in hist[:-1] if r.get("diverged")), None)) is not None:
             out.append(
                 f"{hp} has a divergence row at step {early}, before its last row: a run stops "
@@ -614,8 +636,9 @@ class RunDir:
             exp = self.experiment()
         except RunError as e:
             return [str(e)]
-        # Walking a folder finds a run by its summary.json, not by its path: a run trained elsewhere and copied
-        # into the wrong directory would otherwise be read as the experiment its path names.
+        # Walking a folder finds a run by its summary.json, not by its path: a run
+        # trained elsewhere and copied into the wrong directory would otherwise be read
+        # as the experiment its path names.
         where = run_path(exp, runs_dir)
         return self.problems(exp) + (
             []
@@ -637,8 +660,8 @@ class RunDir:
                 f"use another runs directory or remove it"
             )
 
-    # A checkpoint is trusted only for the experiment it says it belongs to: resuming another experiment's
-    # optimiser and data state would produce a run that is neither.
+    # A checkpoint is trusted only for the experiment it says it belongs to: resuming another
+    # experiment's optimiser and data state would produce a run that is neither.
     def load_checkpoint(self, exp: Experiment) -> dict:
         if not self.ckpt.exists():
             raise RunError(
@@ -650,8 +673,9 @@ class RunDir:
                 f"checkpoint {self.ckpt} belongs to a different experiment "
                 f"(or another program); delete it or use another runs directory"
             )
-        # Of the right experiment but not whole, or not this model's: said here, naming the file, rather than by
-        # torch or a KeyError half-way through loading, or (a NaN) as a divergence recorded for good.
+        # Of the right experiment but not whole, or not this model's: said here, naming the
+        # file, rather than by torch or a KeyError half-way through loading, or (a NaN) as a
+        # divergence recorded for good.
         trainer = state.get("trainer")
         if not isinstance(trainer, dict) or (
             gone := [k for k in TRAINER_STATE if k not in trainer]
@@ -680,7 +704,8 @@ class RunDir:
         recorded or by more than one evaluation (an older segment's checkpoint, put back from elsewhere: resuming
         it would rewrite released rows)."""
         hist, hp = self.history(), self.path / "history.jsonl"
-        # The checkpoint holds the history it was taken at; compared as the file holds it (NaN as null).
+        # The checkpoint holds the history it was taken at; compared as the
+        # file holds it (NaN as null).
         own, step = as_written(trainer_state["history"]), trainer_state["step"]
         # no file yet, or lost: the resumed run writes the checkpoint's rows at its next evaluation
         if not hist:
@@ -702,7 +727,8 @@ class RunDir:
         extra = hist[len(own) :]
         summ = self.summary if self.status != "unreadable" else None
         recorded = summ.get("steps") if isinstance(summ, dict) else None
-        # Not recorded by the summary: it is None (a kill within the first evaluation's writes) or an earlier step.
+        # Not recorded by the summary: it is None (a kill within the first evaluation's
+        # writes) or an earlier step.
         unrecorded = (
             len(extra) == 1
             and _integer(extra[0].get("step"))
@@ -734,7 +760,8 @@ class RunLock:
         self.path = Path(path) / "run.lock"
         self._fd: int | None = None
 
-    # Advisory only: the JSON is for messages. Whether the run is held is the kernel's lock, never this file.
+    # Advisory only: the JSON is for messages. Whether the run is held is the
+    # kernel's lock, never this file.
     def holder(self) -> dict | None:
         try:
             return json.loads(self.path.read_text() or "null")
@@ -745,10 +772,10 @@ class RunLock:
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Opened, never replaced: flock locks the inode, so the file must stay the same one for every process
-        # (an atomic rename, as _atomic does for the other files, would give each process its own lock).
-        # O_NOFOLLOW: a run.lock that is a symbolic link is refused, never opened through (the holder's record
-        # would be written over whatever file it points to).
+        # Opened, never replaced: flock locks the inode, so the file must stay the same one for
+        # every process (an atomic rename, as _atomic does for the other files, would give each
+        # process its own lock). O_NOFOLLOW: a run.lock that is a symbolic link is refused, never
+        # opened through (the holder's record would be written over whatever file it points to).
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         except OSError as e:
@@ -759,8 +786,8 @@ class RunLock:
                 "never opened through one: remove the link"
             ) from None
         try:
-            # Non-blocking: a sweep does not wait on a held run; it trains the next one and comes back
-            # (lib.engine.sweep).
+            # Non-blocking: a sweep does not wait on a held run; it trains the next one and
+            # comes back (lib.engine.sweep).
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
@@ -768,10 +795,12 @@ class RunLock:
                 f"{self.path.parent} is being trained by {self.holder() or 'another process'} "
                 f"(lock {self.path})"
             ) from None
-        # The previous holder's record, read only once the lock is ours: no live process can be writing it now.
+        # The previous holder's record, read only once the lock is ours: no live
+        # process can be writing it now.
         before = self.holder()
-        # A record without "released" means its holder died holding the lock (the kernel freed it): the run
-        # will be resumed from its last checkpoint, and the message says whose work is being taken over.
+        # A record without "released" means its holder died holding the lock (the kernel
+        # freed it): the run will be resumed from its last checkpoint, and the message says
+        # whose work is being taken over.
         if before and before.get("pid") is not None and before.get("released") is not True:
             print(
                 (
@@ -785,8 +814,8 @@ class RunLock:
             "pid": os.getpid(),
             "since": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         }
-        # Rewritten in place through the locked descriptor, for the reason above; the JSON is small, so a reader
-        # that catches it half-written only gets a holder of None in its message.
+        # Rewritten in place through the locked descriptor, for the reason above; the JSON is small,
+        # so a reader that catches it half-written only gets a holder of None in its message.
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(me).encode(), 0)
@@ -802,8 +831,9 @@ class RunLock:
             return
         import fcntl
 
-        # Marked released before unlocking, so the next holder can tell a clean exit from a dead process and
-        # stays quiet; the file keeps the last holder's host and pid for whoever looks at it later.
+        # Marked released before unlocking, so the next holder can tell a clean exit from
+        # a dead process and stays quiet; the file keeps the last holder's host and pid
+        # for whoever looks at it later.
         held = self.holder() or {}
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, json.dumps({**held, "released": True}).encode(), 0)
@@ -815,7 +845,8 @@ class RunLock:
         self.acquire()
         return self
 
-    # Released on an exception too: a run that raised is no longer being trained and may be retried at once.
+    # Released on an exception too: a run that raised is no longer being
+    # trained and may be retried at once.
     def __exit__(self, *exc):
         self.release()
 
@@ -826,16 +857,17 @@ def export_weights(rd: RunDir) -> None:
     checkpoint that is not the run's last step: a prefix's weights must never pass for the run's."""
     exp = rd.experiment()
     state = rd.load_checkpoint(exp)
-    # The checkpoint of a run that has just finished holds its last step; an older one (a prefix, a resumed
-    # run stopped early) would give weights that no row of the history describes.
+    # The checkpoint of a run that has just finished holds its last step; an older one (a prefix, a
+    # resumed run stopped early) would give weights that no row of the history describes.
     step, status = state["trainer"]["step"], state["trainer"].get("status")
     if status != "complete" or step != exp.train.max_steps:
         raise RunError(
             f"{rd.ckpt} is step {step} of {exp.train.max_steps} ({status}): weights.pt holds a "
             "complete run's final weights; train it to the end with --keep-weights"
         )
-    # fp16 halves the released file; the chapters that load it (lib.engine.results.load_model) return fp32. Integer
-    # and boolean buffers are kept as they are. The optimiser state is dropped: weights.pt is for reading.
+    # fp16 halves the released file; the chapters that load it (lib.engine.results.load_model)
+    # return fp32. Integer and boolean buffers are kept as they are. The optimiser state is
+    # dropped: weights.pt is for reading.
     weights = {
         k: v.half() if v.is_floating_point() else v for k, v in state["trainer"]["model"].items()
     }

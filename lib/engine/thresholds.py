@@ -7,9 +7,10 @@ chapter read the same definitions, and a test that moves one moves them all."""
 
 from __future__ import annotations
 
-# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs sit within
-# 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below the floor, so 0.1 is
-# far from both; it is also far above the noise of one evaluation (the fixed-batch chapter measures it).
+# A run has "escaped" once val loss is this far below the unigram floor. The paper's collapsed runs
+# sit within 0.023 of No Residual (Tables 2 to 5) and its recovered ones more than a full unit below
+# the floor, so 0.1 is far from both; it is also far above the noise of one evaluation (the
+# fixed-batch chapter measures it).
 ESCAPE_MARGIN = 0.1
 
 
@@ -21,9 +22,9 @@ def left_floor(loss, floor: float, margin: float = ESCAPE_MARGIN):
 
 def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN):
     """First evaluation step whose val loss has left the floor (``left_floor``), or None."""
-    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A diverged row has no
-    # finite val_loss and never counts; None means the run never left the floor. RunDir.problems holds a
-    # summary's escape_step to this, on the history it summarises.
+    # The first evaluation, not the best: it dates the escape, as the escape map shows it. A
+    # diverged row has no finite val_loss and never counts; None means the run never left the floor.
+    # RunDir.problems holds a summary's escape_step to this, on the history it summarises.
     return next(
         (
             r["step"]
@@ -48,9 +49,11 @@ def judged_floor(
     return batches if val_mode == "fixed" else split
 
 
-# Random validation batches drawn per checkpoint to measure one evaluation's noise (the fixed-batch chapter,
-# the front page's §5.2 row). One number, since the cache of per-batch losses they share is keyed by it.
+# Random validation batches drawn per checkpoint to measure one evaluation's noise (the
+# fixed-batch chapter, the front page's §5.2 row). One number, since the cache of per-batch
+# losses they share is keyed by it.
 NOISE_BATCHES = 200
 
-# §5.1: AdamW absorbs the gain "within ≈200 steps"; the spread across gains is read from this step on.
+# §5.1: AdamW absorbs the gain "within ≈200 steps"; the spread across
+# gains is read from this step on.
 ABSORB_STEP = 200

@@ -27,8 +27,8 @@ from .model import MaskStream, use_mask_stream
 class Callback:
     """Hooks into the loop; every method is optional."""
 
-    # minGPT's pattern: the loop knows nothing about gradient norms, probes or run directories (STYLE rule 4), and a
-    # run without diagnostics attaches none, so it pays for none.
+    # minGPT's pattern: the loop knows nothing about gradient norms, probes or run directories
+    # (STYLE rule 4), and a run without diagnostics attaches none, so it pays for none.
 
     def on_after_backward(self, trainer: "Trainer", step: int) -> None:
         """Gradients of the last step before an evaluation are in ``.grad`` (before clipping)."""
@@ -42,14 +42,15 @@ class Callback:
 
 def resolve_device(device: str = "auto") -> str:
     """``auto`` | ``cpu`` | ``cuda`` | ``cuda:N``; CUDA only where it is there."""
-    # ConfigError, like every bad flag: the CLI turns it into one line and exit 2, before a run directory exists
+    # ConfigError, like every bad flag: the CLI turns it into one line and exit 2,
+    # before a run directory exists
     kind, _, index = device.partition(":")
     if kind not in ("auto", "cpu", "cuda") or (index and (kind != "cuda" or not index.isdigit())):
         raise ConfigError(f"unknown device {device!r}; valid: auto, cpu, cuda, cuda:N")
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    # An explicit cuda is refused where there is none, never quietly trained on the CPU: env.json would record
-    # "cpu", but the reader asked for, and may compare against, a GPU run.
+    # An explicit cuda is refused where there is none, never quietly trained on the CPU: env.json
+    # would record "cpu", but the reader asked for, and may compare against, a GPU run.
     if kind == "cuda":
         if not torch.cuda.is_available():
             raise ConfigError(
@@ -89,21 +90,23 @@ def autocast(device: str, precision: str):
     """The forward passes' context: bf16 autocast on the device's kind, or nothing (fp32)."""
     if precision == "fp32":
         return contextlib.nullcontext()
-    # bf16 only, never fp16: bf16 has fp32's exponent range, so no GradScaler is needed. The weights and AdamW's
-    # state stay fp32; autocast runs only the ops on its list (the matmuls) in bf16.
+    # bf16 only, never fp16: bf16 has fp32's exponent range, so no GradScaler is needed. The weights
+    # and AdamW's state stay fp32; autocast runs only the ops on its list (the matmuls) in bf16.
     return torch.autocast(device.partition(":")[0], dtype=torch.bfloat16)
 
 
 def set_deterministic(on: bool) -> None:
     """The paper's forced determinism (§6.1, Figs. 3-4): cuBLAS workspace + deterministic algorithms."""
     if on:
-        # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2; ":4096:8" is one of the
-        # two values the CUDA docs name. Harmless on the CPU, and recorded in env.json either way.
+        # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2;
+        # ":4096:8" is one of the two values the CUDA docs name. Harmless on the CPU, and
+        # recorded in env.json either way.
         os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
-    # The flag is process-wide, so each run sets it rather than inheriting the last run's. Turning it off where it
-    # is already off is skipped: torch.use_deterministic_algorithms imports torch._inductor to set inductor's flag
-    # too (~2 s a process on this CPU, paid by every sweep worker and test subprocess), and a process starts with
-    # both flags off; only this function turns them on, and it turns both.
+    # The flag is process-wide, so each run sets it rather than inheriting the last run's. Turning
+    # it off where it is already off is skipped: torch.use_deterministic_algorithms imports
+    # torch._inductor to set inductor's flag too (~2 s a process on this CPU, paid by every sweep
+    # worker and test subprocess), and a process starts with both flags off; only this function
+    # turns them on, and it turns both.
     if on or torch.are_deterministic_algorithms_enabled():
         torch.use_deterministic_algorithms(on)
 
@@ -115,8 +118,9 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
         return cfg.lr
     if step < cfg.warmup_steps:  # step + 1: the first step already moves, at lr / warmup_steps
         return cfg.lr * (step + 1) / cfg.warmup_steps
-    # the cosine spans the full run's max_steps even for a prefix (--until), so a prefix is the full run's start;
-    # max(1, ...) guards a warm-up as long as the run, min(1.0, ...) holds min_lr for any step past max_steps
+    # the cosine spans the full run's max_steps even for a prefix (--until), so a prefix is the
+    # full run's start; max(1, ...) guards a warm-up as long as the run, min(1.0, ...) holds
+    # min_lr for any step past max_steps
     progress = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.max_steps - cfg.warmup_steps))
     return cfg.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (cfg.lr - cfg.min_lr)
 
@@ -132,7 +136,8 @@ class Dist:
 
     @classmethod
     def from_env(cls) -> "Dist":
-        # the variables torchrun sets; read, not passed in, so `python -m lib train` runs unchanged under torchrun
+        # the variables torchrun sets; read, not passed in, so `python -m lib train`
+        # runs unchanged under torchrun
         env = os.environ
         return cls(
             int(env.get("RANK", 0)), int(env.get("WORLD_SIZE", 1)), int(env.get("LOCAL_RANK", 0))
@@ -169,7 +174,8 @@ def init_distributed(device: str) -> Dist:
         # gloo lets the DDP tests run on a CPU
         backend = "nccl" if device.startswith("cuda") else "gloo"
         if backend == "nccl":
-            # before the group forms: otherwise every rank's NCCL communicator would default to GPU 0
+            # before the group forms: otherwise every rank's NCCL
+            # communicator would default to GPU 0
             torch.cuda.set_device(dist.local_rank)
         torch.distributed.init_process_group(backend)
     return dist
@@ -184,12 +190,14 @@ def make_optimizer(
     if cfg.decay_all:  # torch.optim.AdamW(model.parameters(), ...) as nanoGPT's notebook calls it
         groups = [{"params": params, "weight_decay": cfg.weight_decay}]
     else:
-        # matrices and embeddings decay; biases and LayerNorm gains do not (nanoGPT's configure_optimizers)
+        # matrices and embeddings decay; biases and LayerNorm gains do not
+        # (nanoGPT's configure_optimizers)
         groups = [
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
         ]
-    # lr here is only the initial value: Trainer.train_step sets every group's rate from lr_at before each step
+    # lr here is only the initial value: Trainer.train_step sets every group's
+    # rate from lr_at before each step
     return torch.optim.AdamW(
         groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), **({"fused": True} if fused else {})
     )
@@ -197,8 +205,8 @@ def make_optimizer(
 
 def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
     """A micro-batch is a whole number of sequences that divides the batch (None: the whole batch)."""
-    # Checked twice, here for the Trainer and in lib.engine.experiment.run before the run directory exists, so that a
-    # bad --micro-batch is refused before anything is written.
+    # Checked twice, here for the Trainer and in lib.engine.experiment.run before the run directory
+    # exists, so that a bad --micro-batch is refused before anything is written.
     if micro_batch is not None and (micro_batch < 1 or batch_size % micro_batch):
         valid = [d for d in range(1, batch_size + 1) if batch_size % d == 0]
         raise ConfigError(
@@ -251,18 +259,20 @@ class Trainer:
         self.dist = dist or Dist()
         check_micro_batch(micro_batch, cfg.batch_size)
         check_fast_dropout(masks is not None, device, compile, self.dist.world)
-        # An execution option too (lib.engine.model.MaskStream): dropout's masks from a faster stream, recorded in
-        # env.json.
+        # An execution option too (lib.engine.model.MaskStream): dropout's masks from a faster
+        # stream, recorded in env.json.
         self.masks = masks
         use_mask_stream(model, masks)
-        # An execution option, not part of the experiment: each batch is fed through forward and backward in
-        # slices of ``micro_batch`` sequences, whose gradients add up to the whole batch's (the loss is a mean
-        # over equally many tokens per slice). On a 2-core CPU the 10M step's activations then stay in cache
-        # (python -m lib bench). The data, the batch and the update are the same; with dropout the masks are
-        # drawn slice by slice, so the random realisation differs (the run records the option in env.json).
+        # An execution option, not part of the experiment: each batch is fed through forward and
+        # backward in slices of ``micro_batch`` sequences, whose gradients add up to the whole
+        # batch's (the loss is a mean over equally many tokens per slice). On a 2-core CPU the 10M
+        # step's activations then stay in cache (python -m lib bench). The data, the batch and the
+        # update are the same; with dropout the masks are drawn slice by slice, so the random
+        # realisation differs (the run records the option in env.json).
         self.micro_batch = None if micro_batch in (None, cfg.batch_size) else micro_batch
-        # Equal shares only: DDP averages the ranks' gradients with equal weight, so a rank with fewer micro-batches
-        # would weight each of its own more heavily than the single-process mean does.
+        # Equal shares only: DDP averages the ranks' gradients with equal weight, so a
+        # rank with fewer micro-batches would weight each of its own more heavily than
+        # the single-process mean does.
         if cfg.grad_accum % self.dist.world:
             raise ValueError(
                 f"grad_accum={cfg.grad_accum} cannot be shared out among {self.dist.world} ranks; "
@@ -287,12 +297,12 @@ class Trainer:
         self.cfg, self.batches, self.device = cfg, batches, device
         self.callbacks = list(callbacks)
         self.progress = progress
-        # On the CPU there is no queue of kernels to keep full, so reading each step's loss at once costs nothing
-        # and a non-finite loss is caught at the very step.
+        # On the CPU there is no queue of kernels to keep full, so reading each step's loss at once
+        # costs nothing and a non-finite loss is caught at the very step.
         self.sync_every = self.SYNC_EVERY_CUDA if cuda else 1
         self.tokens_per_step = cfg.batch_size * cfg.grad_accum * tokens_per_sample
-        # Built on the raw model, after any gain (lib.engine.experiment.build_model): §5.1's weight-level gain must be
-        # in the weights before the optimiser sees them.
+        # Built on the raw model, after any gain (lib.engine.experiment.build_model): §5.1's
+        # weight-level gain must be in the weights before the optimiser sees them.
         self.optimizer = make_optimizer(model, cfg, fused=cuda)
         self.autocast = autocast(device, cfg.precision)
         self.step = 0
@@ -305,7 +315,8 @@ class Trainer:
     # -- evaluation -----------------------------------------------------------
     @torch.no_grad()
     def batch_losses(self, batches) -> torch.Tensor:
-        # kept on the device and stacked: a .item() per batch would synchronise the GPU once per batch
+        # kept on the device and stacked: a .item() per batch would
+        # synchronise the GPU once per batch
         losses = []
         for x, y in batches:
             with self.autocast:
@@ -319,12 +330,15 @@ class Trainer:
     def evaluate(self) -> dict:
         # dropout off: an evaluation is a function of the weights and the batches alone
         self.model.eval()
-        # fixed: the same batches every time (ResidualGPT); random: fresh ones from their own generator (nanoGPT
-        # style), which never touches the training stream, so evaluating cannot change what is trained
+        # fixed: the same batches every time (ResidualGPT); random: fresh ones from their own
+        # generator (nanoGPT style), which never touches the training stream, so evaluating
+        # cannot change what is trained
         val = self.batch_losses(self.batches.val_batches(self.cfg.val_mode))
-        # the standard error of the mean over the batches: how far another draw of batches could move it
+        # the standard error of the mean over the batches: how far another
+        # draw of batches could move it
         se = (val.std() / len(val) ** 0.5).item() if len(val) > 1 else math.nan
-        # a diverged model's loss stays NaN here: fit reads it and stops the run, it is not hidden as None yet
+        # a diverged model's loss stays NaN here: fit reads it and stops the run,
+        # it is not hidden as None yet
         row = {
             "step": self.step,
             "val_loss": val.mean().item(),
@@ -362,14 +376,15 @@ class Trainer:
                 self.batches.skip_train_batch()
                 continue
             x, y = self.batches.train_batch()
-            # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches gives the
-            # mean over all of them; only the last backward of a step synchronises.
+            # DDP averages the ranks' gradients, so each rank's mean over its own micro-batches
+            # gives the mean over all of them; only the last backward of a step synchronises.
             slices = (
                 list(zip(x.split(self.micro_batch), y.split(self.micro_batch)))
                 if self.micro_batch
                 else [(x, y)]
             )
-            # The batch is drawn whole and then sliced, so the training stream is the same with or without slices.
+            # The batch is drawn whole and then sliced, so the training stream is the
+            # same with or without slices.
             for j, (xs, ys) in enumerate(slices):
                 sync = self.ddp is None or (i == own[-1] and j == len(slices) - 1)
                 with contextlib.nullcontext() if sync else self.ddp.no_sync():
@@ -382,8 +397,9 @@ class Trainer:
         if self._eval_due(step + 1):
             for cb in self.callbacks:
                 cb.on_after_backward(self, step)
-        # After the callbacks, so Fig. 2a's norms are the raw gradients. On the raw model: after DDP's all-reduce each
-        # rank holds the same gradients, so each clips them alike and the ranks' weights stay identical.
+        # After the callbacks, so Fig. 2a's norms are the raw gradients. On the raw model: after
+        # DDP's all-reduce each rank holds the same gradients, so each clips them alike and the
+        # ranks' weights stay identical.
         # ResidualGPT clips at 1.0; nanoGPT's notebook does not clip (grad_clip 0)
         if cfg.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), cfg.grad_clip)
@@ -402,7 +418,8 @@ class Trainer:
         if self.status == "partial":  # a prefix being continued
             self.status = "running"
         self.model.train()
-        # leave=False: a finished bar is cleared, so a sweep's log keeps its own lines, not a dead bar per run
+        # leave=False: a finished bar is cleared, so a sweep's log keeps its own
+        # lines, not a dead bar per run
         bar = tqdm(
             total=stop,
             initial=self.step,
@@ -412,8 +429,9 @@ class Trainer:
         )
         window: list[torch.Tensor] = []  # the losses of the steps since the last synchronisation
         while True:
-            # evaluate before training (step 0), after every eval_interval-th step and after the last; a resumed
-            # run whose checkpoint was taken right after an evaluation does not evaluate that step twice
+            # evaluate before training (step 0), after every eval_interval-th step and after
+            # the last; a resumed run whose checkpoint was taken right after an evaluation does
+            # not evaluate that step twice
             if self._eval_due(self.step) and (
                 not self.history or self.history[-1]["step"] != self.step
             ):
@@ -428,7 +446,8 @@ class Trainer:
                     for cb in self.callbacks:
                         cb.on_history(self, self.step)
                     break
-                # the status is set before on_history, so the checkpoint and summary written there carry it
+                # the status is set before on_history, so the checkpoint and
+                # summary written there carry it
                 if self.step == cfg.max_steps:
                     self.status = "complete"
                 elif self.step >= stop:
@@ -442,22 +461,25 @@ class Trainer:
                 t0 = time.perf_counter()
             window.append(self.train_step())
             self.step += 1
-            # Not yet: the losses stay on the device, and the GPU runs ahead of Python. An evaluation, or the end,
-            # forces the synchronisation, so a divergence is never reported after the evaluation that follows it.
+            # Not yet: the losses stay on the device, and the GPU runs ahead of Python. An
+            # evaluation, or the end, forces the synchronisation, so a divergence is never reported
+            # after the evaluation that follows it.
             if len(window) < self.sync_every and not self._eval_due(self.step) and self.step < stop:
                 continue
-            # A synchronisation point: every step on the CPU; on CUDA every SYNC_EVERY_CUDA steps and
-            # before each evaluation. The ranks' losses are summed to the step's mean.
+            # A synchronisation point: every step on the CPU; on CUDA every SYNC_EVERY_CUDA steps
+            # and before each evaluation. The ranks' losses are summed to the step's mean.
             losses = self.dist.sum(torch.stack(window)).tolist()
             dt = time.perf_counter() - t0
             self.train_time += dt
             first = self.step - len(window) + 1
             window = []
-            # a non-finite training loss stops the run at the first such step, named; it is never resumed
+            # a non-finite training loss stops the run at the first such step,
+            # named; it is never resumed
             bad = next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
             if bad is not None:
-                # On CUDA up to SYNC_EVERY_CUDA - 1 later steps already ran; the history names the first bad one,
-                # and the weights, which are past it, are never resumed or kept (a diverged run writes no checkpoint).
+                # On CUDA up to SYNC_EVERY_CUDA - 1 later steps already ran; the history names the
+                # first bad one, and the weights, which are past it, are never resumed or kept (a
+                # diverged run writes no checkpoint).
                 self.step = first + bad
                 self.status = "diverged"
                 self.history.append(
@@ -487,9 +509,10 @@ class Trainer:
 
     # -- checkpoint state -------------------------------------------------------
     def state_dict(self) -> dict:
-        # Everything a resumed run needs to continue exactly as if never stopped: weights, AdamW's moments, the
-        # data generators and the RNG that draws dropout masks. The raw model's state: no DDP ``module.`` or
-        # compile ``_orig_mod.`` prefixes, so a checkpoint loads into a plain model however it was trained.
+        # Everything a resumed run needs to continue exactly as if never stopped: weights, AdamW's
+        # moments, the data generators and the RNG that draws dropout masks. The raw model's state:
+        # no DDP ``module.`` or compile ``_orig_mod.`` prefixes, so a checkpoint loads into a plain
+        # model however it was trained.
         state = {
             "model": self.raw_model.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -513,9 +536,9 @@ class Trainer:
     def load_state_dict(self, state: dict) -> None:
         self.raw_model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
-        # torch checks the moments against the parameters only at the next step, deep in AdamW: checked here, so a
-        # checkpoint that does not fit is refused before any training (ValueError; lib.engine.experiment names the
-        # file).
+        # torch checks the moments against the parameters only at the next step, deep in AdamW:
+        # checked here, so a checkpoint that does not fit is refused before any training
+        # (ValueError; lib.engine.experiment names the file).
         for group in self.optimizer.param_groups:
             for i, p in enumerate(group["params"]):
                 for k, v in self.optimizer.state.get(p, {}).items():
@@ -526,13 +549,15 @@ class Trainer:
                         )
         self.batches.load_state_dict(state["batches"])
         torch.set_rng_state(state["torch_rng"])
-        # With dropout, _run refuses a resume that switches the option, so the state is there. Without dropout the
-        # stream draws nothing, so a run resumed with the option switched on has no state for it, and needs none:
-        # the fresh stream of the run's seed stands in for one that was never drawn from.
+        # With dropout, _run refuses a resume that switches the option, so the state is there.
+        # Without dropout the stream draws nothing, so a run resumed with the option switched on
+        # has no state for it, and needs none: the fresh stream of the run's seed stands in for
+        # one that was never drawn from.
         if self.masks is not None and "mask_stream" in state:
             self.masks.load_state_dict(state["mask_stream"])
         if "cuda_rng" in state and self.device.startswith("cuda"):
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
-        # status too: a prefix comes back "partial", which fit turns into "running" when it continues
+        # status too: a prefix comes back "partial", which fit turns into
+        # "running" when it continues
         for k in ("step", "history", "best_val", "best_step", "train_time", "status"):
             setattr(self, k, state[k])

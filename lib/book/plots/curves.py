@@ -36,7 +36,8 @@ def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
         # i == 0 below: one legend entry per configuration
         for i, (key, h) in enumerate(runs.groupby(keys)):
             diverged = "status" in h and (h.status == "diverged").any()
-            # taken before dropna: a training divergence's row has no val_loss, but its step is where the run stopped
+            # taken before dropna: a training divergence's row has no val_loss, but its
+            # step is where the run stopped
             end = int(h.step.max())
             h = h.dropna(subset=["val_loss"])
             # dashed: a reader's own retrain
@@ -63,12 +64,14 @@ def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
                         f"step {end}"
                     ),
                 )
-    # the floors after the curves, so they sit on top and their labels follow the configurations in the legend
+    # the floors after the curves, so they sit on top and their labels follow
+    # the configurations in the legend
     _draw_floors(ax, floor)
     ax.set(xlabel="step", ylabel="validation loss (nats/token)", title=title)
     top = y_top(hist)
     if top is not None:
-        # down to the lowest loss or floor, whichever is lower, with a margin: nothing drawn falls under the axis
+        # down to the lowest loss or floor, whichever is lower, with a margin:
+        # nothing drawn falls under the axis
         low = float(hist.val_loss.dropna().min())
         ax.set_ylim(min(low, *(v for _, v in floor_lines(floor))) - 0.15, top)
         # what the axis cuts is named under the plot, so the cap never hides a result
@@ -101,7 +104,8 @@ def longer_budget_curves(
     before the probe has run."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     for c in _configs(hist):
-        # the released run of this seed at the preset's budget; the probe's runs are drawn from probe_hist below
+        # the released run of this seed at the preset's budget; the probe's runs are
+        # drawn from probe_hist below
         h = one_run(hist, c, seed, "released").dropna(subset=["val_loss"])
         if len(h):
             # the budget in the label: the solid run's steps read against the dashed probe's
@@ -144,7 +148,8 @@ def prefix_curves(prefix, title: str):
     (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
     3,000 steps as a short tick at the right edge (its curves are not published as numbers). With no paper-shape
     run released there is nothing solid to draw: one sentence says so and names the commands, and no figure."""
-    # No solid run, no figure: the notebook shows the sentence and the first command instead of an empty plot.
+    # No solid run, no figure: the notebook shows the sentence and the first
+    # command instead of an empty plot.
     if prefix.histories.empty:
         print(
             f"No paper-shape run is released yet ({len(prefix.missing)} planned, about 70-120 "
@@ -178,19 +183,22 @@ def prefix_curves(prefix, title: str):
                 )
         for c in _configs(prefix.stand_in_histories[prefix.stand_in_histories.impl == impl]):
             h = prefix.stand_in_histories
-            # the stand-in over the prefixes' steps (at least its first evaluation after step 0), read side by side
+            # the stand-in over the prefixes' steps (at least its first evaluation after
+            # step 0), read side by side
             h = h[(h.impl == impl) & (h.config == c) & (h.step <= max(last, 100))].dropna(
                 subset=["val_loss"]
             )
             ax.plot(
                 h.step, h.val_loss, color=COLORS[c], lw=1.2, ls="--", label=f"{c}, cpu stand-in"
             )
-        # the paper's value is for each implementation's own recipe; the paper trained no swapped schedule
+        # the paper's value is for each implementation's own recipe; the paper
+        # trained no swapped schedule
         for r in prefix.table[
             (prefix.table.impl == impl) & (prefix.table.schedule == "recipe")
         ].itertuples():
             if r.paper_best_value is not None and not pd.isna(r.paper_best_value):
-                # a left-pointing tick at the right edge: the paper's best after 3,000 steps, not a point of this curve
+                # a left-pointing tick at the right edge: the paper's best after 3,000 steps,
+                # not a point of this curve
                 ax.plot(
                     [max(last, 100)],
                     [r.paper_best_value],
@@ -210,8 +218,9 @@ def prefix_curves(prefix, title: str):
             frameon=False, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2
         )
     axes[0].set_ylabel("validation loss (nats/token)")
-    # from below the paper's best values to above every curve: a run on the other's schedule overshoots step 0's
-    # ln 65 = 4.17 on its way (nanoGPT with the warm-up + cosine reaches 5.29 at step 50), and a cut curve misleads
+    # from below the paper's best values to above every curve: a run on the other's schedule
+    # overshoots step 0's ln 65 = 4.17 on its way (nanoGPT with the warm-up + cosine reaches 5.29 at
+    # step 50), and a cut curve misleads
     top = max(4.6, float(prefix.histories.val_loss.max()) + 0.2)
     axes[0].set_ylim(1.0, top)
     fig.suptitle(title)
@@ -226,7 +235,8 @@ def diagnostics_figure(
     which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
     one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
-    # Histories without the diagnostics columns (runs trained without them) draw two empty panels, not an error.
+    # Histories without the diagnostics columns (runs trained without them) draw
+    # two empty panels, not an error.
     for config in _configs(hist) if {"grad_norm_mlp", "hidden_growth"} <= set(hist.columns) else []:
         h = one_run(hist, config, seed, source).dropna(subset=["val_loss"])
         # step 0's evaluation comes before any backward pass, so it has no gradient row
@@ -234,7 +244,8 @@ def diagnostics_figure(
         # the author's definition where the run recorded it, else the FFN's whole parameter norm
         layer0 = [layer0_ffn(r) for r in g.to_dict("records")]
         a.plot(g.step, layer0, color=COLORS[config], label=config)
-        # the stream's norm after the last block over the embedding's, on the first fixed validation batch
+        # the stream's norm after the last block over the embedding's, on the
+        # first fixed validation batch
         b.plot(h.step, h.hidden_growth, color=COLORS[config], label=config)
     a.set(
         yscale="log",
@@ -331,7 +342,8 @@ def noise_figure(noise: pd.DataFrame, title: str):
         1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False
     )
     for ax, (_, r) in zip(axes[0], noise.iterrows()):
-        # random_eval_samples: 500 resampled random evaluations of the run's own size (claims.fixed_val_batches)
+        # random_eval_samples: 500 resampled random evaluations of the run's own
+        # size (claims.fixed_val_batches)
         ax.hist(
             r.random_eval_samples,
             bins=30,
@@ -342,7 +354,8 @@ def noise_figure(noise: pd.DataFrame, title: str):
         # the one value the fixed batches give, where the random evaluations scatter
         ax.axvline(r.fixed_val, color=COLORS[r.config], lw=2, ls="--", label="fixed batches")
         ax.set(xlabel="validation loss", ylabel="count", title=f"{r.config}, seed {r.seed}")
-        # no offset: across such a narrow range matplotlib would print the ticks as offsets from one value
+        # no offset: across such a narrow range matplotlib would print the
+        # ticks as offsets from one value
         ax.ticklabel_format(axis="x", useOffset=False)
         _legend(ax)
     fig.suptitle(title)
@@ -378,15 +391,16 @@ def phase2_figure(
         if len(h)
         else h
     )
-    # The first steps, where this book's runs are, enlarged beside the main axis: at the full axis they fill
-    # its first tenth, and an inset drawn over the main axis covered its floor lines.
+    # The first steps, where this book's runs are, enlarged beside the main axis: at the full axis
+    # they fill its first tenth, and an inset drawn over the main axis covered its floor lines.
     if len(h):
         fig, (ax, zoom) = plt.subplots(
             1, 2, figsize=(12, 5.6), gridspec_kw={"width_ratios": [2.2, 1]}
         )
     else:
         (fig, ax), zoom = plt.subplots(figsize=(9, 6)), None
-    # the author's three Phase-2 seeds, told apart by line style (their colour is their configuration's)
+    # the author's three Phase-2 seeds, told apart by line style (their
+    # colour is their configuration's)
     styles = {PAPER_SEED: "-", 42: "--", 123: ":"}
     # AttnOnly and FFNOnly: the pair whose gap the paper's asymmetry is about
     authors = curves[curves.config.isin(["AttnOnly", "FFNOnly"])]
@@ -402,8 +416,9 @@ def phase2_figure(
         )
     for schedule, s in h.groupby("schedule") if len(h) else []:
         name = SCHEDULE_NAMES[schedule]
-        # black (constant lr) or grey (warm-up + cosine), told apart by marker too: this book's runs stand apart from
-        # the author's coloured curves, whose line styles are their seeds; one legend entry per schedule
+        # black (constant lr) or grey (warm-up + cosine), told apart by marker too: this book's
+        # runs stand apart from the author's coloured curves, whose line styles are their seeds;
+        # one legend entry per schedule
         style = dict(
             color="black" if schedule == "constant" else "0.45",
             marker="o" if schedule == "cosine" else "s",
@@ -411,8 +426,9 @@ def phase2_figure(
             lw=1.6,
         )
         seeds = sorted(set(s.seed))
-        # how far each seed's run has trained: the runs of one schedule stop at different steps (the plan's rule,
-        # or a run still short of its stop), so the legend never gives them all the furthest one's
+        # how far each seed's run has trained: the runs of one schedule stop at different
+        # steps (the plan's rule, or a run still short of its stop), so the legend never gives
+        # them all the furthest one's
         last = s.groupby("seed").step.max()
         to = "; ".join(
             f"{', '.join(str(x) for x in sorted(g.index))} to step {int(step):,}"
@@ -429,9 +445,9 @@ def phase2_figure(
             zoom.plot(g.step, g.val_loss, **style)
             ends.append((int(g.step.iloc[-1]), float(g.val_loss.iloc[-1]), seed))
         if schedule == "constant":
-            # the constant-rate runs part where each leaves the floor, so each is named by its seed at its end; the
-            # warm-up runs leave together at their first evaluation and run on side by side, where names would
-            # overlap (the legend gives each seed's last step)
+            # the constant-rate runs part where each leaves the floor, so each is named by its seed
+            # at its end; the warm-up runs leave together at their first evaluation and run on side
+            # by side, where names would overlap (the legend gives each seed's last step)
             for (step, loss), names in seed_labels(ends).items():
                 zoom.annotate(
                     names,
@@ -453,14 +469,16 @@ def phase2_figure(
                 alpha=0.8,
             )
         zoom.axhline(floor, **FLOOR_STYLE)
-        # from below the lowest loss our runs reach (or the floor) to above the step-0 loss (ln 65 = 4.17)
+        # from below the lowest loss our runs reach (or the floor) to above
+        # the step-0 loss (ln 65 = 4.17)
         zoom.set(
             xlim=(0, end),
             ylim=(min(float(h.val_loss.min()), floor) - 0.15, 4.3),
             xlabel="step",
             title=f"the first {end:,} steps, enlarged",
         )
-    # Phase 3's mean placed at its last step, 3,000: the paper reports where the runs end, not their curves
+    # Phase 3's mean placed at its last step, 3,000: the paper reports where
+    # the runs end, not their curves
     ax.plot(
         [3000],
         [phase3],
@@ -480,8 +498,8 @@ def phase2_figure(
     )
     fig.suptitle(title)
     fig.tight_layout()
-    # below both panels, in two columns: about ten entries would cover the curves, and beside them they squeeze the
-    # axes
+    # below both panels, in two columns: about ten entries would cover the curves, and
+    # beside them they squeeze the axes
     fig.legend(
         *ax.get_legend_handles_labels(),
         frameon=False,
@@ -516,14 +534,16 @@ def seed_panels(
             ax.plot(h.step, h.val_loss, color=COLORS[config], lw=1.2, alpha=0.85)
             ends.append((int(h.step.iloc[-1]), float(h.val_loss.iloc[-1]), int(seed)))
         _draw_floors(ax, floor)
-        # the second half of each run: the early descent from the untrained model's loss runs off the top
+        # the second half of each run: the early descent from the untrained
+        # model's loss runs off the top
         late = runs[runs.step >= runs.groupby("seed").step.transform("max") / 2].val_loss
         if len(late):
             floors = [v for _, v in floor_lines(floor)]
             lo, hi = min(*runs.val_loss, *floors), max(*late, *floors)
             pad = max(0.05, 0.1 * (hi - lo))
             ax.set_ylim(lo - pad, hi + pad)
-            # seeds that end within a twentieth of the panel's range share one label, not printed over each other
+            # seeds that end within a twentieth of the panel's range share one label,
+            # not printed over each other
             for (step, loss), label in seed_labels(ends, apart=(hi - lo + 2 * pad) / 20).items():
                 ax.annotate(
                     label,
@@ -592,7 +612,8 @@ def nanogpt_schedule_figure(
         for i, (_, g) in enumerate(s.groupby("seed")):
             g = g.sort_values("step")
             ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
-    # the author's log gives only where each configuration ends (step 2,999): a marker at the right edge, its value
+    # the author's log gives only where each configuration ends (step 2,999): a
+    # marker at the right edge, its value
     for r in author.itertuples():
         ax.plot(
             [steps * 1.03],
@@ -617,7 +638,8 @@ def nanogpt_schedule_figure(
         ylim=(low - 0.15, top),
         title=title,
     )
-    # top right, over the steps after the first evaluations, where the curves run at or below the floor
+    # top right, over the steps after the first evaluations, where the
+    # curves run at or below the floor
     ax.legend(frameon=True, framealpha=0.9, edgecolor="none", fontsize=10, loc="upper right")
     fig.tight_layout()
     return fig

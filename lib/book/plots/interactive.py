@@ -23,8 +23,9 @@ class PlotlyHTML:
         self.fig, self.div_id = fig, div_id
 
     def html(self) -> str:
-        # No plotly.js inside: the book loads its local copy once a page (_config.yml html_js_files), not once a plot,
-        # and nothing comes from a CDN. The div_id is stable: tests/test_built_html.py finds each plot by it.
+        # No plotly.js inside: the book loads its local copy once a page (_config.yml
+        # html_js_files), not once a plot, and nothing comes from a CDN. The div_id is stable:
+        # tests/test_built_html.py finds each plot by it.
         return self.fig.to_html(
             include_plotlyjs=False,
             full_html=False,
@@ -35,8 +36,8 @@ class PlotlyHTML:
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        # HTML for the built book (_config.yml drops the JSON there); plotly's JSON for a live front-end to draw.
-        # to_json, not to_dict: it turns numpy arrays into plain JSON lists.
+        # HTML for the built book (_config.yml drops the JSON there); plotly's JSON for a live
+        # front-end to draw. to_json, not to_dict: it turns numpy arrays into plain JSON lists.
         return {
             "text/html": self.html(),
             "application/vnd.plotly.v1+json": json.loads(self.fig.to_json()),
@@ -62,7 +63,8 @@ def group_explorer(
     palette = plt.get_cmap("viridis")
     # key=str: numbers and strings sort together
     colour_values = sorted(df[color].unique(), key=str)
-    # sort=False: traces in the caller's order (seed_explorer sorts them); a diverged row has no point to draw
+    # sort=False: traces in the caller's order (seed_explorer sorts them); a
+    # diverged row has no point to draw
     for lab, h in df.dropna(subset=["val_loss"]).groupby(label, sort=False):
         h = h.sort_values("step")
         cval = h[color].iloc[0]
@@ -86,15 +88,17 @@ def group_explorer(
         keys.append(h[select].iloc[0])
     if floor is not None:
         for k, (name, value) in enumerate(floor_lines(floor)):
-            # the first floor black and dotted, the others grey and dashed, as the static figures draw them
+            # the first floor black and dotted, the others grey and dashed, as
+            # the static figures draw them
             fig.add_hline(
                 y=value,
                 line=dict(
                     color="black" if k == 0 else "grey", dash="dot" if k == 0 else "dash", width=1
                 ),
             )
-        # Named under the plot, not on their lines: the runs that stay on a floor run along it, and a label there
-        # covers them. (Not in the legend either: with a trace per seed it scrolls, and the floors would be last.)
+        # Named under the plot, not on their lines: the runs that stay on a floor run along it, and
+        # a label there covers them. (Not in the legend either: with a trace per seed it scrolls,
+        # and the floors would be last.)
         fig.add_annotation(
             text="; ".join(
                 f"{'dotted' if k == 0 else 'dashed'}: {name} {value:.4f}"
@@ -154,7 +158,8 @@ def seed_explorer(hist: pd.DataFrame, floor: float | dict, div_id: str, title: s
     # histories without a source or status column are released and not diverged
     retrained = h.get("source", pd.Series("released", index=h.index)).eq("retrained")
     diverged = h.get("status", pd.Series("complete", index=h.index)).eq("diverged")
-    # the label says which seed, and whether it is a retrain or diverged: the legend and the hover both show it
+    # the label says which seed, and whether it is a retrain or diverged: the
+    # legend and the hover both show it
     h = h.assign(
         label=h.config
         + " seed "
@@ -213,7 +218,8 @@ def best_val_strip(
                 mode="markers",
                 name=f"ours: {config}",
                 marker=dict(color=COLORS[config], size=9, line=dict(width=1, color="white")),
-                # -1 stands for "never left the floor", as the hover says: a NaN would reach plotly's JSON as null
+                # -1 stands for "never left the floor", as the hover says: a NaN would
+                # reach plotly's JSON as null
                 customdata=list(zip(s.seed, s.escape_step.fillna(-1))),
                 hovertemplate=(
                     "seed %{customdata[0]}<br>best val %{y:.4f}<br>"
@@ -223,8 +229,9 @@ def best_val_strip(
             row=1,
             col=1,
         )
-    # Our floors on our panel only: the paper's panel is another scale's data. Named in the legend, not beside the
-    # line: the configurations that stay on the floor put their markers right where a label on the line would go.
+    # Our floors on our panel only: the paper's panel is another scale's data. Named in the legend,
+    # not beside the line: the configurations that stay on the floor put their markers right where
+    # a label on the line would go.
     for k, (name, value) in enumerate(floor_lines(floor)):
         fig.add_hline(
             y=value,

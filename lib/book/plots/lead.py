@@ -11,17 +11,18 @@ from matplotlib.transforms import blended_transform_factory
 
 from .style import COLORS
 
-# How each kind of evidence is drawn: the paper's mean a filled diamond, the paper-shape runs filled squares (they
-# outrank a stand-in, so they are drawn first and solid), a stand-in's seeds open circles.
+# How each kind of evidence is drawn: the paper's mean a filled diamond, the paper-shape
+# runs filled squares (they outrank a stand-in, so they are drawn first and solid), a
+# stand-in's seeds open circles.
 MARKERS = {
     "paper": dict(marker="D", s=46),
     "paper shape": dict(marker="s", s=46),
     "stand-in": dict(marker="o", s=40),
 }
 UNTESTABLE = "NOT TESTABLE HERE"
-# Read at a 1,400 px window, where the book's text column shows the figure about 760 px wide: the smallest type at
-# LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure is drawn at LEAD_FONT_PT * 760 / (LEAD_WIDTH_IN * 72) px, which
-# tests/test_browser.py measures to be at least 11.
+# Read at a 1,400 px window, where the book's text column shows the figure about 760 px wide: the
+# smallest type at LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure is drawn at LEAD_FONT_PT * 760
+# / (LEAD_WIDTH_IN * 72) px, which tests/test_browser.py measures to be at least 11.
 LEAD_WIDTH_IN = 9.5
 LEAD_FONT_PT = 10
 
@@ -39,8 +40,8 @@ def lead_figure(rows: pd.DataFrame):
         gr = rows[rows.group == g]
         head = gr.iloc[0]
         untestable = head.verdict.startswith(UNTESTABLE)
-        # the claim and its verdict as the card gives it, above its lines
-        # from the left edge of the labels' column, across the band: the figure's width, not the axis's
+        # the claim and its verdict as the card gives it, above its lines from the left edge of the
+        # labels' column, across the band: the figure's width, not the axis's
         ax.text(
             0.005,
             y + 0.1,
@@ -80,7 +81,8 @@ def lead_figure(rows: pd.DataFrame):
                 )
             full = r.full.dropna()
             if len(full) and not grey:
-                # Full Residual's loss in the same sweep: the other end of the scale (the full model)
+                # Full Residual's loss in the same sweep: the other end of
+                # the scale (the full model)
                 ax.plot([full.iloc[0]] * 2, [y - 0.25, y + 0.25], color="black", linewidth=1.6)
             for k, config in enumerate(("AttnOnly", "FFNOnly")):
                 c = r[r.config == config]
@@ -105,7 +107,8 @@ def lead_figure(rows: pd.DataFrame):
             y -= 0.75
         y -= 0.25  # a gap before the next claim
     ax.axvline(0, color="black", linewidth=0.8, linestyle=":")
-    # two lines at most a label, so that the bands keep most of the width at the type size the page needs
+    # two lines at most a label, so that the bands keep most of the width
+    # at the type size the page needs
     ax.set_yticks(ticks, [textwrap.fill(label, 30) for label in labels], fontsize=LEAD_FONT_PT)
     source_of = dict(zip(rows.label, rows.source))
     for tick, label in zip(ax.get_yticklabels(), labels):
@@ -155,7 +158,8 @@ def lead_figure(rows: pd.DataFrame):
             label="0: collapsed onto\nNo Residual",
         ),
     ]
-    # beside the bands, top right: below them it sat under the axis label, far from the points it names
+    # beside the bands, top right: below them it sat under the axis
+    # label, far from the points it names
     ax.legend(
         handles=handles,
         frameon=False,

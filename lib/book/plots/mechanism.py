@@ -25,7 +25,8 @@ def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
     """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend: on the fixed
     validation batches where computed (the tokens the `residualgpt` runs are evaluated on), else on the split."""
     for r in floors[floors.order.isin(orders)].itertuples():
-        # the fixed batches' floor where the ladder has it: like for like with the losses the runs record
+        # the fixed batches' floor where the ladder has it: like for like
+        # with the losses the runs record
         fixed = "on_fixed_batches" in floors and pd.notna(r.on_fixed_batches)
         nats = r.on_fixed_batches if fixed else r.nats
         ax.axhline(
@@ -46,7 +47,8 @@ def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
     models = list(dict.fromkeys(ends.model)) if len(ends) else []
     for i, m in enumerate(models):
         y = ends[ends.model == m].best_val_loss
-        # colour by configuration (the model's first word), squares for the mixer; zorder puts the dots over the floors
+        # colour by configuration (the model's first word), squares for the mixer; zorder
+        # puts the dots over the floors
         ax.scatter(
             [i] * len(y),
             y,
@@ -85,7 +87,8 @@ def probe_figure(table: pd.DataFrame, title: str):
         for model, t in table.groupby("model", sort=False):
             config = model.split(" ")[0]
             ls = ":" if "mixer" in model else "-"  # the mixer dotted
-            # the untrained model thin and faded, the trained one thick: the change is what training did
+            # the untrained model thin and faded, the trained one thick: the
+            # change is what training did
             for state, kw in (
                 ("init", dict(lw=1, alpha=0.45)),
                 ("trained", dict(lw=2.2, alpha=0.95)),
@@ -141,7 +144,8 @@ def mixer_curves(
             label=model,
         )
     floor_ladder(ax, floors)
-    # from 1.5 to just above the unigram floor: step 0 (about ln 65 = 4.17) lies far above, the ladder is what matters
+    # from 1.5 to just above the unigram floor: step 0 (about ln 65 = 4.17) lies far
+    # above, the ladder is what matters
     top = floors[floors.order == 1].nats.iloc[0] if len(floors) else None
     if top is not None:
         ax.set_ylim(1.5, top + 0.4)
@@ -174,7 +178,8 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
     fig, ax = plt.subplots(figsize=(7.5, 4.6 + 0.4 * (len(rows) - len(depths) - 1)))
     values = np.full((len(rows), len(gains)), np.nan)  # NaN: white, not trained
     labels = {}
-    # An untrained cell of the map shows a dash; the unscaled rows are trained at gain 1 only, the rest left blank.
+    # An untrained cell of the map shows a dash; the unscaled rows are trained at
+    # gain 1 only, the rest left blank.
     for i, (config, d, sc) in enumerate(rows):
         for j, g in enumerate(gains):
             cell = grid[
@@ -215,9 +220,10 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | 
     the floor has no bar either: its row says "never" in words, beside the budget's dotted line."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
-    # A bar is a measured escape step, nothing else. "Never" (a complete run with no escape step) drawn as a bar to
-    # the budget read as a length that was measured; a factor not trained yet, or one that diverged (stopped early,
-    # so it never had the chance), has no bar and says why in its label.
+    # A bar is a measured escape step, nothing else. "Never" (a complete run with no escape
+    # step) drawn as a bar to the budget read as a length that was measured; a factor not
+    # trained yet, or one that diverged (stopped early, so it never had the chance), has no
+    # bar and says why in its label.
     done = table.status == "complete"
     never = done & table.escape_step.isna()
     labels = [f if st == "complete" else f"{f} ({st})" for f, st in zip(table.factor, table.status)]
@@ -321,8 +327,8 @@ def escape_strip(
     rule does not judge: drawn hollow, and left out of the band and the count."""
     chosen = chosen or {}
     fig, ax = plt.subplots(figsize=(9, 4.2))
-    # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged) is named under
-    # its column, not drawn, as the rule leaves it out
+    # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged)
+    # is named under its column, not drawn, as the rule leaves it out
     keys = list(dict.fromkeys(zip(table.impl, table.factor))) if len(table) else []
     lost = table[no_outcome(table)] if len(table) else table
     table = table[~no_outcome(table)] if len(table) else table
@@ -388,7 +394,8 @@ def escape_strip(
         )
 
     ax.set_xticks(range(len(keys)), [tick(impl, factor) for impl, factor in keys], fontsize=8)
-    # ticks at 0, half the budget, the budget and "never": nothing between the budget and "never" is a step
+    # ticks at 0, half the budget, the budget and "never": nothing between
+    # the budget and "never" is a step
     ax.set_yticks([0, budget / 2, budget, never], ["0", f"{budget // 2:,}", f"{budget:,}", "never"])
     ax.set(
         ylabel="escape step\n(first evaluation 0.1 below the floor)",

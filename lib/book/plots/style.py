@@ -11,8 +11,9 @@ import pandas as pd
 
 from ...engine.config import CONFIGS
 
-# One fixed colour per configuration (matplotlib's tab10 blue, green, red, grey), read by the static figures and
-# the plotly explorers alike, so a colour names the same configuration on every page of the book.
+# One fixed colour per configuration (matplotlib's tab10 blue, green, red, grey), read by
+# the static figures and the plotly explorers alike, so a colour names the same
+# configuration on every page of the book.
 COLORS = {
     "FullResidual": "#1f77b4",
     "AttnOnly": "#2ca02c",
@@ -35,8 +36,9 @@ def _sharp_inline_figures() -> None:
 
 
 _sharp_inline_figures()  # on import: every figure module imports this one
-# The floor the chapter's verdicts use is drawn black and dotted; any other floor beside it (the unigram floor
-# next to the empirical NoResidual one on BPE data) is grey and dashed, so the eye finds the one that decides.
+# The floor the chapter's verdicts use is drawn black and dotted; any other floor beside it
+# (the unigram floor next to the empirical NoResidual one on BPE data) is grey and dashed, so
+# the eye finds the one that decides.
 FLOOR_STYLE = dict(color="black", linestyle=":", linewidth=1.2)
 OTHER_FLOOR_STYLE = dict(color="grey", linestyle="--", linewidth=0.9)
 
@@ -74,8 +76,8 @@ def y_top(hist: pd.DataFrame) -> float | None:
     """The top of a loss axis: just above the untrained models' step-0 loss, so that a spike later in a
     run cannot squash the curves that matter (``off_the_top`` names what is cut)."""
     h = hist.dropna(subset=["val_loss"])
-    # The first evaluation (step 0) of every run, its highest, plus 0.25 of headroom; None for an empty chapter,
-    # which leaves matplotlib's own limits.
+    # The first evaluation (step 0) of every run, its highest, plus 0.25 of headroom; None for an
+    # empty chapter, which leaves matplotlib's own limits.
     return float(h[h.step == h.step.min()].val_loss.max()) + 0.25 if len(h) else None
 
 

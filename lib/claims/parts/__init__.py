@@ -13,7 +13,8 @@ from . import (
     s8_schedule,
 )
 
-# The paper's order: the card prints the paper's claims in it (§4 to §7), the book's own §8 findings after them.
+# The paper's order: the card prints the paper's claims in it (§4 to §7), the
+# book's own §8 findings after them.
 PARTS = (
     s4_joint_collapse,
     s5_1_runtime_gain,

@@ -35,9 +35,11 @@ def _fig2a_paper() -> str:
     return f"{g.note['AttnOnly']}; Full Residual ≈{g.value['FullResidual']:.3f}"
 
 
-# §4, Table 2 and §4.1, Fig. 2: the joint collapse and its signature, at the paper's own 10M shape and at the stand-in
+# §4, Table 2 and §4.1, Fig. 2: the joint collapse and its signature, at the paper's
+# own 10M shape and at the stand-in
 
-# the joint-collapse chapter's two verdict cells: the paper's own shape, and Table 2 and Fig. 2 at the stand-in
+# the joint-collapse chapter's two verdict cells: the paper's own shape, and
+# Table 2 and Fig. 2 at the stand-in
 _PAPER_SHAPE = "joint_collapse#at-the-paper-s-own-shape-the-first-steps-of-the-exact-recipe"
 
 
@@ -50,7 +52,8 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # the paper's full run: Table 2's value over the 10M preset's whole schedule
     full = get_preset("10M", "nanogpt", "AttnOnly").train.max_steps
     paper = f"nanoGPT AttnOnly best {paper_text('Table 2', 'AttnOnly', 4)} over {full:,} steps"
-    # no "trained" fact: no AttnOnly prefix is released, and the claim's reason gives the command and its cost
+    # no "trained" fact: no AttnOnly prefix is released, and the claim's reason
+    # gives the command and its cost
     if "trained" not in c.facts:
         return Row(
             claim=claim,
@@ -71,10 +74,12 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
         if f["left_at"] is not None
         else f"on the floor for {'the ' * f['prefix']}{f['trained']}"
     )
-    # A prefix names how far it trained ("first 300 of 3,000 steps"): never read as where the run ends.
+    # A prefix names how far it trained ("first 300 of 3,000 steps"):
+    # never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
-    # "10M paper shape", not "stand-in": what front_page.abstract counts as judged at the paper's own shape
+    # "10M paper shape", not "stand-in": what front_page.abstract counts as
+    # judged at the paper's own shape
     return Row(
         claim=claim,
         where="§4, Table 2",
@@ -90,8 +95,9 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     )
 
 
-# Where the joint collapse at the paper's shape is decided, and the whole runs that will decide it
-# (Table 2 speaks of three partial configurations; at this shape only AttnOnly's run decides it, and its name says so)
+# Where the joint collapse at the paper's shape is decided, and the whole runs that will
+# decide it (Table 2 speaks of three partial configurations; at this shape only AttnOnly's run
+# decides it, and its name says so)
 _PAPER_SHAPE_COLLAPSE = dict(
     short="nanoGPT AttnOnly's joint collapse", section=_PAPER_SHAPE, plan="10m_whole"
 )
@@ -105,7 +111,8 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
     found = prefix_rows(
         ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")]
     )
-    # a prefix with no evaluation after step 0 (or trained without diagnostics) has no gradient to show yet
+    # a prefix with no evaluation after step 0 (or trained without
+    # diagnostics) has no gradient to show yet
     ours = (
         "; ".join(
             f"{r.config} "
@@ -151,7 +158,8 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
     )
     step, gr, tr = c.facts.get("step"), c.facts.get("growth", {}), c.facts.get("over_training", {})
     configs = ("AttnOnly", "FFNOnly", "FullResidual")
-    # both measures the claim reads: over depth (the stand-in row's) and over training (the author's residualscope)
+    # both measures the claim reads: over depth (the stand-in row's) and over
+    # training (the author's residualscope)
     ours = (
         "; ".join(
             f"{what}: " + ", ".join(f"{k} {values[k]:.1f}×" for k in configs if k in values)
@@ -185,7 +193,8 @@ def joint_collapse(c: Claim, ev: Evidence) -> Row:
     """Table 2 at the stand-in (``claims.joint_collapse.claim_joint_collapse``, with its knife-edge, the rounding
     twins' ``released_rounding_edge``, and the escapes that survive rounding)."""
     jc, summ = ev.chapter("joint_collapse"), ev.summaries("joint_collapse")
-    # Table 2's claim is about the three partial configurations; Full Residual is its control, named in the reason.
+    # Table 2's claim is about the three partial configurations; Full Residual is its
+    # control, named in the reason.
     partial = results.pooled(summ)
     partial = partial[partial.config != "FullResidual"]
     ours = (
@@ -246,7 +255,8 @@ def stand_in_collapse_seeds(ev: Evidence) -> str:
 
 def starvation(c: Claim, ev: Evidence) -> Row:
     """Fig. 2a at the stand-in (``claims.joint_collapse.claim_starvation``)."""
-    # Fig. 2a's quantity at seed PAPER_SEED, the released run (the paper's Fig. 2 is the seed-1337 run)
+    # Fig. 2a's quantity at seed PAPER_SEED, the released run (the
+    # paper's Fig. 2 is the seed-1337 run)
     g = collapse.layer0_grad(ev.histories("joint_collapse")).set_index("config")
     # the step it stays starved from, only where the claim counts it starved
     ours = (
@@ -306,7 +316,8 @@ def growth(c: Claim, ev: Evidence) -> Row:
 
 
 def _joint_collapse_reads(ev: Evidence) -> dict:
-    # the joint-collapse chapter's runs and floor; the stand-in's knife-edge from the bundle chapter's rounding twins
+    # the joint-collapse chapter's runs and floor; the stand-in's knife-edge from the
+    # bundle chapter's rounding twins
     return dict(
         summaries=ev.summaries("joint_collapse"),
         floor=ev.floor("joint_collapse"),

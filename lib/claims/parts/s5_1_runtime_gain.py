@@ -13,12 +13,13 @@ from ..paper import paper_value
 from ..rows import Row, run_evidence, scale_of
 from ..verdicts import Claim
 
-# §5.1: the runtime gain, in two parts: (a) does a runtime gain decide whether AttnOnly leaves the floor, (b) do the
-# runtime curves that leave it coincide
+# §5.1: the runtime gain, in two parts: (a) does a runtime gain decide whether AttnOnly leaves the
+# floor, (b) do the runtime curves that leave it coincide
 
 
 def _gain_table(ev: Evidence) -> pd.DataFrame:
-    # released runs only: a reader's retrain never changes the front page (the chapter reads a retrain on its own)
+    # released runs only: a reader's retrain never changes the front page (the
+    # chapter reads a retrain on its own)
     def make():
         summ = ev.summaries("gain_confound")
         return (
@@ -37,7 +38,8 @@ def _gain_curves(ev: Evidence) -> pd.DataFrame:
 
 
 def _gain_seeds(ev: Evidence) -> dict:
-    # the runtime gains at the other seeds (plans.gain_seeds), released runs only, on the chapter's floor
+    # the runtime gains at the other seeds (plans.gain_seeds), released
+    # runs only, on the chapter's floor
     return ev._get("gain_confound.seeds", lambda: ev.chapter("gain_confound").gain_seeds())
 
 
@@ -99,8 +101,8 @@ def runtime_gain_fate(c: Claim, ev: Evidence) -> Row:
         )
 
     esc, left, stayed = split("runtime")
-    # the weight-level gains beside them: whether the runtime-versus-weight-level distinction §5.1 draws changes
-    # which gains leave the floor
+    # the weight-level gains beside them: whether the runtime-versus-weight-level distinction §5.1
+    # draws changes which gains leave the floor
     w_esc, w_left, w_stayed = split("weight")
     weight = (
         (

@@ -15,8 +15,8 @@ from ..verdicts import Claim
 
 
 def _noise(ev: Evidence) -> pd.DataFrame:
-    # The heaviest read of the front page: every checkpoint's NOISE_BATCHES random batches, cached and shared
-    # (results.cached_losses); the released checkpoints only.
+    # The heaviest read of the front page: every checkpoint's NOISE_BATCHES random batches, cached
+    # and shared (results.cached_losses); the released checkpoints only.
     def make():
         noise = ev.chapter("fixed_val_batches").val_noise()
         return noise[noise.source == "released"]
@@ -26,8 +26,9 @@ def _noise(ev: Evidence) -> pd.DataFrame:
 
 def fixed_val(c: Claim, ev: Evidence) -> Row:
     """§5.2 (``claims.fixed_val_batches.claim_eval_noise``)."""
-    # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation averages over. The std
-    # is the gap's (the two checkpoints' evaluation noise in quadrature, ``gap_vs_noise``), not one evaluation's.
+    # a 50-batch evaluation: the stand-in's eval_batches, the size nanoGPT's random evaluation
+    # averages over. The std is the gap's (the two checkpoints' evaluation noise in quadrature,
+    # ``gap_vs_noise``), not one evaluation's.
     ours = (
         (
             "noise std of the gap between two 50-batch random evaluations "
@@ -37,7 +38,8 @@ def fixed_val(c: Claim, ev: Evidence) -> Row:
         if c.facts
         else "no checkpoints"
     )
-    # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3, Fig. 4), at §5.2's two digits
+    # §5.2's shift: AttnOnly under nanoGPT (Table 2) and under ResidualGPT (Phase 3,
+    # Fig. 4), at §5.2's two digits
     phase3 = paper_text('Fig. 4', 'AttnOnly', 2, seeds=False).split(' ±')[0]
     shift = f"{paper_text('Table 2', 'AttnOnly', 2)} → {phase3}"
     return Row(

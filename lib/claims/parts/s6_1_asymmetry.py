@@ -30,7 +30,8 @@ from ..verdicts import Claim
 def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
     """§6.1 and Fig. 4, Phase 3 (``claims.asymmetry.claim_asymmetry``)."""
     ch, summ = ev.chapter("10m_asymmetry"), ev.summaries("10m_asymmetry")
-    # k=k fixes each configuration at its own step: the usual guard against a late-bound loop variable
+    # k=k fixes each configuration at its own step: the usual guard
+    # against a late-bound loop variable
     a, f = (results.pooled(summ)[lambda s, k=k: s.config == k] for k in ("AttnOnly", "FFNOnly"))
     return Row(
         claim="10M asymmetry: AttnOnly leaves the floor in every seed, FFNOnly in none",
@@ -43,7 +44,8 @@ def asymmetry_10m(c: Claim, ev: Evidence) -> Row:
         ours=f"AttnOnly {seed_range(a)}; FFNOnly {seed_range(f)}",
         scale=scale_of(ch),
         evidence=run_evidence(ch, summ),
-        # what the row does not judge: the level, which only the paper's shape can (plans.paper_10m_whole)
+        # what the row does not judge: the level, which only the paper's shape
+        # can (plans.paper_10m_whole)
         verdict=c.verdict,
         why=c.why
         + (
@@ -122,9 +124,10 @@ def ffn_equals_noresidual(c: Claim, ev: Evidence) -> Row:
     )
 
 
-# The book's own findings at the paper's shape: the prefixes read early in training. The paper gives where its runs
-# end, not where they stand then, so these are the book's findings, not the paper's claims; the card's rows on the
-# paper's claims at this shape are the joint collapse (where the run ends) and Fig. 2a's starvation.
+# The book's own findings at the paper's shape: the prefixes read early in training. The paper gives
+# where its runs end, not where they stand then, so these are the book's findings, not the paper's
+# claims; the card's rows on the paper's claims at this shape are the joint collapse (where the run
+# ends) and Fig. 2a's starvation.
 
 
 def level_paper_shape(c: Claim, ev: Evidence) -> Row:
@@ -146,8 +149,8 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
     return Row(
         claim="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)",
         where="§6.1, Fig. 4",
-        # the author's record of seed 1337 is Table 3's (the original record), not Phase 3's, of which no
-        # per-seed record is released
+        # the author's record of seed 1337 is Table 3's (the original record), not Phase 3's, of
+        # which no per-seed record is released
         paper=(
             f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3; Table 3's original record of seed "
             f"{PAPER_SEED}: {f['author']:.6f} (no per-seed Phase-3 record is released)"
@@ -217,7 +220,8 @@ CLAIMS = (
         section=ASYMMETRY_SECTION,
         card="paper",
     ),
-    # the ordering at 10M, which the paper does not claim: printed by the 10M chapter only, beside its asymmetry
+    # the ordering at 10M, which the paper does not claim: printed by the 10M
+    # chapter only, beside its asymmetry
     Entry(
         name="Ordering and separation at 10M",
         ref="§6.2.1",

@@ -22,8 +22,9 @@ def _historical_124m() -> str:
 
 # §6.2: the 124M sweep (Table 5)
 
-# 16 runs: five seeds of three configurations and the NoResidual anchor; 131,072 tokens x 20,000 steps each. Named
-# only where AttnOnly never left the floor: then only the paper-scale sweep could answer.
+# 16 runs: five seeds of three configurations and the NoResidual anchor; 131,072 tokens x
+# 20,000 steps each. Named only where AttnOnly never left the floor: then only the
+# paper-scale sweep could answer.
 _COST_124M = "; the 124M sweep itself is 16 runs of 2.6B tokens, roughly 70-110 A100-hours"
 
 
@@ -32,8 +33,8 @@ def _cost_124m(ev: Evidence) -> str:
 
 
 def _sweep_124m_reads(ev: Evidence) -> dict:
-    # Table 5's sweep, its runs finished of those planned: each claim waits for all of them (the NoResidual anchor
-    # among them sets the floor), a diverged run counting as finished
+    # Table 5's sweep, its runs finished of those planned: each claim waits for all of them (the
+    # NoResidual anchor among them sets the floor), a diverged run counting as finished
     return dict(
         summaries=ev.sweep_124m(), floor=ev.floor("124m_sweep"), sweep=ev.sweep_124m_trained()
     )
@@ -70,7 +71,8 @@ def seed_sensitivity_124m(c: Claim, ev: Evidence) -> Row:
     return Row(
         claim="AttnOnly is seed-sensitive at 124M",
         where=f"§6.2 (historical seeds {_historical_124m()}); Table 5",
-        # Table 5's std and n, read from the paper file; the range from its best_val_min and best_val_max rows
+        # Table 5's std and n, read from the paper file; the range from its
+        # best_val_min and best_val_max rows
         paper=(
             f"std {t5['std'].iloc[0]:.3f} over {int(t5.n.iloc[0])} seeds "
             f"(range {paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"

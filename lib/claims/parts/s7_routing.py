@@ -66,8 +66,9 @@ _ROUTING_PAPER = "Cross-position routing (§7.1): with attention replaced"
 
 
 def _routing_paper_reads(ev: Evidence) -> dict:
-    # the bigram floor on the fixed batches: no position-blind model can go below it on this data; §7.2's mixer
-    # value is 10M on the same characters, so it is placed against the same bigram floor
+    # the bigram floor on the fixed batches: no position-blind model can go below it on
+    # this data; §7.2's mixer value is 10M on the same characters, so it is placed
+    # against the same bigram floor
     return dict(
         table=_mixer(ev).table,
         rule=mixer_rule(),
@@ -83,7 +84,8 @@ def mechanism(c: Claim, ev: Evidence) -> Row:
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
     runs = _mixer(ev)
-    # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and the claim's first line says so
+    # NOT TESTED although some mixer runs exist: the AttnOnly one is missing, and
+    # the claim's first line says so
     if c.verdict == "NOT TESTED" and not runs.table[runs.table.mixer == "local"].empty:
         return Row(
             claim=claim,

@@ -22,7 +22,8 @@ def _bundle_reads(ev: Evidence) -> dict:
     )
 
 
-# The schedule, clipping and biases: over seeds at the stand-in, and the schedule at the paper's shape
+# The schedule, clipping and biases: over seeds at the stand-in, and
+# the schedule at the paper's shape
 
 
 def _schedule_runs(ev: Evidence):
@@ -98,10 +99,11 @@ def schedule_paper_shape(c: Claim, ev: Evidence) -> Row:
 _ESCAPE = "escape_and_bundle#the-schedule-clipping-and-biases-with-seeds"
 
 
-# The book's own finding, on the front page beside the paper's claims: the first steps' learning rate decides whether
-# AttnOnly leaves the floor. A ladder: the `cpu` stand-in in both implementations over five seeds (beside the row,
-# counted nowhere, with its separation of the peak rate from the warm-up), then the paper's 10M shape, ResidualGPT and
-# nanoGPT over five seeds a schedule each, which decide it.
+# The book's own finding, on the front page beside the paper's claims: the first steps' learning
+# rate decides whether AttnOnly leaves the floor. A ladder: the `cpu` stand-in in both
+# implementations over five seeds (beside the row, counted nowhere, with its separation of the peak
+# rate from the warm-up), then the paper's 10M shape, ResidualGPT and nanoGPT over five seeds a
+# schedule each, which decide it.
 FIRST_STEPS_SECTION = "joint_collapse#the-learning-rate-s-first-steps-over-five-seeds"
 
 
