@@ -1,7 +1,8 @@
 """``python -m lib train|sweep|describe|prepare``; bad input exits 2 naming the valid values.
 
-Slightly longer than the house's ~350 lines: every subcommand's options and the one dispatch that refuses bad input
-(and turns a Ctrl-C or a closed pipe into one line) before anything runs are one parser, as argparse keeps them.
+Slightly longer than the house's ~350 lines: every subcommand's options and the one dispatch that
+refuses bad input (and turns a Ctrl-C or a closed pipe into one line) before anything runs are one
+parser, as argparse keeps them.
 """
 
 from __future__ import annotations
@@ -173,8 +174,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its refusals in one line, as every other refusal here: its message, then the valid options
-    (or commands), where argparse would print its whole usage block first. ``--help`` still explains each one."""
+    """argparse with its refusals in one line, as every other refusal here: its message, then the
+    valid options (or commands), where argparse would print its whole usage block first.
+    ``--help`` still explains each one."""
 
     def error(self, message):
         valid = [
@@ -381,9 +383,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _precision(args, exp: Experiment) -> str:
-    """The precision ``exp`` trains in: its preset's (fp32 at 10M and at the stand-ins, bf16 at 124M), so
-    that ``train`` and ``sweep`` write one experiment to one directory; ``--precision`` replaces it, ``auto``
-    meaning bf16 on CUDA and fp32 on the CPU."""
+    """The precision ``exp`` trains in: its preset's (fp32 at 10M and at the stand-ins, bf16 at
+    124M), so that ``train`` and ``sweep`` write one experiment to one directory; ``--precision``
+    replaces it, ``auto`` meaning bf16 on CUDA and fp32 on the CPU."""
     from .engine.train import resolve_device, resolve_precision
 
     if args.precision is None:
@@ -394,9 +396,9 @@ def _precision(args, exp: Experiment) -> str:
 
 
 def parse_sets(items: list[str]) -> dict:
-    """``["n_layer=2", "val_mode=fixed"]`` -> ``{"n_layer": 2, "val_mode": "fixed"}``: a value that reads as
-    JSON (a number, true/false) is that, and Python's True/False are booleans too; anything else is a string.
-    ``lib.engine.config.replace`` checks keys and types."""
+    """``["n_layer=2", "val_mode=fixed"]`` -> ``{"n_layer": 2, "val_mode": "fixed"}``: a value that
+    reads as JSON (a number, true/false) is that, and Python's True/False are booleans too; anything
+    else is a string. ``lib.engine.config.replace`` checks keys and types."""
     out = {}
     for item in items:
         # partition, not split: a value may itself contain "=".
@@ -466,9 +468,9 @@ def _experiment(args, config: str, seed: int) -> Experiment:
 
 
 def _guard_released(args, exps) -> None:
-    """The released ``runs/`` takes the plans' runs only, trained from committed code, and is never retrained into
-    by accident: a dirty ``lib/``, ``--force`` there, or a run in no plan (a smoke run, another learning rate), needs
-    ``--into-released``."""
+    """The released ``runs/`` takes the plans' runs only, trained from committed code, and is never
+    retrained into by accident: a dirty ``lib/``, ``--force`` there, or a run in no plan (a smoke
+    run, another learning rate), needs ``--into-released``."""
     from .engine.plans import command_for, planned
 
     # Resolved, so runs/../runs or a symlink to it is the released runs/

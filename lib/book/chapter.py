@@ -1,13 +1,14 @@
 """What every chapter does: validate its parameters, (re)train on request, load runs, tabulate.
 
 A chapter's first code cell holds its papermill parameters; its second calls
-``Chapter.open(name, globals())``, which refuses unknown parameter names and
-bad values with a message naming the valid ones and prints the scale banner; it trains nothing. The next
-cell calls ``Chapter.retrain`` when a seed is given.
+``Chapter.open(name, globals())``, which refuses unknown parameter names and bad values with a
+message naming the valid ones and prints the scale banner; it trains nothing. The next cell calls
+``Chapter.retrain`` when a seed is given.
 
-A chapter's parameters are many and each is checked with a message naming the valid values (``open``). The runs
-it reads, released and retrained, are a claims-side ``RunSet`` (``lib.claims.runset``), which a ``Chapter`` is;
-the one-chapter computations live in ``lib.claims`` and the tables in ``lib.book.tables``.
+A chapter's parameters are many and each is checked with a message naming the valid values
+(``open``). The runs it reads, released and retrained, are a claims-side ``RunSet``
+(``lib.claims.runset``), which a ``Chapter`` is; the one-chapter computations live in ``lib.claims``
+and the tables in ``lib.book.tables``.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ class EvalPrinter(Callback):
 
 
 def check_runs_dir_parameter(value) -> None:
-    """A chapter's ``runs_dir``: None, or a folder's path as a string (or a Path). papermill's ``-p runs_dir 5`` gives
-    an int, which Path() would meet with a TypeError naming no parameter."""
+    """A chapter's ``runs_dir``: None, or a folder's path as a string (or a Path). papermill's
+    ``-p runs_dir 5`` gives an int, which Path() would meet with a TypeError naming no parameter."""
     if value is not None and not isinstance(value, (str, os.PathLike)):
         raise ParameterError(f"runs_dir must be None or a folder's path (a string), got {value!r}")
 
@@ -96,9 +97,10 @@ def user_names(namespace: dict) -> dict:
 
 @dataclass
 class Chapter(RunSet):
-    """A chapter notebook's run set (``RunSet``: its plan's runs at its scale, and a retrained seed's) with the
-    notebook's parameters: checked (``open``), announced (``banner``), retrained (``retrain``) and its floors and
-    missing runs said in words. ``runs_dir`` is where a retrain writes; released runs are read from runs/."""
+    """A chapter notebook's run set (``RunSet``: its plan's runs at its scale, and a retrained
+    seed's) with the notebook's parameters: checked (``open``), announced (``banner``), retrained
+    (``retrain``) and its floors and missing runs said in words. ``runs_dir`` is where a retrain
+    writes; released runs are read from runs/."""
 
     device: str = "auto"  # auto | cpu | cuda
     compile: bool = False
@@ -217,8 +219,9 @@ class Chapter(RunSet):
         return text
 
     def retrain(self, progress: bool = True) -> list[dict]:
-        """Train (or resume) the requested seed for every configuration the chapter's tables need, with a
-        progress bar and one printed line per evaluation; deterministic where the paper's runs were."""
+        """Train (or resume) the requested seed for every configuration the chapter's tables
+        need, with a progress bar and one printed line per evaluation; deterministic
+        where the paper's runs were."""
         from ..engine.experiment import run
 
         out = []
@@ -260,8 +263,9 @@ class Chapter(RunSet):
         return out
 
     def floor_lines(self) -> dict[str, float]:
-        """The floor lines the chapter's figures draw (``plots.floor_lines``): the floor its verdicts use first,
-        named for what it is; where that is the empirical NoResidual run, the unigram floor beside it."""
+        """The floor lines the chapter's figures draw (``plots.floor_lines``): the floor its
+        verdicts use first, named for what it is; where that is the empirical NoResidual run,
+        the unigram floor beside it."""
         f, used = self.floors(), self.floor()
         # the unigram floor like for like, as in floor()
         unigram = judged_floor(f["val_mode"], f["split"], f["batches"])
@@ -298,8 +302,9 @@ class Chapter(RunSet):
         return text + f". Tables and verdicts below use {which}: {used:.4f}."
 
     def report_missing(self) -> None:
-        """Which of the chapter's runs are missing (with the commands that train them), and which finished
-        runs are left out of its tables and verdicts, and why (a file that does not match, a diverged run)."""
+        """Which of the chapter's runs are missing (with the commands that train them), and
+        which finished runs are left out of its tables and verdicts, and why (a file that
+        does not match, a diverged run)."""
         # missing and left out are reported apart: a run not trained is not the same
         # as a run that cannot be used
         cmds, out = self.missing(), self.left_out_lines()
@@ -319,8 +324,8 @@ class Chapter(RunSet):
 
 
 def _unigram_name(value: float, floors: dict) -> str:
-    """A unigram floor's name with the tokens it is the floor of, as ``Chapter.floor_note`` names them: one name and
-    one value for each floor on a page (issue 56)."""
+    """A unigram floor's name with the tokens it is the floor of, as ``Chapter.floor_note`` names
+    them: one name and one value for each floor on a page (issue 56)."""
     return (
         "unigram floor, fixed validation batches"
         if value == floors["batches"]

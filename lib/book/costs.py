@@ -1,7 +1,8 @@
-"""What the released runs cost on the machines that trained them, read from each run's own ``summary.json``
-(``wall_s``, ``tokens_per_s``) and ``env.json`` (the device): one table per chapter and configuration, one for
-the two chapters that read the mechanism's plans (both shown in the reproducibility chapter, so that the chapters
-about a claim stay about it), and the compute statement of the limitations page: every released run once, summed
+"""What the released runs cost on the machines that trained them, read from each run's own
+``summary.json`` (``wall_s``, ``tokens_per_s``) and ``env.json`` (the device): one table
+per chapter and configuration, one for the two chapters that read the mechanism's plans
+(both shown in the reproducibility chapter, so that the chapters about a claim stay about
+it), and the compute statement of the limitations page: every released run once, summed
 per page of the book and in all."""
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from ..engine.runs import RUNS_DIR, RunDir, run_path
 
 
 def chapter_costs() -> pd.DataFrame:
-    """``results.cost_table`` per chapter (its released runs at the scale the book shows) and configuration,
-    then the paper-shape 10M prefixes, one part per run of their plan."""
+    """``results.cost_table`` per chapter (its released runs at the scale the book shows) and
+    configuration, then the paper-shape 10M prefixes, one part per run of their plan."""
     parts = {}
     for name in CHAPTERS:
         # The released runs at the stand-in scale the built book shows.
@@ -58,8 +59,9 @@ def chapter_costs() -> pd.DataFrame:
 
 
 def mechanism_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
-    """``results.cost_table`` of every part of book/mechanism.ipynb and book/escape_and_bundle.ipynb: the runs
-    trained of those planned, their cost, and an estimate for the rest."""
+    """``results.cost_table`` of every part of book/mechanism.ipynb and
+    book/escape_and_bundle.ipynb: the runs trained of those planned, their cost,
+    and an estimate for the rest."""
     # The chapters' own readers, so this table counts exactly the runs those pages show (each
     # prints its left-out runs too).
     mixer, during = mechanism.mixer_runs(runs_dir), mechanism.probe_during_runs(runs_dir)
@@ -91,9 +93,9 @@ PAPER_SHAPE = "paper_shape"
 
 
 def page_runs() -> list[tuple[str, list[Experiment]]]:
-    """Each page of the book that shows runs, in reading order (``PAPER_SHAPE`` last), with the experiments it
-    shows. A run two pages show is counted once, on the first (the fixed-batch chapter's AttnOnly is the gain
-    chapter's g = 1 run, for one)."""
+    """Each page of the book that shows runs, in reading order (``PAPER_SHAPE`` last), with the
+    experiments it shows. A run two pages show is counted once, on the first (the fixed-batch
+    chapter's AttnOnly is the gain chapter's g = 1 run, for one)."""
     author = plans.author_values()
     return [
         (
@@ -144,8 +146,8 @@ def page_runs() -> list[tuple[str, list[Experiment]]]:
 
 
 def page_title(name: str, book=ROOT / "book") -> str:
-    """A page's title as the reader sees it: the first level-1 heading of ``book/<name>``; ``PAPER_SHAPE`` is named
-    after the two chapters that show those runs."""
+    """A page's title as the reader sees it: the first level-1 heading of ``book/<name>``;
+    ``PAPER_SHAPE`` is named after the two chapters that show those runs."""
     if name == PAPER_SHAPE:
         return (
             "At the paper's own 10M shape (shown in "
@@ -162,8 +164,9 @@ def page_title(name: str, book=ROOT / "book") -> str:
 
 
 def _host(segments: list[dict]) -> str:
-    """What trained a run, from its env.json's segments: the processors or GPUs they name, or, where none does
-    (runs started before env.json recorded the CPU's model, whose ``device_name`` is the bare device), the device."""
+    """What trained a run, from its env.json's segments: the processors or GPUs they name, or, where
+    none does (runs started before env.json recorded the CPU's model, whose ``device_name`` is
+    the bare device), the device."""
     named = {
         s["device_name"] for s in segments if s.get("device_name") not in (None, s.get("device"))
     }
@@ -171,11 +174,12 @@ def _host(segments: list[dict]) -> str:
 
 
 def run_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
-    """One row per released run under ``runs_dir`` (finished or a prefix, as ``export_run_data`` exports them):
-    the page that shows it (``page_runs``; "" where none does), its scale, implementation, status, steps, wall
-    time (every segment of a resumed run added up, on a machine that may have been busy), tokens/s, and from
-    env.json the devices, hosts and threads of all its segments. A run still training is not released; a run whose
-    files do not describe it is left out and named in ``attrs["left_out"]``."""
+    """One row per released run under ``runs_dir`` (finished or a prefix, as ``export_run_data``
+    exports them): the page that shows it (``page_runs``; "" where none does), its scale,
+    implementation, status, steps, wall time (every segment of a resumed run added up, on a machine
+    that may have been busy), tokens/s, and from env.json the devices, hosts and threads of all its
+    segments. A run still training is not released; a run whose files do not describe it is left out
+    and named in ``attrs["left_out"]``."""
     runs_dir = Path(runs_dir)
     where = {}
     for page, exps in page_runs():
@@ -233,8 +237,8 @@ def run_costs(runs_dir=RUNS_DIR) -> pd.DataFrame:
 
 
 def compute_by_page(costs: pd.DataFrame) -> pd.DataFrame:
-    """``run_costs`` summed per page, in reading order: runs and wall-clock hours, then a last row for all of them
-    ("" is a run no page shows, listed only if there is one)."""
+    """``run_costs`` summed per page, in reading order: runs and wall-clock hours, then a last row
+    for all of them ("" is a run no page shows, listed only if there is one)."""
     order = [name for name, _ in page_runs()] + [""]
     rows = []
     for page in order:
@@ -255,7 +259,8 @@ def compute_by_page(costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def compute_table(costs: pd.DataFrame) -> pd.DataFrame:
-    """``compute_by_page`` as the limitations page shows it: hours to one decimal, each page's share of the total."""
+    """``compute_by_page`` as the limitations page shows it: hours to one decimal,
+    each page's share of the total."""
     t = compute_by_page(costs)
     total = t.hours.iloc[-1]
     return pd.DataFrame(
@@ -269,7 +274,8 @@ def compute_table(costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _counted(values: pd.Series, form: str) -> str:
-    """``form`` filled with the one value every run has ("the device cpu"), or with each value and its count."""
+    """``form`` filled with the one value every run has ("the device cpu"), or
+    with each value and its count."""
     c = Counter(values)
     if len(c) == 1:
         return form.format(next(iter(c)))
@@ -281,8 +287,9 @@ def _runs(n: int) -> str:
 
 
 def compute_statement(costs: pd.DataFrame) -> str:
-    """The compute statement in words: how many released runs, their wall time in all, and what trained them,
-    read from each run's env.json (the device, the threads, and the processor where it was recorded)."""
+    """The compute statement in words: how many released runs, their wall time in all, and
+    what trained them, read from each run's env.json (the device, the threads, and the
+    processor where it was recorded)."""
     hours = costs.wall_s.sum() / 3600
     gpu = int(costs.device.str.contains("cuda").sum())
     # hosts named beyond the bare device: the CPU's model, recorded from the commit that added it

@@ -1,7 +1,8 @@
-"""The scorecard rendered for reading: the front page's reproducibility summary (``summary``: the answer, the tally by
-scale and the ML Reproducibility Challenge's six parts), the closing chapter's prose (``takeaway``), and the card as a
-styled table (``styled``); ``abstract`` and ``tally`` are the earlier one-paragraph summary and one-line count. Each
-works on the frame ``lib.claims.scorecard`` computes and decides nothing: the verdicts are the card's."""
+"""The scorecard rendered for reading: the front page's reproducibility summary (``summary``: the
+answer, the tally by scale and the ML Reproducibility Challenge's six parts), the closing chapter's
+prose (``takeaway``), and the card as a styled table (``styled``); ``abstract`` and ``tally`` are
+the earlier one-paragraph summary and one-line count. Each works on the frame
+``lib.claims.scorecard`` computes and decides nothing: the verdicts are the card's."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from ..claims.verdicts import and_list, at_a_stand_in
 
 
 def takeaway(card: pd.DataFrame) -> str:
-    """The closing chapter's prose, computed from the verdicts: what holds, what a valid test contradicts,
-    what our setting cannot test and why, what has not been run and what it would cost."""
+    """The closing chapter's prose, computed from the verdicts: what holds, what a
+    valid test contradicts, what our setting cannot test and why, what has not
+    been run and what it would cost."""
 
     def items(v: str, field: str) -> str:
         rows = card[card.verdict == v]
@@ -92,11 +94,11 @@ def at_stand_in(card: pd.DataFrame) -> pd.Series:
 
 
 def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool = False):
-    """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED in red), and
-    a verdict that rests on a stand-in says "at a stand-in" in its own cell (``at_a_stand_in``). ``full``: the whole
-    card, where
-    ``card`` is a selection of its columns without the evidence. Each claim links to the section of the book that
-    decides it (``Row.section``); ``retrain``: a last column with the command that retrains its evidence."""
+    """The scorecard for reading: no index column, the verdict styled by its word (only CONTRADICTED
+    in red), and a verdict that rests on a stand-in says "at a stand-in" in its own cell
+    (``at_a_stand_in``). ``full``: the whole card, where ``card`` is a selection of its columns
+    without the evidence. Each claim links to the section of the book that decides it
+    (``Row.section``); ``retrain``: a last column with the command that retrains its evidence."""
     source = card if full is None else full
     shown = card.copy()
     if "claim" in shown and "section" in source:
@@ -137,8 +139,8 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool =
 
 
 def _word(text: str) -> str:
-    """The verdict word a cell or a stand-in reading opens with (the longest that fits: NOT TESTED is a prefix of
-    NOT TESTABLE HERE)."""
+    """The verdict word a cell or a stand-in reading opens with (the longest that fits: NOT TESTED
+    is a prefix of NOT TESTABLE HERE)."""
     return max((w for w in verdicts.VERDICTS if text.startswith(w)), key=len, default="")
 
 
@@ -150,10 +152,11 @@ def _cell_html(value) -> str:
 
 
 def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
-    """The front page's abstract, up to six plain sentences computed from the scorecard and the audit: what the paper
-    asks; what holds and what a valid test contradicts, at which scale; what cannot be tested here (on this hardware,
-    or by the test's design) and why; what waits for runs still training; what the audit found. Each claim is named
-    by ``Row.short`` and, where it is not decided, with the first clause of its reason."""
+    """The front page's abstract, up to six plain sentences computed from the scorecard and the
+    audit: what the paper asks; what holds and what a valid test contradicts, at which scale; what
+    cannot be tested here (on this hardware, or by the test's design) and why; what waits for runs
+    still training; what the audit found. Each claim is named by ``Row.short`` and, where it is not
+    decided, with the first clause of its reason."""
     holds, contra = card[card.verdict == "HOLDS"], card[card.verdict == "CONTRADICTED"]
     untestable, untested = (
         card[card.verdict == "NOT TESTABLE HERE"],
@@ -234,8 +237,9 @@ def abstract(card: pd.DataFrame, findings: pd.DataFrame) -> str:
 
 
 def _reasons(rows: pd.DataFrame) -> str:
-    """Each claim with the first clause of its reason (``DETAIL``), claims whose reasons say the same thing together
-    ("a and b (AttnOnly never left the floor in 800 steps)": one reason that begins the other's is the same)."""
+    """Each claim with the first clause of its reason (``DETAIL``), claims whose reasons say the
+    same thing together ("a and b (AttnOnly never left the floor in 800 steps)": one reason that
+    begins the other's is the same)."""
     groups: dict[str, list[str]] = {}
     for r in rows.itertuples():
         reason = re.split(DETAIL, r.why)[0] + _beside(r)
@@ -253,16 +257,17 @@ DETAIL = r"; |: |, so |, where |, as "
 
 
 def _beside(row) -> str:
-    """A stand-in's verdict where it differs from the paper shape's that decides the row (``Row.stand_in``)."""
+    """A stand-in's verdict where it differs from the paper shape's that
+    decides the row (``Row.stand_in``)."""
     word = _word(getattr(row, "stand_in", "") or "")
     return f"; the stand-in: {word}" if word and word != row.verdict else ""
 
 
 def _trained(rows: pd.DataFrame) -> str:
-    """How far the paper-shape runs behind ``rows`` trained (``Row.partial``), in the prefix table's words: "first
-    1,200 of 3,000 steps", or "first 100 to 1,200 of 3,000 steps" for runs that stopped at different steps, after
-    "some runs whole" where some did ("some runs whole, the rest their first 300 of 3,000 steps"); empty where every
-    run trained whole."""
+    """How far the paper-shape runs behind ``rows`` trained (``Row.partial``), in the prefix table's
+    words: "first 1,200 of 3,000 steps", or "first 100 to 1,200 of 3,000 steps" for runs that
+    stopped at different steps, after "some runs whole" where some did ("some runs whole, the rest
+    their first 300 of 3,000 steps"); empty where every run trained whole."""
     runs = [p for partial in rows.partial for p in partial]
     if not runs:
         return ""
@@ -279,7 +284,8 @@ def _trained(rows: pd.DataFrame) -> str:
 
 
 def tally(card: pd.DataFrame) -> str:
-    """The scorecard in one line: how many claims carry each verdict, in the order of ``verdicts.VERDICTS``."""
+    """The scorecard in one line: how many claims carry each verdict, in the
+    order of ``verdicts.VERDICTS``."""
     counts = card.verdict.value_counts()
     # only the verdicts some claim carries, in VERDICTS order (takeaway counts the zeros)
     return f"**{len(card)} claims**: " + " · ".join(
@@ -337,8 +343,8 @@ def _terse(rows: pd.DataFrame) -> str:
 
 
 def _counted(rows: pd.DataFrame, stand_in: bool) -> str:
-    """ "of 4 claims 3 hold and 1 waits for longer runs", in ``VERDICTS`` order; at a stand-in, "3 are contradicted at
-    a stand-in"."""
+    """ "of 4 claims 3 hold and 1 waits for longer runs", in ``VERDICTS`` order; at a stand-in, "3
+    are contradicted at a stand-in"."""
     parts = []
     for v in verdicts.VERDICTS:
         n = int((rows.verdict == v).sum())
@@ -353,9 +359,10 @@ def _counted(rows: pd.DataFrame, stand_in: bool) -> str:
 
 
 def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
-    """The summary's first sentence: which claims hold at the paper's own 10M shape, which cannot be tested here, and
-    what the book's own finding (``finding``, its row) says of the two puzzles, at the scale that decides it. The
-    claims are named where that fits in ``limit`` words, and counted where it does not."""
+    """The summary's first sentence: which claims hold at the paper's own 10M shape, which cannot
+    be tested here, and what the book's own finding (``finding``, its row) says of the two
+    puzzles, at the scale that decides it. The claims are named where that fits in ``limit``
+    words, and counted where it does not."""
     shape = card[card.scale == "paper shape"]
     holds, untestable = shape[shape.verdict == "HOLDS"], card[card.verdict == "NOT TESTABLE HERE"]
     # a stand-in's claim still training (the 124M sweep's seeds): neither held
@@ -397,8 +404,8 @@ def _fit(candidates: list[str], limit: int = 35) -> str:
 
 
 def _puzzles(finding: pd.Series) -> str:
-    """What explains the two puzzles, as far as the finding's verdicts carry it: its own at the paper's shape, else the
-    stand-in's beside it."""
+    """What explains the two puzzles, as far as the finding's verdicts carry it: its own at the
+    paper's shape, else the stand-in's beside it."""
     beside = _word(finding.stand_in or "")
     if finding.verdict == "HOLDS":
         return "early learning rates explain both puzzles"
@@ -412,10 +419,11 @@ def _puzzles(finding: pd.Series) -> str:
 def summary_parts(
     card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, compute: dict
 ) -> dict[str, str]:
-    """The six parts (``PARTS``), one to three sentences each, computed from the card (the paper's claims), the book's
-    own finding (its row), the audit of the author's notebooks (``findings``) and ``compute``: ``runs``, ``hours``,
-    ``at_shape`` (runs at the paper's 10M shape), ``threads``, ``gpu`` (runs on a GPU), ``whole_hours`` (one whole
-    10M run here) and ``constant`` (whether the author's nanoGPT recipe trains at a constant rate)."""
+    """The six parts (``PARTS``), one to three sentences each, computed from the card (the paper's
+    claims), the book's own finding (its row), the audit of the author's notebooks (``findings``)
+    and ``compute``: ``runs``, ``hours``, ``at_shape`` (runs at the paper's 10M shape), ``threads``,
+    ``gpu`` (runs on a GPU), ``whole_hours`` (one whole 10M run here) and ``constant`` (whether the
+    author's nanoGPT recipe trains at a constant rate)."""
     shape, stand = card[card.scale == "paper shape"], card[card.scale == "stand-in"]
     # every run behind the claim trained whole (none still short of its budget, ``Row.partial``)
     whole = (
@@ -485,9 +493,9 @@ def summary_parts(
 
 
 def summary(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, compute: dict) -> str:
-    """The front page's opening, in Markdown: the answer (``answer``) and the tally by scale (``tally_by_scale``),
-    which a reader sees on the first screen, then the six parts (``summary_parts``), each a paragraph opening with its
-    name in bold."""
+    """The front page's opening, in Markdown: the answer (``answer``) and the tally by scale
+    (``tally_by_scale``), which a reader sees on the first screen, then the six parts
+    (``summary_parts``), each a paragraph opening with its name in bold."""
     parts = summary_parts(card, finding, findings, compute)
     return "\n\n".join(
         [
@@ -499,8 +507,9 @@ def summary(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, comp
 
 
 def tally_by_scale(card: pd.DataFrame) -> str:
-    """The tally split by the scale of its evidence: the paper's own 10M shape first, then the CPU stand-ins (a
-    stand-in's CONTRADICTED reads "contradicted at a stand-in"), then any claim with no run."""
+    """The tally split by the scale of its evidence: the paper's own 10M shape first,
+    then the CPU stand-ins (a stand-in's CONTRADICTED reads "contradicted at a
+    stand-in"), then any claim with no run."""
     out = []
     for scale, name in ((s, n[0].upper() + n[1:]) for s, n in SCALE_NAMES):
         rows = card[card.scale == scale]
@@ -520,7 +529,7 @@ def tally_by_scale(card: pd.DataFrame) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """``text``'s sentences (Markdown emphasis dropped), split after a full stop followed by a space: what the
-    summary's 35-word limit counts."""
+    """``text``'s sentences (Markdown emphasis dropped), split after a full stop followed by a
+    space: what the summary's 35-word limit counts."""
     plain = re.sub(r"\*\*|`", "", text)
     return [s for s in re.split(r"(?<=[.!?])\s+", plain) if s.strip()]

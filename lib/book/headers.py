@@ -1,5 +1,5 @@
-"""What a table's columns are called on the page: the book's tables keep the code's names (the tests and the
-verdicts read the frames by them), and ``tables.frame_html`` shows each in words."""
+"""What a table's columns are called on the page: the book's tables keep the code's names (the tests
+and the verdicts read the frames by them), and ``tables.frame_html`` shows each in words."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ _SPREAD_FROM = re.compile(r"max_spread_from_step_(\d+)$")
 
 
 def header(name):
-    """A column's (or an index's) name on the page (``HEADERS``); a name that is not the code's is shown as it is."""
+    """A column's (or an index's) name on the page (``HEADERS``); a name that is not
+    the code's is shown as it is."""
     if isinstance(name, tuple):  # a column of a two-level header: each level in words
         return tuple(header(n) for n in name)
     if not isinstance(name, str):

@@ -1,7 +1,7 @@
-"""The limitations page: how the CPU stand-ins depart from the paper's presets (read field by field from
-``lib.engine.config``), and what a run at the paper's scale would cost on the CPU that trained the released runs (the
-presets' arithmetic over the rate those runs measured, ``costs.run_costs``). Nothing here is typed: a preset or a
-run that changes moves the page."""
+"""The limitations page: how the CPU stand-ins depart from the paper's presets (read field by field
+from ``lib.engine.config``), and what a run at the paper's scale would cost on the CPU that trained
+the released runs (the presets' arithmetic over the rate those runs measured, ``costs.run_costs``).
+Nothing here is typed: a preset or a run that changes moves the page."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
 
 
 def comparisons() -> list[tuple[str, str, str]]:
-    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order (a chapter's earlier
-    stand-ins before its own), then the stand-ins the 124M search's probes are presets of
-    (``plans.SEARCH_STAND_INS``)."""
+    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order (a
+    chapter's earlier stand-ins before its own), then the stand-ins the 124M search's probes are
+    presets of (``plans.SEARCH_STAND_INS``)."""
     found = [
         (scale, s.paper_scale, s.impl)
         for s in CHAPTERS.values()
@@ -37,7 +37,8 @@ def _quietly_built(fn, exp: Experiment):
 
 
 def parameters(exp: Experiment) -> int:
-    """Unique parameters of the experiment's model (a tied embedding once), as ``GPT.num_params`` counts them."""
+    """Unique parameters of the experiment's model (a tied embedding once), as
+    ``GPT.num_params`` counts them."""
     from ..engine.model import GPT
 
     return _quietly_built(lambda e: GPT(e.model).num_params(), exp)
@@ -48,7 +49,8 @@ def tokens_per_run(exp: Experiment) -> int:
 
 
 def flops_per_token(exp: Experiment) -> float:
-    """Training FLOPs per token, ``bench.step_flops``'s accounting (6 per weight, plus attention's scores)."""
+    """Training FLOPs per token, ``bench.step_flops``'s accounting (6 per
+    weight, plus attention's scores)."""
     return _quietly_built(step_flops, exp) / (exp.train.tokens_per_step * exp.model.block_size)
 
 
@@ -63,9 +65,9 @@ def _shown(v) -> str:
 
 
 def stand_in_departures() -> pd.DataFrame:
-    """For each stand-in a chapter trains (``comparisons``): every preset field whose value differs from the paper
-    preset it stands in for, both values side by side, then what the differences add up to (parameters, tokens
-    trained per run)."""
+    """For each stand-in a chapter trains (``comparisons``): every preset field whose value differs
+    from the paper preset it stands in for, both values side by side, then what the differences add
+    up to (parameters, tokens trained per run)."""
     rows = []
     for stand_in, paper, impl in comparisons():
         p, s = get_preset(paper, impl), get_preset(stand_in, impl)
@@ -92,7 +94,8 @@ def stand_in_departures() -> pd.DataFrame:
 
 
 def planned_at(scale: str) -> int:
-    """How many runs the chapters train at a paper scale: their plans at that scale, each experiment once."""
+    """How many runs the chapters train at a paper scale: their plans at
+    that scale, each experiment once."""
     return len(
         plans.unique(
             [
@@ -106,16 +109,18 @@ def planned_at(scale: str) -> int:
 
 
 def measured_rates(costs: pd.DataFrame) -> pd.Series:
-    """Training tokens/s of the released runs at the paper's 10M shape (evaluations excluded), on this CPU."""
+    """Training tokens/s of the released runs at the paper's 10M shape
+    (evaluations excluded), on this CPU."""
     at = costs[(costs.scale == "10M") & costs.tokens_per_s.notna()]
     return at.tokens_per_s.astype(float)
 
 
 def paper_scale_cost(costs: pd.DataFrame) -> pd.DataFrame:
-    """What one run of each paper preset, and the runs the chapters plan at it, would take on the CPU that trained
-    the released 10M runs: its training FLOPs over the FLOP rate those runs reached (their tokens/s times the 10M
-    preset's FLOPs per token), at the fastest run (the closest to an idle machine) and at the median. Training
-    only: evaluations add to it. NaN where no 10M run is released."""
+    """What one run of each paper preset, and the runs the chapters plan at it, would take on the
+    CPU that trained the released 10M runs: its training FLOPs over the FLOP rate those runs
+    reached (their tokens/s times the 10M preset's FLOPs per token), at the fastest run (the
+    closest to an idle machine) and at the median. Training only: evaluations add to it. NaN
+    where no 10M run is released."""
     rates = measured_rates(costs)
     fastest, median = (rates.max(), rates.median()) if len(rates) else (float("nan"), float("nan"))
     base = flops_per_token(get_preset("10M"))
@@ -144,8 +149,8 @@ def paper_scale_cost(costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def paper_scale_shown(cost: pd.DataFrame) -> pd.DataFrame:
-    """``paper_scale_cost`` as the page shows it, every number formatted here so that the test of the built page
-    can look for the same strings."""
+    """``paper_scale_cost`` as the page shows it, every number formatted here so that the test of
+    the built page can look for the same strings."""
     return pd.DataFrame(
         {
             "paper's preset": cost["paper's preset"],
@@ -167,7 +172,8 @@ def paper_scale_shown(cost: pd.DataFrame) -> pd.DataFrame:
 
 
 def cannot_test_statement(costs: pd.DataFrame) -> str:
-    """What the released paper-shape runs reached and what the paper's runs would cost here, in two sentences."""
+    """What the released paper-shape runs reached and what the paper's runs
+    would cost here, in two sentences."""
     at = costs[costs.scale == "10M"]
     if at.empty:
         return (
@@ -233,10 +239,11 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
 
 
 def summary_compute(costs: pd.DataFrame) -> dict:
-    """The compute the front page's summary states (``front_page.summary_parts``), from ``costs.run_costs``: the
-    released runs, their wall-clock hours, how many at the paper's 10M shape and on a GPU, the threads they ran
-    on (a range where they differ), what one whole 10M run takes at the fastest measured rate, and whether the
-    author's nanoGPT recipe (the 10M preset) trains at a constant rate."""
+    """The compute the front page's summary states (``front_page.summary_parts``), from
+    ``costs.run_costs``: the released runs, their wall-clock hours, how many at the paper's 10M
+    shape and on a GPU, the threads they ran on (a range where they differ), what one whole 10M
+    run takes at the fastest measured rate, and whether the author's nanoGPT recipe (the 10M
+    preset) trains at a constant rate."""
     # "2", or "1 to 2" where the runs differ (a run trained beside other work on one core)
     counts = sorted({int(t) for t in costs.threads.dropna()})
     threads = (

@@ -1,6 +1,7 @@
-"""The parameters of a chapter that only reads runs (book/mechanism.ipynb, book/escape_and_bundle.ipynb, and the
-scorecard's book/what_holds.ipynb): those chapters train nothing themselves, because their runs are hours of CPU
-time; ``python -m lib sweep --plan P`` trains them, and the chapter reads them from ``runs_dir``."""
+"""The parameters of a chapter that only reads runs (book/mechanism.ipynb,
+book/escape_and_bundle.ipynb, and the scorecard's book/what_holds.ipynb): those chapters train
+nothing themselves, because their runs are hours of CPU time; ``python -m lib sweep --plan P``
+trains them, and the chapter reads them from ``runs_dir``."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ READER_PARAMETERS = {"runs_dir": None}
 
 
 def open_runs(name: str, namespace: dict, announce: bool = True) -> Path:
-    """Check a reading chapter's parameters cell (``runs_dir``: None for the released ``runs/``, or the
-    directory a sweep trained into) and return the directory its runs are read from. Unknown names and a
-    directory that does not exist are refused with the valid choices."""
+    """Check a reading chapter's parameters cell (``runs_dir``: None for the released ``runs/``, or
+    the directory a sweep trained into) and return the directory its runs are read from. Unknown
+    names and a directory that does not exist are refused with the valid choices."""
     if name not in READERS:
         raise ParameterError(f"unknown chapter {name!r}; valid: {', '.join(READERS)}")
     given = user_names(namespace)

@@ -1,5 +1,6 @@
-"""The tables the chapters show: the presets beside Table 1, a configuration's seeds, ours beside the paper's,
-and the release report and the run data the reproducibility chapter offers for download."""
+"""The tables the chapters show: the presets beside Table 1, a configuration's seeds,
+ours beside the paper's, and the release report and the run data the
+reproducibility chapter offers for download."""
 
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ from .headers import header
 
 
 def frame_html(df: pd.DataFrame) -> str:
-    """A table as the book shows it: its columns named in words (``headers.HEADERS``), floats at the decimals their
-    column needs, 4 at most (``_column_format``), a missing value as "-", every cell in full (verdicts and the
-    paper's notes are read whole), and no 0, 1, 2, ... column where the index only counts rows. An index that names
-    something (a preset's fields, a scale) is shown."""
+    """A table as the book shows it: its columns named in words (``headers.HEADERS``), floats at the
+    decimals their column needs, 4 at most (``_column_format``), a missing value as "-", every cell
+    in full (verdicts and the paper's notes are read whole), and no 0, 1, 2, ... column where the
+    index only counts rows. An index that names something (a preset's fields, a scale) is shown."""
     # an unnamed integer index is row numbers (a RangeIndex, or what is left of one after a filter)
     counts_rows = (
         df.index.name is None
@@ -75,10 +76,11 @@ def frame_html(df: pd.DataFrame) -> str:
 
 
 def _column_format(col: pd.Series):
-    """How a float column's cells read: as whole numbers where every finite value is one (steps, counts that a
-    NaN made floats), else at the fewest decimals (1 to 4) that show every value the column holds (a column a
-    chapter rounded to minutes keeps its one decimal), or in 3 significant digits where a value is too small for
-    4 decimals (a starved gradient norm). Missing values read "-"."""
+    """How a float column's cells read: as whole numbers where every finite value is one (steps,
+    counts that a NaN made floats), else at the fewest decimals (1 to 4) that show every
+    value the column holds (a column a chapter rounded to minutes keeps its one decimal), or
+    in 3 significant digits where a value is too small for 4 decimals (a starved gradient
+    norm). Missing values read "-"."""
     finite = col[np.isfinite(col)]  # NaN and inf say nothing about the column's kind
     # whole: steps and counts that a NaN ("never left the floor") turned into
     # floats read as 1,500, not 1500.0000
@@ -104,8 +106,9 @@ def _column_format(col: pd.Series):
 
 
 def show_tables_as_the_book_does() -> None:
-    """Make ``frame_html`` how the running notebook kernel shows every DataFrame (a chapter's last expression,
-    ``display``). Only the kernel's display changes: pandas' own options are left as they are."""
+    """Make ``frame_html`` how the running notebook kernel shows every DataFrame (a
+    chapter's last expression, ``display``). Only the kernel's display changes: pandas'
+    own options are left as they are."""
     from IPython import get_ipython
 
     # outside a kernel (the CLI, a test) there is no display to change
@@ -116,7 +119,8 @@ def show_tables_as_the_book_does() -> None:
 
 
 def presets_table() -> pd.DataFrame:
-    """Table 1's hyperparameters as our presets resolve them (``residualgpt``), one column per scale."""
+    """Table 1's hyperparameters as our presets resolve them
+    (``residualgpt``), one column per scale."""
     from ..engine.model import GPT
 
     rows = {}
@@ -148,8 +152,9 @@ def presets_table() -> pd.DataFrame:
 
 
 def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
-    """Mean, sample std, n, range and escape steps of best val loss, per configuration, over the ``pooled``
-    rows; a column ``left out`` (only when there are any) names the seeds that are not, and why."""
+    """Mean, sample std, n, range and escape steps of best val loss, per configuration,
+    over the ``pooled`` rows; a column ``left out`` (only when there are any) names
+    the seeds that are not, and why."""
     # the rows pooled drops (diverged, no finite best loss), kept aside to be named in ``left out``
     rest = summaries.drop(pooled(summaries).index) if len(summaries) else summaries
     summaries = pooled(summaries)
@@ -191,8 +196,9 @@ def seed_table(summaries: pd.DataFrame, by=("config",)) -> pd.DataFrame:
 
 
 def quantities(values: dict, digits: int = 4) -> pd.DataFrame:
-    """A chapter's named quantities (``asymmetry.asymmetry``'s means, gaps and ratio) as a one-row table, in
-    their order, rounded; a quantity that cannot be computed (None) is left out, never shown as 0."""
+    """A chapter's named quantities (``asymmetry.asymmetry``'s means, gaps and ratio) as a
+    one-row table, in their order, rounded; a quantity that cannot be computed (None)
+    is left out, never shown as 0."""
     # rounded one by one: a one-row table of mixed magnitudes (a loss, a gap
     # %, a ratio) reads at a glance
     return pd.DataFrame([{k: round(v, digits) for k, v in values.items() if v is not None}])
@@ -206,12 +212,12 @@ def beside_paper(
 ) -> pd.DataFrame:
     """Paper value (with the paper's own digits) beside ours, per configuration, and the difference.
 
-    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. Our ± is the sample standard
-    deviation (ddof = 1, as §3.5 says); where the paper's ± is a population one (ddof = 0, as the author's
-    notebooks compute it: ``population_std`` in the paper file), our cell gives ours in that convention too, so
-    that the two can be read side by side. With ``stand_in`` there is no difference column: a stand-in loss
-    minus a paper-scale loss (other data, other model) is not a measurement of anything; the chapters compare
-    orderings and floors instead.
+    ``ours`` is a ``seed_table``; ``paper`` the matching rows of the paper file. Our ± is the sample
+    standard deviation (ddof = 1, as §3.5 says); where the paper's ± is a population one (ddof = 0,
+    as the author's notebooks compute it: ``population_std`` in the paper file), our cell gives ours
+    in that convention too, so that the two can be read side by side. With ``stand_in`` there is no
+    difference column: a stand-in loss minus a paper-scale loss (other data, other model) is not a
+    measurement of anything; the chapters compare orderings and floors instead.
     """
     rows = []
     # One row per paper row, in the paper file's order; a configuration we
@@ -271,10 +277,10 @@ PREFIX_COLUMNS = {
 
 
 def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
-    """``paper_shape.prefix_table`` as the joint-collapse and 10M chapters show it: the columns a reader compares,
-    named in words; "-" in "left the floor at step" is a run still on the floor at its last step. Implementation and
-    configuration share one column ("nanoGPT AttnOnly"): as two, the twelve columns did not fit the page at 1,400 px
-    without breaking a word."""
+    """``paper_shape.prefix_table`` as the joint-collapse and 10M chapters show it: the columns a
+    reader compares, named in words; "-" in "left the floor at step" is a run still on the floor at
+    its last step. Implementation and configuration share one column ("nanoGPT AttnOnly"): as two,
+    the twelve columns did not fit the page at 1,400 px without breaking a word."""
     run = [f"{IMPL_NAMES.get(i, i)} {c}" for i, c in zip(table.impl, table.config)]
     # "-" where the paper has no value: a run on the other implementation's schedule
     return table.assign(run=run, paper_best=table.paper_best.fillna("-"))[
@@ -283,9 +289,9 @@ def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
-    """``asymmetry.author_value_runs().table`` for one implementation as the 10M and joint-collapse chapters show
-    it: a row per set of values and configuration, a column per seed, each cell the run's best validation loss and
-    where it left the floor ("-": not trained)."""
+    """``asymmetry.author_value_runs().table`` for one implementation as the 10M and joint-collapse
+    chapters show it: a row per set of values and configuration, a column per seed, each cell the
+    run's best validation loss and where it left the floor ("-": not trained)."""
     t = table[table.impl == impl]
     if t.empty:
         return pd.DataFrame(columns=["values", "configuration"])
@@ -315,8 +321,8 @@ def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
 
 
 def variant_label(exp: Experiment) -> str:
-    """How a run differs from its preset, with the same facts as its directory name (``run_path``): a gain,
-    another budget or precision, the mixer, every other off-preset field; or "plain"."""
+    """How a run differs from its preset, with the same facts as its directory name (``run_path``):
+    a gain, another budget or precision, the mixer, every other off-preset field; or "plain"."""
     parts = [f"{exp.gain_mode} gain {exp.gain:g}"] if exp.gain_mode else []
     if off_preset_steps(exp):
         parts.append(f"{exp.train.max_steps:,} steps")
@@ -333,9 +339,10 @@ def variant_label(exp: Experiment) -> str:
 
 def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     """Best validation loss per (scale, impl, variant, config) over the finished runs of ``exps``:
-    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged, unfinished and
-    invalid runs). A run whose files are unreadable or do not match its experiment (``RunDir.problems``) is
-    listed under ``invalid`` and left out; the report goes on. ``python -m lib report`` prints it."""
+    mean ± sample std, seeds, escape steps; and the totals (floors, wall time, diverged, unfinished
+    and invalid runs). A run whose files are unreadable or do not match its experiment
+    (``RunDir.problems``) is listed under ``invalid`` and left out; the report goes on.
+    ``python -m lib report`` prints it."""
     rows, unfinished, invalid = [], [], []
     for e in exps:
         rd = RunDir(run_path(e, runs_dir))
@@ -424,9 +431,9 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
 
 
 def budget_table(scale: str, impl: str, summaries: pd.DataFrame, floor: float) -> pd.DataFrame:
-    """What one run of a chapter's scale trains on (tokens per step and per run, epochs of the train split), how
-    many runs are finished, and how far its Full Residual runs end below the floor. What they cost is in the
-    reproducibility chapter (``lib.book.costs``)."""
+    """What one run of a chapter's scale trains on (tokens per step and per run, epochs of the train
+    split), how many runs are finished, and how far its Full Residual runs end below the floor. What
+    they cost is in the reproducibility chapter (``lib.book.costs``)."""
     from ..engine.data import load_corpus
 
     e = get_preset(scale, impl)
@@ -536,9 +543,9 @@ HISTORY_COLUMNS = [
 
 
 def export_run_data(runs_dir=RUNS_DIR, out_dir=DOWNLOADS) -> dict:
-    """Every released run's summary as one CSV (one row per run, with the fields of its config.json that
-    name the experiment) and every evaluation of every run as another (scalar columns), for readers who
-    want the numbers behind the book. Written at each build; returns the row counts."""
+    """Every released run's summary as one CSV (one row per run, with the fields of its config.json
+    that name the experiment) and every evaluation of every run as another (scalar columns), for
+    readers who want the numbers behind the book. Written at each build; returns the row counts."""
     import json
 
     summaries, histories = [], []

@@ -1,5 +1,5 @@
-"""The verdict block at the end of a chapter: each claim's verdict first (the bold word is the Claim's own,
-``lib.claims.verdicts.Claim``), what it rests on folded beneath it."""
+"""The verdict block at the end of a chapter: each claim's verdict first (the bold word is the
+Claim's own, ``lib.claims.verdicts.Claim``), what it rests on folded beneath it."""
 
 from __future__ import annotations
 
@@ -16,14 +16,15 @@ SHOWN_READING_LINES = 4  # a reading longer than this shows its first lines and 
 class Verdict:
     """The chapters' computed verdicts, shown as a highlighted block in the built book.
 
-    Each claim is a ``lib.claims.verdicts.Claim`` from a ``lib.claims`` claim function. In the book (HTML) its verdict
-    line comes first, one sentence: its name, its verdict word (``Claim.verdict``, one of the four) in bold, and
-    what it rests on; the lines the claim computed fold beneath, under "what it rests on". A plain string is a
-    reading, a measurement that judges nothing (the ladder of floors, the probes), and may not carry a verdict
-    word: a verdict is decided in a claim function, never inside a sentence; a long reading shows its first
-    ``SHOWN_READING_LINES`` lines and folds the rest. ``short``: a chapter's closing summary, each claim's
-    verdict line without its lines, each reading's first line. As markdown and in a terminal every line is
-    printed in order, the lines above their verdict.
+    Each claim is a ``lib.claims.verdicts.Claim`` from a ``lib.claims`` claim function. In the book
+    (HTML) its verdict line comes first, one sentence: its name, its verdict word
+    (``Claim.verdict``, one of the four) in bold, and what it rests on; the lines the claim computed
+    fold beneath, under "what it rests on". A plain string is a reading, a measurement that judges
+    nothing (the ladder of floors, the probes), and may not carry a verdict word: a verdict is
+    decided in a claim function, never inside a sentence; a long reading shows its first
+    ``SHOWN_READING_LINES`` lines and folds the rest. ``short``: a chapter's closing summary, each
+    claim's verdict line without its lines, each reading's first line. As markdown and in a terminal
+    every line is printed in order, the lines above their verdict.
     """
 
     def __init__(self, *claims: Claim | str, short: bool = False):

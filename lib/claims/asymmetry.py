@@ -1,5 +1,5 @@
-"""The 10M asymmetry (§6, Tables 3 and 6) and its 124M counterpart (Tables 4 and 5): AttnOnly leaves the floor,
-FFNOnly stays on it; with the stand-in's answers under the author's values."""
+"""The 10M asymmetry (§6, Tables 3 and 6) and its 124M counterpart (Tables 4 and 5): AttnOnly leaves
+the floor, FFNOnly stays on it; with the stand-in's answers under the author's values."""
 
 from __future__ import annotations
 
@@ -51,9 +51,10 @@ def asymmetry(summaries: pd.DataFrame) -> dict:
 
 @claim("10M asymmetry")
 def claim_asymmetry(summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN) -> Claim:
-    """§6.1, Fig. 4, Phase 3: AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full Residual, the
-    control, which must have left it for the stand-in to show anything. The 10M claim: at 124M the paper's own
-    AttnOnly seeds reach from 4.9 to 7.6, so there the claim is where AttnOnly lands (``claim_separation``)."""
+    """§6.1, Fig. 4, Phase 3: AttnOnly leaves the floor in every seed, FFNOnly in none, beside Full
+    Residual, the control, which must have left it for the stand-in to show anything. The 10M claim:
+    at 124M the paper's own AttnOnly seeds reach from 4.9 to 7.6, so there the claim is where
+    AttnOnly lands (``claim_separation``)."""
     summaries = pooled(summaries)
     full, a, f = (summaries[summaries.config == c] for c in ("FullResidual", "AttnOnly", "FFNOnly"))
     # counted per seed: the claim is that *every* AttnOnly seed leaves and *no* FFNOnly seed does
@@ -106,14 +107,15 @@ def claim_separation(
     margin: float = ESCAPE_MARGIN,
     sweep: tuple[int, int] | None = None,
 ) -> Claim:
-    """Table 5 (§6.2.1) and the 10M abstract: Full Residual below every AttnOnly seed, every AttnOnly seed below every
-    FFNOnly seed (a positive minimum gap: worst AttnOnly against best FFNOnly). Where AttnOnly never left the floor
-    it has not landed anywhere, so where it lands cannot be read (``probe``: the longer-budget runs, said beside).
-    The paper's gap: 124M, §6.2.1's 1.060; 10M, the abstract's "at least 1.76" below the FFNOnly floor.
-    An order whose closest pair lies within ``margin`` is too close to call (a knife-edge: NOT TESTABLE HERE).
-    ``sweep``: (runs finished, runs planned) of the sweep the claim is about (Table 5's 16, the NoResidual anchor
-    that sets the floor among them); until every one is finished the claim is NOT TESTED, unless the seed ranges
-    already overlap, which no later seed can undo (a range only widens)."""
+    """Table 5 (§6.2.1) and the 10M abstract: Full Residual below every AttnOnly seed, every
+    AttnOnly seed below every FFNOnly seed (a positive minimum gap: worst AttnOnly against best
+    FFNOnly). Where AttnOnly never left the floor it has not landed anywhere, so where it lands
+    cannot be read (``probe``: the longer-budget runs, said beside). The paper's gap: 124M, §6.2.1's
+    1.060; 10M, the abstract's "at least 1.76" below the FFNOnly floor. An order whose closest pair
+    lies within ``margin`` is too close to call (a knife-edge: NOT TESTABLE HERE). ``sweep``: (runs
+    finished, runs planned) of the sweep the claim is about (Table 5's 16, the NoResidual anchor
+    that sets the floor among them); until every one is finished the claim is NOT TESTED, unless the
+    seed ranges already overlap, which no later seed can undo (a range only widens)."""
     from .paper import paper_value
 
     s = pooled(summaries)
@@ -201,8 +203,8 @@ def claim_separation(
 
 
 def _seeds_trained(s: pd.DataFrame, sweep: tuple[int, int] | None) -> tuple[dict, bool]:
-    """The seeds each of Table 5's three configurations has, and whether the sweep (``sweep``: runs finished, runs
-    planned; None: no sweep to wait for) is finished."""
+    """The seeds each of Table 5's three configurations has, and whether the sweep (``sweep``: runs
+    finished, runs planned; None: no sweep to wait for) is finished."""
     seeds = {
         c: int(s[s.config == c].seed.nunique()) for c in ("FullResidual", "AttnOnly", "FFNOnly")
     }
@@ -224,11 +226,11 @@ def claim_seed_sensitivity(
     margin: float = ESCAPE_MARGIN,
     sweep: tuple[int, int] | None = None,
 ) -> Claim:
-    """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds). Counted as
-    seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly that never left the floor
-    has no landing place to vary, so it cannot show it. ``sweep``: (runs finished, runs planned) of the sweep; until
-    every one is finished the claim is NOT TESTED (a spread moves either way as seeds are added, and the floor is the
-    NoResidual anchor's)."""
+    """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds).
+    Counted as seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly
+    that never left the floor has no landing place to vary, so it cannot show it. ``sweep``: (runs
+    finished, runs planned) of the sweep; until every one is finished the claim is NOT TESTED (a
+    spread moves either way as seeds are added, and the floor is the NoResidual anchor's)."""
     s = pooled(summaries)
     a, f = (s[s.config == c] for c in ("AttnOnly", "FFNOnly"))
     # a std needs two seeds; one seed has no spread to compare
@@ -271,8 +273,9 @@ def claim_seed_sensitivity(
 def claim_ffn_equals_noresidual(
     parts: list[tuple[str, pd.DataFrame]], margin: float = ESCAPE_MARGIN
 ) -> Claim:
-    """The abstract and Table 5's text: FFNOnly collapses to the No Residual floor (124M: 7.569 against 7.584).
-    ``parts``: (scale, summaries) pairs; at every scale with both, the means lie within ``margin``."""
+    """The abstract and Table 5's text: FFNOnly collapses to the No Residual floor (124M:
+    7.569 against 7.584). ``parts``: (scale, summaries) pairs; at every scale with both,
+    the means lie within ``margin``."""
     # The escape margin is the tolerance: a difference smaller than the step that counts as leaving
     # the floor cannot separate two collapsed models. The paper's own differences (0.007 at 10M,
     # 0.015 and 0.023 at 124M) lie well inside it.
@@ -409,11 +412,12 @@ def _left(
 def claim_author_values_asymmetry(
     table: pd.DataFrame, floor: float, planned: int | None = None
 ) -> Claim:
-    """Does the stand-in's asymmetry survive the author's values (``author_value_runs``: the stability notebook's
-    plain init, dropout 0.2 and peak 3e-4)? ResidualGPT AttnOnly leaves the floor in every seed and FFNOnly in
-    none, beside Full Residual, the control, which must have left it. A line per set of values sets the author's
-    beside the stand-in's own. A seed against it (AttnOnly on the floor, FFNOnly off it, beside a control that
-    left) contradicts it for good; it holds only over all ``planned`` seeds (default: ``plans.author_values``'s)."""
+    """Does the stand-in's asymmetry survive the author's values (``author_value_runs``: the
+    stability notebook's plain init, dropout 0.2 and peak 3e-4)? ResidualGPT AttnOnly leaves the
+    floor in every seed and FFNOnly in none, beside Full Residual, the control, which must have left
+    it. A line per set of values sets the author's beside the stand-in's own. A seed against it
+    (AttnOnly on the floor, FFNOnly off it, beside a control that left) contradicts it for good; it
+    holds only over all ``planned`` seeds (default: ``plans.author_values``'s)."""
     if planned is None:
         planned = len({e.seed for e in plans.author_values()})
     count = {
@@ -464,10 +468,11 @@ def claim_author_values_asymmetry(
 
 @claim("The joint collapse with the author's dropout")
 def claim_author_values_collapse(table: pd.DataFrame, floor: float) -> Claim:
-    """Does nanoGPT AttnOnly at the stand-in collapse with the author's dropout 0.2 (``author_value_runs``)? It
-    stays on the floor in every seed. A seed that leaves the floor contradicts it; every seed on the floor cannot
-    confirm it here, as the plan trains no nanoGPT Full Residual with that dropout to show that the stand-in can
-    leave the floor at all (the verdict rule's control)."""
+    """Does nanoGPT AttnOnly at the stand-in collapse with the author's dropout 0.2
+    (``author_value_runs``)? It stays on the floor in every seed. A seed that leaves the floor
+    contradicts it; every seed on the floor cannot confirm it here, as the plan trains no
+    nanoGPT Full Residual with that dropout to show that the stand-in can leave the floor at all
+    (the verdict rule's control)."""
     count = {v: _left(table, v, "nanogpt", "AttnOnly", floor) for v in ("stand-in", "author's")}
     lines = tuple(
         (
@@ -502,8 +507,8 @@ def claim_author_values_collapse(table: pd.DataFrame, floor: float) -> Claim:
 
 
 def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
-    """The stand-in with the author's values (``plans.author_values``) beside the released stand-in runs of the
-    same implementations, configurations and seeds; ``values`` says which."""
+    """The stand-in with the author's values (``plans.author_values``) beside the released stand-in
+    runs of the same implementations, configurations and seeds; ``values`` says which."""
     ours = plans.author_values()
     # the preset run of each (implementation, configuration, seed): the same seed
     # with the stand-in's own values
@@ -520,9 +525,10 @@ def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
 def ffn_path(
     hist: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN, above: float = 1.0
 ) -> str:
-    """What "deterministic collapse" means for FFNOnly here, read from its curves: where every seed ends and the
-    best it reached (on the floor or not), and every excursion more than ``above`` nats over the floor after step
-    0 on the way (a seed can leave the floor upward, spike, and return to it)."""
+    """What "deterministic collapse" means for FFNOnly here, read from its curves: where every
+    seed ends and the best it reached (on the floor or not), and every excursion more than
+    ``above`` nats over the floor after step 0 on the way (a seed can leave the floor
+    upward, spike, and return to it)."""
     # step 0 is the untrained model, near the uniform ln 65 = 4.17 nats: where
     # every run starts, not an excursion
     f = hist[(hist.config == "FFNOnly") & (hist.step > 0)].dropna(subset=["val_loss"])

@@ -1,5 +1,5 @@
-"""book/escape_and_bundle.ipynb §2: the nanoGPT recipe's bundle of differences from ResidualGPT, one factor at a
-time (the schedule and two factors over seeds are ``claims.schedule_seeds``)."""
+"""book/escape_and_bundle.ipynb §2: the nanoGPT recipe's bundle of differences from ResidualGPT, one
+factor at a time (the schedule and two factors over seeds are ``claims.schedule_seeds``)."""
 
 from __future__ import annotations
 
@@ -25,21 +25,22 @@ def bundle_effects(
     seeds: dict | None = None,
     paired: tuple[str, ...] = (),
 ) -> dict | None:
-    """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to AttnOnly's
-    escape step, against what changes that are *not* the factor do to it.
+    """What each factor of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, does to
+    AttnOnly's escape step, against what changes that are *not* the factor do to it.
 
-    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is nanoGPT.
-    ``control``: a factor that computes the same function and changes only floating-point rounding (the SDPA
-    kernel); ``seeds``: nanoGPT's own escape step at other seeds (NaN: never). Together with nanoGPT itself
-    they span the escape steps one seed of this setting can give without any factor, from ``lo`` to ``hi``
-    (NaN: some never escaped). A factor *decides* if alone it at least halves the earliest of them (or escapes
-    where none did), or at least doubles the latest (or never escapes where all did), beyond the ``interval``
-    each escape step is known to within. A ``paired`` factor changes only the measurement (the same training,
-    evaluated another way), so it is read against nanoGPT's own escape step alone, with no noise to allow
-    for. Returns None while nanoGPT's own run is missing; otherwise ``base``,
-    ``noise`` ({name: escape step}), ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and
-    ``diverged`` (no outcome), ``planned`` (factors, the control included) and ``trained`` (those of them
-    finished, diverged or complete, the control included)."""
+    ``table``: one row per factor (factor, escape_step, best_val_loss, status); ``"none"`` is
+    nanoGPT. ``control``: a factor that computes the same function and changes only floating-point
+    rounding (the SDPA kernel); ``seeds``: nanoGPT's own escape step at other seeds (NaN: never).
+    Together with nanoGPT itself they span the escape steps one seed of this setting can give
+    without any factor, from ``lo`` to ``hi`` (NaN: some never escaped). A factor *decides* if alone
+    it at least halves the earliest of them (or escapes where none did), or at least doubles the
+    latest (or never escapes where all did), beyond the ``interval`` each escape step is known to
+    within. A ``paired`` factor changes only the measurement (the same training, evaluated another
+    way), so it is read against nanoGPT's own escape step alone, with no noise to allow for. Returns
+    None while nanoGPT's own run is missing; otherwise ``base``, ``noise`` ({name: escape step}),
+    ``lo``, ``hi``, the factors ``earlier``, ``later``, ``neither`` and ``diverged`` (no outcome),
+    ``planned`` (factors, the control included) and ``trained`` (those of them finished, diverged or
+    complete, the control included)."""
     # a factor not trained yet has no outcome; a diverged one is kept, to be named apart
     done = table[table.status.isin(["complete", "diverged"])]
     base = done[done.factor == "none"]
@@ -118,11 +119,12 @@ def claim_bundle(
     seeds: dict | None = None,
     paired: tuple[str, ...] = (),
 ) -> Claim:
-    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move AttnOnly's escape
-    beyond what rounding (``control``) and the seed (``seeds``) do without any factor (``bundle_effects``);
-    ``paired`` factors against nanoGPT's own run. HOLDS naming the factors that do; CONTRADICTED when the range
-    left room for a factor to decide and none did; NOT TESTABLE HERE when that range leaves no room (its earliest
-    escape too early to halve at ``interval``-step evaluations, and a run without any factor never escaping)."""
+    """Which factors of the nanoGPT -> ResidualGPT bundle, switched alone on nanoGPT, move
+    AttnOnly's escape beyond what rounding (``control``) and the seed (``seeds``) do without any
+    factor (``bundle_effects``); ``paired`` factors against nanoGPT's own run. HOLDS naming the
+    factors that do; CONTRADICTED when the range left room for a factor to decide and none did; NOT
+    TESTABLE HERE when that range leaves no room (its earliest escape too early to halve at
+    ``interval``-step evaluations, and a run without any factor never escaping)."""
     fx = bundle_effects(table, interval, control, seeds, paired)
     if fx is None:
         # without nanoGPT's own run there is nothing for a factor to move
@@ -287,8 +289,8 @@ def bundle_runs(runs_dir=RUNS_DIR) -> Runs:
 
 def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
     """nanoGPT AttnOnly's escape step (NaN: never) at the released seeds other than the bundle's
-    (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent: how far the
-    seed alone moves the escape that the bundle's factors are read against."""
+    (``plans.bundle_baseline_seeds``: the joint-collapse chapter's runs), finished and consistent:
+    how far the seed alone moves the escape that the bundle's factors are read against."""
     exps = plans.bundle_baseline_seeds()
     # complete runs only: a diverged seed has no escape step to widen the range with
     ok = [(e, rd) for e, rd, _ in usable(as_released(exps, runs_dir), ("complete",))]
@@ -298,10 +300,10 @@ def baseline_seeds(runs_dir=RUNS_DIR) -> dict[int, float]:
 
 
 def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
-    """nanoGPT (factor ``"none"``) beside the run with ``factor`` switched, at every evaluation both reached:
-    step, both validation losses, and the absolute difference of their training losses (``gap``). A factor that
-    changes the computation only by rounding starts the two runs a rounding error apart; the gap shows how
-    that difference grows."""
+    """nanoGPT (factor ``"none"``) beside the run with ``factor`` switched, at every evaluation both
+    reached: step, both validation losses, and the absolute difference of their training losses
+    (``gap``). A factor that changes the computation only by rounding starts the two runs a rounding
+    error apart; the gap shows how that difference grows."""
     cols = ["step", "val_none", "val_factor", "gap"]
     if hist.empty or "train_loss" not in hist:
         return pd.DataFrame(columns=cols)
@@ -322,8 +324,8 @@ def twin_gap(hist: pd.DataFrame, factor: str) -> pd.DataFrame:
 
 
 def train_loss_gap(hist: pd.DataFrame, factor: str) -> tuple[float, int]:
-    """The largest difference in training loss between nanoGPT and the run with ``factor`` switched, over the
-    evaluations both reached, and their number (NaN, 0 while either is missing): a factor that changes only
-    the measurement leaves the training unchanged."""
+    """The largest difference in training loss between nanoGPT and the run with ``factor`` switched,
+    over the evaluations both reached, and their number (NaN, 0 while either is missing): a factor
+    that changes only the measurement leaves the training unchanged."""
     t = twin_gap(hist, factor)
     return (float(t.gap.max()), len(t)) if len(t) else (float("nan"), 0)

@@ -17,8 +17,8 @@ from ..engine.runs import RUNS_DIR
 
 
 def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
-    """What the escape map says. ``grid``: one row per finished run (config, depth, gain, escape_step,
-    best_val_loss). Escape steps are known to within ``interval`` steps."""
+    """What the escape map says. ``grid``: one row per finished run (config, depth, gain,
+    escape_step, best_val_loss). Escape steps are known to within ``interval`` steps."""
     # no status column, no diverged run: an empty frame with the grid's columns
     # keeps the code below branch-free
     lost = grid[grid.status == "diverged"] if "status" in grid else grid.iloc[:0]
@@ -120,11 +120,12 @@ def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
 
 
 def escape_long_reading(table: pd.DataFrame, planned: int, short_budget: int) -> str:
-    """Whether the map's boundary cells, on the floor for ``short_budget`` steps, leave it within the preset's
-    full budget (``table``: depth, gain, escape_step, best_val_loss, status, budget; one row per finished run of
-    ``plans.escape_long_budget``): a slow escape, a plateau for the whole budget, or, where the long run leaves
-    the floor within ``short_budget`` steps, a sign that the short run's faster decaying schedule held it there.
-    A diverged run is named apart, never read as staying on the floor."""
+    """Whether the map's boundary cells, on the floor for ``short_budget`` steps, leave it within
+    the preset's full budget (``table``: depth, gain, escape_step, best_val_loss, status, budget;
+    one row per finished run of ``plans.escape_long_budget``): a slow escape, a plateau for the
+    whole budget, or, where the long run leaves the floor within ``short_budget`` steps, a sign that
+    the short run's faster decaying schedule held it there. A diverged run is named apart, never
+    read as staying on the floor."""
     # a diverged long run is no outcome: counted towards the plan, never read as a plateau
     lost = table[table.status == "diverged"] if "status" in table else table.iloc[:0]
     # finished runs with a finite best loss: the only rows an answer is read from
@@ -182,9 +183,10 @@ def escape_long_reading(table: pd.DataFrame, planned: int, short_budget: int) ->
 def _unscaled_answer(
     unscaled: pd.DataFrame, esc: pd.DataFrame, interval: int, budget: float
 ) -> list[str]:
-    """AttnOnly without GPT-2's 1/√(2L) scaling of both output projections (``unscaled``: its runs, at gain 1)
-    against the scaled run at the same depth (``esc`` as in ``_escape_answers``): whether removing the scaling as
-    a whole, which the FFN-output gain alone does not do, moves the escape."""
+    """AttnOnly without GPT-2's 1/√(2L) scaling of both output projections (``unscaled``: its
+    runs, at gain 1) against the scaled run at the same depth (``esc`` as in
+    ``_escape_answers``): whether removing the scaling as a whole, which the FFN-output gain
+    alone does not do, moves the escape."""
     out = []
     for r in unscaled[unscaled.config == "AttnOnly"].itertuples():
         d = int(r.depth)
@@ -247,9 +249,10 @@ def _unscaled_answer(
 
 
 def _apart(steps, interval: int, never_at: float) -> bool | None:
-    """Whether escape steps (inf: never left the floor, compared as ``never_at``, the first evaluation after
-    the budget; NaN: not trained, ignored) differ by more than the ``interval`` each one is known to within;
-    None with fewer than two trained, or when none of them left the floor (no escape to compare)."""
+    """Whether escape steps (inf: never left the floor, compared as ``never_at``, the first
+    evaluation after the budget; NaN: not trained, ignored) differ by more than the ``interval``
+    each one is known to within; None with fewer than two trained, or when none of them left the
+    floor (no escape to compare)."""
     steps = [float(s) for s in steps if pd.notna(s)]
     if len(steps) < 2 or not any(np.isfinite(s) for s in steps):
         return None
@@ -260,8 +263,8 @@ def _apart(steps, interval: int, never_at: float) -> bool | None:
 
 
 def _later(a: float, b: float, interval: int, never_at: float) -> bool:
-    """Escape step ``a`` is later than ``b`` by more than the resolution (inf: never left the floor, compared
-    as ``never_at``; two runs that never left it are not ordered)."""
+    """Escape step ``a`` is later than ``b`` by more than the resolution (inf: never left the floor,
+    compared as ``never_at``; two runs that never left it are not ordered)."""
     # neither left the floor: the budget does not say which would have left first
     if not (np.isfinite(a) or np.isfinite(b)):
         return False
@@ -278,11 +281,11 @@ def _when(s: float) -> str:
 
 
 def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) -> list[str]:
-    """The escape map's three questions, from ``esc`` (AttnOnly escape steps, depth × gain; inf: never left
-    the floor within ``budget`` steps; NaN: not trained). A difference counts only where it exceeds the
-    resolution ``interval``: the first evaluation below the threshold places the crossing only within the
-    interval before it, and a run that never left the floor could at the earliest have left it at the first
-    evaluation after the budget."""
+    """The escape map's three questions, from ``esc`` (AttnOnly escape steps, depth × gain; inf:
+    never left the floor within ``budget`` steps; NaN: not trained). A difference counts only where
+    it exceeds the resolution ``interval``: the first evaluation below the threshold places the
+    crossing only within the interval before it, and a run that never left the floor could at the
+    earliest have left it at the first evaluation after the budget."""
     # "never" is placed at the first evaluation after the budget: the
     # earliest step it could have been
     never_at = budget + interval
@@ -372,9 +375,9 @@ def _escape_answers(esc: pd.DataFrame, interval: int, budget: float = np.inf) ->
 
 
 def _scale_answer(esc: pd.DataFrame) -> list[str]:
-    """Whether the FFN output projection's initial standard deviation, INIT_STD · gain / √(2L), separates the
-    AttnOnly runs that left the floor from those that did not, whatever their depth (``esc`` as in
-    ``_escape_answers``)."""
+    """Whether the FFN output projection's initial standard deviation, INIT_STD · gain / √(2L),
+    separates the AttnOnly runs that left the floor from those that did not, whatever their depth
+    (``esc`` as in ``_escape_answers``)."""
     cells = [(d, g, s) for d in esc.index for g, s in esc.loc[d].items() if pd.notna(s)]
     # the FFN output projection's std at initialisation: the gain multiplies the scaled GPT-2 value
     std = {(d, g): INIT_STD * g / np.sqrt(2 * d) for d, g, _ in cells}
@@ -410,14 +413,16 @@ def _scale_answer(esc: pd.DataFrame) -> list[str]:
 
 
 def escape_label(step) -> str:
-    """An escape step as a label: ``"step N"``, or ``"never"`` (NaN or inf: the run never left the floor)."""
+    """An escape step as a label: ``"step N"``, or ``"never"`` (NaN or inf:
+    the run never left the floor)."""
     # NaN (a summary's "never") and inf (the map's) read alike, so every table
     # and line uses one word for it
     return "never" if pd.isna(step) or not np.isfinite(step) else f"step {int(step)}"
 
 
 def escape_runs(runs_dir=RUNS_DIR) -> Runs:
-    """The escape map's runs; ``scaled_init`` False marks the run without GPT-2's 1/√(2L) scaling."""
+    """The escape map's runs; ``scaled_init`` False marks the run
+    without GPT-2's 1/√(2L) scaling."""
     # scaled_init is a column so that the control at depth 12, gain 1 is not
     # merged into that cell of the map
     return plan_runs(
@@ -431,12 +436,14 @@ def escape_runs(runs_dir=RUNS_DIR) -> Runs:
 
 
 def escape_long_runs(runs_dir=RUNS_DIR) -> Runs:
-    """The escape map's boundary cells at the preset's full budget (``plans.escape_long_budget``)."""
+    """The escape map's boundary cells at the preset's full budget
+    (``plans.escape_long_budget``)."""
     return plan_runs(plans.escape_long_budget(), {"depth": lambda e: e.model.n_layer}, runs_dir)
 
 
 def escape_warmup_runs(runs_dir=RUNS_DIR) -> Runs:
-    """The escape map's warm-up axis (``plans.escape_warmup``), AttnOnly at three depths and two gentler warm-ups."""
+    """The escape map's warm-up axis (``plans.escape_warmup``), AttnOnly at three
+    depths and two gentler warm-ups."""
     return plan_runs(
         plans.escape_warmup(),
         {"depth": lambda e: e.model.n_layer, "warmup": lambda e: e.train.warmup_steps},
@@ -447,8 +454,9 @@ def escape_warmup_runs(runs_dir=RUNS_DIR) -> Runs:
 def escape_warmup_grid(
     map_table: pd.DataFrame, warmup_table: pd.DataFrame, preset_warmup: int
 ) -> pd.DataFrame:
-    """AttnOnly's escape step by depth (rows) and warm-up (columns): the map's own gain-1, GPT-2-scaled runs at the
-    preset's warm-up beside the warm-up axis's runs; a cell not trained is missing, a run that stayed is "never"."""
+    """AttnOnly's escape step by depth (rows) and warm-up (columns): the map's own gain-1,
+    GPT-2-scaled runs at the preset's warm-up beside the warm-up axis's runs; a cell not trained is
+    missing, a run that stayed is "never"."""
     own = map_table[
         (map_table.config == "AttnOnly")
         & (map_table.gain == 1)
@@ -469,9 +477,9 @@ def escape_warmup_grid(
 def escape_warmup_reading(
     grid: pd.DataFrame, planned: int, trained: int, preset_warmup: int
 ) -> str:
-    """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the preset's
-    (``preset_warmup``, the map's own column) does not, and where it delays or prevents an escape the preset's
-    makes. A cell not trained (missing) is never read as either."""
+    """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the
+    preset's (``preset_warmup``, the map's own column) does not, and where it delays or prevents an
+    escape the preset's makes. A cell not trained (missing) is never read as either."""
     head = f"{trained} of {planned} runs of the warm-up axis trained."
     if not trained or preset_warmup not in grid.columns:
         return (

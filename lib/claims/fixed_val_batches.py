@@ -1,4 +1,5 @@
-"""§5.2: how much of the gap between configurations the noise of random validation batches could explain."""
+"""§5.2: how much of the gap between configurations the noise of random
+validation batches could explain."""
 
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ def eval_noise(
 
 
 def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
-    """Per checkpoint of ``located`` ((experiment, run directory, source) triples; only complete runs with
-    released ``weights.pt``): the loss on its fixed validation batches, and the spread of nanoGPT-style random
-    evaluations of the same size, from ``n_random`` random batches resampled (``eval_noise``). A retrained run
-    off its preset's budget is a smoke run and labelled so. Per-batch losses are cached (``results.cached_losses``)."""
+    """Per checkpoint of ``located`` ((experiment, run directory, source) triples; only complete
+    runs with released ``weights.pt``): the loss on its fixed validation batches, and the spread of
+    nanoGPT-style random evaluations of the same size, from ``n_random`` random batches resampled
+    (``eval_noise``). A retrained run off its preset's budget is a smoke run and labelled so.
+    Per-batch losses are cached (``results.cached_losses``)."""
     from ..engine.config import off_preset_steps
     from ..engine.results import cached_losses, load_model, per_batch_val_losses
 
@@ -102,8 +104,9 @@ def val_noise(located, n_random: int = NOISE_BATCHES) -> pd.DataFrame:
 
 
 def gap_vs_noise(noise: pd.DataFrame) -> pd.DataFrame:
-    """Per seed and source of ``val_noise``: the FFNOnly - AttnOnly gap on the fixed batches, the noise a random
-    evaluation adds to that gap (the two configurations' evaluation stds added in quadrature), and their ratio."""
+    """Per seed and source of ``val_noise``: the FFNOnly - AttnOnly gap on the fixed batches, the
+    noise a random evaluation adds to that gap (the two configurations' evaluation stds added in
+    quadrature), and their ratio."""
     rows = []
     for (seed, source), g in noise.groupby(["seed", "source"]):
         g = g.set_index("config")
@@ -147,22 +150,25 @@ def claim_eval_noise(
     switched: str | None = None,
     author: pd.DataFrame | None = None,
 ) -> Claim:
-    """§5.2: random validation batches add evaluation noise that can hide slow progress, offered as one relevant
-    difference in AttnOnly's 3.35 -> 1.58 shift. It can be one only if two things hold, and what we measured decides
-    both. (1) The noise must be large enough to matter: ``val_noise`` and ``gap_vs_noise`` give the noise of the
-    AttnOnly-FFNOnly gap between two random evaluations; a gap of more than ``sigmas`` of its standard deviations,
-    with the noise itself under the escape ``margin``, is one noise can neither produce nor hide. (2) The model must
-    be improving where validation says it is stuck: the training loss, which validation noise cannot touch, must lie
-    below the floor. ``author`` (``paper.author_nanogpt10m_losses``, the default): the last train losses the author's
-    NanoGPT_10M notebook printed, where AttnOnly's is read against NoResidual's, the floor it collapses to. If the
-    noise is too small and the author's AttnOnly trains on the floor, noisy validation is not what kept it there:
-    CONTRADICTED; either one failing leaves the explanation open: HOLDS. The phenomenon is a separation to explain
-    (FFNOnly above AttnOnly by more than the margin).
+    """§5.2: random validation batches add evaluation noise that can hide slow progress, offered as
+    one relevant difference in AttnOnly's 3.35 -> 1.58 shift. It can be one only if two things
+    hold, and what we measured decides both. (1) The noise must be large enough to matter:
+    ``val_noise`` and ``gap_vs_noise`` give the noise of the AttnOnly-FFNOnly gap between two
+    random evaluations; a gap of more than ``sigmas`` of its standard deviations, with the noise
+    itself under the escape ``margin``, is one noise can neither produce nor hide. (2) The model
+    must be improving where validation says it is stuck: the training loss, which validation noise
+    cannot touch, must lie below the floor. ``author`` (``paper.author_nanogpt10m_losses``, the
+    default): the last train losses the author's NanoGPT_10M notebook printed, where AttnOnly's is
+    read against NoResidual's, the floor it collapses to. If the noise is too small and the
+    author's AttnOnly trains on the floor, noisy validation is not what kept it there:
+    CONTRADICTED; either one failing leaves the explanation open: HOLDS. The phenomenon is a
+    separation to explain (FFNOnly above AttnOnly by more than the margin).
 
-    The other channel of the author's nanoGPT, evaluation batches drawn from the training generator (so evaluating
-    moves the training data order), is closed here by design (our evaluation has its own generator,
-    ``tests/test_runs.py``): said apart, as a point this test does not reach. ``switched``: what switching nanoGPT
-    to fixed batches alone did (book/escape_and_bundle.ipynb §2), which by the same design cannot change training."""
+    The other channel of the author's nanoGPT, evaluation batches drawn from the training generator
+    (so evaluating moves the training data order), is closed here by design (our evaluation has its
+    own generator, ``tests/test_runs.py``): said apart, as a point this test does not reach.
+    ``switched``: what switching nanoGPT to fixed batches alone did (book/escape_and_bundle.ipynb
+    §2), which by the same design cannot change training."""
     if gap.empty:
         return Claim("NOT TESTED", "no checkpoints: python -m lib sweep --plan fixed_val_batches")
     if author is None:

@@ -1,5 +1,5 @@
-"""§5.1: does a runtime gain on the kept branch decide whether a run leaves the floor, and do the curves that
-leave it coincide."""
+"""§5.1: does a runtime gain on the kept branch decide whether a run leaves the floor, and do the
+curves that leave it coincide."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from .verdicts import Claim, and_list, claim, verdict
 def sweep_curves(
     base: Experiment, runs_dir, gains=GAINS, modes=("runtime", "weight")
 ) -> pd.DataFrame:
-    """Validation curves of every (mode, gain) run found under ``runs_dir`` (this reads; it never trains). Here,
-    not in lib.engine.gain, which lib.engine.runs imports: a reader of runs/ is a chapter's.
+    """Validation curves of every (mode, gain) run found under ``runs_dir`` (this reads;
+    it never trains). Here, not in lib.engine.gain, which lib.engine.runs imports: a
+    reader of runs/ is a chapter's.
 
     Columns: mode, gain, step, val_loss, status. The plain run (g = 1) appears
     under both modes. Missing runs are absent.
@@ -48,8 +49,9 @@ def sweep_curves(
 def gain_curves(
     base: Experiment, retrained: Experiment | None = None, runs_dir=None, released_dir=None
 ) -> pd.DataFrame:
-    """``sweep_curves`` of the released sweep around ``base`` in ``released_dir`` (source "released") and,
-    where a seed was retrained, of the same sweep around ``retrained`` in ``runs_dir`` (source "retrained")."""
+    """``sweep_curves`` of the released sweep around ``base`` in ``released_dir`` (source
+    "released") and, where a seed was retrained, of the same sweep around ``retrained`` in
+    ``runs_dir`` (source "retrained")."""
     # Refused, not defaulted: with RUNS_DIR the retrained seed would be looked for
     # among the released runs, and found missing, or (seed 1337) the released sweep
     # read again under the label "retrained".
@@ -64,8 +66,9 @@ def gain_curves(
 
 
 def _sides(table: pd.DataFrame, gains) -> tuple[list[float], list[float]] | None:
-    """The paper's runtime gains of a ``gain.gain_table`` that left the floor and those that stayed on it, by the
-    recorded escape step ("none": never left); None with fewer than two of them finished."""
+    """The paper's runtime gains of a ``gain.gain_table`` that left the floor and those
+    that stayed on it, by the recorded escape step ("none": never left); None with
+    fewer than two of them finished."""
     col = "escape step (runtime)"  # the runtime column of the gain table
     if col not in table.columns:
         return None
@@ -88,12 +91,13 @@ def claim_gain_fate(
     table: pd.DataFrame, gains=GAINS_PAPER, others: dict | None = None, seed: int | None = None
 ) -> Claim:
     """§5.1's "all gain values functionally equivalent", read on where each run ends:
-    runtime gains (``gains``, the paper's set) that end on both sides of the floor are not equivalent.
-    ``table``: a ``gain.gain_table`` of ``seed`` (None: 1337, the released sweep); ``others``: the same at more seeds
-    (``other_seeds``: seed -> ``(table, curves)``, or None for a seed not trained yet). A split is a contradiction
-    only where it is the gain's and not the seed's: some gain left the floor at every seed and some other gain stayed
-    on it at every seed. Seeds that split differently are a knife-edge. Valid only where some run of the sweep left
-    the floor."""
+    runtime gains (``gains``, the paper's set) that end on both sides of the floor are not
+    equivalent. ``table``: a ``gain.gain_table`` of ``seed`` (None: 1337, the released
+    sweep); ``others``: the same at more seeds (``other_seeds``: seed -> ``(table, curves)``,
+    or None for a seed not trained yet). A split is a contradiction only where it is the
+    gain's and not the seed's: some gain left the floor at every seed and some other gain
+    stayed on it at every seed. Seeds that split differently are a knife-edge. Valid only
+    where some run of the sweep left the floor."""
     from ..engine.config import PAPER_SEED
     from ..engine.gain import floor_outcomes
 
@@ -181,8 +185,8 @@ def claim_gain_fate(
 
 
 def twin_curves(runs_dir=None) -> pd.DataFrame:
-    """The released validation curves of ``plans.gain_twins`` (the runtime-gain runs at g = 2 and 4 with the other
-    attention kernel): gain, step, val_loss."""
+    """The released validation curves of ``plans.gain_twins`` (the runtime-gain runs at g = 2 and 4
+    with the other attention kernel): gain, step, val_loss."""
     from ..engine import plans
     from ..engine.results import histories_of
     from ..engine.runs import RunDir, run_path
@@ -202,9 +206,10 @@ def twin_curves(runs_dir=None) -> pd.DataFrame:
 def other_seeds(
     base: Experiment, floor: float, runs_dir=None, seeds=None
 ) -> dict[int, tuple | None]:
-    """§5.1's runtime gains at the seeds of ``plans.gain_seeds`` around ``base`` (the plain seed-1337 run): per seed,
-    its runtime-only ``gain.gain_table`` (escape steps against ``floor``) and ``sweep_curves``, or None until all
-    four of its runtime gains are finished (a seed half trained is no seed's answer)."""
+    """§5.1's runtime gains at the seeds of ``plans.gain_seeds`` around ``base`` (the plain
+    seed-1337 run): per seed, its runtime-only ``gain.gain_table`` (escape steps against ``floor``)
+    and ``sweep_curves``, or None until all four of its runtime gains are finished (a seed half
+    trained is no seed's answer)."""
     from ..engine import plans
     from ..engine.config import get_preset
     from ..engine.gain import gain_table
@@ -233,8 +238,9 @@ def other_seeds(
 
 
 def seed_table(table: pd.DataFrame, others: dict) -> pd.DataFrame:
-    """The runtime gains seed by seed: best validation loss and escape step ("none": never left the floor) of
-    seed 1337's ``gain.gain_table`` beside each seed of ``others`` (``other_seeds``) that is trained."""
+    """The runtime gains seed by seed: best validation loss and escape step ("none": never left
+    the floor) of seed 1337's ``gain.gain_table`` beside each seed of ``others``
+    (``other_seeds``) that is trained."""
     from ..engine.config import PAPER_SEED
 
     cols = {PAPER_SEED: table, **{k: v[0] for k, v in others.items() if v}}
@@ -252,8 +258,9 @@ def seed_table(table: pd.DataFrame, others: dict) -> pd.DataFrame:
 def rounding_null(
     curves: pd.DataFrame, twins: pd.DataFrame, step: int = ABSORB_STEP
 ) -> float | None:
-    """How far a runtime-gain curve moves under a rounding-only change: the largest |twin - run| of the validation
-    loss from ``step`` on, over the twinned gains (``plans.TWIN_GAINS``). None unless every twin is trained."""
+    """How far a runtime-gain curve moves under a rounding-only change: the largest |twin - run| of
+    the validation loss from ``step`` on, over the twinned gains (``plans.TWIN_GAINS``). None
+    unless every twin is trained."""
     from ..engine.plans import TWIN_GAINS
 
     run = curves[curves["mode"] == "runtime"]
@@ -282,17 +289,18 @@ def claim_gain_absorbed(
     others: dict | None = None,
     seed: int | None = None,
 ) -> Claim:
-    """§5.1 as written: "loss curves across all gain values overlapped completely (total spread < ``bound`` at any
-    step)", read on the paper's four runtime gains from ``step`` on (after AdamW has had the ~200 steps the paper gives
-    it). The spread is judged against a measured null, how far one curve moves under a rounding-only change
-    (``rounding_null`` on ``twins``, ``twin_curves``): beyond both the bound and the null, CONTRADICTED; within the
-    bound by more than the null, HOLDS; within the null of the bound on either side, a knife-edge (NOT TESTABLE
-    HERE). ``others``: the same sweep at more seeds (``other_seeds``), each seed's spread judged alike; the verdict
-    is HOLDS or CONTRADICTED only where every seed says so, and seeds that disagree are a knife-edge (``curves`` are
-    ``seed``'s, None: 1337's). NOT TESTED
-    until the twins are trained. The precondition: some runtime gain left the floor (curves that all sit on the
-    floor coincide trivially). ``spreads``: ``gain_spreads``, the spread among the curves that left the floor,
-    printed beside it."""
+    """§5.1 as written: "loss curves across all gain values overlapped completely (total spread <
+    ``bound`` at any step)", read on the paper's four runtime gains from ``step`` on (after AdamW
+    has had the ~200 steps the paper gives it). The spread is judged against a measured null, how
+    far one curve moves under a rounding-only change (``rounding_null`` on ``twins``,
+    ``twin_curves``): beyond both the bound and the null, CONTRADICTED; within the bound by more
+    than the null, HOLDS; within the null of the bound on either side, a knife-edge (NOT TESTABLE
+    HERE). ``others``: the same sweep at more seeds (``other_seeds``), each seed's spread judged
+    alike; the verdict is HOLDS or CONTRADICTED only where every seed says so, and seeds that
+    disagree are a knife-edge (``curves`` are ``seed``'s, None: 1337's). NOT TESTED until the twins
+    are trained. The precondition: some runtime gain left the floor (curves that all sit on the
+    floor coincide trivially). ``spreads``: ``gain_spreads``, the spread among the curves that left
+    the floor, printed beside it."""
     from ..engine.config import PAPER_SEED
     from ..engine.gain import spread_after
 
@@ -448,8 +456,8 @@ def gain_spreads(
     gains=GAINS_PAPER,
     margin: float = ESCAPE_MARGIN,
 ) -> dict:
-    """Per mode, the largest spread from ``step`` on of the validation curves of the gains in ``gains`` whose
-    run left the floor (None with fewer than two), and those gains."""
+    """Per mode, the largest spread from ``step`` on of the validation curves of the gains in
+    ``gains`` whose run left the floor (None with fewer than two), and those gains."""
     from ..engine.gain import spread_after
 
     c = curves[curves.gain.isin([float(g) for g in gains])]

@@ -1,6 +1,7 @@
-"""Fig. 2b at the paper's exact 10M shape: the order of nanoGPT's hidden-state growth over its three configurations,
-read from the paper-shape runs' histories (``paper_shape.paper_shape_prefix``) by two measures, over depth and over
-training (the author's ``residualscope`` definition), and a whole run's growth where the paper reads its values."""
+"""Fig. 2b at the paper's exact 10M shape: the order of nanoGPT's hidden-state growth over its three
+configurations, read from the paper-shape runs' histories (``paper_shape.paper_shape_prefix``) by
+two measures, over depth and over training (the author's ``residualscope`` definition), and a whole
+run's growth where the paper reads its values."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from .verdicts import Claim, claim, verdict
 
 
 def growth_path(hist: pd.DataFrame, upto: int) -> dict[str, dict[int, float]]:
-    """nanoGPT's hidden-state growth ‖h_L‖/‖h_0‖ (the history's ``hidden_growth``, the stand-in claim's quantity) of
-    each configuration on its own recipe, at each evaluation from step 1 to ``upto`` ({config: {step: growth}};
-    step 0 is the initialisation, before any training)."""
+    """nanoGPT's hidden-state growth ‖h_L‖/‖h_0‖ (the history's ``hidden_growth``, the stand-in
+    claim's quantity) of each configuration on its own recipe, at each evaluation from step 1 to
+    ``upto`` ({config: {step: growth}}; step 0 is the initialisation, before any training)."""
     if hist.empty or "hidden_growth" not in hist:
         return {}
     own = plans.own_schedule("nanogpt", "10M")
@@ -29,16 +30,18 @@ def growth_path(hist: pd.DataFrame, upto: int) -> dict[str, dict[int, float]]:
 
 
 def growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
-    """Each configuration's growth (``growth_path``) at evaluation ``step`` (one not evaluated there is left out)."""
+    """Each configuration's growth (``growth_path``) at evaluation ``step`` (one not
+    evaluated there is left out)."""
     return {c: g[step] for c, g in growth_path(hist, step).items() if step in g}
 
 
 def out_of_order(
     path: dict[str, dict[int, float]], paper_order: list[str], at_step: int
 ) -> list[dict]:
-    """The pairs whose growth at ``at_step`` is in the other order than the paper's, each with the evaluations both
-    share up to it and, of those, the ones where the pair was in the other order too: whether the disagreement at
-    ``at_step`` is a crossing caught at that step or held all along."""
+    """The pairs whose growth at ``at_step`` is in the other order than the paper's, each
+    with the evaluations both share up to it and, of those, the ones where the pair was
+    in the other order too: whether the disagreement at ``at_step`` is a crossing caught
+    at that step or held all along."""
     pairs = []
     for i, hi in enumerate(paper_order):
         for lo in paper_order[i + 1 :]:
@@ -57,11 +60,11 @@ def out_of_order(
 
 
 def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
-    """Growth over training, the author's ``residualscope`` definition (``joint_collapse.training_growth``'s
-    quantity: a norm at ``step`` divided by the same at step 0, not over depth), of each nanoGPT configuration on
-    its own recipe. The author hooks a layer inside block 4 of 6 (``blocks.3.mlp.fc1``); ours is the residual stream
-    after the last block, the stream the depth ratio ends on. A configuration without both evaluations is left
-    out."""
+    """Growth over training, the author's ``residualscope`` definition
+    (``joint_collapse.training_growth``'s quantity: a norm at ``step`` divided by the same at step
+    0, not over depth), of each nanoGPT configuration on its own recipe. The author hooks a layer
+    inside block 4 of 6 (``blocks.3.mlp.fc1``); ours is the residual stream after the last block,
+    the stream the depth ratio ends on. A configuration without both evaluations is left out."""
     if hist.empty or "hidden_norm" not in hist or step == 0:
         return {}
     own = plans.own_schedule("nanogpt", "10M")
@@ -76,16 +79,18 @@ def training_growth_at(hist: pd.DataFrame, step: int) -> dict[str, float]:
 def claim_prefix_growth(
     table: pd.DataFrame, hist: pd.DataFrame, at_step: int | None = None
 ) -> Claim:
-    """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (None: the furthest step all three runs
-    reached, never before the prefixes' ``plans.PREFIX_STEPS``; the paper's values are where its run ends, so this
-    is the order at that step, labelled as such, and at step 3,000 it is where the runs end): nanoGPT's hidden-state
-    growth orders AttnOnly > FFNOnly > Full Residual. Growth is measured two ways, from the ``hist`` of the runs:
-    over depth, ‖h_L‖/‖h_0‖ at the step (``growth_at``, the stand-in claim's quantity), and over training, the
-    author's ``residualscope`` definition (``training_growth_at``). The order is decided only where both measures
-    give the same answer; where they differ, the verdict would be set by our choice of measure, so a prefix waits
-    for the whole runs (NOT TESTED) and a complete run cannot decide it (NOT TESTABLE HERE). It needs all three
-    configurations evaluated at ``at_step``; where AttnOnly or FFNOnly has left the floor by then, the model is not
-    the one the figure ordered (two collapsed configurations beside the control)."""
+    """Fig. 2b (§4.1) at the paper's shape, read at step ``at_step`` of 3,000 (None: the furthest
+    step all three runs reached, never before the prefixes' ``plans.PREFIX_STEPS``; the paper's
+    values are where its run ends, so this is the order at that step, labelled as such, and at step
+    3,000 it is where the runs end): nanoGPT's hidden-state growth orders AttnOnly > FFNOnly > Full
+    Residual. Growth is measured two ways, from the ``hist`` of the runs: over depth, ‖h_L‖/‖h_0‖ at
+    the step (``growth_at``, the stand-in claim's quantity), and over training, the author's
+    ``residualscope`` definition (``training_growth_at``). The order is decided only where both
+    measures give the same answer; where they differ, the verdict would be set by our choice of
+    measure, so a prefix waits for the whole runs (NOT TESTED) and a complete run cannot decide it
+    (NOT TESTABLE HERE). It needs all three configurations evaluated at ``at_step``; where AttnOnly
+    or FFNOnly has left the floor by then, the model is not the one the figure ordered (two
+    collapsed configurations beside the control)."""
     from .paper import paper_values
 
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")

@@ -1,5 +1,6 @@
-"""The starting observation (§4.1, Table 2, Fig. 2): does nanoGPT's partial-residual collapse to the unigram
-floor reproduce, and what the diagnostics (the layer-0 FFN gradient, hidden-state growth) show about it."""
+"""The starting observation (§4.1, Table 2, Fig. 2): does nanoGPT's partial-residual collapse
+to the unigram floor reproduce, and what the diagnostics (the layer-0 FFN gradient,
+hidden-state growth) show about it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ STARVED = 1e-3  # a layer-0 gradient norm below this counts as starved
 
 
 def starved_from(steps, grads) -> int | None:
-    """The first evaluation step from which every later layer-0 gradient in ``grads`` (at ``steps``, in order) stays
-    below ``STARVED``: the evaluation after the last one at or above it; None if that is the last (or none)."""
+    """The first evaluation step from which every later layer-0 gradient in ``grads`` (at
+    ``steps``, in order) stays below ``STARVED``: the evaluation after the last one at or above
+    it; None if that is the last (or none)."""
     g = np.asarray(grads, dtype=float)
     if not len(g):
         return None
@@ -41,9 +43,10 @@ def starved_from(steps, grads) -> int | None:
 def layer0_grad(
     hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "released"
 ) -> pd.DataFrame:
-    """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN gradient norm, the
-    paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest value over the second half of training,
-    and the first step from which it stays below ``STARVED`` (None if it never does)."""
+    """Per configuration, for one seed (the paper's Fig. 2 is seed 1337): block 0's FFN
+    gradient norm, the paper's Fig. 2a quantity (``layer0_ffn``), at the end, its largest
+    value over the second half of training, and the first step from which it stays below
+    ``STARVED`` (None if it never does)."""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         # histories recorded without the diagnostics callbacks have no gradients: an
@@ -142,15 +145,17 @@ def collapse_verdicts(
 
 
 def _minus_noresidual(summaries: pd.DataFrame, s: pd.DataFrame) -> float | None:
-    """The paper's own floor is No Residual's loss ("indistinguishable from No Residual"); the
-    unigram floor is ours. This is the distance from the former: mean best val minus No Residual's."""
+    """The paper's own floor is No Residual's loss ("indistinguishable from No
+    Residual"); the unigram floor is ours. This is the distance from the former: mean
+    best val minus No Residual's."""
     nores = summaries[summaries.config == "NoResidual"].best_val_loss
     return round(float(s.best_val_loss.mean() - nores.mean()), 4) if len(nores) else None
 
 
 def bundle_pair(table: pd.DataFrame, control: str) -> list[dict]:
-    """Seed 1337's row of ``rounding_pairs`` from the bundle's table (``bundle.bundle_runs().table``): nanoGPT
-    AttnOnly (factor ``"none"``) and its rounding twin (``control``), both finished; no row otherwise."""
+    """Seed 1337's row of ``rounding_pairs`` from the bundle's table
+    (``bundle.bundle_runs().table``): nanoGPT AttnOnly (factor ``"none"``) and its rounding twin
+    (``control``), both finished; no row otherwise."""
     # finished runs only: a run still training has not decided whether it leaves the floor
     done = table[table.status.isin(["complete", "diverged"])].set_index("factor")
     if not {"none", control} <= set(done.index):  # both runs are needed to see a flip
@@ -174,11 +179,11 @@ def pairs_table(rows: list[dict]) -> pd.DataFrame:
 
 
 def rounding_edge(pairs: pd.DataFrame) -> str | None:
-    """The knife-edge of ``rounding_pairs``, in words: a seed whose AttnOnly leaves the floor while its
-    rounding-only twin does not (or the reverse), and no seed whose escape survives its twin. A seed that leaves
-    the floor in both computations is a robust escape: then rounding does not decide the stand-in's outcome and
-    there is no knife-edge (None). A seed that left without a trained twin is named, with the plan that trains
-    it."""
+    """The knife-edge of ``rounding_pairs``, in words: a seed whose AttnOnly leaves the floor while
+    its rounding-only twin does not (or the reverse), and no seed whose escape survives its twin. A
+    seed that leaves the floor in both computations is a robust escape: then rounding does not
+    decide the stand-in's outcome and there is no knife-edge (None). A seed that left without a
+    trained twin is named, with the plan that trains it."""
     tested = pairs.loc[pairs.trained]
     flips = tested[tested.plain.isna() != tested.twin.isna()]
     if flips.empty or robust_escapes(pairs) is not None:
@@ -211,9 +216,10 @@ def rounding_edge(pairs: pd.DataFrame) -> str | None:
 
 
 def robust_escapes(pairs: pd.DataFrame) -> str | None:
-    """The seeds of ``rounding_pairs`` whose nanoGPT AttnOnly leaves the floor in both computations, its own and
-    its rounding-only twin's, in words (and those whose escape does not survive); None where there is none. Such
-    an escape is no knife-edge: it is what a contradiction of the joint collapse rests on."""
+    """The seeds of ``rounding_pairs`` whose nanoGPT AttnOnly leaves the floor in both
+    computations, its own and its rounding-only twin's, in words (and those whose escape does
+    not survive); None where there is none. Such an escape is no knife-edge: it is what a
+    contradiction of the joint collapse rests on."""
     robust = pairs.loc[pairs.trained & pairs.plain.notna() & pairs.twin.notna()]
     if robust.empty:
         return None
@@ -241,9 +247,10 @@ def robust_escapes(pairs: pd.DataFrame) -> str | None:
 
 
 def rounding_pairs(runs_dir=None) -> pd.DataFrame:
-    """nanoGPT AttnOnly's escape step (NaN: never) beside its rounding-only twin's, per seed the joint-collapse
-    chapter shows: seed 1337 from the bundle (its factor ``ROUNDING_CONTROL``), the others from
-    ``plans.rounding_twins``; NaN in ``twin`` where the twin is not trained, ``trained`` False there."""
+    """nanoGPT AttnOnly's escape step (NaN: never) beside its rounding-only twin's, per seed the
+    joint-collapse chapter shows: seed 1337 from the bundle (its factor
+    ``ROUNDING_CONTROL``), the others from ``plans.rounding_twins``; NaN in ``twin`` where
+    the twin is not trained, ``trained`` False there."""
     # None: bundle's own default, runs/
     runs = bundle_runs() if runs_dir is None else bundle_runs(runs_dir)
     rows = bundle_pair(runs.table, plans.ROUNDING_CONTROL)
@@ -275,7 +282,8 @@ def released_rounding_edge(runs_dir=None) -> str | None:
 
 
 def released_robust_escapes(runs_dir=None) -> str | None:
-    """``robust_escapes`` of the released runs: what a contradiction of the joint collapse rests on."""
+    """``robust_escapes`` of the released runs: what a contradiction
+    of the joint collapse rests on."""
     return robust_escapes(rounding_pairs(runs_dir))
 
 
@@ -287,12 +295,13 @@ def claim_joint_collapse(
     margin: float = ESCAPE_MARGIN,
     robust: str | None = None,
 ) -> Claim:
-    """§4, Table 2: every partial configuration ends on the floor (within ``margin``) while Full Residual, the
-    control, leaves it. Full Residual on the floor: the stand-in shows nothing to collapse from. ``edge``
-    (``released_rounding_edge``): the outcome flips under a rounding-only change, so the stand-in neither confirms
-    nor contradicts (the verdict rule's knife-edge). ``robust`` (``released_robust_escapes``): the escapes that
-    survive a rounding-only change, said in the reason of a contradiction. Each line gives the distance from No
-    Residual, the paper's own reference."""
+    """§4, Table 2: every partial configuration ends on the floor (within ``margin``) while Full
+    Residual, the control, leaves it. Full Residual on the floor: the stand-in shows nothing to
+    collapse from. ``edge`` (``released_rounding_edge``): the outcome flips under a
+    rounding-only change, so the stand-in neither confirms nor contradicts (the verdict rule's
+    knife-edge). ``robust`` (``released_robust_escapes``): the escapes that survive a
+    rounding-only change, said in the reason of a contradiction. Each line gives the distance
+    from No Residual, the paper's own reference."""
     # runs with a finite best loss (complete, or a prefix): a diverged seed is no outcome
     summaries = pooled(summaries)
     # No Residual counts among the partial configurations: Table 2's three rows below Full Residual
@@ -365,10 +374,11 @@ def claim_joint_collapse(
 def claim_starvation(
     grads: pd.DataFrame, summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN
 ) -> Claim:
-    """§4.1 Fig. 2a: block 0's FFN gradient is starved (0.000 from step 300 in the paper) in every partial
-    configuration that collapsed, and not in Full Residual (about 0.114). Judged on the configurations that
-    collapsed here, at seed ``PAPER_SEED`` (the paper's Fig. 2 run): a configuration that left the floor is not the
-    collapsed model §4.1 measured. ``grads``: a ``layer0_grad`` table."""
+    """§4.1 Fig. 2a: block 0's FFN gradient is starved (0.000 from step 300 in the paper) in
+    every partial configuration that collapsed, and not in Full Residual (about 0.114). Judged
+    on the configurations that collapsed here, at seed ``PAPER_SEED`` (the paper's Fig. 2
+    run): a configuration that left the floor is not the collapsed model §4.1 measured.
+    ``grads``: a ``layer0_grad`` table."""
     from .paper import paper_values
 
     # the paper's digits as printed ("0.000", "0.114"), for the line beside ours
@@ -452,10 +462,11 @@ def claim_starvation(
 def training_growth(
     hist: pd.DataFrame, seed: int = PAPER_SEED, source: str = "released"
 ) -> pd.DataFrame:
-    """The author's ``residualscope`` definition of growth, from our histories: a hidden norm at the last
-    evaluation divided by the same at the first (over training, not over depth), for the residual stream
-    after each block; one row per configuration, one column per block. (``residualscope`` hooks a Linear
-    layer's output, e.g. ``blocks.3.mlp.fc1``; its docstring's 14.03 for AttnOnly is at that layer.)"""
+    """The author's ``residualscope`` definition of growth, from our histories: a hidden norm at the
+    last evaluation divided by the same at the first (over training, not over depth), for the
+    residual stream after each block; one row per configuration, one column per block.
+    (``residualscope`` hooks a Linear layer's output, e.g. ``blocks.3.mlp.fc1``; its docstring's
+    14.03 for AttnOnly is at that layer.)"""
     rows = []
     for config in [c for c in CONFIGS if c in set(hist.config)]:
         h = one_run(hist, config, seed, source)
@@ -478,9 +489,9 @@ def training_growth(
 
 
 def growth_over_training_reading(tg: pd.DataFrame, block: int = 4) -> str:
-    """The order of the configurations by ``training_growth`` after the last block and after ``block`` (the
-    residual stream that block 3, 0-based, of the author's example layer ``blocks.3`` writes), beside the
-    paper's order."""
+    """The order of the configurations by ``training_growth`` after the last block and after
+    ``block`` (the residual stream that block 3, 0-based, of the author's example layer ``blocks.3``
+    writes), beside the paper's order."""
     from .paper import paper_values
 
     paper = paper_values(ref="§4.1 Fig. 2b").set_index("config")
@@ -509,9 +520,10 @@ def growth_over_training_reading(tg: pd.DataFrame, block: int = 4) -> str:
 def claim_growth_order(
     growth: pd.DataFrame, summaries: pd.DataFrame, floor: float, margin: float = ESCAPE_MARGIN
 ) -> Claim:
-    """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full Residual (14.03×,
-    5.37×, 1.38× in the paper), two collapsed models beside the control: where AttnOnly or FFNOnly left the floor
-    here (seed ``PAPER_SEED``), the stand-in is not the model the paper ordered. ``growth``:
+    """§4.1 Fig. 2b: hidden-state growth orders the configurations AttnOnly > FFNOnly > Full
+    Residual (14.03×, 5.37×, 1.38× in the paper), two collapsed models beside the control: where
+    AttnOnly or FFNOnly left the floor here (seed ``PAPER_SEED``), the stand-in is not the model
+    the paper ordered. ``growth``:
     ``final_values(hist, 'hidden_growth')``."""
     from .paper import paper_values
 

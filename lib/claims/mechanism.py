@@ -1,5 +1,6 @@
-"""book/mechanism.ipynb, first part: the ladder of n-gram floors, the probes of what the residual stream keeps,
-the local-mixer test of the paper's routing account, and the probes during training."""
+"""book/mechanism.ipynb, first part: the ladder of n-gram floors, the probes of what
+the residual stream keeps, the local-mixer test of the paper's routing account,
+and the probes during training."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ LADDER_MARGIN = 0.03
 def ladder_position(
     loss: float, floors: dict[int, float], names: dict[int, str], margin: float = LADDER_MARGIN
 ) -> str:
-    """Where ``loss`` sits on the ladder of n-gram ``floors`` ({order: nats}, ``names`` {order: "bigram", ...}):
-    at a floor (within ``margin``, the signed distance given), or between the two it falls between. The floors
-    must fall as the order rises (more context, a lower floor)."""
+    """Where ``loss`` sits on the ladder of n-gram ``floors`` ({order: nats}, ``names`` {order:
+    "bigram", ...}): at a floor (within ``margin``, the signed distance given), or between the two
+    it falls between. The floors must fall as the order rises (more context, a lower floor)."""
     orders = sorted(floors)
     # Refused: the words below ("between", "below the lowest") assume each higher
     # order's floor is lower; floors that do not fall mean the wrong numbers were
@@ -59,9 +60,9 @@ def ladder_position(
 
 
 def author_rule_reading(mixer_best: pd.Series, rule: tuple[float, float]) -> str:
-    """The author's reading of the AttnOnly + mixer best losses (``paper.mixer_rule``): every seed above the first
-    threshold "consistent with routing", every seed below the second "routing not supported", else "partial
-    recovery"."""
+    """The author's reading of the AttnOnly + mixer best losses (``paper.mixer_rule``): every seed
+    above the first threshold "consistent with routing", every seed below the second "routing not
+    supported", else "partial recovery"."""
     routing, not_routing = rule
     # every seed must clear a threshold for its word: seeds between the two, or split across
     # them, are the rule's middle case
@@ -81,11 +82,12 @@ def claim_routing_by_author_rule(
     bigram_floor: float,
     paper_mixer: float | None = None,
 ) -> Claim:
-    """§7.2's test as the paper poses it, judged by the author's own rule. "consistent with routing" HOLDS,
-    "routing not supported" CONTRADICTS; "partial recovery" is the rule's own "neither", so NOT TESTABLE HERE,
-    and so is any result where the rule's lower threshold lies below the bigram floor (no position-blind model
-    can reach it on this data, so by design the test cannot refute). ``facts``: the reading and AttnOnly +
-    mixer's best losses. ``paper_mixer``: §7.2's own mixer value, placed against the same floor."""
+    """§7.2's test as the paper poses it, judged by the author's own rule. "consistent with routing"
+    HOLDS, "routing not supported" CONTRADICTS; "partial recovery" is the rule's own "neither", so
+    NOT TESTABLE HERE, and so is any result where the rule's lower threshold lies below the bigram
+    floor (no position-blind model can reach it on this data, so by design the test cannot refute).
+    ``facts``: the reading and AttnOnly + mixer's best losses. ``paper_mixer``: §7.2's own mixer
+    value, placed against the same floor."""
     # the author's rule is stated for AttnOnly with the mixer only; a diverged
     # seed (no best loss) is not read
     am = table[(table.config == "AttnOnly") & (table.mixer == "local")].best_val_loss.dropna()
@@ -151,8 +153,8 @@ def ladder_reading(
     names: dict[int, str],
     margin: float = LADDER_MARGIN,
 ) -> str:
-    """Where each model ends on the ladder (``ends``: model, best_val_loss, one row per seed; ``floors`` and
-    ``names`` as in ``ladder_position``), from the mean over its seeds."""
+    """Where each model ends on the ladder (``ends``: model, best_val_loss, one row per seed;
+    ``floors`` and ``names`` as in ``ladder_position``), from the mean over its seeds."""
     # finished runs with a finite best loss; a diverged seed has no place on the ladder
     ends = pooled(ends)
     if ends.empty:
@@ -171,16 +173,18 @@ def ladder_reading(
 
 
 def lost_token(row, margin: float = 0.05) -> bool:
-    """A probe row (``lib.engine.probes.probe``) whose state no longer tells which token it is reading: read-back
-    accuracy at most ``margin`` above always guessing the most frequent token (or below it)."""
+    """A probe row (``lib.engine.probes.probe``) whose state no longer tells which token it
+    is reading: read-back accuracy at most ``margin`` above always guessing the most
+    frequent token (or below it)."""
     # Chance is always guessing the most frequent token, so a state near it carries no token
     # identity worth the name. 0.05 is a judgement, said in the reading so the reader can weigh it.
     return row.token_accuracy <= row.token_chance + margin
 
 
 def probe_reading(table: pd.DataFrame) -> str:
-    """What the probes say, per model: the state after block 1 at initialisation and after the last block
-    trained. ``table``: ``mechanism.probe_table`` rows (model, state, depth and the three measures)."""
+    """What the probes say, per model: the state after block 1 at initialisation and after
+    the last block trained. ``table``: ``mechanism.probe_table`` rows (model, state,
+    depth and the three measures)."""
     if table.empty:
         return (
             f"No probed model yet: the weights of the `cpu` seed-{PAPER_SEED} runs are not "
@@ -231,18 +235,19 @@ def claim_mixer(
     margin: float = ESCAPE_MARGIN,
     author_rule: tuple[float, float] | None = None,
 ) -> Claim:
-    """The book's reading of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed, best_val_loss)
-    against the n-gram floors ``{1: unigram, 2: bigram, ...}`` of the data.
+    """The book's reading of §7.2's local-mixer test on ``table`` (rows: config, mixer, seed,
+    best_val_loss) against the n-gram floors ``{1: unigram, 2: bigram, ...}`` of the data.
 
-    The paper states its cross-position routing hypothesis through its §7.1 equation only; what is tested
-    here is this book's reading of it (book/mechanism.ipynb): which sublayer *replaces* the stream decides.
-    A per-position FFN in that place (AttnOnly) is harmless; attention there (FFNOnly) averages positions and
-    the token is lost. It predicts (i) AttnOnly with the position-blind
-    mixer leaves the unigram floor and stops at the bigram floor, the best any model without cross-position
-    information can do; (ii) FFNOnly with the mixer leaves the unigram floor although FFNOnly with attention
-    does not. The test is valid only where AttnOnly with attention escapes (what the paper's Phase 2 lacked).
-    ``author_rule``: the author's thresholds (above the first: routing; below the second: no routing; between:
-    partial recovery), from ``paper.mixer_rule()``; None: the rule is not read."""
+    The paper states its cross-position routing hypothesis through its §7.1 equation only; what is
+    tested here is this book's reading of it (book/mechanism.ipynb): which sublayer *replaces* the
+    stream decides. A per-position FFN in that place (AttnOnly) is harmless; attention there
+    (FFNOnly) averages positions and the token is lost. It predicts (i) AttnOnly with the
+    position-blind mixer leaves the unigram floor and stops at the bigram floor, the best any model
+    without cross-position information can do; (ii) FFNOnly with the mixer leaves the unigram floor
+    although FFNOnly with attention does not. The test is valid only where AttnOnly with attention
+    escapes (what the paper's Phase 2 lacked). ``author_rule``: the author's thresholds (above the
+    first: routing; below the second: no routing; between: partial recovery), from
+    ``paper.mixer_rule()``; None: the rule is not read."""
     # the two floors the predictions name: the unigram (leaving the collapse) and the
     # bigram (position-blind best) ``margin``: the escape margin, so "off the floor" means
     # the same here as in every chapter
@@ -424,9 +429,10 @@ FLOOR_ORDERS = {
 def floors(
     dataset: str = "shakespeare_char", orders=(1, 2, 3, 4), scale: str = "cpu"
 ) -> pd.DataFrame:
-    """The n-gram floors of ``dataset`` (``lib.engine.floors.ngram_floor``: estimated on the train split with
-    add-1/2 smoothing, scored on the val split), one row per order; for the unigram and the bigram also
-    scored on the fixed validation batches of ``scale``'s preset, the very tokens its runs are evaluated on."""
+    """The n-gram floors of ``dataset`` (``lib.engine.floors.ngram_floor``: estimated on the train
+    split with add-1/2 smoothing, scored on the val split), one row per order; for the unigram
+    and the bigram also scored on the fixed validation batches of ``scale``'s preset, the very
+    tokens its runs are evaluated on."""
     corpus = load_corpus(dataset)
     # the preset's shape decides the fixed batches (block size, batch size,
     # how many, the shared val seed)
@@ -452,7 +458,8 @@ def floors(
 
 
 def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
-    """The floors to compare runs with: on the fixed batches where computed, else on the whole split."""
+    """The floors to compare runs with: on the fixed batches where
+    computed, else on the whole split."""
     # on the evaluation's own tokens where computed: the fixed batches are a sample of the split,
     # and a run on a floor should read as on it, not off by that sample's offset
     return {
@@ -462,7 +469,8 @@ def like_for_like(ladder: pd.DataFrame) -> dict[int, float]:
 
 
 def probe_experiments() -> list[Experiment]:
-    """The `cpu` seed-1337 runs whose weights are released: the four configurations, and the mixer runs."""
+    """The `cpu` seed-1337 runs whose weights are released: the four
+    configurations, and the mixer runs."""
     # seed 1337 only: that seed's runs are the ones released with their
     # weights (plans.keeps_weights)
     return [
@@ -471,9 +479,10 @@ def probe_experiments() -> list[Experiment]:
 
 
 def probe_table(runs_dir=RUNS_DIR, n_seqs: int = PROBE_SEQUENCES) -> tuple[pd.DataFrame, list[str]]:
-    """Probe rows (``lib.engine.probes.probe``) of every released model of ``probe_experiments`` at initialisation
-    (the same seed's untrained model) and trained (its ``weights.pt``), on the first ``n_seqs`` sequences
-    of the fixed validation batch; and the commands for the models whose weights are not released."""
+    """Probe rows (``lib.engine.probes.probe``) of every released model of ``probe_experiments`` at
+    initialisation (the same seed's untrained model) and trained (its ``weights.pt``), on the
+    first ``n_seqs`` sequences of the fixed validation batch; and the commands for the models
+    whose weights are not released."""
     frames, missing = [], []
     for exp in probe_experiments():
         rd = RunDir(run_path(exp, runs_dir))
@@ -534,8 +543,9 @@ def mixer_runs(runs_dir=RUNS_DIR) -> Runs:
 
 
 def ladder_ends(runs_dir=RUNS_DIR) -> Runs:
-    """The released `cpu` stand-in runs at the 1,500-step budget, each configuration with attention at the
-    10M chapter's seeds and with the local mixer (``plans.mixer_test``): where each model ends on the ladder."""
+    """The released `cpu` stand-in runs at the 1,500-step budget, each configuration with
+    attention at the 10M chapter's seeds and with the local mixer (``plans.mixer_test``): where
+    each model ends on the ladder."""
     # the preset runs at Table 3's seeds beside the mixer runs at the same seeds, so each
     # model's seeds stand on one ladder
     exps = [
@@ -567,8 +577,8 @@ def probe_during_runs(runs_dir=RUNS_DIR) -> Runs:
 
 
 def probes_over_training(hist: pd.DataFrame) -> pd.DataFrame:
-    """From histories with probe columns (``lib.engine.diagnostics.ProbeCallback``): one row per run and evaluation,
-    the three measures after the last block, and the chance level."""
+    """From histories with probe columns (``lib.engine.diagnostics.ProbeCallback``): one row per run
+    and evaluation, the three measures after the last block, and the chance level."""
     if hist.empty or "probe_token" not in hist:
         return pd.DataFrame(
             columns=[

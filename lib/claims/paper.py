@@ -1,5 +1,6 @@
-"""The paper's reported values (``data/paper_results.csv``, each row with its table or section) and the author's
-10M recipes as read in the author's notebooks (``data/author_recipes.csv``, each entry with its cell)."""
+"""The paper's reported values (``data/paper_results.csv``, each row with its table or
+section) and the author's 10M recipes as read in the author's notebooks
+(``data/author_recipes.csv``, each entry with its cell)."""
 
 from __future__ import annotations
 
@@ -74,8 +75,9 @@ def paper_value(**where) -> float:
 
 
 def mixer_rule() -> tuple[float, float]:
-    """The author's decision rule for §7.2's mixer run (code only, not the paper's text): above the first value
-    "consistent with cross-position routing", below the second "routing not supported"."""
+    """The author's decision rule for §7.2's mixer run (code only, not the paper's
+    text): above the first value "consistent with cross-position routing", below the
+    second "routing not supported"."""
     # In the paper file, not here: thresholds read from the author's notebook
     # are paper values like any other.
     return (
@@ -86,8 +88,9 @@ def mixer_rule() -> tuple[float, float]:
 
 @lru_cache(maxsize=1)
 def author_recipes() -> pd.DataFrame:
-    """One row per notebook and field (``notebook``, ``produced``, ``field``, ``value``, ``cell``, ``note``);
-    ``produced`` (what the notebook's outputs are, in the paper's terms) is given on each notebook's rows."""
+    """One row per notebook and field (``notebook``, ``produced``, ``field``, ``value``,
+    ``cell``, ``note``); ``produced`` (what the notebook's outputs are, in the paper's terms)
+    is given on each notebook's rows."""
     # all text: "3e-4" stays as the notebook wrote it
     df = pd.read_csv(RECIPES_CSV, dtype=str).fillna("")
     missing = df[df.cell == ""]
@@ -103,7 +106,8 @@ def author_recipes() -> pd.DataFrame:
 
 
 def recipe_table() -> pd.DataFrame:
-    """The recipes side by side: one row per field, one column per notebook, each entry "value (cell N)"."""
+    """The recipes side by side: one row per field, one column per
+    notebook, each entry "value (cell N)"."""
     df = author_recipes()
     # "1; 4": a value the notebook sets in more than one cell
     cells = [c.split("; ") for c in df.cell]
@@ -126,7 +130,8 @@ def recipe_table() -> pd.DataFrame:
 
 
 def recipe_entry(notebook: str, field: str) -> str:
-    """One entry of ``author_recipes`` (the notebook's file name, e.g. ``AttnOnly_seed_stability.ipynb``)."""
+    """One entry of ``author_recipes`` (the notebook's file name, e.g.
+    ``AttnOnly_seed_stability.ipynb``)."""
     df = author_recipes()
     # the "/" makes the match a whole file name: "10M.ipynb" must not pick NanoGPT_10M.ipynb
     row = df[(df.notebook.str.endswith("/" + notebook)) & (df.field == field)]
@@ -140,8 +145,9 @@ def recipe_entry(notebook: str, field: str) -> str:
 
 @lru_cache(maxsize=1)
 def author_phase2_curves() -> pd.DataFrame:
-    """The per-step validation losses the author's Phase-2 notebook printed (every 100 steps; step 0 is not
-    printed), one row per evaluation: notebook, cell, config, seed, step, train_loss, val_loss."""
+    """The per-step validation losses the author's Phase-2 notebook printed (every 100
+    steps; step 0 is not printed), one row per evaluation: notebook, cell, config,
+    seed, step, train_loss, val_loss."""
     # read from the notebook's printed lines by scripts/author_curves.py:
     # building the book needs no copy of it
     return pd.read_csv(CURVES_CSV)
@@ -149,15 +155,15 @@ def author_phase2_curves() -> pd.DataFrame:
 
 @lru_cache(maxsize=1)
 def author_nanogpt10m_losses() -> pd.DataFrame:
-    """The last losses the author's NanoGPT_10M notebook printed (seed 1337, step 2,999), one row per configuration:
-    notebook, cell, config, seed, step, train_loss, val_loss. FFNOnly is printed in two cells with the same numbers;
-    the summary cell's row is kept."""
+    """The last losses the author's NanoGPT_10M notebook printed (seed 1337, step 2,999), one row
+    per configuration: notebook, cell, config, seed, step, train_loss, val_loss. FFNOnly is printed
+    in two cells with the same numbers; the summary cell's row is kept."""
     return pd.read_csv(NANOGPT10M_CSV).drop_duplicates(subset=["config", "step"], keep="last")
 
 
 def audit_findings() -> pd.DataFrame:
-    """What reading the paper against the author's notebooks found: finding, where (the paper's section or table
-    and the notebook cell), evidence."""
+    """What reading the paper against the author's notebooks found: finding, where (the paper's
+    section or table and the notebook cell), evidence."""
     # text throughout: the evidence quotes the notebooks' own printed numbers, digits and all
     return pd.read_csv(AUDIT_CSV, dtype=str)
 
@@ -166,14 +172,16 @@ AUTHOR_124M_ESCAPE_CSV = PAPER_CSV.with_name("author_124m_escape.csv")
 
 
 def author_124m_escape() -> pd.DataFrame:
-    """What the author's 124M notebooks printed of AttnOnly early in training (source, cell, seed, step, val_loss,
-    the rate at that step, the printed line): how early the paper's 124M left the floor, and at what rate."""
+    """What the author's 124M notebooks printed of AttnOnly early in training (source, cell,
+    seed, step, val_loss, the rate at that step, the printed line): how early the paper's 124M
+    left the floor, and at what rate."""
     return pd.read_csv(AUTHOR_124M_ESCAPE_CSV)
 
 
 def paper_seed_values(scale: str, metric: str = "best_val_loss") -> pd.DataFrame:
-    """The paper's single-seed values at ``scale`` (one row per configuration and seed, with its table or section
-    in ``ref``): what the author's runs printed seed by seed, for the seed plots."""
+    """The paper's single-seed values at ``scale`` (one row per configuration and
+    seed, with its table or section in ``ref``): what the author's runs printed
+    seed by seed, for the seed plots."""
     df = paper_values(metric=metric)
     return df[(df.scale == scale) & df.seed.notna() & (df.n == 1)][
         ["config", "seed", "value", "ref"]

@@ -1,10 +1,12 @@
-"""The paper's exact 10M shape, trained for its first steps on a CPU (``plans.paper_10m_prefix``): where each run
-stands at the end of its prefix, and what the prefix can and cannot say about where the full run ends.
+"""The paper's exact 10M shape, trained for its first steps on a CPU
+(``plans.paper_10m_prefix``): where each run stands at the end of its prefix, and what the
+prefix can and cannot say about where the full run ends.
 
-Longer than the house's ~350 lines because it is the one place the paper-shape runs are read (``prefix_table``,
-``paper_shape_prefix``) and every claim judged on them, each of which reads that table's rows: split, the table's
-columns and their readers would sit in two files that change together. Fig. 2b's growth order, which reads the
-runs' histories rather than this table's rows, is ``growth_10m``."""
+Longer than the house's ~350 lines because it is the one place the paper-shape runs are read
+(``prefix_table``, ``paper_shape_prefix``) and every claim judged on them, each of which reads
+that table's rows: split, the table's columns and their readers would sit in two files that
+change together. Fig. 2b's growth order, which reads the runs' histories rather than this
+table's rows, is ``growth_10m``."""
 
 from __future__ import annotations
 
@@ -35,25 +37,28 @@ PREFIX_PAPER_REF = {"nanogpt": "Table 2", "residualgpt": "Fig. 4"}
 
 
 def schedule_variant(impl: str, schedule: str) -> str:
-    """ "recipe" where a run trains on its implementation's own schedule, else the schedule it was given."""
+    """ "recipe" where a run trains on its implementation's own schedule,
+    else the schedule it was given."""
     return (
         "recipe" if schedule == plans.own_schedule(impl, "10M") else plans.SCHEDULE_NAMES[schedule]
     )
 
 
 def floor_for(floor: float | dict[str, float], impl: str) -> float:
-    """One implementation's floor from a floor per implementation (``results.floor_of``), or the one floor given."""
+    """One implementation's floor from a floor per implementation
+    (``results.floor_of``), or the one floor given."""
     return floor[impl] if isinstance(floor, dict) else floor
 
 
 def prefix_table(
     summaries: pd.DataFrame, hist: pd.DataFrame, floor: float | dict[str, float]
 ) -> pd.DataFrame:
-    """One row per paper-shape run, partial or complete: how far it trained, its validation loss at its
-    last evaluation and at best, whether and when it left the floor, its layer-0 gradient norm (attention
-    and MLP together) on the step before its last evaluation, and the paper's best value for the same
-    implementation and configuration (``PREFIX_PAPER_REF``, seed 1337 where the paper has it, else its mean; none
-    for a run on the other implementation's schedule, which the paper never trained)."""
+    """One row per paper-shape run, partial or complete: how far it trained, its validation loss at
+    its last evaluation and at best, whether and when it left the floor, its layer-0 gradient
+    norm (attention and MLP together) on the step before its last evaluation, and the paper's
+    best value for the same implementation and configuration (``PREFIX_PAPER_REF``, seed 1337
+    where the paper has it, else its mean; none for a run on the other implementation's schedule,
+    which the paper never trained)."""
     from .paper import paper_values
 
     rows = []
@@ -155,8 +160,9 @@ def prefix_table(
 
 
 def execution(rd: RunDir) -> str:
-    """How a run was executed, from its env.json (each resumed segment too): the execution options, which
-    change the random realisation of the masks but not the experiment (``--micro-batch``, ``--fast-dropout``)."""
+    """How a run was executed, from its env.json (each resumed segment too): the execution
+    options, which change the random realisation of the masks but not the experiment
+    (``--micro-batch``, ``--fast-dropout``)."""
     segments = rd.segments()
     if not segments:
         return "not recorded"  # no env.json
@@ -194,21 +200,22 @@ def where_it_is(r) -> str:
 
 
 def ends_where_the_paper_does(r) -> bool:
-    """A run complete at its 10M preset's length, Table 1's 3,000 iterations (the same for every configuration):
-    a run complete at another length (--steps) is not where the paper's runs end."""
+    """A run complete at its 10M preset's length, Table 1's 3,000 iterations (the same for every
+    configuration): a run complete at another length (--steps) is not where the paper's runs end."""
     return bool(r.steps >= r.max_steps == get_preset("10M", r.impl, "FullResidual").train.max_steps)
 
 
 @claim("Central contrast at the paper's shape, as far as both runs trained")
 def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
-    """The paper's central contrast (Table 2 beside Phase 3, Fig. 4) at the paper's own shape, as far as the prefixes go
-    (an early-training claim: "for the first N of 3,000 steps", never where the runs end): nanoGPT AttnOnly stays
-    on the floor (best 3.3534 over 3,000 steps) while ResidualGPT AttnOnly leaves it. A best is a minimum over
-    every evaluation, so a nanoGPT prefix already more than the margin below the paper's best contradicts it
-    whatever else; a ResidualGPT prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE:
-    a longer prefix would). Both are read at the step both reached; where both runs are complete at the paper's
-    3,000 steps, that is where they end: the reading says so, and a ResidualGPT run that never left the floor then
-    contradicts it."""
+    """The paper's central contrast (Table 2 beside Phase 3, Fig. 4) at the paper's own shape, as
+    far as the prefixes go (an early-training claim: "for the first N of 3,000 steps", never where
+    the runs end): nanoGPT AttnOnly stays on the floor (best 3.3534 over 3,000 steps) while
+    ResidualGPT AttnOnly leaves it. A best is a minimum over every evaluation, so a nanoGPT prefix
+    already more than the margin below the paper's best contradicts it whatever else; a ResidualGPT
+    prefix still on the floor has not shown the phenomenon yet (NOT TESTABLE HERE: a longer prefix
+    would). Both are read at the step both reached; where both runs are complete at the paper's
+    3,000 steps, that is where they end: the reading says so, and a ResidualGPT run that never left
+    the floor then contradicts it."""
     nano, resid = run_row(table, "nanogpt", "AttnOnly"), run_row(table, "residualgpt", "AttnOnly")
     if nano is None or resid is None:
         return Claim("NOT TESTED", "the two paper-shape AttnOnly runs are not both released")
@@ -297,13 +304,14 @@ def claim_prefix_contrast(table: pd.DataFrame) -> Claim:
 
 @claim("Layer-0 starvation at the paper's shape")
 def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_STEPS) -> Claim:
-    """Fig. 2a (§4.1) at the paper's shape: the layer-0 gradient of every partial nanoGPT configuration that
-    collapsed is 0.000 from step ``from_step`` onward, while Full Residual's is not (about 0.114). It needs a
-    collapsed partial configuration that reached ``from_step`` beside Full Residual, the control (at its own,
-    shorter prefix); a configuration that left the floor is not the collapsed model the figure measured. A collapsed
-    run is starved in the figure's sense if every evaluation from ``from_step`` on, up to the last it trained, reads
-    below ``STARVED`` (its ``starved_from`` at or before ``from_step``); one that wakes up at any later evaluation is
-    not, however small its last gradient."""
+    """Fig. 2a (§4.1) at the paper's shape: the layer-0 gradient of every partial nanoGPT
+    configuration that collapsed is 0.000 from step ``from_step`` onward, while Full Residual's is
+    not (about 0.114). It needs a collapsed partial configuration that reached ``from_step`` beside
+    Full Residual, the control (at its own, shorter prefix); a configuration that left the floor is
+    not the collapsed model the figure measured. A collapsed run is starved in the figure's sense if
+    every evaluation from ``from_step`` on, up to the last it trained, reads below ``STARVED`` (its
+    ``starved_from`` at or before ``from_step``); one that wakes up at any later evaluation is not,
+    however small its last gradient."""
     # Fig. 2 is the nanoGPT run; a row without gradients (no evaluation after
     # step 0 yet) has nothing to read
     nano = table[(table.impl == "nanogpt")].dropna(subset=["layer0_grad"])
@@ -394,16 +402,17 @@ AUTHOR_RESULTS = "Results/10M_ResidualGPT_results.csv"
 
 @claim("AttnOnly's 10M level at the paper's shape")
 def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
-    """Fig. 4 (Phase 3, the paper's primary 10M estimate, §8.1) at the paper's own shape: ResidualGPT AttnOnly ends
-    its 3,000-step run at a best of 1.580 ± 0.003 (8 seeds). Our seed-1337 run on the Phase-3 preset is the paper's
-    model if its best is within ``LEVEL_SIGMAS`` standard deviations of the paper's mean, the paper's seed spread and
-    our evaluation's largest standard error taken together. Beyond that band, the paper does not equate absolute
-    losses across environments (§8.3), and its own records of seed 1337 range across them (the author's per-seed
-    record behind Table 3, 1.579989 in ``AUTHOR_RESULTS``; Phase 1's 1.94-2.06, Phase 2's 2.289: §8.1), so a
-    best within that shift of the mean, either way, is a finding about this environment, neither confirming nor
-    contradicting the paper; only a best beyond it contradicts. A best only falls as a run trains, so a prefix
-    already below the band is judged as it is; a prefix above it decides nothing until the run has trained all its
-    steps."""
+    """Fig. 4 (Phase 3, the paper's primary 10M estimate, §8.1) at the paper's own shape:
+    ResidualGPT AttnOnly ends its 3,000-step run at a best of 1.580 ± 0.003 (8 seeds). Our seed-1337
+    run on the Phase-3 preset is the paper's model if its best is within ``LEVEL_SIGMAS`` standard
+    deviations of the paper's mean, the paper's seed spread and our evaluation's largest standard
+    error taken together. Beyond that band, the paper does not equate absolute losses across
+    environments (§8.3), and its own records of seed 1337 range across them (the author's per-seed
+    record behind Table 3, 1.579989 in ``AUTHOR_RESULTS``; Phase 1's 1.94-2.06, Phase 2's 2.289:
+    §8.1), so a best within that shift of the mean, either way, is a finding about this environment,
+    neither confirming nor contradicting the paper; only a best beyond it contradicts. A best only
+    falls as a run trains, so a prefix already below the band is judged as it is; a prefix above it
+    decides nothing until the run has trained all its steps."""
     from .paper import paper_value, paper_values
 
     paper = paper_values(
@@ -523,12 +532,13 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
 
 @claim("Joint collapse at the paper's shape")
 def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGIN) -> Claim:
-    """The joint collapse (Table 2) at the paper's exact 10M shape: nanoGPT AttnOnly on its own recipe. A prefix
-    already below Table 2's best (a minimum over the whole run) contradicts it. Table 2's claim is where the run
-    ends, so a prefix still on the floor is NOT TESTED (the verdict rule's ``reached``): it says "on the floor for
-    the first N of 3,000 steps" beside its Full Residual control, and nothing about the steps after (the `cpu`
-    stand-in's nanoGPT AttnOnly is on the floor at step 300 too, and leaves it at step 800). A complete run is
-    judged against its own Full Residual, which must have left the floor."""
+    """The joint collapse (Table 2) at the paper's exact 10M shape: nanoGPT AttnOnly on its own
+    recipe. A prefix already below Table 2's best (a minimum over the whole run) contradicts it.
+    Table 2's claim is where the run ends, so a prefix still on the floor is NOT TESTED (the verdict
+    rule's ``reached``): it says "on the floor for the first N of 3,000 steps" beside its Full
+    Residual control, and nothing about the steps after (the `cpu` stand-in's nanoGPT AttnOnly is on
+    the floor at step 300 too, and leaves it at step 800). A complete run is judged against its own
+    Full Residual, which must have left the floor."""
     # Table 2's runs: nanoGPT on its own constant rate; the swapped schedule is another question
     # (claims.schedule_10m, over seeds)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
@@ -663,9 +673,10 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
 def stand_in_agreement(
     table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float | dict
 ) -> str:
-    """Does the `cpu` stand-in (same seed, same implementation and configuration) say the same thing about
-    leaving the floor by the step the paper-shape prefix reached? The stand-in's schedule and width differ,
-    so agreement is evidence that the stand-in is a fair proxy for this question, not proof."""
+    """Does the `cpu` stand-in (same seed, same implementation and configuration) say the same
+    thing about leaving the floor by the step the paper-shape prefix reached? The stand-in's
+    schedule and width differ, so agreement is evidence that the stand-in is a fair proxy
+    for this question, not proof."""
     if table.empty:
         return "Stand-in against paper shape: no paper-shape run is released yet."
     lines, agree, compared = [], 0, 0
@@ -724,10 +735,10 @@ def stand_in_agreement(
 
 @claim("10M asymmetry at the paper's shape, as far as both runs trained")
 def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
-    """The 10M asymmetry (Phase 3, Fig. 4) at the paper's shape, as far as the ResidualGPT prefixes go (an
-    early-training claim): AttnOnly leaves the floor, FFNOnly stays on it. FFNOnly below the paper's FFNOnly best
-    by more than the margin contradicts it (a best is a minimum over the whole run); an AttnOnly prefix still on
-    the floor has not shown the phenomenon (NOT TESTABLE HERE)."""
+    """The 10M asymmetry (Phase 3, Fig. 4) at the paper's shape, as far as the ResidualGPT prefixes
+    go (an early-training claim): AttnOnly leaves the floor, FFNOnly stays on it. FFNOnly below the
+    paper's FFNOnly best by more than the margin contradicts it (a best is a minimum over the whole
+    run); an AttnOnly prefix still on the floor has not shown the phenomenon (NOT TESTABLE HERE)."""
     attn, ffn = run_row(table, "residualgpt", "AttnOnly"), run_row(table, "residualgpt", "FFNOnly")
     lines = tuple(
         (
@@ -776,11 +787,12 @@ def claim_prefix_asymmetry(table: pd.DataFrame) -> Claim:
 
 
 def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | None = None) -> str:
-    """What the author's Phase-2 curves show, and nothing more: for each AttnOnly seed of the constant-rate
-    notebook, the first printed step at least ``margin`` below the unigram floor (or that it never gets
-    there) and its best loss, beside the paper's Phase-3 mean. The printed steps are every 100, so an escape is
-    placed to within 100 steps; ``floor`` is the one this book judges its own paper-shape ResidualGPT runs on
-    (``Prefix.floors``), computed on our split of the same text."""
+    """What the author's Phase-2 curves show, and nothing more: for each AttnOnly seed of the
+    constant-rate notebook, the first printed step at least ``margin`` below the unigram floor
+    (or that it never gets there) and its best loss, beside the paper's Phase-3 mean. The
+    printed steps are every 100, so an escape is placed to within 100 steps; ``floor`` is the
+    one this book judges its own paper-shape ResidualGPT runs on (``Prefix.floors``), computed
+    on our split of the same text."""
     from .paper import paper_values
 
     # None stands for the runs' escape margin: the author's curves are read by the rule our runs are
@@ -834,8 +846,8 @@ def phase2_curves_reading(curves: pd.DataFrame, floor: float, margin: float | No
 
 @dataclass
 class Prefix:
-    """The paper-shape 10M runs (``plans.paper_10m_prefix``) as far as they are trained, beside the `cpu`
-    stand-in's seed-1337 runs of the same implementations and configurations."""
+    """The paper-shape 10M runs (``plans.paper_10m_prefix``) as far as they are trained, beside the
+    `cpu` stand-in's seed-1337 runs of the same implementations and configurations."""
 
     summaries: pd.DataFrame
     histories: pd.DataFrame
@@ -850,9 +862,10 @@ class Prefix:
 
 
 def furthest(exp, runs_dir) -> tuple:
-    """The run the book reads for one paper-shape experiment of ``plans.paper_10m_prefix``: its prefix, or the same
-    model and recipe trained whole (``plans.paper_10m_whole``, evaluated every 100 steps rather than 50) where that
-    run has reached further. One run per experiment, so a table row and a verdict never mix the two."""
+    """The run the book reads for one paper-shape experiment of ``plans.paper_10m_prefix``: its
+    prefix, or the same model and recipe trained whole (``plans.paper_10m_whole``, evaluated every
+    100 steps rather than 50) where that run has reached further. One run per experiment, so a table
+    row and a verdict never mix the two."""
     rd = RunDir(run_path(exp, runs_dir))
     key = (exp.impl, exp.config_name, exp.seed, exp.train.schedule)
 
@@ -870,8 +883,8 @@ def furthest(exp, runs_dir) -> tuple:
 
 
 def paper_shape_prefix(runs_dir=None) -> Prefix:
-    """Released paper-shape 10M runs (in ``runs_dir``, None: runs/), partial or complete, and the commands for
-    those not released yet."""
+    """Released paper-shape 10M runs (in ``runs_dir``, None: runs/), partial or complete, and the
+    commands for those not released yet."""
     # looked up when called, so a test's runs folder takes its place
     runs_dir = runs_dir or RUNS_DIR
     exps = plans.paper_10m_prefix()

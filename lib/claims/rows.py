@@ -1,6 +1,7 @@
-"""One claim as the front page, the closing chapter and What holds print it (``Row``), and the few helpers that
-both the paper's card (``lib.claims.scorecard``) and the book's own findings (``lib.claims.findings``) write their rows
-with: the paper's value in words, and the paper-shape prefix rows with how far each trained."""
+"""One claim as the front page, the closing chapter and What holds print it (``Row``), and the few
+helpers that both the paper's card (``lib.claims.scorecard``) and the book's own findings
+(``lib.claims.findings``) write their rows with: the paper's value in words, and the paper-shape
+prefix rows with how far each trained."""
 
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ class Row:
 
 
 def retrain_command(plan: str) -> str:
-    """The line that retrains a plan's runs beside the released ones (``runs/`` is never overwritten), with the options
-    its released runs were trained with on this CPU (``Plan.options``)."""
+    """The line that retrains a plan's runs beside the released ones (``runs/``
+    is never overwritten), with the options its released runs were trained
+    with on this CPU (``Plan.options``)."""
     return " ".join(
         [f"python -m lib sweep --plan {plan} --runs-dir runs-retrain", *PLANS[plan].options]
     )
@@ -72,8 +74,9 @@ def retrain_command(plan: str) -> str:
 def paper_text(
     ref: str, config: str, digits: int = 3, seeds: bool = True, metric: str = "best_val_loss"
 ) -> str:
-    """One value of the paper (``data/paper_results.csv``) as the scorecard prints it: ``6.037 ± 0.355 (5
-    seeds)``; the standard deviation and the seed count where the paper gives them."""
+    """One value of the paper (``data/paper_results.csv``) as the scorecard
+    prints it: ``6.037 ± 0.355 (5 seeds)``; the standard deviation and the
+    seed count where the paper gives them."""
     # one row per (ref, config, metric) in the paper file
     r = paper_values(ref=ref, config=config, metric=metric).iloc[0]
     # the std at the value's own digits; "(n seeds)" only where the
@@ -87,7 +90,8 @@ IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
 
 
 def prefix_rows(t: pd.DataFrame, runs) -> list:
-    """The prefix-table rows of ``runs`` ((implementation, configuration) pairs, each on its own schedule)."""
+    """The prefix-table rows of ``runs`` ((implementation, configuration)
+    pairs, each on its own schedule)."""
     return [
         r
         for impl, config in runs
@@ -96,7 +100,8 @@ def prefix_rows(t: pd.DataFrame, runs) -> list:
 
 
 def prefix_partial(found: list) -> tuple[tuple[int, int], ...]:
-    """How far each of ``found`` (prefix-table rows) trained, (steps, budget) for each still short of its budget."""
+    """How far each of ``found`` (prefix-table rows) trained, (steps, budget) for
+    each still short of its budget."""
     return tuple((int(r.steps), int(r.max_steps)) for r in found if r.steps < r.max_steps)
 
 
@@ -106,7 +111,8 @@ def prefix_whole(found: list) -> bool:
 
 
 def prefix_evidence(found: list) -> str:
-    """How far each judged prefix trained and at which seed ("first 300 of 3,000 steps": the table's own words)."""
+    """How far each judged prefix trained and at which seed ("first 300 of 3,000
+    steps": the table's own words)."""
     if not found:
         return "-"
     seeds = ", ".join(map(str, sorted({int(r.seed) for r in found})))
@@ -130,7 +136,8 @@ def seed_range(s: pd.DataFrame) -> str:
 
 
 def scale_of(ch: RunSet) -> str:
-    """``rows.SCALES``' word for a chapter's runs: a stand-in's, or the paper's own preset (a retrain on a GPU)."""
+    """``rows.SCALES``' word for a chapter's runs: a stand-in's, or the paper's
+    own preset (a retrain on a GPU)."""
     return "stand-in" if ch.stand_in else "paper shape"
 
 

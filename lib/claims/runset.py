@@ -1,10 +1,12 @@
-"""A reader of run sets: a chapter's plan's runs at one scale, the way every claim and every page reads them.
+"""A reader of run sets: a chapter's plan's runs at one scale, the way every
+claim and every page reads them.
 
-``RunSet.of(name)`` is the released runs of the chapter ``name`` at its stand-in (``CHAPTERS``): their summaries
-and histories, the floor they are judged on, the runs left out and why, the commands for the runs not trained yet,
-and its stand-in probe. A run set with a retrained ``seed`` (the notebook ``Chapter``, which is one) also reads that
-seed's runs from ``runs_dir``, in place of the released runs they repeat. It reads only; training is the engine's
-(``lib.engine.experiment``) and a notebook's parameters are the book's (``lib.book.chapter``).
+``RunSet.of(name)`` is the released runs of the chapter ``name`` at its stand-in (``CHAPTERS``):
+their summaries and histories, the floor they are judged on, the runs left out and why, the commands
+for the runs not trained yet, and its stand-in probe. A run set with a retrained ``seed`` (the
+notebook ``Chapter``, which is one) also reads that seed's runs from ``runs_dir``, in place of the
+released runs they repeat. It reads only; training is the engine's (``lib.engine.experiment``) and a
+notebook's parameters are the book's (``lib.book.chapter``).
 """
 
 from __future__ import annotations
@@ -95,8 +97,8 @@ PLAN_FOR = {  # scale -> the released experiments of each chapter
 
 @dataclass
 class Probe:
-    """A chapter's stand-in probe (``ChapterSpec.probe``): its finished runs, the commands for those not
-    finished, the seed it trains, and whether it applies at the chapter's scale."""
+    """A chapter's stand-in probe (``ChapterSpec.probe``): its finished runs, the commands for those
+    not finished, the seed it trains, and whether it applies at the chapter's scale."""
 
     summaries: pd.DataFrame
     histories: pd.DataFrame
@@ -121,8 +123,8 @@ class RunSet:
 
     @classmethod
     def of(cls, name: str, released_dir=None, scale: str | None = None) -> RunSet:
-        """The released runs of the chapter ``name`` at its stand-in (or at ``scale``, one of its earlier stand-ins),
-        as a chapter opened with no parameters."""
+        """The released runs of the chapter ``name`` at its stand-in (or at ``scale``, one of its
+        earlier stand-ins), as a chapter opened with no parameters."""
         spec = CHAPTERS[name]
         if scale is not None and scale not in (spec.stand_in, *spec.earlier):
             raise ValueError(
@@ -156,8 +158,8 @@ class RunSet:
         return self._as_retrained(exps)
 
     def _as_retrained(self, exps: list[Experiment]) -> list[Experiment]:
-        """The chapter's retraining options applied: its steps and its evaluation batches (each a field of the
-        run's configuration, so a shortened run never takes a released run's place)."""
+        """The chapter's retraining options applied: its steps and its evaluation batches (each a
+        field of the run's configuration, so a shortened run never takes a released run's place)."""
         # another budget is another directory (run_path adds _steps<N>): a short run
         # never replaces a released one
         exps = plans.with_steps(exps, self.steps)
@@ -173,9 +175,10 @@ class RunSet:
         )
 
     def floors(self) -> dict:
-        """The chapter's floors: the unigram floor of the whole validation split, the same on the fixed
-        validation batches its runs are evaluated on, and (on BPE data) the empirical floor, the released
-        NoResidual seed-1337 run's best loss (the paper's own definition of the floor), None without it."""
+        """The chapter's floors: the unigram floor of the whole validation split, the same on the
+        fixed validation batches its runs are evaluated on, and (on BPE data) the empirical
+        floor, the released NoResidual seed-1337 run's best loss (the paper's own definition of
+        the floor), None without it."""
         # the plain preset: a floor depends only on the data and the evaluation
         # batches, not on the configuration
         e = get_preset(self.scale, self.spec.impl)
@@ -198,10 +201,10 @@ class RunSet:
         return {**unigram_floors(e), "empirical": empirical, "val_mode": e.train.val_mode}
 
     def floor(self) -> float:
-        """The floor the chapter's tables and verdicts use, like for like: on the fixed validation batches
-        (ResidualGPT), the whole split (nanoGPT's fresh random batches average over it); on BPE data the
-        empirical NoResidual floor where it is released, since there the smoothing moves the analytic floor
-        by more than the 0.1 margin of the verdicts."""
+        """The floor the chapter's tables and verdicts use, like for like: on the fixed validation
+        batches (ResidualGPT), the whole split (nanoGPT's fresh random batches average over it); on
+        BPE data the empirical NoResidual floor where it is released, since there the smoothing
+        moves the analytic floor by more than the 0.1 margin of the verdicts."""
         f = self.floors()
         return judged_floor(f["val_mode"], f["split"], f["batches"], f["empirical"])
 
@@ -215,9 +218,10 @@ class RunSet:
             yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
 
     def _table_runs(self):
-        """The runs the chapter's tables and verdicts read: its plan's released runs, and a retrained seed of
-        the same experiment (the preset's budget) in place of the released run it repeats, or beside them if
-        it is a new seed. A retrained run of another budget (a smoke run) is never among them."""
+        """The runs the chapter's tables and verdicts read: its plan's released runs, and a
+        retrained seed of the same experiment (the preset's budget) in place of the released run
+        it repeats, or beside them if it is a new seed. A retrained run of another budget (a
+        smoke run) is never among them."""
         # a retrained run at the preset's budget, finished and checked against its own files
         retrained = [
             (e, rd, src)
@@ -235,13 +239,14 @@ class RunSet:
         ] + retrained
 
     def summaries(self) -> pd.DataFrame:
-        """One row per run the chapter's tables and verdicts use (``_table_runs``): complete, checked against
-        its own files, with a finite best loss (``pooled``); ``left_out_lines`` names every run left out."""
+        """One row per run the chapter's tables and verdicts use (``_table_runs``): complete,
+        checked against its own files, with a finite best loss (``pooled``);
+        ``left_out_lines`` names every run left out."""
         return pooled(summaries_of(self._table_runs(), floor=self.floor()))
 
     def histories(self) -> pd.DataFrame:
-        """Every evaluation of the runs the chapter shows (long format): the table runs, and a smoke retrain
-        too, labelled by its ``source`` and ``budget``, for the figures that draw curves."""
+        """Every evaluation of the runs the chapter shows (long format): the table runs, and a smoke
+        retrain too, labelled by its ``source`` and ``budget``, for the figures that draw curves."""
         return histories_of([*self._table_runs(), *self._smoke_runs()])
 
     def _smoke_runs(self):
@@ -253,7 +258,8 @@ class RunSet:
         ]
 
     def smoke_summaries(self) -> pd.DataFrame:
-        """The finished retrained runs shorter (or longer) than the preset's budget: shown apart, never pooled."""
+        """The finished retrained runs shorter (or longer) than the preset's
+        budget: shown apart, never pooled."""
         return summaries_of(self._smoke_runs(), floor=self.floor())
 
     def missing(self) -> list[str]:
@@ -262,13 +268,14 @@ class RunSet:
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
     def left_out_lines(self) -> list[str]:
-        """The finished runs left out of the tables and verdicts, each with why (a file that does not match, a
-        diverged run)."""
+        """The finished runs left out of the tables and verdicts, each with why (a file that
+        does not match, a diverged run)."""
         return left_out([*self._table_runs(), *self._smoke_runs()])
 
     def probe(self) -> Probe:
-        """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing the command
-        for each run not yet finished; empty (``applies`` False) at the paper's scale or without a probe."""
+        """The chapter's stand-in probe (``ChapterSpec.probe``), released runs only, printing
+        the command for each run not yet finished; empty (``applies`` False) at the
+        paper's scale or without a probe."""
         # No probe, or a scale the probe's plan does not have: at the paper's scale the budget is
         # the paper's own, and the 124M chapter's probe extends its first stand-in (`cpu-bpe`),
         # not the one its search chose.
@@ -303,7 +310,8 @@ class RunSet:
         )
 
     def gain_curves(self) -> pd.DataFrame:
-        """``claims.gain_confound.gain_curves`` of the released seed-1337 sweep, and of a retrained seed."""
+        """``claims.gain_confound.gain_curves`` of the released seed-1337
+        sweep, and of a retrained seed."""
         # the retrained seed with this chapter's retraining options, so its
         # directory is the one retrain() wrote
         retrained = (
@@ -319,8 +327,8 @@ class RunSet:
         )
 
     def gain_seeds(self) -> dict:
-        """``claims.gain_confound.other_seeds``: the released runtime gains at seeds 42 and 123, on this chapter's
-        floor."""
+        """``claims.gain_confound.other_seeds``: the released runtime gains at seeds 42 and
+        123, on this chapter's floor."""
         return gain_confound.other_seeds(
             get_preset(self.scale, "residualgpt", "AttnOnly", PAPER_SEED),
             self.floor(),
@@ -328,8 +336,8 @@ class RunSet:
         )
 
     def val_noise(self, n_random: int | None = None) -> pd.DataFrame:
-        """``claims.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's released
-        runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
+        """``claims.fixed_val_batches.val_noise`` of every checkpoint this chapter shows (its plan's
+        released runs and a retrained seed); ``n_random`` None: its ``NOISE_BATCHES``."""
         # every located run, a smoke retrain too: val_noise labels it and the chapter shows it apart
         return fixed_val_batches.val_noise(
             self._located(), NOISE_BATCHES if n_random is None else n_random

@@ -1,8 +1,10 @@
-"""The learning-rate schedule at the paper's own 10M shape, over five seeds (``plans.paper_10m_schedule_seeds``):
-does a constant rate (the Phase-2 notebook's 3e-4, no warm-up, no decay) delay or prevent ResidualGPT AttnOnly's
-escape beyond what the seed alone does, against the Phase-3 preset's warm-up + cosine? Judged by the book's rank
-rule over seeds (``schedule_seeds.schedule_effects``), never by one seed: the author's own Phase-2 logs show the
-outcome turning on the seed under one recipe (1337 and 123 leave the floor near steps 200 and 300, 42 never)."""
+"""The learning-rate schedule at the paper's own 10M shape, over five seeds
+(``plans.paper_10m_schedule_seeds``): does a constant rate (the Phase-2 notebook's 3e-4, no
+warm-up, no decay) delay or prevent ResidualGPT AttnOnly's escape beyond what the seed alone
+does, against the Phase-3 preset's warm-up + cosine? Judged by the book's rank rule over
+seeds (``schedule_seeds.schedule_effects``), never by one seed: the author's own Phase-2
+logs show the outcome turning on the seed under one recipe (1337 and 123 leave the floor
+near steps 200 and 300, 42 never)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ CONSTANT = plans.CONSTANT_LR
 
 
 def factor(exp) -> str:
-    """ "none" for the Phase-3 preset (warm-up + cosine, the baseline), ``CONSTANT`` for the Phase-2 recipe."""
+    """ "none" for the Phase-3 preset (warm-up + cosine, the baseline),
+    ``CONSTANT`` for the Phase-2 recipe."""
     return (
         "none"
         if exp.train.schedule == plans.own_schedule(exp.impl, exp.scale)
@@ -28,14 +31,16 @@ def factor(exp) -> str:
 
 
 def schedule_10m_runs(runs_dir=None) -> pd.DataFrame:
-    """The plan's runs that have trained as far as their question needs (``plans.schedule_10m_until``: 100 steps
-    past the escape, a warm-up run at least to step 200, or to step 600 if still on the floor), one row each with
-    its factor; a run still short of its stop is not among them (it is counted in ``trained``)."""
+    """The plan's runs that have trained as far as their question needs
+    (``plans.schedule_10m_until``: 100 steps past the escape, a warm-up run at least to step 200, or
+    to step 600 if still on the floor), one row each with its factor; a run still short of its stop
+    is not among them (it is counted in ``trained``)."""
     return _trained(plans.paper_10m_schedule_seeds(), plans.schedule_10m_until, runs_dir)
 
 
 def _trained(exps, stop, runs_dir=None) -> pd.DataFrame:
-    """The runs of ``exps`` that reached ``stop(exp, summary)`` (or diverged), one row each with its factor."""
+    """The runs of ``exps`` that reached ``stop(exp, summary)`` (or diverged),
+    one row each with its factor."""
     runs_dir = runs_dir or RUNS_DIR
     rows = []
     for e in exps:
@@ -50,8 +55,8 @@ def _trained(exps, stop, runs_dir=None) -> pd.DataFrame:
 
 
 def schedule_10m_histories(runs_dir=None) -> pd.DataFrame:
-    """Every evaluation of the plan's released runs, however far each has trained (the curves the 10M chapter draws
-    beside the author's Phase-2 ones), with each run's seed and schedule."""
+    """Every evaluation of the plan's released runs, however far each has trained (the curves the
+    10M chapter draws beside the author's Phase-2 ones), with each run's seed and schedule."""
     runs_dir = runs_dir or RUNS_DIR
     return histories_of(
         [(e, RunDir(run_path(e, runs_dir)), "released") for e in plans.paper_10m_schedule_seeds()],
@@ -60,8 +65,9 @@ def schedule_10m_histories(runs_dir=None) -> pd.DataFrame:
 
 
 def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
-    """``schedule_seeds.schedule_effects`` at this plan's cadence (50 steps), seeds and budget (a run of either
-    schedule still on the floor at its stop, step 600, counts as leaving at the first evaluation past it)."""
+    """``schedule_seeds.schedule_effects`` at this plan's cadence (50 steps), seeds and budget
+    (a run of either schedule still on the floor at its stop, step 600, counts as leaving at
+    the first evaluation past it)."""
     exps = plans.paper_10m_schedule_seeds()
     planned = {}
     for e in exps:
@@ -82,13 +88,14 @@ def schedule_10m_effects(table: pd.DataFrame) -> pd.DataFrame:
     "paper's shape"
 )
 def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
-    """HOLDS where the rank rule names the constant rate as moving ResidualGPT AttnOnly's escape later in every one
-    of the five seeds (beyond every warm-up + cosine seed by more than one evaluation interval; with no effect,
-    chance 2/C(10, 5) = 0.8%); CONTRADICTED where it names it earlier, or names nothing while the warm-up runs'
-    range left room for a later escape; NOT TESTABLE HERE where it left none, or where every constant-rate seed is
-    on one side of that range but some only by an interval or less (``schedule_effects``' edge: the escape steps'
-    resolution, not the runs, would decide); NOT TESTED until all ten runs have trained as far as the plan's rule
-    stops them."""
+    """HOLDS where the rank rule names the constant rate as moving ResidualGPT AttnOnly's escape
+    later in every one of the five seeds (beyond every warm-up + cosine seed by more than one
+    evaluation interval; with no effect, chance 2/C(10, 5) = 0.8%); CONTRADICTED where it names
+    it earlier, or names nothing while the warm-up runs' range left room for a later escape; NOT
+    TESTABLE HERE where it left none, or where every constant-rate seed is on one side of that
+    range but some only by an interval or less (``schedule_effects``' edge: the escape steps'
+    resolution, not the runs, would decide); NOT TESTED until all ten runs have trained as far
+    as the plan's rule stops them."""
     r = effects[(effects.impl == "residualgpt") & (effects.factor == CONSTANT)]
     base = effects[(effects.impl == "residualgpt") & (effects.factor == "none")]
     n = len(plans.SCHEDULE_SEEDS)
@@ -165,7 +172,8 @@ def claim_schedule_10m(effects: pd.DataFrame) -> Claim:
 
 
 def effects_interval() -> int:
-    """The plan's evaluation interval: the resolution of an escape step, and the rank rule's margin."""
+    """The plan's evaluation interval: the resolution of an escape
+    step, and the rank rule's margin."""
     return plans.paper_10m_schedule_seeds()[0].train.eval_interval
 
 
@@ -175,16 +183,17 @@ def effects_interval() -> int:
 
 
 def nanogpt_schedule_runs(runs_dir=None) -> pd.DataFrame:
-    """The nanoGPT plan's runs that have reached its step ``plans.PREFIX_STEPS`` (or diverged), one row each with its
-    factor ("none": nanoGPT's own constant rate); a run still short of it is not among them."""
+    """The nanoGPT plan's runs that have reached its step ``plans.PREFIX_STEPS`` (or
+    diverged), one row each with its factor ("none": nanoGPT's own constant rate); a run
+    still short of it is not among them."""
     return _trained(
         plans.paper_10m_nanogpt_schedule_seeds(), lambda e, s: plans.PREFIX_STEPS, runs_dir
     )
 
 
 def nanogpt_schedule_histories(runs_dir=None) -> pd.DataFrame:
-    """Every evaluation of the nanoGPT plan's released runs, however far each has trained, with its seed and
-    schedule (the curves the joint-collapse page draws beside the author's nanoGPT log)."""
+    """Every evaluation of the nanoGPT plan's released runs, however far each has trained, with its
+    seed and schedule (the curves the joint-collapse page draws beside the author's nanoGPT log)."""
     runs_dir = runs_dir or RUNS_DIR
     return histories_of(
         [
@@ -196,8 +205,9 @@ def nanogpt_schedule_histories(runs_dir=None) -> pd.DataFrame:
 
 
 def nanogpt_schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
-    """``schedule_seeds.schedule_effects`` on the nanoGPT plan: its cadence (50 steps), seeds and stop (step 300; a
-    run still on the floor there counts as leaving at the first evaluation past it)."""
+    """``schedule_seeds.schedule_effects`` on the nanoGPT plan: its cadence (50 steps),
+    seeds and stop (step 300; a run still on the floor there counts as leaving at
+    the first evaluation past it)."""
     planned = {}
     for e in plans.paper_10m_nanogpt_schedule_seeds():
         planned.setdefault((e.impl, factor(e)), set()).add(e.seed)
@@ -215,8 +225,8 @@ IMPL_WORDS = {"residualgpt": "ResidualGPT", "nanogpt": "nanoGPT"}
 
 
 def first_steps_rung(effects: pd.DataFrame, impl: str) -> tuple[str, str]:
-    """One implementation's rung of the finding: the rule's verdict (``verdicts.verdict`` on ``schedule_effects``'
-    row of its schedule factor) and a few words on what it rests on."""
+    """One implementation's rung of the finding: the rule's verdict (``verdicts.verdict`` on
+    ``schedule_effects``' row of its schedule factor) and a few words on what it rests on."""
     want, direction = FIRST_STEPS[impl]
     r = effects[(effects.impl == impl) & (effects.factor == want)] if len(effects) else effects
     name = IMPL_WORDS[impl]
@@ -248,8 +258,8 @@ def first_steps_rung(effects: pd.DataFrame, impl: str) -> tuple[str, str]:
 
 
 def combine(words: list[str]) -> str:
-    """The finding's verdict from its rungs' (one per implementation): untrained first, then a valid contradiction in
-    either, then a rung that cannot test it; HOLDS only where every rung holds."""
+    """The finding's verdict from its rungs' (one per implementation): untrained first, then a valid
+    contradiction in either, then a rung that cannot test it; HOLDS only where every rung holds."""
     for word in ("NOT TESTED", "CONTRADICTED", "NOT TESTABLE HERE"):
         if word in words:
             return word
@@ -258,12 +268,13 @@ def combine(words: list[str]) -> str:
 
 @claim("The learning rate's first steps decide whether AttnOnly leaves the floor")
 def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim:
-    """The book's own finding at the paper's 10M shape: a warm-up lets AttnOnly leave the floor, a full rate from
-    step 0 delays or prevents it, in both implementations. Each is judged by the rank rule on its five seeds a
-    schedule (``schedule_effects``: ``schedule_10m_effects`` for ResidualGPT, ``nanogpt_schedule_effects`` for
-    nanoGPT) in the direction ``FIRST_STEPS`` names, and the two verdicts combine as ``combine`` says: HOLDS where
-    both name the schedule that way; CONTRADICTED where either validly does not; NOT TESTABLE HERE where either is
-    on the edge or left no room; NOT TESTED while either's runs are still training."""
+    """The book's own finding at the paper's 10M shape: a warm-up lets AttnOnly leave the floor, a
+    full rate from step 0 delays or prevents it, in both implementations. Each is judged by the rank
+    rule on its five seeds a schedule (``schedule_effects``: ``schedule_10m_effects`` for
+    ResidualGPT, ``nanogpt_schedule_effects`` for nanoGPT) in the direction ``FIRST_STEPS`` names,
+    and the two verdicts combine as ``combine`` says: HOLDS where both name the schedule that way;
+    CONTRADICTED where either validly does not; NOT TESTABLE HERE where either is on the edge or
+    left no room; NOT TESTED while either's runs are still training."""
     rungs = {
         "residualgpt": first_steps_rung(residualgpt, "residualgpt"),
         "nanogpt": first_steps_rung(nanogpt, "nanogpt"),

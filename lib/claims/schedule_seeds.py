@@ -1,6 +1,7 @@
-"""book/escape_and_bundle.ipynb §2, "with seeds": the learning-rate schedule, gradient clipping and biases, each
-switched alone over several seeds (``plans.schedule_seeds``), read against the same implementation's own recipe over
-the same seeds; and what the seed and the machine alone do to the escape."""
+"""book/escape_and_bundle.ipynb §2, "with seeds": the learning-rate schedule, gradient
+clipping and biases, each switched alone over several seeds (``plans.schedule_seeds``),
+read against the same implementation's own recipe over the same seeds; and what the seed
+and the machine alone do to the escape."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from .verdicts import Claim, claim, verdict
 
 
 def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
-    """``plans.schedule_seeds``: each run's factor (``plans.schedule_factor``) and implementation."""
+    """``plans.schedule_seeds``: each run's factor
+    (``plans.schedule_factor``) and implementation."""
     return plan_runs(plans.schedule_seeds(), {"factor": plans.schedule_factor}, runs_dir)
 
 
@@ -30,14 +32,15 @@ def changes_table(scale: str = "cpu") -> pd.DataFrame:
 
 
 def chosen_seeds() -> dict[tuple[str, str], set[int]]:
-    """(implementation, factor) -> the seeds whose runs chose it as a candidate (``plans.ScheduleFactor.chosen_by``),
-    which the rule leaves out of its judgement and the figure draws apart."""
+    """(implementation, factor) -> the seeds whose runs chose it as a candidate
+    (``plans.ScheduleFactor.chosen_by``), which the rule leaves out of its
+    judgement and the figure draws apart."""
     return {k: set(f.chosen_by) for k, f in plans.schedule_factors().items() if f.chosen_by}
 
 
 def no_outcome(table: pd.DataFrame) -> pd.Series:
-    """The runs of a ``schedule_runs`` table with no escape step to judge: diverged (by status, even where a best
-    loss was recorded before), or without a best loss at all."""
+    """The runs of a ``schedule_runs`` table with no escape step to judge: diverged (by status, even
+    where a best loss was recorded before), or without a best loss at all."""
     bad = table.best_val_loss.isna()
     return bad | table.status.eq("diverged") if "status" in table else bad
 
@@ -49,29 +52,32 @@ def schedule_effects(
     budget: int | None = None,
     chosen: dict[tuple[str, str], set[int]] | None = None,
 ) -> pd.DataFrame:
-    """The rule for naming a deciding factor over seeds, per (implementation, factor) of ``schedule_runs``:
-    the escape step of each seed (NaN: not within the budget), how many of the seeds escape, and whether the factor
-    decides: every one of its seeds escapes earlier than the earliest of its baseline's ("none", the same
-    implementation, over the same seeds), or every one later than the latest, by more than one evaluation interval
-    (``first_eval``, the plan's interval: the resolution of an escape step, as the escape map's). "Never" counts as
-    the first evaluation past the ``budget`` (the plan's steps), the earliest it could be, so a run that never
-    escapes is later by more than an interval only than one that escaped before the last evaluation. One direction
-    for all seeds: a factor that moves some seeds earlier and others later is no single effect. A factor is judged
-    only once all of its ``planned`` seeds (default: ``plans.schedule_seeds``'s) are trained and none of its or its
-    baseline's runs has no outcome (``no_outcome``): over fewer, the baseline's range is narrower than the seed noise
-    the plan was sized to measure, and with one seed it is a single step, which any other step lies outside. A
-    factor ``chosen`` by some seeds' runs (default: ``ScheduleFactor.chosen_by``) is judged on its other seeds only:
-    the runs that picked a candidate are no evidence that it does anything.
+    """The rule for naming a deciding factor over seeds, per (implementation, factor) of
+    ``schedule_runs``: the escape step of each seed (NaN: not within the budget), how many of the
+    seeds escape, and whether the factor decides: every one of its seeds escapes earlier than the
+    earliest of its baseline's ("none", the same implementation, over the same seeds), or every one
+    later than the latest, by more than one evaluation interval (``first_eval``, the plan's
+    interval: the resolution of an escape step, as the escape map's). "Never" counts as the first
+    evaluation past the ``budget`` (the plan's steps), the earliest it could be, so a run that never
+    escapes is later by more than an interval only than one that escaped before the last evaluation.
+    One direction for all seeds: a factor that moves some seeds earlier and others later is no
+    single effect. A factor is judged only once all of its ``planned`` seeds (default:
+    ``plans.schedule_seeds``'s) are trained and none of its or its baseline's runs has no outcome
+    (``no_outcome``): over fewer, the baseline's range is narrower than the seed noise the plan was
+    sized to measure, and with one seed it is a single step, which any other step lies outside. A
+    factor ``chosen`` by some seeds' runs (default: ``ScheduleFactor.chosen_by``) is judged on its
+    other seeds only: the runs that picked a candidate are no evidence that it does anything.
 
-    ``chance``: how often the rule names a factor that does nothing. If the 2n runs of a factor and its baseline
-    over n seeds were independent, all n of the factor's would fall on one side of the baseline's with probability
-    2 / C(2n, n) (ties and the one-interval margin only lower it): 0.8% at five seeds, 10% at three. A factor's run
-    and its baseline's share a seed's initial weights and batches, which makes them more alike, not less.
-    ``room``: whether the baseline's range leaves any outcome outside it at all (one that escapes within two
-    evaluations and also never leaves none: no factor could decide). ``edge``: a judged factor not named whose
-    seeds all lie on one side of the baseline's range, some by no more than an interval: the order holds, the
-    margin does not, and the escape steps' resolution cannot tell which (a knife-edge, neither a naming nor its
-    absence)."""
+    ``chance``: how often the rule names a factor that does nothing. If the 2n runs of a factor
+    and its baseline over n seeds were independent, all n of the factor's would fall on one side
+    of the baseline's with probability 2 / C(2n, n) (ties and the one-interval margin only lower
+    it): 0.8% at five seeds, 10% at three. A factor's run and its baseline's share a seed's
+    initial weights and batches, which makes them more alike, not less. ``room``: whether the
+    baseline's range leaves any outcome outside it at all (one that escapes within two evaluations
+    and also never leaves none: no factor could decide). ``edge``: a judged factor not named whose
+    seeds all lie on one side of the baseline's range, some by no more than an interval: the order
+    holds, the margin does not, and the escape steps' resolution cannot tell which (a knife-edge,
+    neither a naming nor its absence)."""
     # the plan's evaluation interval: the earliest escape an evaluation can see
     if first_eval is None:
         first_eval = plans.schedule_seeds()[0].train.eval_interval
@@ -224,12 +230,13 @@ def _pending(r) -> str:
 
 @claim("Switched alone, the schedule, clipping or biases move AttnOnly's escape beyond seed noise")
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
-    """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none over the same
-    seeds (CONTRADICTED: every factor's escape steps overlap its baseline's range, or lie on both sides of it, where
-    that range left room for them not to; NOT TESTABLE HERE where it left none, or where a factor not named is on the
-    edge, ``schedule_effects``' ``edge``); NOT TESTED until a factor and its
-    baseline are trained over the same seeds with an outcome in each. With several factors judged, the reason gives
-    the chance that at least one of them is named if none does anything (from each one's ``chance``)."""
+    """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none
+    over the same seeds (CONTRADICTED: every factor's escape steps overlap its baseline's range, or
+    lie on both sides of it, where that range left room for them not to; NOT TESTABLE HERE where it
+    left none, or where a factor not named is on the edge, ``schedule_effects``' ``edge``); NOT
+    TESTED until a factor and its baseline are trained over the same seeds with an outcome in each.
+    With several factors judged, the reason gives the chance that at least one of them is named if
+    none does anything (from each one's ``chance``)."""
     # the rows with a verdict of their own: neither a baseline nor a factor
     # whose seeds its baseline lacks
     judged = effects.dropna(subset=["decides"])
@@ -346,8 +353,9 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
 
 
 def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, float]:
-    """``impl`` AttnOnly's escape step on its own recipe at each released seed of ``plans.schedule_seeds`` (NaN:
-    never; a run with no outcome, ``no_outcome``, left out): what the seed alone does to the escape."""
+    """``impl`` AttnOnly's escape step on its own recipe at each released seed of
+    ``plans.schedule_seeds`` (NaN: never; a run with no outcome, ``no_outcome``, left out): what the
+    seed alone does to the escape."""
     t = schedule_runs(runs_dir).table
     if t.empty:
         return {}
@@ -356,9 +364,10 @@ def baseline_escapes(impl: str = "nanogpt", runs_dir=RUNS_DIR) -> dict[int, floa
 
 
 def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
-    """Which part of the warm-up + cosine schedule can have moved nanoGPT AttnOnly's escape (``schedule_runs``'
-    table): a run that leaves the floor before its ``warmup`` (default: the plan's) ends has not yet reached the
-    cosine decay, so for it only the warm-up's low early rate differs from nanoGPT's constant one."""
+    """Which part of the warm-up + cosine schedule can have moved nanoGPT AttnOnly's escape
+    (``schedule_runs``' table): a run that leaves the floor before its ``warmup`` (default: the
+    plan's) ends has not yet reached the cosine decay, so for it only the warm-up's low early rate
+    differs from nanoGPT's constant one."""
     if warmup is None:
         warmup = plans.warmup_cosine()["warmup_steps"]
     g = (
@@ -385,10 +394,10 @@ def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
 
 
 def rate_reading(table: pd.DataFrame) -> str:
-    """ResidualGPT AttnOnly at a constant rate twice (``schedule_runs``' table): at its own peak and at Phase 2's
-    lower one, both without warm-up or decay. Where the lower rate leaves the floor in every seed and the peak in
-    none, what kept the peak on the floor is the rate held from step 0, not the missing warm-up and decay; where
-    both or neither leave, the two are not told apart."""
+    """ResidualGPT AttnOnly at a constant rate twice (``schedule_runs``' table): at its own peak and
+    at Phase 2's lower one, both without warm-up or decay. Where the lower rate leaves the floor in
+    every seed and the peak in none, what kept the peak on the floor is the rate held from step 0,
+    not the missing warm-up and decay; where both or neither leave, the two are not told apart."""
     t = table[(table.impl == "residualgpt") & ~no_outcome(table)] if len(table) else table
     high, low = (
         t[t.factor == f] if len(t) else t for f in (plans.CONSTANT_LR, plans.CONSTANT_PHASE2)
@@ -424,9 +433,10 @@ def rate_reading(table: pd.DataFrame) -> str:
 
 
 def rate_split(table: pd.DataFrame) -> str:
-    """What ``rate_reading`` concludes, as one word: "peak" (the lower constant rate leaves the floor in every seed and
-    the peak in none: the peak held from step 0 is what keeps it there), "both" (both leave it in every seed),
-    "apart" (neither: not told apart), or "" (not trained at both rates over the same seeds yet)."""
+    """What ``rate_reading`` concludes, as one word: "peak" (the lower constant rate leaves the
+    floor in every seed and the peak in none: the peak held from step 0 is what keeps it there),
+    "both" (both leave it in every seed), "apart" (neither: not told apart), or "" (not trained at
+    both rates over the same seeds yet)."""
     t = table[(table.impl == "residualgpt") & ~no_outcome(table)] if len(table) else table
     high, low = (
         t[t.factor == f] if len(t) else t for f in (plans.CONSTANT_LR, plans.CONSTANT_PHASE2)
@@ -440,11 +450,12 @@ def rate_split(table: pd.DataFrame) -> str:
 
 
 def rerun_reading(runs_dir=RUNS_DIR) -> str:
-    """nanoGPT AttnOnly trained twice on its own recipe at the same seed: the bundle's runs (evaluated every
-    ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule plan's (every ``fine``). Our
-    evaluations cannot change what is trained, so the two are the same training by design; they differ in the
-    machine and code version that ran them (each run's env.json). Where the escape steps disagree beyond the coarser
-    cadence, a change that should not matter moved the escape, as the rounding twin does."""
+    """nanoGPT AttnOnly trained twice on its own recipe at the same seed: the bundle's runs
+    (evaluated every ``coarse`` steps: seed 1337's "none" and ``baseline_seeds``) and the schedule
+    plan's (every ``fine``). Our evaluations cannot change what is trained, so the two are the same
+    training by design; they differ in the machine and code version that ran them (each run's
+    env.json). Where the escape steps disagree beyond the coarser cadence, a change that should not
+    matter moved the escape, as the rounding twin does."""
     coarse = plans.bundle_factors()["none"].train.eval_interval
     fine = plans.schedule_seeds()[0].train.eval_interval
     b = bundle_runs(runs_dir).table

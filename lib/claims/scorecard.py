@@ -1,9 +1,10 @@
-"""The claims scorecard: every claim of the paper (``registry.all_claims()``, card "paper"), the paper's number beside
-ours, the evidence it rests on, and a verdict by the one rule of ``verdicts.verdict``. Computed from ``runs/`` and
-``data/paper_results.csv`` each time the book is built; the front page and the closing chapter show it, rendered by
-``lib.book.front_page``. It has no rule of its own: each row renders a ``lib.claims`` Claim, decided and printed as its
-entry in ``lib.claims.registry`` says. The book's own findings, printed as these rows are, are ``lib.claims.findings``.
-Also the front page's figure rows (``lead_rows``).
+"""The claims scorecard: every claim of the paper (``registry.all_claims()``, card "paper"), the
+paper's number beside ours, the evidence it rests on, and a verdict by the one rule of
+``verdicts.verdict``. Computed from ``runs/`` and ``data/paper_results.csv`` each time the book is
+built; the front page and the closing chapter show it, rendered by ``lib.book.front_page``. It has
+no rule of its own: each row renders a ``lib.claims`` Claim, decided and printed as its entry in
+``lib.claims.registry`` says. The book's own findings, printed as these rows are, are
+``lib.claims.findings``. Also the front page's figure rows (``lead_rows``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from .verdicts import at_a_stand_in
 
 
 def scorecard(runs_dir=None) -> pd.DataFrame:
-    """Every claim of ``registry.all_claims()`` on the paper's card, computed from the released runs (``runs_dir``
-    None), or
-    from a folder laid out like ``runs/`` (a GPU sweep's ``--runs-dir``). None is passed down as it is: each reader
-    looks up runs/ when called."""
+    """Every claim of ``registry.all_claims()`` on the paper's card, computed from the released runs
+    (``runs_dir`` None), or from a folder laid out like ``runs/`` (a GPU sweep's ``--runs-dir``).
+    None is passed down as it is: each reader looks up runs/ when called."""
     # each chapter opened once: every row reads the same runs the chapter pages show
     ev = Evidence(runs_dir)
     paper = [e for e in all_claims() if e.card == "paper"]
@@ -46,12 +46,13 @@ def scorecard(runs_dir=None) -> pd.DataFrame:
 
 
 def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
-    """One claim judged at the `cpu` stand-in and at the paper's own 10M shape, as one row. Where the paper's shape
-    has runs for it, they decide the row (its verdict, numbers and evidence: what the tally and the abstract count);
-    the stand-in's verdict is printed beside it as the stand-in's (``Row.stand_in``) and counted nowhere. Where
-    the two come out opposite, the row says that the stand-in departs from the paper's model on this claim: a finding
-    about the stand-in, not a contradiction of the paper. Without paper-shape runs the stand-in decides. ``more``:
-    the stand-in's further evidence on the claim, shown whole beside its verdict."""
+    """One claim judged at the `cpu` stand-in and at the paper's own 10M shape, as one row. Where
+    the paper's shape has runs for it, they decide the row (its verdict, numbers and evidence: what
+    the tally and the abstract count); the stand-in's verdict is printed beside it as the stand-in's
+    (``Row.stand_in``) and counted nowhere. Where the two come out opposite, the row says that the
+    stand-in departs from the paper's model on this claim: a finding about the stand-in, not a
+    contradiction of the paper. Without paper-shape runs the stand-in decides. ``more``: the
+    stand-in's further evidence on the claim, shown whole beside its verdict."""
     if paper_shape.scale != "paper shape":
         return stand_in
     note = f"{stand_in.verdict} ({stand_in.evidence}): {stand_in.ours}" + (
@@ -89,11 +90,12 @@ LEAD_GROUPS = (
 
 
 def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
-    """``plots.lead_figure``'s rows, per claim of ``LEAD_GROUPS``: each best loss as its distance above the No
-    Residual loss of its own sweep (``below``: 0 is collapsed onto No Residual), AttnOnly and FFNOnly, with Full
-    Residual's as the scale's other end (``full``). The paper's means (and Table 5's seed range, ``lo``-``hi``), the
-    paper-shape runs (against the unigram floor, the loss No Residual reaches on these characters: no No Residual run
-    at the paper's shape is trained), and the stand-in's runs, one row per released seed. ``verdict``: the claim's
+    """``plots.lead_figure``'s rows, per claim of ``LEAD_GROUPS``: each best loss as its distance
+    above the No Residual loss of its own sweep (``below``: 0 is collapsed onto No Residual),
+    AttnOnly and FFNOnly, with Full Residual's as the scale's other end (``full``). The paper's
+    means (and Table 5's seed range, ``lo``-``hi``), the paper-shape runs (against the unigram
+    floor, the loss No Residual reaches on these characters: no No Residual run at the paper's shape
+    is trained), and the stand-in's runs, one row per released seed. ``verdict``: the claim's
     verdict as the card shows it (with the stand-in's beside it), ``why`` its reason."""
     rows = []
     for name, shorts, ref, phase, chapter, impl in LEAD_GROUPS:

@@ -1,18 +1,21 @@
-"""book/124m_sweep.ipynb: the search for a stand-in that shows the 124M phenomenon, and the rule that decides it.
+"""book/124m_sweep.ipynb: the search for a stand-in that shows the 124M
+phenomenon, and the rule that decides it.
 
-The rule (``choose``) was committed before the first probe was trained (issue 60). A probe qualifies when, at its
-stop, Full Residual ends at least ``FULL_BELOW`` below the floor (the stand-in learns beyond a unigram model),
-FFNOnly stays on the floor, and AttnOnly leaves it at one seed or more (``plans.SEARCH_SEEDS``): the 124M's
-phenomenon, AttnOnly escaping where FFNOnly does not. Among the qualifying probes the one with the fewest departures
-from the 124M preset wins (counted field by field as the limitations page counts them, plus one where the probe
-stops before its schedule's end), then the cheapest (tokens trained per run), then the first listed. The search is
-decided when every listed probe is, or as soon as a qualifying probe comes before every undecided one in that
-order (none of those could then be chosen). A probe whose AttnOnly stays on the floor at both seeds is decided
-without its controls; one whose AttnOnly leaves at one seed needs both controls. If none qualifies, no stand-in is
-chosen and the 124M verdicts stay NOT TESTABLE HERE.
+The rule (``choose``) was committed before the first probe was trained (issue 60). A probe qualifies
+when, at its stop, Full Residual ends at least ``FULL_BELOW`` below the floor (the stand-in learns
+beyond a unigram model), FFNOnly stays on the floor, and AttnOnly leaves it at one seed or more
+(``plans.SEARCH_SEEDS``): the 124M's phenomenon, AttnOnly escaping where FFNOnly does not. Among the
+qualifying probes the one with the fewest departures from the 124M preset wins (counted field by
+field as the limitations page counts them, plus one where the probe stops before its schedule's
+end), then the cheapest (tokens trained per run), then the first listed. The search is decided when
+every listed probe is, or as soon as a qualifying probe comes before every undecided one in that
+order (none of those could then be chosen). A probe whose AttnOnly stays on the floor at both seeds
+is decided without its controls; one whose AttnOnly leaves at one seed needs both controls. If none
+qualifies, no stand-in is chosen and the 124M verdicts stay NOT TESTABLE HERE.
 
-The floor is each run's own unigram floor (its whole validation split, ``summary["unigram_floor"]``), and "leaves
-the floor" is the book's one test (``thresholds.left_floor``, the escape margin), as the run recorded it.
+The floor is each run's own unigram floor (its whole validation split,
+``summary["unigram_floor"]``), and "leaves the floor" is the book's one test
+(``thresholds.left_floor``, the escape margin), as the run recorded it.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ TRAINED = ("complete", "partial", "diverged")
 
 
 def probe_departures(probe: plans.Probe) -> dict:
-    """What a probe's runs change from the 124M preset, field by field (``config.departures``), and the steps
-    trained where the probe stops before its schedule's end: name -> (124M's value, the probe's)."""
+    """What a probe's runs change from the 124M preset, field by field
+    (``config.departures``), and the steps trained where the probe stops before its
+    schedule's end: name -> (124M's value, the probe's)."""
     exp, paper = plans.probe_runs(probe)[("AttnOnly", PAPER_SEED)], get_preset("124M")
     out = departures(exp, paper)
     if probe.stop < exp.train.max_steps:
@@ -49,9 +53,10 @@ def probe_tokens(probe: plans.Probe) -> int:
 
 
 def _trained(probe: plans.Probe, runs_dir) -> dict:
-    """(configuration, seed) -> summary of each of the probe's runs trained exactly to its stop (or diverged before
-    it) and consistent, with the run's threads (env.json). A run continued past the stop is not the probe's: it is
-    named and left out, never read at a later step than the table says."""
+    """(configuration, seed) -> summary of each of the probe's runs trained exactly to its stop
+    (or diverged before it) and consistent, with the run's threads (env.json). A run
+    continued past the stop is not the probe's: it is named and left out, never read at a
+    later step than the table says."""
     located = as_released(list(plans.probe_runs(probe).values()), runs_dir)
     for line in left_out(located, TRAINED):
         print(line)
@@ -80,7 +85,8 @@ def _left(summary: dict | None) -> bool | None:
 
 
 def probe_row(probe: plans.Probe, runs: dict) -> dict:
-    """One row of the search table from ``runs`` ((configuration, seed) -> summary, the runs trained so far)."""
+    """One row of the search table from ``runs`` ((configuration, seed) ->
+    summary, the runs trained so far)."""
     row = {
         "probe": probe.name,
         "departures": len(probe_departures(probe)),
@@ -119,8 +125,8 @@ def probe_row(probe: plans.Probe, runs: dict) -> dict:
 
 
 def qualifies(row: dict) -> bool | None:
-    """The rule's test of one probe: None while undecided (AttnOnly not trained at every search seed, or it left
-    and a control is not trained yet)."""
+    """The rule's test of one probe: None while undecided (AttnOnly not trained at every search
+    seed, or it left and a control is not trained yet)."""
     if row["AttnOnly left"] is None:
         return None
     if not row["AttnOnly left"]:
@@ -138,9 +144,9 @@ def _order(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def choose(table: pd.DataFrame) -> str | None:
-    """The chosen probe's name, or None (the search undecided, or no probe qualifies: ``decided`` tells which).
-    ``table``: one row per listed probe, in the list's order, with ``departures``, ``tokens per run`` and
-    ``qualifies``."""
+    """The chosen probe's name, or None (the search undecided, or no probe qualifies: ``decided``
+    tells which). ``table``: one row per listed probe, in the list's order, with ``departures``,
+    ``tokens per run`` and ``qualifies``."""
     if not decided(table):
         return None
     ok = _order(table)
@@ -149,9 +155,10 @@ def choose(table: pd.DataFrame) -> str | None:
 
 
 def decided(table: pd.DataFrame) -> bool:
-    """Every listed probe decided (``qualifies`` True or False), or a qualifying probe comes before every undecided
-    one in the rule's order: whatever their runs show, none of those could be chosen, so the choice is the one the
-    whole list would give, and their runs need not be trained."""
+    """Every listed probe decided (``qualifies`` True or False), or a qualifying probe
+    comes before every undecided one in the rule's order: whatever their runs show, none
+    of those could be chosen, so the choice is the one the whole list would give, and
+    their runs need not be trained."""
     if not len(table):
         return False
     for _, row in _order(table).iterrows():
@@ -164,12 +171,14 @@ def decided(table: pd.DataFrame) -> bool:
 
 
 def search_table(runs_dir=RUNS_DIR) -> pd.DataFrame:
-    """The search as a table: one row per probe of ``plans.SEARCH_PROBES``, from the runs in ``runs_dir``."""
+    """The search as a table: one row per probe of ``plans.SEARCH_PROBES``,
+    from the runs in ``runs_dir``."""
     return pd.DataFrame([probe_row(p, _trained(p, runs_dir)) for p in plans.SEARCH_PROBES])
 
 
 def rule_text() -> str:
-    """The search's probes and rule in words for the 124M page, read from ``plans`` and this module's constants."""
+    """The search's probes and rule in words for the 124M page, read from
+    ``plans`` and this module's constants."""
     seeds = " or ".join(map(str, plans.SEARCH_SEEDS))
     corpora = sorted({p.scale for p in plans.SEARCH_PROBES})
     return (
@@ -186,8 +195,9 @@ def rule_text() -> str:
 
 
 def author_escape_shown() -> pd.DataFrame:
-    """What the author's 124M notebooks printed of AttnOnly early in training (``paper.author_124m_escape``), as
-    the 124M page shows it: the notebook and cell, the seed, the step, the validation loss and the rate then."""
+    """What the author's 124M notebooks printed of AttnOnly early in training
+    (``paper.author_124m_escape``), as the 124M page shows it: the notebook and cell, the seed, the
+    step, the validation loss and the rate then."""
     a = author_124m_escape()
     return pd.DataFrame(
         {
@@ -219,8 +229,9 @@ def _escape(best, step) -> str:
 
 
 def search_shown(table: pd.DataFrame) -> pd.DataFrame:
-    """The search table as the 124M page shows it: each probe's levers and departures from the 124M preset,
-    AttnOnly's best and escape step at each seed, the controls, whether it qualifies, and what it cost."""
+    """The search table as the 124M page shows it: each probe's levers and departures from
+    the 124M preset, AttnOnly's best and escape step at each seed, the controls, whether
+    it qualifies, and what it cost."""
     rows = []
     for r, p in zip(table.to_dict("records"), plans.SEARCH_PROBES):
         row = {
@@ -304,12 +315,14 @@ def search_reading(table: pd.DataFrame, runs_dir=RUNS_DIR) -> str:
 
 
 def left(rows: pd.DataFrame, floor: float) -> pd.DataFrame:
-    """The runs among ``rows`` whose best loss left ``floor`` (the book's one test, ``thresholds.left_floor``)."""
+    """The runs among ``rows`` whose best loss left ``floor`` (the book's one
+    test, ``thresholds.left_floor``)."""
     return rows[left_floor(rows.best_val_loss, floor)]
 
 
 def floor_counts(summaries: pd.DataFrame, floor: float) -> str:
-    """ "Full Residual in 5 of 5; AttnOnly in 0 of 5; FFNOnly in 0 of 5": the seeds of each that left ``floor``."""
+    """ "Full Residual in 5 of 5; AttnOnly in 0 of 5; FFNOnly in 0 of 5": the
+    seeds of each that left ``floor``."""
     return "; ".join(
         (
             f"{name} in {len(left(summaries[summaries.config == c], floor))} of "
@@ -324,8 +337,8 @@ def floor_counts(summaries: pd.DataFrame, floor: float) -> str:
 
 
 def first_stand_in_reading(summaries: pd.DataFrame, floor: float, scale: str) -> str:
-    """What the first 124M stand-in's sweep shows: the seeds that left its floor and, where AttnOnly never did, why
-    Table 5's two claims could not be tested there."""
+    """What the first 124M stand-in's sweep shows: the seeds that left its floor and, where AttnOnly
+    never did, why Table 5's two claims could not be tested there."""
     text = (
         f"At `{scale}`, the seeds that left the floor ({floor:.3f}): "
         f"{floor_counts(summaries, floor)}."
@@ -355,10 +368,11 @@ def sweep_answer(
     first_floor: float,
     kind: str = "chosen",
 ) -> str:
-    """The 124M chapter's answer, first on its page, for the runs it shows (``summaries`` on ``floor`` at ``scale``;
-    ``kind``: "chosen", the stand-in the search chose; "first", the first stand-in; "paper", the paper's own 124M
-    retrained on a GPU): how many seeds of each configuration left the floor, Table 5's two verdicts (``order``,
-    ``sensitivity``: the claims as decided) and, beside another scale, what the first stand-in's runs (``first`` on
+    """The 124M chapter's answer, first on its page, for the runs it shows (``summaries`` on
+    ``floor`` at ``scale``; ``kind``: "chosen", the stand-in the search chose; "first", the first
+    stand-in; "paper", the paper's own 124M retrained on a GPU): how many seeds of each
+    configuration left the floor, Table 5's two verdicts (``order``, ``sensitivity``: the claims as
+    decided) and, beside another scale, what the first stand-in's runs (``first`` on
     ``first_floor``) could not show."""
     where = {
         "chosen": f"At the stand-in the search chose (`{scale}`)",
@@ -399,5 +413,6 @@ def sweep_answer(
 
 
 def answer_kind(scale: str, spec) -> str:
-    """``sweep_answer``'s ``kind`` for the 124M chapter opened at ``scale`` (``spec``: its ``runset.ChapterSpec``)."""
+    """``sweep_answer``'s ``kind`` for the 124M chapter opened at ``scale``
+    (``spec``: its ``runset.ChapterSpec``)."""
     return "paper" if scale == spec.paper_scale else "chosen" if scale == spec.stand_in else "first"

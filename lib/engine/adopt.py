@@ -1,30 +1,36 @@
-"""A released partial run whose checkpoint is gone (or a run cut off while running, which never got to say partial),
-continued: retrained from step 0 beside it, and put in its place only if the retrain reproduces it.
+"""A released partial run whose checkpoint is gone (or a run cut off while running, which
+never got to say partial), continued: retrained from step 0 beside it, and put in its place
+only if the retrain reproduces it.
 
-Checkpoints are never released (about 130 MB at 10M), so a run trained in segments (``--until``) continues
-from its checkpoint only on the machine that wrote it. On a new machine ``train`` refuses to retrain over the
-released prefix (``experiment._prepare``): nothing released is replaced by a run nobody has compared with it.
-The run is retrained from step 0 into another runs directory, to the released prefix's step or further::
+Checkpoints are never released (about 130 MB at 10M), so a run trained in segments (``--until``)
+continues from its checkpoint only on the machine that wrote it. On a new machine ``train`` refuses
+to retrain over the released prefix (``experiment._prepare``): nothing released is replaced by a run
+nobody has compared with it. The run is retrained from step 0 into another runs directory, to the
+released prefix's step or further::
 
-    python -m lib train ... --runs-dir runs-retrain --until N     # the released run's own command and options
+    python -m lib train ... --runs-dir runs-retrain --until N
+        # the released run's own command and options
     python -m lib adopt runs-retrain/<the same path>
 
-``adopt`` compares the two histories at every evaluation the released prefix has. If every validation loss
-agrees within evaluation noise (``NOISE_SIGMAS`` standard errors of the difference, from each row's
-``val_loss_se``) and the two leave the floor at the same evaluation, the retrain, with its checkpoint, takes
-the released run's place (the released files are kept aside in a ``.replaced-*`` sibling, and git keeps them
-too), and env.json records the comparison. Otherwise nothing moves: the released prefix stays as it is, and
-the retrain is another realisation of the same experiment, which the book does not read.
+``adopt`` compares the two histories at every evaluation the released prefix has. If every
+validation loss agrees within evaluation noise (``NOISE_SIGMAS`` standard errors of the difference,
+from each row's ``val_loss_se``) and the two leave the floor at the same evaluation, the retrain,
+with its checkpoint, takes the released run's place (the released files are kept aside in a
+``.replaced-*`` sibling, and git keeps them too), and env.json records the comparison. Otherwise
+nothing moves: the released prefix stays as it is, and the retrain is another realisation of the
+same experiment, which the book does not read.
 
-An adoption is one transaction. Its plan (the files on each side, where the released ones go, the comparison) is
-written to ``adopting.json`` in the retrain's folder before anything moves, and in the released run's folder as the
-first step; the moves are renames (or copies across file systems, redone whole when a kill cut one short). The same
-command run again after a kill finds the plan and finishes it; meanwhile ``train`` and every reader refuse both
-folders, naming that command (``RunDir.adoption_cut_off``).
+An adoption is one transaction. Its plan (the files on each side, where the released ones go, the
+comparison) is written to ``adopting.json`` in the retrain's folder before anything moves, and in
+the released run's folder as the first step; the moves are renames (or copies across file systems,
+redone whole when a kill cut one short). The same command run again after a kill finds the plan and
+finishes it; meanwhile ``train`` and every reader refuse both folders, naming that command
+(``RunDir.adoption_cut_off``).
 
-On the machine type that trained the prefix, with the same execution options, CPU training repeats bitwise
-(``tests/test_runs.py``), so a retrain reproduces its prefix exactly. On another CPU, rounding differs; a run on
-the floor still agrees within noise, one past its escape may not, and is then not adopted.
+On the machine type that trained the prefix, with the same execution options, CPU training
+repeats bitwise (``tests/test_runs.py``), so a retrain reproduces its prefix exactly. On
+another CPU, rounding differs; a run on the floor still agrees within noise, one past its
+escape may not, and is then not adopted.
 """
 
 from __future__ import annotations
@@ -44,10 +50,10 @@ NOISE_SIGMAS = 3.0
 
 
 def compare(released: RunDir, retrain: RunDir) -> dict:
-    """The retrain's history against the released prefix's, at every evaluation the prefix has: the largest
-    difference in validation loss, in standard errors of the difference, and both escape steps. Refused
-    (RunError) where the histories cannot be compared: the retrain stops short, a row lacks its standard
-    error, or the two evaluate at different steps."""
+    """The retrain's history against the released prefix's, at every evaluation the prefix has: the
+    largest difference in validation loss, in standard errors of the difference, and both escape
+    steps. Refused (RunError) where the histories cannot be compared: the retrain stops short, a row
+    lacks its standard error, or the two evaluate at different steps."""
     steps = released.summary["steps"]
     ours = {r["step"]: r for r in released.history() if r.get("val_loss") is not None}
     theirs = {
@@ -91,8 +97,8 @@ def compare(released: RunDir, retrain: RunDir) -> dict:
 
 
 def _refusals(retrain: RunDir, runs_dir) -> tuple:
-    """The released run and the retrain's experiment, once every reason not to adopt has been ruled out; a
-    RunError naming the first one otherwise (nothing written)."""
+    """The released run and the retrain's experiment, once every reason not to adopt has been ruled
+    out; a RunError naming the first one otherwise (nothing written)."""
     # A source inside the target tree (or the released runs/) would be a
     # released run moved and then removed.
     for tree in {Path(runs_dir).resolve(), RUNS_DIR.resolve()}:
@@ -171,10 +177,11 @@ def _refusals(retrain: RunDir, runs_dir) -> tuple:
 
 
 def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
-    """Put the retrain in ``retrain_dir`` in the place of the same experiment's partial run under ``runs_dir``
-    whose checkpoint is gone, if it reproduces it (``compare``); return the comparison. Refused, with nothing
-    moved, otherwise. One transaction: the plan is written to ``retrain_dir/adopting.json`` before anything
-    moves, so the same command run again after a kill finishes what the first one decided."""
+    """Put the retrain in ``retrain_dir`` in the place of the same experiment's partial run under
+    ``runs_dir`` whose checkpoint is gone, if it reproduces it (``compare``); return the comparison.
+    Refused, with nothing moved, otherwise. One transaction: the plan is written to
+    ``retrain_dir/adopting.json`` before anything moves, so the same command run again after a kill
+    finishes what the first one decided."""
     # A symbolic link to the retrain is followed once, here: the files move out of the
     # folder it points to, which is removed at the end, and the link with it (rmdir of a
     # link fails with "Not a directory").
@@ -243,8 +250,9 @@ def adopt(retrain_dir, runs_dir=RUNS_DIR) -> dict:
 
 
 def _move(src: Path, dst: Path) -> None:
-    """``shutil.move``, resumable: a rename within one file system; across two, a copy that a kill can leave half
-    done with its source still whole, so a ``dst`` beside a ``src`` is such a copy and is replaced."""
+    """``shutil.move``, resumable: a rename within one file system; across two, a copy that
+    a kill can leave half done with its source still whole, so a ``dst`` beside a ``src``
+    is such a copy and is replaced."""
     if src.exists():
         if dst.is_dir():
             shutil.rmtree(dst)
@@ -259,9 +267,10 @@ def _move(src: Path, dst: Path) -> None:
 
 
 def _carry_out(plan: dict) -> None:
-    """The adoption ``plan`` (written by ``adopt``) carried out under both runs' locks, from wherever a kill left
-    it: the released files moved aside, the retrain's moved in, env.json's ``adopted`` written. Each step is
-    idempotent and ``phase`` says which of the two sets of moves is under way, so a rerun repeats no move wrongly."""
+    """The adoption ``plan`` (written by ``adopt``) carried out under both runs' locks, from
+    wherever a kill left it: the released files moved aside, the retrain's moved in, env.json's
+    ``adopted`` written. Each step is idempotent and ``phase`` says which of the two sets of moves
+    is under way, so a rerun repeats no move wrongly."""
     released, retrain, aside = (Path(plan[k]) for k in ("released", "retrain", "aside"))
     # The plan in the released folder too, so that `train` and every reader leave it alone until
     # this is done, and the same command finds it once the retrain's folder is gone.
@@ -280,9 +289,10 @@ def _carry_out(plan: dict) -> None:
 
 
 def _done(plan: dict, link: Path | None) -> dict:
-    """The emptied retrain folder removed (its lock released, its plan last), the link the command named it by,
-    and then the released folder's copy of the plan, so that a kill before leaves a plan the same command finds;
-    the comparison returned. Each step may already have been done by a command that was cut off."""
+    """The emptied retrain folder removed (its lock released, its plan last), the link the command
+    named it by, and then the released folder's copy of the plan, so that a kill before leaves a
+    plan the same command finds; the comparison returned. Each step may already have been done
+    by a command that was cut off."""
     released, retrain, aside = (Path(plan[k]) for k in ("released", "retrain", "aside"))
     (retrain / "run.lock").unlink(missing_ok=True)
     (retrain / ADOPTING).unlink(missing_ok=True)

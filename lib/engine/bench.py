@@ -1,8 +1,8 @@
 """``python -m lib bench``: what one training step costs, and training throughput in fp32 and bf16.
 
 ``step_cost`` times, side by side in one process, the plain full-batch loop and the Trainer with and
-without micro-batches at the 10M shape, and sets each against the step's arithmetic (``step_flops``) and
-the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): the model FLOP
+without micro-batches at the 10M shape, and sets each against the step's arithmetic (``step_flops``)
+and the machine's own fp32 matmul rate at the step's GEMM shapes (``matmul_rate``): the model FLOP
 utilisation says how close a loop is to what this machine's matrix multiplies allow.
 
 For each shape it times (after warm-up steps that are not counted) the Trainer's optimisation steps
@@ -112,9 +112,9 @@ def bench(
     config: str = "FullResidual",
     batch_size: int | None = None,
 ) -> pd.DataFrame:
-    """One row per shape and loop: fp32 and bf16 tokens/s and their ratio. ``batch_size`` replaces the
-    presets' batch (the model's shape and the sequence length stay), for hardware on which a full 10M
-    batch takes minutes; tokens/s is then that of the smaller batch."""
+    """One row per shape and loop: fp32 and bf16 tokens/s and their ratio. ``batch_size`` replaces
+    the presets' batch (the model's shape and the sequence length stay), for hardware on which a
+    full 10M batch takes minutes; tokens/s is then that of the smaller batch."""
     device = resolve_device(device)
     rows = []
     for scale in scales:
@@ -168,10 +168,10 @@ def bench(
 
 
 def step_flops(exp) -> float:
-    """FLOPs of one optimisation step: 6 per parameter per token (forward 2, backward 4) for the weights,
-    plus the attention scores and their weighted sum (12 · layers · width · context per token, the same
-    accounting as PaLM's appendix B and nanoGPT's ``estimate_mfu``). Position embeddings are a lookup, not a
-    matmul, so they are left out of the parameters."""
+    """FLOPs of one optimisation step: 6 per parameter per token (forward 2, backward 4) for the
+    weights, plus the attention scores and their weighted sum (12 · layers · width · context per
+    token, the same accounting as PaLM's appendix B and nanoGPT's ``estimate_mfu``). Position
+    embeddings are a lookup, not a matmul, so they are left out of the parameters."""
     m = exp.model
     model = build_model(exp)
     # Counted from a built model, so that a tied or untied head and the
@@ -189,9 +189,9 @@ def step_flops(exp) -> float:
 
 
 def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
-    """The (M, K, N) of the forward matrix multiplies of one block stack and head on ``rows`` tokens:
-    q/k/v, attention output, the FFN's two layers and the lm_head. The backward pass multiplies the same
-    operands transposed, so the rate at these shapes stands for the step's."""
+    """The (M, K, N) of the forward matrix multiplies of one block stack and head on ``rows``
+    tokens: q/k/v, attention output, the FFN's two layers and the lm_head. The backward pass
+    multiplies the same operands transposed, so the rate at these shapes stands for the step's."""
     # The attention scores (q k^T and the weighted sum) are left out: their shapes depend on
     # the head split, so the rate is that of the weight matrices, which hold most of a
     # step's FLOPs at these shapes.
@@ -200,8 +200,8 @@ def gemm_shapes(exp, rows: int) -> list[tuple[int, int, int]]:
 
 
 def matmul_rate(shapes, device: str = "cpu", repeats: int = 5) -> float:
-    """This machine's fp32 FLOP/s over ``shapes`` (one of each per round, ``repeats`` rounds after one
-    untimed): the yardstick of the model FLOP utilisation."""
+    """This machine's fp32 FLOP/s over ``shapes`` (one of each per round, ``repeats`` rounds after
+    one untimed): the yardstick of the model FLOP utilisation."""
     # fp32, the training precision of every released run; the operands are
     # made once, outside the clock.
     mats = [
@@ -232,15 +232,15 @@ def step_cost(
     rounds: int = 1,
 ) -> pd.DataFrame:
     """Seconds per optimisation step, side by side in one process, of the plain full-batch loop
-    (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each micro-batch size
-    (on a CPU, with and without ``--fast-dropout``),
-    with the step's FLOPs, the achieved FLOP/s, the matmul rate at the loop's GEMM shapes (the best of its
-    rounds) and the utilisation (the median step's achieved FLOP/s / that best rate). With ``rounds`` above 1 the
-    loops take turns, round after round, and each row is the median of its rounds, with their range, and its
-    speed-up the median of its per-round ratios to the plain loop (the first row; above 1, the plain loop's step is
-    the longer): two cores drift by 10-15% over minutes, and taking turns spreads the drift over every loop instead
-    of landing on whichever ran last. Nothing
-    else should run meanwhile."""
+    (``bare_loop_tokens_per_s``), the Trainer on the whole batch and the Trainer with each
+    micro-batch size (on a CPU, with and without ``--fast-dropout``), with the step's FLOPs, the
+    achieved FLOP/s, the matmul rate at the loop's GEMM shapes (the best of its rounds) and the
+    utilisation (the median step's achieved FLOP/s / that best rate). With ``rounds`` above 1 the
+    loops take turns, round after round, and each row is the median of its rounds, with their
+    range, and its speed-up the median of its per-round ratios to the plain loop (the first row;
+    above 1, the plain loop's step is the longer): two cores drift by 10-15% over minutes, and
+    taking turns spreads the drift over every loop instead of landing on whichever ran last.
+    Nothing else should run meanwhile."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, not {rounds}")
     device = resolve_device(device)

@@ -4,8 +4,8 @@ Every number here comes from the paper's Table 1 (§3.2) unless its comment says
 otherwise. Experiments are small deltas from a preset (``replace``), and an
 unknown or ill-typed key is refused with the list of valid ones.
 
-Slightly longer than the house's ~350 lines: every preset and recipe field of the paper's Table 1 and of
-the author's notebooks, with its source, is one table here.
+Slightly longer than the house's ~350 lines: every preset and recipe field of the paper's Table 1
+and of the author's notebooks, with its source, is one table here.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ MAX_SEED = 2**63 - 1
 
 
 def check_seed(seed: Any) -> None:
-    """The one rule for a seed, on the command line and in the chapters: an integer from 0 to ``MAX_SEED``."""
+    """The one rule for a seed, on the command line and in the chapters: an
+    integer from 0 to ``MAX_SEED``."""
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise ConfigError(
             f"seed must be a non-negative integer up to {MAX_SEED:,} (2**63 - 1), got {seed!r}"
@@ -80,8 +81,9 @@ def check_seed(seed: Any) -> None:
 
 
 def check_finite(name: str, value: Any) -> None:
-    """A float field holds a finite number: an infinite or NaN learning rate, dropout or decay can only train a run
-    that diverges (or never moves), so it is refused, however it was spelled (1e400, inf, nan)."""
+    """A float field holds a finite number: an infinite or NaN learning rate, dropout or
+    decay can only train a run that diverges (or never moves), so it is refused, however
+    it was spelled (1e400, inf, nan)."""
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
 
@@ -185,7 +187,8 @@ class ModelConfig:
 
     @property
     def departures(self) -> dict[str, Any]:
-        """Bundle fields whose value differs from ``impl``'s recipe (a factor switched on its own)."""
+        """Bundle fields whose value differs from ``impl``'s recipe (a
+        factor switched on its own)."""
         return {
             k: getattr(self, k)
             for k, v in MODEL_RECIPES[self.impl].items()
@@ -436,8 +439,9 @@ def get_preset(
 
 
 def off_preset_steps(exp: Experiment) -> int | None:
-    """``exp``'s training steps where they differ from its scale preset's (a shortened smoke run, the
-    124M stand-in's longer-budget probe), else None. Run directories, commands and labels use it."""
+    """``exp``'s training steps where they differ from its scale preset's (a shortened
+    smoke run, the 124M stand-in's longer-budget probe), else None. Run
+    directories, commands and labels use it."""
     steps = exp.train.max_steps
     return None if steps == _PRESETS[exp.scale].train.max_steps else steps
 
@@ -448,10 +452,11 @@ _NAMED_ELSEWHERE = {"attn_res", "ffn_res", "impl", "mixer", "max_steps", "precis
 
 
 def off_preset_fields(exp: Experiment) -> dict[str, Any]:
-    """Model and training fields of ``exp`` that differ from its preset (scale, implementation and
-    configuration): a factor of the implementation bundle switched on its own, another depth, another
-    evaluation cadence. Each one becomes part of the run's directory name, so that two experiments never
-    share a directory. Steps, precision and mixer are named by their own functions."""
+    """Model and training fields of ``exp`` that differ from its preset (scale,
+    implementation and configuration): a factor of the implementation bundle switched on
+    its own, another depth, another evaluation cadence. Each one becomes part of the run's
+    directory name, so that two experiments never share a directory. Steps, precision and
+    mixer are named by their own functions."""
     preset = get_preset(exp.scale, exp.impl, exp.config_name, exp.seed)
     # Each scale has its dataset, and no directory names it: another dataset under the same scale
     # would share the preset's run directory. Refused; another corpus is another scale (`cpu-sotu`).
@@ -479,8 +484,9 @@ _NOT_COMPARED = ("attn_res", "ffn_res", "impl")
 
 
 def recorded_fields(exp: Experiment) -> dict[str, Any]:
-    """Every field of an experiment that its config.json records, the model's and the training's, and the dataset:
-    what a stand-in is compared with its paper preset on, field by field (the limitations page, the 124M search)."""
+    """Every field of an experiment that its config.json records, the model's and the training's,
+    and the dataset: what a stand-in is compared with its paper preset on, field by field (the
+    limitations page, the 124M search)."""
     out = {"dataset": exp.dataset}
     for part in (exp.model, exp.train):
         out.update(
@@ -494,14 +500,16 @@ def recorded_fields(exp: Experiment) -> dict[str, Any]:
 
 
 def departures(exp: Experiment, reference: Experiment) -> dict[str, tuple[Any, Any]]:
-    """The recorded fields in which ``exp`` differs from ``reference``: name -> (reference's value, exp's)."""
+    """The recorded fields in which ``exp`` differs from ``reference``: name
+    -> (reference's value, exp's)."""
     a, b = recorded_fields(reference), recorded_fields(exp)
     return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
 
 
 def off_preset_precision(exp: Experiment) -> str | None:
-    """``exp``'s precision where it differs from the one its preset (scale and implementation) is
-    defined in, else None: a bf16 prefix of the author's fp32 nanoGPT, an fp32 run of 10M ResidualGPT."""
+    """``exp``'s precision where it differs from the one its preset (scale and
+    implementation) is defined in, else None: a bf16 prefix of the author's fp32 nanoGPT,
+    an fp32 run of 10M ResidualGPT."""
     reference = get_preset(exp.scale, exp.impl).train.precision
     return None if exp.train.precision == reference else exp.train.precision
 

@@ -1,17 +1,18 @@
 """Datasets (§3.3) and batches with fixed validation sets (§3.1, §5.2).
 
 TinyShakespeare is read from an explicit path, ``$TINYSHAKESPEARE_PATH``,
-``data/tinyshakespeare/input.txt``, or downloaded from the char-rnn repository,
-and always checked against its sha256. OpenWebText (``$OPENWEBTEXT_DIR`` or ``data/openwebtext``)
-is streamed with Hugging Face ``datasets`` from the Hub's Parquet conversion, pinned to its branch, and
-encoded with tiktoken ``gpt2`` by ``prepare_openwebtext``.
+``data/tinyshakespeare/input.txt``, or downloaded from the char-rnn repository, and always checked
+against its sha256. OpenWebText (``$OPENWEBTEXT_DIR`` or ``data/openwebtext``) is streamed with
+Hugging Face ``datasets`` from the Hub's Parquet conversion, pinned to its branch, and encoded with
+tiktoken ``gpt2`` by ``prepare_openwebtext``.
 
-The n-gram floors the chapters draw, computed on a Corpus's splits, are in ``lib.engine.floors``. The SOTU addresses
-(``sotu_gpt2``), the 124M search's corpus of documents, come from their npm package and go through the same
-document pipeline as OpenWebText (``split_documents``).
+The n-gram floors the chapters draw, computed on a Corpus's splits, are in ``lib.engine.floors``.
+The SOTU addresses (``sotu_gpt2``), the 124M search's corpus of documents, come from their npm
+package and go through the same document pipeline as OpenWebText (``split_documents``).
 
-Longer than the house's ~350 lines: each corpus the book trains on, with its checks, and the one batch stream over
-them are one table of loaders here; split, the document pipeline would be shared across two files.
+Longer than the house's ~350 lines: each corpus the book trains on, with its checks, and
+the one batch stream over them are one table of loaders here; split, the document pipeline
+would be shared across two files.
 """
 
 from __future__ import annotations
@@ -152,9 +153,10 @@ def shakespeare_char(path=None) -> Corpus:
 
 
 def gpt2_encoding(timeout_s: float | None = None):
-    """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise tiktoken downloads
-    them (about 1.5 MB), with no timeout of its own: here a download not finished after ``timeout_s`` (default
-    ``DOWNLOAD_TIMEOUT_S``) fails, and any failure is a ``DataError`` that says where the files go."""
+    """tiktoken's ``gpt2``; offline when $TIKTOKEN_CACHE_DIR holds its two files. Otherwise
+    tiktoken downloads them (about 1.5 MB), with no timeout of its own: here a download not
+    finished after ``timeout_s`` (default ``DOWNLOAD_TIMEOUT_S``) fails, and any failure is a
+    ``DataError`` that says where the files go."""
     # tiktoken.get_encoding has no timeout, so it runs in a thread that is
     # waited for at most timeout_s.
     import threading
@@ -221,8 +223,9 @@ def openwebtext_dir() -> Path:
 
 
 def _documents(source: str | None):
-    """The documents' texts, streamed: the Hub's Parquet (``source`` None), or a local Parquet file, folder
-    of Parquet files or JSON-lines file (one ``{"text": ...}`` per line), through the same builders."""
+    """The documents' texts, streamed: the Hub's Parquet (``source`` None), or a local
+    Parquet file, folder of Parquet files or JSON-lines file (one ``{"text": ...}`` per
+    line), through the same builders."""
     # Streamed: only as much of the conversion is read as the first n_docs documents need,
     # never all ~5 GB. A local source goes through the same builders, so the tests exercise
     # the path the Hub's data takes.
@@ -257,9 +260,10 @@ def split_documents(
     threads: int = 1,
     parts: dict | None = None,
 ) -> dict[str, list[np.ndarray]]:
-    """Encode ``texts`` with ``enc`` (an EOT after each) into ``parts`` ("train" and "val" lists of arrays): the
-    document numbered ``first``, ``first + 1``, ... goes to validation when its number is a multiple of
-    ``val_every``. The one document pipeline, for OpenWebText and for any other corpus of documents."""
+    """Encode ``texts`` with ``enc`` (an EOT after each) into ``parts`` ("train" and "val" lists of
+    arrays): the document numbered ``first``, ``first + 1``, ... goes to validation when its
+    number is a multiple of ``val_every``. The one document pipeline, for OpenWebText and for
+    any other corpus of documents."""
     parts = {"train": [], "val": []} if parts is None else parts
     # i is each document's 1-based number in the stream, so the split depends on the document alone,
     # never on the chunk size or the thread count (tests/test_data.py checks both).
@@ -282,14 +286,16 @@ def prepare_openwebtext(
     threads: int | None = None,
     chunk: int = 1024,
 ) -> dict:
-    """Stream the first ``n_docs`` documents, encode them with ``gpt2`` (``threads`` at a time, chunks of
-    ``chunk`` documents; an EOT after each), and write ``train.bin``/``val.bin`` (uint16) and ``meta.json``
-    into ``out_dir`` (default ``openwebtext_dir()``). Every ``val_every``-th document goes to validation.
+    """Stream the first ``n_docs`` documents, encode them with ``gpt2`` (``threads`` at a time,
+    chunks of ``chunk`` documents; an EOT after each), and write ``train.bin``/``val.bin``
+    (uint16) and ``meta.json`` into ``out_dir`` (default ``openwebtext_dir()``). Every
+    ``val_every``-th document goes to validation.
 
-    A folder that already holds a prepared set is refused unless ``force``. A source with fewer than
-    ``n_docs`` documents, an empty split, and a 100,000-document set whose token count is more than 20% from
-    the paper's ~113M are errors. The paper does not say how it split its documents; the author's notebooks
-    split differently from run to run (book/124m_sweep.ipynb), this split is ours.
+    A folder that already holds a prepared set is refused unless ``force``. A source with fewer
+    than ``n_docs`` documents, an empty split, and a 100,000-document set whose token count is
+    more than 20% from the paper's ~113M are errors. The paper does not say how it split its
+    documents; the author's notebooks split differently from run to run
+    (book/124m_sweep.ipynb), this split is ours.
     """
     # Refused before anything is downloaded or written: fewer than val_every documents give no
     # validation document, and the empty split would only be found after streaming them all.
@@ -442,8 +448,8 @@ def sotu_dir() -> Path:
 def sotu_documents(
     tarball: str | os.PathLike | None = None, sha256: str | None = SOTU_SHA256
 ) -> list[str]:
-    """The addresses' texts from the package's tarball (``package/data/*.txt``, in the package's order), its
-    sha256 checked first (``sha256=None`` skips the check: the tests' small samples)."""
+    """The addresses' texts from the package's tarball (``package/data/*.txt``, in the package's
+    order), its sha256 checked first (``sha256=None`` skips the check: the tests' small samples)."""
     import tarfile
 
     path = Path(tarball) if tarball is not None else sotu_dir() / SOTU_TARBALL
@@ -472,8 +478,9 @@ def sotu_documents(
 def sotu_gpt2(
     tarball=None, sha256: str | None = SOTU_SHA256, n_docs: int | None = SOTU_DOCS
 ) -> Corpus:
-    """The SOTU addresses as GPT-2 tokens, split by document (``split_documents``, every ``SOTU_VAL_EVERY``-th to
-    validation). A tarball with another number of addresses than ``n_docs`` is refused (None: any)."""
+    """The SOTU addresses as GPT-2 tokens, split by document (``split_documents``, every
+    ``SOTU_VAL_EVERY``-th to validation). A tarball with another number of addresses than
+    ``n_docs`` is refused (None: any)."""
     texts = sotu_documents(tarball, sha256)
     if n_docs is not None and len(texts) != n_docs:
         raise DataError(f"{len(texts)} addresses in the SOTU tarball, not {n_docs}")
@@ -524,8 +531,9 @@ def load_corpus(name: str) -> Corpus:
 def fixed_val_batches(
     corpus: Corpus, block_size: int, batch_size: int, n_batches: int, val_seed: int = 99991
 ) -> list:
-    """The fixed validation batches every run of that shape is evaluated on (``Batches.fixed_val``: they depend
-    on ``val_seed`` alone, never on the run seed); for floors and probes that need no training stream."""
+    """The fixed validation batches every run of that shape is evaluated on
+    (``Batches.fixed_val``: they depend on ``val_seed`` alone, never on the run seed); for
+    floors and probes that need no training stream."""
     # Seed 0 and no training batches: neither touches the fixed set, which only val_seed decides.
     return Batches(
         corpus,
@@ -607,7 +615,8 @@ class Batches:
         return self._sample(self.corpus.train, self.train_gen)
 
     def skip_train_batch(self) -> None:
-        """Advance the training stream past one batch without building it (another rank trains on it)."""
+        """Advance the training stream past one batch without building it
+        (another rank trains on it)."""
         # the same draw as train_batch, so the streams stay aligned
         self._starts(self.corpus.train, self.train_gen)
 

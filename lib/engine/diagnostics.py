@@ -1,11 +1,12 @@
 """Diagnostics of §4.1 (Fig. 2a-b) as trainer callbacks that cost nothing when off.
 
-* per-layer gradient norms, attention and MLP separately: Layer 0 is the
-  paper's gradient-starvation signature;
-* per-layer hidden-state norms on one fixed batch, and the growth ratio
-  ``h_L / h_0`` (output of the last block over the input to the first, i.e.
-  the embedding), our reading of the paper's "hidden-state norm growth";
-* the residual-stream probes of ``lib.engine.probes`` (rank collapse, token read-back, effective rank).
+* per-layer gradient norms, attention and MLP separately: Layer 0 is the paper's
+  gradient-starvation signature;
+* per-layer hidden-state norms on one fixed batch, and the growth ratio ``h_L / h_0`` (output
+  of the last block over the input to the first, i.e. the embedding), our reading of the
+  paper's "hidden-state norm growth";
+* the residual-stream probes of ``lib.engine.probes`` (rank collapse,
+  token read-back, effective rank).
 
 Hooks are registered only for the one forward pass that needs them and
 removed at once; gradient norms are read only on the step before an
@@ -28,10 +29,10 @@ def _norm(params) -> float:
 
 
 def grad_norms(model) -> dict[str, list[float]]:
-    """L2 norm of the current ``.grad`` of each block's attention and MLP parameters, and the paper's own
-    FFN quantity (Fig. 2a), as the author's ``collect_gradient_norms`` defines it in
-    ``Notebooks/10M/NanoGPT_10M.ipynb`` (cell 6): the mean of the two FFN weight matrices' gradient norms,
-    biases left out."""
+    """L2 norm of the current ``.grad`` of each block's attention and MLP parameters, and the
+    paper's own FFN quantity (Fig. 2a), as the author's ``collect_gradient_norms`` defines it in
+    ``Notebooks/10M/NanoGPT_10M.ipynb`` (cell 6): the mean of the two FFN weight matrices'
+    gradient norms, biases left out."""
     # Attention and MLP apart, since the partial configurations remove one skip each (§3.4). The
     # mixer of the local-mixer runs sits where attention does (Block.attn), so it is read as "attn".
     blocks = model.transformer.h
@@ -87,8 +88,9 @@ class HiddenNormCallback(Callback):
 
 
 class ProbeCallback(Callback):
-    """The residual-stream probes (``lib.engine.probes``) at every evaluation, on the first ``PROBE_SEQUENCES``
-    sequences of the first fixed validation batch: one list per measure, one value per depth."""
+    """The residual-stream probes (``lib.engine.probes``) at every evaluation, on the first
+    ``PROBE_SEQUENCES`` sequences of the first fixed validation batch: one list per
+    measure, one value per depth."""
 
     def on_eval(self, trainer, step, row):
         x, _ = trainer.batches.fixed_val[0]

@@ -1,8 +1,9 @@
 """Build, train and record one experiment in its run directory.
 
-Longer than the house's ~350 lines because one run's whole life is here and nowhere else: building the seeded
-model, refusing bad input before anything is written, resuming, recording after each evaluation, rebuilding a
-lost summary, and recovering a finished run's weights by retraining it and checking it reproduces.
+Longer than the house's ~350 lines because one run's whole life is here and nowhere else:
+building the seeded model, refusing bad input before anything is written, resuming, recording
+after each evaluation, rebuilding a lost summary, and recovering a finished run's weights by
+retraining it and checking it reproduces.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ from .train import (
 
 
 def check_until(exp: Experiment, until: int | None) -> None:
-    """A prefix ends where a checkpoint is written: at a positive multiple of the evaluation interval."""
+    """A prefix ends where a checkpoint is written: at a positive
+    multiple of the evaluation interval."""
     # Elsewhere the prefix would stop between checkpoints: its summary would name a step
     # its history and its checkpoint never reached, and continuing it would repeat the
     # steps since the last evaluation.
@@ -69,9 +71,10 @@ def check_until(exp: Experiment, until: int | None) -> None:
 def check_fits(
     exp: Experiment, device: str, micro_batch: int | None = None, fast_dropout: bool = False
 ) -> None:
-    """Refuse, before anything is built or written, a run its data or its machine cannot hold: the corpus must load
-    and have the model's vocabulary, a window of ``block_size + 1`` tokens must fit in each split, and a lower
-    bound of what one step keeps in memory must fit in the device's (``lib.engine.host.memory_bytes``)."""
+    """Refuse, before anything is built or written, a run its data or its machine cannot hold: the
+    corpus must load and have the model's vocabulary, a window of ``block_size + 1`` tokens must fit
+    in each split, and a lower bound of what one step keeps in memory must fit in the device's
+    (``lib.engine.host.memory_bytes``)."""
     # a missing file or tokenizer is a DataError here, before the run's folder
     corpus = load_corpus(exp.dataset)
     m, t = exp.model, exp.train
@@ -150,10 +153,10 @@ def run_summary(
     device: str | None,
     wall_s: float | None,
 ) -> dict:
-    """The run's ``summary.json``, from its history and the few facts the history does not hold; ``best`` is
-    (best validation loss, its step). A diverged run's best loss is ``None`` (its loss before it diverged is
-    kept apart, as ``best_val_loss_before_divergence``, so that no reader pools it by mistake), with the step
-    and the reason."""
+    """The run's ``summary.json``, from its history and the few facts the history does not hold;
+    ``best`` is (best validation loss, its step). A diverged run's best loss is ``None`` (its loss
+    before it diverged is kept apart, as ``best_val_loss_before_divergence``, so that no reader
+    pools it by mistake), with the step and the reason."""
     # Finite values only: in memory a row that diverged at evaluation holds NaN (JSON turns it into
     # None only when written), and a NaN would pass for the final loss.
     vals = [r for r in hist if r.get("val_loss") is not None and math.isfinite(r["val_loss"])]
@@ -254,11 +257,12 @@ class _Recorder(Callback):
 
 
 def _mark_interrupted(rd: RunDir) -> None:
-    """A run stopped by Ctrl-C between two evaluations stands at the last one, whose summary was written while the
-    run was under way ("running", which every reader leaves out). Where that summary, the history and the
-    checkpoint meet at one step past 0, the summary is marked ``partial`` there: the prefix it is, resumable from
-    that checkpoint. A Ctrl-C that fell between the writes of an evaluation leaves the summary as it is (the
-    reproducibility page's partial runs: the same command with ``--until`` at that step)."""
+    """A run stopped by Ctrl-C between two evaluations stands at the last one, whose summary was
+    written while the run was under way ("running", which every reader leaves out). Where that
+    summary, the history and the checkpoint meet at one step past 0, the summary is marked
+    ``partial`` there: the prefix it is, resumable from that checkpoint. A Ctrl-C that fell between
+    the writes of an evaluation leaves the summary as it is (the reproducibility page's partial
+    runs: the same command with ``--until`` at that step)."""
     s = rd.read_json("summary.json")
     hist = rd.history() if (rd.path / "history.jsonl").exists() else []
     if (
@@ -272,7 +276,8 @@ def _mark_interrupted(rd: RunDir) -> None:
 
 
 def _move_aside(rd: RunDir, why: str) -> None:
-    """Move the run's files (never deleted) into a ``.replaced-<time>`` sibling; the run lock stays."""
+    """Move the run's files (never deleted) into a
+    ``.replaced-<time>`` sibling; the run lock stays."""
     # to the microsecond, so two moves of one run within a second get two names
     # (mkdir would refuse the second)
     aside = rd.path.with_name(
@@ -289,18 +294,19 @@ def _move_aside(rd: RunDir, why: str) -> None:
 
 
 def _env_device(rd: RunDir) -> str | None:
-    """The device env.json names, None where it names none or is no JSON object (a damaged env.json is not this
-    rebuild's to refuse: RunDir.problems names it to every reader)."""
+    """The device env.json names, None where it names none or is no JSON object (a damaged env.json
+    is not this rebuild's to refuse: RunDir.problems names it to every reader)."""
     env = rd.read_json("env.json")
     return env.get("device") if isinstance(env, dict) else None
 
 
 def _without_summary(rd: RunDir, exp: Experiment, force: bool) -> dict | None:
-    """A run directory with a history but no checkpoint, and no summary or one that says ``running`` (a run
-    cut off where its checkpoint could not follow, or one that lost its summary). A history that reaches the
-    last step is a finished run that lost its summary: the summary is rebuilt from it (never retrained) and
-    returned. A shorter one cannot be resumed, and training afresh would overwrite it: refused unless
-    ``force``, which moves it aside and returns None (train from step 0)."""
+    """A run directory with a history but no checkpoint, and no summary or one that says
+    ``running`` (a run cut off where its checkpoint could not follow, or one that lost its
+    summary). A history that reaches the last step is a finished run that lost its summary: the
+    summary is rebuilt from it (never retrained) and returned. A shorter one cannot be resumed,
+    and training afresh would overwrite it: refused unless ``force``, which moves it aside and
+    returns None (train from step 0)."""
     hist = rd.history()
     last = hist[-1]["step"]
     vals = [r for r in hist if r.get("val_loss") is not None]
@@ -415,8 +421,9 @@ def run(exp: Experiment, runs_dir=RUNS_DIR, until: int | None = None, **kwargs) 
 
 
 def _remove_if_untouched(rd: RunDir, made: list[Path]) -> None:
-    """A run that stopped before it wrote a file of its own (a full disk at its first write, a Ctrl-C before it)
-    leaves nothing behind: the lock and the folders made for it are removed, so a refusal changes nothing."""
+    """A run that stopped before it wrote a file of its own (a full disk at its first write, a
+    Ctrl-C before it) leaves nothing behind: the lock and the folders made for it are removed,
+    so a refusal changes nothing."""
     if (
         rd.path not in made
         or not rd.path.is_dir()
@@ -438,11 +445,11 @@ WEIGHTS_MATCH_TOL = 1e-4
 
 
 def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
-    """``weights.pt`` for a complete run that finished without it (a finished run's checkpoint is deleted):
-    retrain the run in a scratch directory, check that every validation loss it records equals the run's
-    own (within ``WEIGHTS_MATCH_TOL``; the same code on the same kind of machine reproduces them exactly), and
-    only then add the final weights to the run. The run's other files are never written; on a mismatch
-    nothing is written and the error gives the difference."""
+    """``weights.pt`` for a complete run that finished without it (a finished run's checkpoint is
+    deleted): retrain the run in a scratch directory, check that every validation loss it records
+    equals the run's own (within ``WEIGHTS_MATCH_TOL``; the same code on the same kind of machine
+    reproduces them exactly), and only then add the final weights to the run. The run's other files
+    are never written; on a mismatch nothing is written and the error gives the difference."""
     import tempfile
 
     if rd.status != "complete":
@@ -518,9 +525,9 @@ def recover_weights(rd: RunDir, exp: Experiment, **kwargs) -> Path:
 
 
 def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dict | None:
-    """Rank 0's look at the run directory before training: the summary to return if there is nothing to
-    train (a finished run, a summary rebuilt from a complete history, a released prefix that reaches
-    ``until``), else None, with anything in the way moved aside (never deleted)."""
+    """Rank 0's look at the run directory before training: the summary to return if there is nothing
+    to train (a finished run, a summary rebuilt from a complete history, a released prefix that
+    reaches ``until``), else None, with anything in the way moved aside (never deleted)."""
     # (An unreadable summary.json never gets here: run refuses it before it takes the lock.)
     if rd.status in ("complete", "diverged"):
         if not force:
@@ -560,7 +567,8 @@ def _prepare(rd: RunDir, exp: Experiment, until: int | None, force: bool) -> dic
 
 
 def _load(trainer: Trainer, rd: RunDir, state: dict) -> None:
-    """The checkpoint's state into the trainer; what torch or the trainer refuses is a RunError naming the file."""
+    """The checkpoint's state into the trainer; what torch or the trainer refuses
+    is a RunError naming the file."""
     try:
         trainer.load_state_dict(state["trainer"])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
@@ -571,10 +579,10 @@ def _load(trainer: Trainer, rd: RunDir, state: dict) -> None:
 
 
 def _cut_first_evaluation(rd: RunDir) -> None:
-    """A run killed within its first evaluation's writes, after the history and before the checkpoint: its one row
-    (step 0), with no checkpoint and no summary, is removed, and the run starts again from step 0, which recomputes
-    it bitwise. Any other history without a checkpoint is more than a kill can leave, and is left to the refusals of
-    ``_prepare``."""
+    """A run killed within its first evaluation's writes, after the history and before the
+    checkpoint: its one row (step 0), with no checkpoint and no summary, is removed, and the run
+    starts again from step 0, which recomputes it bitwise. Any other history without a checkpoint is
+    more than a kill can leave, and is left to the refusals of ``_prepare``."""
     if rd.ckpt.exists() or rd.status is not None:
         return
     hist = rd.history()
@@ -590,9 +598,10 @@ def _cut_first_evaluation(rd: RunDir) -> None:
 
 
 def _finish(rd: RunDir, keep_weights: bool) -> None:
-    """The end of a run whose summary says it is finished: ``weights.pt`` kept if asked for (from the checkpoint),
-    the checkpoint deleted and any half-written file of a killed writer removed. Run at the end of training, and
-    again by the next command when a kill fell after the last summary and before these steps."""
+    """The end of a run whose summary says it is finished: ``weights.pt`` kept if asked for (from
+    the checkpoint), the checkpoint deleted and any half-written file of a killed writer removed.
+    Run at the end of training, and again by the next command when a kill fell after the last
+    summary and before these steps."""
     if keep_weights and rd.status == "complete" and rd.ckpt.exists():
         export_weights(rd)  # from the checkpoint, so it must come before the checkpoint goes
     # AdamW's two moments make a checkpoint about three times the weights:
@@ -618,18 +627,18 @@ def _run(
 ) -> dict:
     """Train ``exp`` into its run directory (resuming if a checkpoint exists); return its summary.
 
-    ``micro_batch`` and ``fast_dropout`` are execution options (``Trainer``, ``lib.engine.model.MaskStream``): the
-    run's configuration and directory are the same with or without them, and env.json records them (each
-    resumed segment its own).
+    ``micro_batch`` and ``fast_dropout`` are execution options (``Trainer``,
+    ``lib.engine.model.MaskStream``): the run's configuration and directory are the same with or
+    without them, and env.json records them (each resumed segment its own).
 
-    ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N steps
-    of the full run, on its schedule. Running again with a larger ``until``, or none, continues it
-    exactly. A complete (or diverged) run is returned as it is, whatever ``until`` says, unless
-    ``force``, in which case the old directory is moved aside, never deleted. A partial run whose
-    checkpoint is gone (a released prefix on a fresh clone) is refused unless ``force`` (``lib.engine.adopt``).
-    A finished run's checkpoint (model, optimiser and RNG state, only needed to resume) is deleted;
-    ``keep_weights`` first saves the final model weights as ``weights.pt`` (fp16) for chapters that
-    probe the trained model.
+    ``until=N`` stops after step N with status ``partial`` and keeps the checkpoint: the first N
+    steps of the full run, on its schedule. Running again with a larger ``until``, or none,
+    continues it exactly. A complete (or diverged) run is returned as it is, whatever ``until``
+    says, unless ``force``, in which case the old directory is moved aside, never deleted. A partial
+    run whose checkpoint is gone (a released prefix on a fresh clone) is refused unless ``force``
+    (``lib.engine.adopt``). A finished run's checkpoint (model, optimiser and RNG state, only needed
+    to resume) is deleted; ``keep_weights`` first saves the final model weights as ``weights.pt``
+    (fp16) for chapters that probe the trained model.
     """
     rd = RunDir(run_path(exp, runs_dir))
     # _run is what acts on ``until``, so it checks it whichever caller it came from

@@ -1,9 +1,11 @@
-"""A run's files written whole or not at all, and its torch files loaded refusing what this project did not write.
+"""A run's files written whole or not at all, and its torch files loaded refusing
+what this project did not write.
 
-Every file a run directory (lib.engine.runs) writes but its lock goes through here: JSON and JSON Lines with NaN turned
-into null, the checkpoint and weights.pt through torch. A write goes to a temporary sibling renamed into place, so
-a reader or a resumed run never meets half a file; a full disk is named as such, with the file. The JSON files are
-read back by lib.engine.runs.RunDir, which names a file it cannot parse.
+Every file a run directory (lib.engine.runs) writes but its lock goes through here: JSON and JSON
+Lines with NaN turned into null, the checkpoint and weights.pt through torch. A write goes to a
+temporary sibling renamed into place, so a reader or a resumed run never meets half a file; a full
+disk is named as such, with the file. The JSON files are read back by lib.engine.runs.RunDir,
+which names a file it cannot parse.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ class RunError(RuntimeError):
 
 
 def _umask() -> int:
-    """The process's umask, read without changing it (Linux); elsewhere by setting and restoring it."""
+    """The process's umask, read without changing it (Linux);
+    elsewhere by setting and restoring it."""
     try:
         # Setting the umask to read it changes it for every thread of the process for that
         # instant (a file created meanwhile by another thread, such as tiktoken's
@@ -41,10 +44,10 @@ def _umask() -> int:
 
 
 def _atomic(path: Path, write) -> None:
-    """Write ``path`` through a temporary sibling renamed into place, so a reader never sees half a file and a
-    killed writer leaves the old file whole (its ``.tmp`` is removed on error here, and by ``remove_stale_tmp``
-    after a kill). The file gets the mode an ordinary ``open`` would (0666 less the umask), not mkstemp's 0600.
-    A full disk is named as such, with the file."""
+    """Write ``path`` through a temporary sibling renamed into place, so a reader never sees half a
+    file and a killed writer leaves the old file whole (its ``.tmp`` is removed on error here, and
+    by ``remove_stale_tmp`` after a kill). The file gets the mode an ordinary ``open`` would (0666
+    less the umask), not mkstemp's 0600. A full disk is named as such, with the file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # The temporary file is a sibling, not in /tmp: os.replace is atomic only within one file
@@ -92,7 +95,8 @@ def _disk_full(folder: Path, below: int = 64 * 2**20) -> bool:
 
 
 def remove_stale_tmp(folder: Path) -> list[Path]:
-    """Delete the ``.<name>.*.tmp`` files a killed writer left in ``folder`` (never a finished file)."""
+    """Delete the ``.<name>.*.tmp`` files a killed writer left in
+    ``folder`` (never a finished file)."""
     # Safe only under the run lock (lib.engine.experiment calls it at the end of a run): a live
     # writer's .tmp would match too. Returned so that a caller or a test can say what was removed.
     stale = sorted(Path(folder).glob(".*.tmp"))
@@ -102,8 +106,8 @@ def remove_stale_tmp(folder: Path) -> list[Path]:
 
 
 def finite(obj):
-    """``obj`` with every NaN or infinite float replaced by None: JSON has no NaN or Infinity, and a reader
-    must see a missing value, not a number. (A diverged run says why in its own fields.)"""
+    """``obj`` with every NaN or infinite float replaced by None: JSON has no NaN or Infinity, and a
+    reader must see a missing value, not a number. (A diverged run says why in its own fields.)"""
     # numpy's float64 subclasses float, so it is caught here as well.
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
@@ -139,8 +143,9 @@ def write_jsonl_atomic(path, rows) -> None:
 
 
 def as_written(rows) -> list[dict]:
-    """``rows`` as ``write_jsonl_atomic`` writes them and a reader reads them back (NaN as None, numpy and tensor
-    scalars as numbers): what a history held in memory, such as a checkpoint's, is compared with the file by."""
+    """``rows`` as ``write_jsonl_atomic`` writes them and a reader reads them back (NaN as None,
+    numpy and tensor scalars as numbers): what a history held in memory, such as a checkpoint's,
+    is compared with the file by."""
     # JSON round-trips Python floats exactly, so a row written from the
     # same values reads back equal.
     return [json.loads(line) for line in _jsonl(rows)]
@@ -167,9 +172,10 @@ def save_bytes_atomic(path, data: bytes) -> None:
 
 
 def load_torch_file(path: Path, remedy: str):
-    """A checkpoint or ``weights.pt`` this project wrote, loaded with ``weights_only=True`` (no code runs). A
-    damaged or foreign file is this project's RunError naming the file and the remedy; torch's own message is
-    not passed on, since its advice (retry with ``weights_only=False``) is the wrong one for a hostile file."""
+    """A checkpoint or ``weights.pt`` this project wrote, loaded with ``weights_only=True`` (no code
+    runs). A damaged or foreign file is this project's RunError naming the file and the remedy;
+    torch's own message is not passed on, since its advice (retry with ``weights_only=False``) is
+    the wrong one for a hostile file."""
     try:
         # weights_only: a weights.pt comes with a clone of the repository, and a crafted pickle
         # could run code when a chapter loads it (tests/test_integrity.py). map_location="cpu": a

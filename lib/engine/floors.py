@@ -1,6 +1,6 @@
-"""The n-gram floors: the loss of a model that reads n-1 tokens of context and no more, estimated on a corpus's
-train split and scored on its validation split (or on an evaluation's own batches). The unigram floor (no context)
-is the "collapse floor" every chapter draws."""
+"""The n-gram floors: the loss of a model that reads n-1 tokens of context and no more, estimated on
+a corpus's train split and scored on its validation split (or on an evaluation's own batches). The
+unigram floor (no context) is the "collapse floor" every chapter draws."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def _unigram_logp(corpus: Corpus, alpha: float = 0.5) -> np.ndarray:
 
 
 def unigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
-    """``unigram_floor`` scored on the targets of ``batches`` (``[(x, y), ...]``) instead of the whole val split:
-    the floor on exactly the tokens an evaluation averages over. The fixed validation batches are a sample
-    of the split (overlapping windows, drawn once), slightly easier or harder than the whole of it; on
-    them a collapsed run's loss is compared like for like."""
+    """``unigram_floor`` scored on the targets of ``batches`` (``[(x, y), ...]``) instead of the
+    whole val split: the floor on exactly the tokens an evaluation averages over. The fixed
+    validation batches are a sample of the split (overlapping windows, drawn once), slightly easier
+    or harder than the whole of it; on them a collapsed run's loss is compared like for like."""
     # The targets only: the floor predicts y without looking at x. .cpu(),
     # as the batches may be on a GPU.
     ys = np.concatenate([np.asarray(y.cpu()).reshape(-1) for _, y in batches])
@@ -46,12 +46,13 @@ def unigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
 
 
 def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
-    """Cross-entropy (nats/token) on the val split of the order-``n`` model estimated on the train split:
-    P(w | previous n-1 tokens) = (c(context, w) + alpha) / (c(context) + alpha * V), add-``alpha`` smoothing
-    over the vocabulary V (so an unseen context falls back to uniform). n = 1 is ``unigram_floor``: no
-    context; n = 2 sees only the token before; n = 3 the two before. Scored on every val token that has
-    n-1 predecessors in the val split (the first n-1 are skipped), so it is the floor of a model that reads
-    only that much context, not a bound on a model that reads more."""
+    """Cross-entropy (nats/token) on the val split of the order-``n`` model estimated on the
+    train split: P(w | previous n-1 tokens) = (c(context, w) + alpha) / (c(context) + alpha *
+    V), add-``alpha`` smoothing over the vocabulary V (so an unseen context falls back to
+    uniform). n = 1 is ``unigram_floor``: no context; n = 2 sees only the token before; n = 3
+    the two before. Scored on every val token that has n-1 predecessors in the val split (the
+    first n-1 are skipped), so it is the floor of a model that reads only that much context,
+    not a bound on a model that reads more."""
     # Order 0 would be the uniform distribution, which needs no
     # estimate; refused rather than guessed.
     if n < 1:
@@ -107,9 +108,10 @@ def ngram_floor(corpus: Corpus, n: int, alpha: float = 0.5) -> float:
 
 
 def bigram_floor_on(corpus: Corpus, batches, alpha: float = 0.5) -> float:
-    """``ngram_floor(corpus, 2)`` scored on the evaluation's own batches (``[(x, y), ...]``): the add-``alpha``
-    bigram model of the train split, P(y_t | x_t), averaged over every target of the batches (each target's
-    current token x_t is in the batch, so every position counts). Small vocabularies only (a V x V table)."""
+    """``ngram_floor(corpus, 2)`` scored on the evaluation's own batches (``[(x, y), ...]``): the
+    add-``alpha`` bigram model of the train split, P(y_t | x_t), averaged over every target of the
+    batches (each target's current token x_t is in the batch, so every position counts). Small
+    vocabularies only (a V x V table)."""
     V = corpus.vocab_size
     # A dense V x V float64 table: 134 MB at 4,096, about 20 GB at GPT-2's 50,257; the BPE data has
     # ngram_floor instead.

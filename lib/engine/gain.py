@@ -74,9 +74,9 @@ def apply_gain(model, mode: str, g: float, target: str = "mlp") -> None:
 
 
 def construct(exp: Experiment) -> GPT:
-    """The experiment's model with its gain applied, drawn from torch's generator as it stands and on the current
-    device: lib.engine.experiment.build_model seeds it first, and lib.engine.runs builds it on the meta device for its
-    shapes."""
+    """The experiment's model with its gain applied, drawn from torch's generator as it stands and
+    on the current device: lib.engine.experiment.build_model seeds it first, and lib.engine.runs
+    builds it on the meta device for its shapes."""
     model = GPT(exp.model)
     # §5.1's correction: "weight-level reinitialization applied before optimizer construction".
     # a gain run: the plain run's initial weights, with the gain applied
@@ -105,8 +105,8 @@ def gain_experiments(
 
 
 def _one_run_per_gain(df: pd.DataFrame, keys: list[str]) -> None:
-    """Spreads and tables compare gains within one seed: two runs of the same (mode, gain) would make
-    a seed difference look like a gain effect."""
+    """Spreads and tables compare gains within one seed: two runs of the same (mode, gain) would
+    make a seed difference look like a gain effect."""
     dup = df[df.duplicated(keys, keep=False)]
     if len(dup):
         raise ValueError(

@@ -1,7 +1,9 @@
-"""What trained a run: the host and the code, as env.json records them (lib.engine.experiment writes it).
+"""What trained a run: the host and the code, as env.json records them
+(lib.engine.experiment writes it).
 
-The paper's absolute losses shift across environments (§3.5, §8.3), and a rounding-only change of kernel can
-move an escape here (book/escape_and_bundle.ipynb), so a run names its machine as well as its commit.
+The paper's absolute losses shift across environments (§3.5, §8.3), and a rounding-only
+change of kernel can move an escape here (book/escape_and_bundle.ipynb), so a run names its
+machine as well as its commit.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]  # lib/engine/host.py -> the reposito
 
 
 def memory_bytes(device: str) -> int | None:
-    """The memory a run on ``device`` has at most: the GPU's own, or the machine's RAM; None where it cannot be
-    read (lib.engine.experiment.check_fits then refuses nothing)."""
+    """The memory a run on ``device`` has at most: the GPU's own, or the machine's RAM; None where
+    it cannot be read (lib.engine.experiment.check_fits then refuses nothing)."""
     if device.startswith("cuda"):
         return torch.cuda.get_device_properties(device).total_memory
     try:
@@ -52,8 +54,9 @@ def git_state() -> dict:
 
 
 def last_commit(path: Path) -> str | None:
-    """The commit that last changed ``path`` in this repository (None where git, the repository or the file's
-    history is missing): where a file's released version can be checked out again once it is replaced."""
+    """The commit that last changed ``path`` in this repository (None where git, the
+    repository or the file's history is missing): where a file's released version can be
+    checked out again once it is replaced."""
     try:
         out = subprocess.run(
             ["git", "log", "-1", "--format=%H", "--", str(path)],
@@ -117,9 +120,10 @@ def environment(
 
 
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The CPU's model name as Linux reports it (``cpuinfo``'s first "model name"). Where there is none (another
-    system, or a Linux CPU whose cpuinfo has no such line, as on many ARM kernels) it says so and names the
-    architecture instead, so env.json never passes off the architecture as a model."""
+    """The CPU's model name as Linux reports it (``cpuinfo``'s first "model name"). Where
+    there is none (another system, or a Linux CPU whose cpuinfo has no such line, as on
+    many ARM kernels) it says so and names the architecture instead, so env.json never
+    passes off the architecture as a model."""
     try:
         for line in cpuinfo.read_text().splitlines():
             if line.startswith("model name"):

@@ -30,14 +30,15 @@ INIT_STD = 0.02  # N(0, 0.02) on every Linear and Embedding, as GPT-2 and nanoGP
 
 
 class MaskStream:
-    """Dropout's keep-masks drawn from a NumPy SFC64 stream: the execution option ``--fast-dropout``.
+    """Dropout's keep-masks drawn from a NumPy SFC64 stream: the
+    execution option ``--fast-dropout``.
 
-    On a CPU, torch draws each dropout mask with ``bernoulli_`` from one serial Mersenne Twister, about
-    20 ns an element on this project's 2-core CPU, which at the 10M shape is over a quarter of a step
-    (``python -m lib bench``). SFC64 gives 64 random bits in about a nanosecond. Each element is kept with
-    probability 1 - p, as with torch (to within 2^-32: its 32-bit word is compared with round(p * 2^32)),
-    and kept elements are scaled by 1 / (1 - p), as with torch: the same dropout, another random
-    realisation, so a run records the option (env.json), like ``--micro-batch``."""
+    On a CPU, torch draws each dropout mask with ``bernoulli_`` from one serial Mersenne Twister,
+    about 20 ns an element on this project's 2-core CPU, which at the 10M shape is over a quarter of
+    a step (``python -m lib bench``). SFC64 gives 64 random bits in about a nanosecond. Each element
+    is kept with probability 1 - p, as with torch (to within 2^-32: its 32-bit word is compared with
+    round(p * 2^32)), and kept elements are scaled by 1 / (1 - p), as with torch: the same dropout,
+    another random realisation, so a run records the option (env.json), like ``--micro-batch``."""
 
     def __init__(self, seed: int):
         # Seeded by the run's seed, so a run draws the same masks each time it is trained. One
@@ -72,8 +73,8 @@ class MaskStream:
 
 
 class Dropout(nn.Dropout):
-    """nn.Dropout, unchanged unless a ``MaskStream`` is attached (``use_mask_stream``): then its masks
-    come from the stream."""
+    """nn.Dropout, unchanged unless a ``MaskStream`` is attached (``use_mask_stream``): then
+    its masks come from the stream."""
 
     masks: MaskStream | None = None
 
@@ -87,10 +88,11 @@ class Dropout(nn.Dropout):
 
 
 def sdpa_math(q, k, v, dropout: Dropout) -> torch.Tensor:
-    """Causal F.scaled_dot_product_attention as it runs on a CPU with dropout on (its math path; the fused CPU
-    kernel takes no dropout), written out op for op so that its dropout can draw from a ``MaskStream``. With
-    torch's masks it equals F.scaled_dot_product_attention bitwise, forward and backward
-    (tests/test_fast_dropout.py), so the `sdpa` kernel keeps its own rounding under ``--fast-dropout``."""
+    """Causal F.scaled_dot_product_attention as it runs on a CPU with dropout on (its math path;
+    the fused CPU kernel takes no dropout), written out op for op so that its dropout can draw
+    from a ``MaskStream``. With torch's masks it equals F.scaled_dot_product_attention bitwise,
+    forward and backward (tests/test_fast_dropout.py), so the `sdpa` kernel keeps its own
+    rounding under ``--fast-dropout``."""
     # q and k are each scaled by the square root of 1/sqrt(head size) before their
     # product, as the math path does
     root = math.sqrt(1.0 / math.sqrt(q.size(-1)))
@@ -183,9 +185,10 @@ class MLP(nn.Module):
 
 
 class LocalMixer(nn.Module):
-    """A position-blind stand-in for attention (§7.2): a token-wise MLP d -> 2d -> d without bias, so
-    4d² weights like attention's q/k/v and output projection, but no information crosses positions.
-    The author's ``LocalMixer`` (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb), on our Block."""
+    """A position-blind stand-in for attention (§7.2): a token-wise MLP d -> 2d -> d without
+    bias, so 4d² weights like attention's q/k/v and output projection, but no information
+    crosses positions. The author's ``LocalMixer``
+    (Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb), on our Block."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -259,7 +262,8 @@ class GPT(nn.Module):
             nn.init.zeros_(module.bias)
 
     def num_params(self, non_embedding: bool = False) -> int:
-        """Unique parameters (a tied matrix counts once); optionally without wpe, as nanoGPT prints."""
+        """Unique parameters (a tied matrix counts once); optionally
+        without wpe, as nanoGPT prints."""
         n = sum(p.numel() for p in self.parameters())
         return n - self.transformer.wpe.weight.numel() if non_embedding else n
 

@@ -3,9 +3,9 @@
 A chapter lists its plan's runs, loads those present, and for each missing one
 prints the command that produces it.
 
-Longer than the house's ~350 lines because it is the one list of every run the book trains (the release, the
-mechanism, the recipes, the paper-shape prefixes) and of the plan names the CLI and the chapters resolve:
-split, the same experiments would be defined in two places.
+Longer than the house's ~350 lines because it is the one list of every run the book trains (the
+release, the mechanism, the recipes, the paper-shape prefixes) and of the plan names the CLI and the
+chapters resolve: split, the same experiments would be defined in two places.
 """
 
 from __future__ import annotations
@@ -53,10 +53,10 @@ TWIN_KERNEL = "manual"
 
 
 def gain_twins(scale: str = "cpu") -> list[Experiment]:
-    """§5.1(b)'s null: the runtime-gain runs at ``TWIN_GAINS``, each with the attention computed by the other kernel
-    (``TWIN_KERNEL``), which at the stand-in's dropout 0 changes only the order of floating-point operations
-    (tests/test_model.py). How far a curve moves under that alone is the yardstick a spread between gains is read
-    against."""
+    """§5.1(b)'s null: the runtime-gain runs at ``TWIN_GAINS``, each with the attention computed by
+    the other kernel (``TWIN_KERNEL``), which at the stand-in's dropout 0 changes only the order of
+    floating-point operations (tests/test_model.py). How far a curve moves under that alone is the
+    yardstick a spread between gains is read against."""
     base = [e for e in gain_confound(scale) if e.gain_mode == "runtime" and e.gain in TWIN_GAINS]
     # with dropout the kernels draw different masks: no longer rounding-only
     if any(e.model.dropout for e in base):
@@ -74,8 +74,9 @@ GAIN_SEEDS = (42, 123)
 
 
 def gain_seeds(scale: str = "cpu", seeds=GAIN_SEEDS) -> list[Experiment]:
-    """The paper's four runtime gains at ``seeds``, seed by seed (a sweep cut short leaves whole seeds). The plain
-    run (g = 1) of each seed is the asymmetry chapter's, already trained; the weight-level gains stay seed 1337's."""
+    """The paper's four runtime gains at ``seeds``, seed by seed (a sweep cut short leaves whole
+    seeds). The plain run (g = 1) of each seed is the asymmetry chapter's, already trained; the
+    weight-level gains stay seed 1337's."""
     return [e for s in seeds for e in gain_confound(scale, s) if e.gain_mode == "runtime"]
 
 
@@ -114,11 +115,11 @@ LONGER_BUDGET = 3  # the 124M stand-in's probe trains this many times the preset
 
 
 def longer_budget_124m(scale: str = "cpu-bpe") -> list[Experiment]:
-    """AttnOnly and FFNOnly at seed 1337 of the 124M stand-in with ``LONGER_BUDGET`` times its steps (the
-    same recipe, its cosine stretched over the longer run): does a configuration that stays on the floor
-    for the stand-in's budget leave it later, and does the asymmetry appear then? Both are probed, so
-    that one leaving the floor is not mistaken for the asymmetry. A stand-in question only; at 124M
-    the budget is the paper's."""
+    """AttnOnly and FFNOnly at seed 1337 of the 124M stand-in with ``LONGER_BUDGET`` times its steps
+    (the same recipe, its cosine stretched over the longer run): does a configuration that stays on
+    the floor for the stand-in's budget leave it later, and does the asymmetry appear then? Both are
+    probed, so that one leaving the floor is not mistaken for the asymmetry. A stand-in question
+    only; at 124M the budget is the paper's."""
     exps = [get_preset(scale, "residualgpt", c, PAPER_SEED) for c in ("AttnOnly", "FFNOnly")]
     return with_steps(exps, LONGER_BUDGET * exps[0].train.max_steps)
 
@@ -138,9 +139,10 @@ SEARCH_CONTROLS = ("FullResidual", "FFNOnly")
 
 
 class Probe(NamedTuple):
-    """One probe of the search: its name, its levers (fields on top of ``search_base``), the step the CPU stops
-    it at (``stop``; its ``max_steps`` unless the schedule is the 124M's own, cut short) and the scale it starts
-    from (`cpu-bpe`, or `cpu-sotu` for the corpus lever: the same model on the SOTU addresses)."""
+    """One probe of the search: its name, its levers (fields on top of ``search_base``), the step
+    the CPU stops it at (``stop``; its ``max_steps`` unless the schedule is the 124M's own, cut
+    short) and the scale it starts from (`cpu-bpe`, or `cpu-sotu` for the corpus lever: the same
+    model on the SOTU addresses)."""
 
     name: str
     changes: dict
@@ -151,8 +153,9 @@ class Probe(NamedTuple):
 def search_base(
     config: str = "AttnOnly", seed: int = PAPER_SEED, scale: str = "cpu-bpe"
 ) -> Experiment:
-    """``scale``'s preset with the 124M preset's optimisation: its peak and final rate and its dropout, read from
-    the preset. The warm-up and the budget are each probe's (``_ten_percent``)."""
+    """``scale``'s preset with the 124M preset's optimisation: its peak and final
+    rate and its dropout, read from the preset. The warm-up and the budget are
+    each probe's (``_ten_percent``)."""
     paper = get_preset("124M")
     return replace(
         get_preset(scale, "residualgpt", config, seed),
@@ -163,7 +166,8 @@ def search_base(
 
 
 def _ten_percent(steps: int, **levers) -> dict:
-    """A budget of ``steps`` with the 124M's warm-up fraction (2,000 of 20,000 steps), read from its preset."""
+    """A budget of ``steps`` with the 124M's warm-up fraction (2,000 of 20,000
+    steps), read from its preset."""
     paper = get_preset("124M").train
     return dict(
         max_steps=steps, warmup_steps=steps * paper.warmup_steps // paper.max_steps, **levers
@@ -171,7 +175,8 @@ def _ten_percent(steps: int, **levers) -> dict:
 
 
 def _own_schedule(**levers) -> dict:
-    """The 124M preset's own schedule (its warm-up over its budget): the same slope, cut short by ``Probe.stop``."""
+    """The 124M preset's own schedule (its warm-up over its budget): the same
+    slope, cut short by ``Probe.stop``."""
     paper = get_preset("124M").train
     return dict(max_steps=paper.max_steps, warmup_steps=paper.warmup_steps, **levers)
 
@@ -226,14 +231,16 @@ def search_probe(name: str) -> Probe:
 
 
 def probe_runs(probe: Probe) -> dict[tuple[str, int], Experiment]:
-    """A probe's runs: AttnOnly at ``SEARCH_SEEDS``, then the controls at seed 1337, keyed (configuration, seed)."""
+    """A probe's runs: AttnOnly at ``SEARCH_SEEDS``, then the controls at seed
+    1337, keyed (configuration, seed)."""
     keys = [("AttnOnly", s) for s in SEARCH_SEEDS] + [(c, PAPER_SEED) for c in SEARCH_CONTROLS]
     return {(c, s): replace(search_base(c, s, probe.scale), **probe.changes) for c, s in keys}
 
 
 def search_124m() -> list[Experiment]:
-    """Every probe's runs, probe by probe, AttnOnly first. ``sweep --plan 124m_search --configs AttnOnly`` trains the
-    AttnOnly runs; a probe's controls are trained once its AttnOnly has left the floor."""
+    """Every probe's runs, probe by probe, AttnOnly first.
+    ``sweep --plan 124m_search --configs AttnOnly`` trains the AttnOnly runs; a probe's controls are
+    trained once its AttnOnly has left the floor."""
     return [e for p in SEARCH_PROBES for e in probe_runs(p).values()]
 
 
@@ -266,13 +273,14 @@ SCHEDULE_NAMES = {"cosine": WARMUP_COSINE, "constant": CONSTANT_LR}
 
 
 def own_schedule(impl: str, scale: str = "cpu") -> str:
-    """The schedule an implementation's preset trains with (``TrainConfig.schedule``), read from the preset."""
+    """The schedule an implementation's preset trains with
+    (``TrainConfig.schedule``), read from the preset."""
     return get_preset(scale, impl).train.schedule
 
 
 def warmup_cosine(scale: str = "cpu") -> dict:
-    """ResidualGPT's schedule (linear warm-up, cosine decay) given to nanoGPT at nanoGPT's own peak, decayed
-    to the same fraction of it as ResidualGPT's."""
+    """ResidualGPT's schedule (linear warm-up, cosine decay) given to nanoGPT at nanoGPT's own peak,
+    decayed to the same fraction of it as ResidualGPT's."""
     nano, res = get_preset(scale, "nanogpt").train, get_preset(scale, "residualgpt").train
     # Rounded to 6 significant digits: at `cpu` the product is 2.9999999999999997e-05. The directory
     # name rounds it (:g) but config.json keeps every digit, so unrounded it would share the
@@ -285,8 +293,8 @@ def warmup_cosine(scale: str = "cpu") -> dict:
 
 
 def constant_lr(scale: str = "cpu") -> dict:
-    """ResidualGPT at a constant learning rate, its own peak, no warm-up and no decay: the Phase-2 notebook's
-    schedule (``Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb``), and nanoGPT's."""
+    """ResidualGPT at a constant learning rate, its own peak, no warm-up and no decay: the Phase-2
+    notebook's schedule (``Notebooks/10M/10M_MIXTURE_EXPERIMENT.ipynb``), and nanoGPT's."""
     res = get_preset(scale, "residualgpt").train
     # min_lr = lr, as nanoGPT's recipe writes its constant rate: lr_at ignores min_lr there, but the
     # config reads as what it is, a schedule without decay.
@@ -294,12 +302,13 @@ def constant_lr(scale: str = "cpu") -> dict:
 
 
 def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
-    """The paper's exact 10M runs (Table 1: 6 x 384, block 256, batch 64, dropout 0.2, the 3,000-step
-    schedule, fp32 as the author ran them), evaluated on ``PREFIX_EVAL``. On a 2-core CPU only their first
-    steps are affordable (``sweep --plan 10m_prefix --until 300``: each run stops at ``prefix_steps``,
-    status ``partial``); on a GPU the same plan without ``--until`` trains them to the end. In order: the
-    joint collapse (nanoGPT AttnOnly), the paper's central contrast (ResidualGPT AttnOnly), each with the
-    other's schedule, the two FFNOnly runs (the floor and the layer-0 gradient), the FullResidual controls."""
+    """The paper's exact 10M runs (Table 1: 6 x 384, block 256, batch 64, dropout 0.2, the
+    3,000-step schedule, fp32 as the author ran them), evaluated on ``PREFIX_EVAL``. On a 2-core CPU
+    only their first steps are affordable (``sweep --plan 10m_prefix --until 300``: each run stops
+    at ``prefix_steps``, status ``partial``); on a GPU the same plan without ``--until`` trains them
+    to the end. In order: the joint collapse (nanoGPT AttnOnly), the paper's central contrast
+    (ResidualGPT AttnOnly), each with the other's schedule, the two FFNOnly runs (the floor and the
+    layer-0 gradient), the FullResidual controls."""
 
     # Every run is a 10M preset plus only the evaluation cadence (and the schedule swap): the
     # paper's shape exactly, which is the point of the plan, since the stand-ins differ from it in
@@ -321,8 +330,8 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
 
 def prefix_steps(exp: Experiment) -> int:
     """How far the CPU trains a run of ``paper_10m_prefix``: ResidualGPT's FullResidual only to
-    ``PREFIX_CONTROL_STEPS``; nanoGPT's to ``PREFIX_STEPS`` like the rest, since Fig. 2b orders it beside the two
-    collapsed nanoGPT configurations at the same step."""
+    ``PREFIX_CONTROL_STEPS``; nanoGPT's to ``PREFIX_STEPS`` like the rest, since Fig. 2b orders it
+    beside the two collapsed nanoGPT configurations at the same step."""
     short = exp.config_name == "FullResidual" and exp.impl == "residualgpt"
     return PREFIX_CONTROL_STEPS if short else PREFIX_STEPS
 
@@ -337,8 +346,8 @@ WHOLE_EVAL = dict(PREFIX_EVAL, eval_interval=100)
 
 
 def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
-    """The paper's exact 10M runs (``paper_10m_prefix``'s shape and recipes), trained to the end, evaluated
-    on ``WHOLE_EVAL``."""
+    """The paper's exact 10M runs (``paper_10m_prefix``'s shape and recipes), trained to the
+    end, evaluated on ``WHOLE_EVAL``."""
     return [
         replace(get_preset("10M", impl, config, seed), **WHOLE_EVAL)
         for impl, config in (
@@ -362,9 +371,9 @@ SCHEDULE_10M_AFTER = 100
 
 
 def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
-    """ResidualGPT AttnOnly at the paper's 10M shape on its own warm-up + cosine and at a constant rate
-    (``constant_lr``: its peak 3e-4, the Phase-2 recipe), seed by seed (``SCHEDULE_SEEDS``). Seed 1337's two runs
-    are the released prefixes of ``paper_10m_prefix``, the same experiments."""
+    """ResidualGPT AttnOnly at the paper's 10M shape on its own warm-up + cosine and at a constant
+    rate (``constant_lr``: its peak 3e-4, the Phase-2 recipe), seed by seed (``SCHEDULE_SEEDS``).
+    Seed 1337's two runs are the released prefixes of ``paper_10m_prefix``, the same experiments."""
 
     def at(seed, **changes):
         return replace(get_preset("10M", "residualgpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
@@ -381,8 +390,8 @@ def paper_10m_schedule_seeds(seeds=None) -> list[Experiment]:
 # cosine, each to the prefix's step 300 (its ``Plan.options``) on the prefixes' cadence. Seed 1337's
 # two runs are the released prefixes of ``paper_10m_prefix``.
 def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
-    """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with ``warmup_cosine``, seed by seed
-    (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
+    """nanoGPT AttnOnly at the paper's 10M shape on its own constant rate and with
+    ``warmup_cosine``, seed by seed (``SCHEDULE_SEEDS``), evaluated on ``PREFIX_EVAL``."""
 
     def at(seed, **changes):
         return replace(get_preset("10M", "nanogpt", "AttnOnly", seed), **PREFIX_EVAL, **changes)
@@ -395,12 +404,13 @@ def paper_10m_nanogpt_schedule_seeds(seeds=None) -> list[Experiment]:
 
 
 def schedule_10m_until(exp: Experiment, summary: dict | None) -> int:
-    """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None: not started):
-    ``SCHEDULE_10M_AFTER`` steps past its escape, or at ``SCHEDULE_10M_MAX_STEPS`` if it has not left the floor by
-    then, under either schedule; a warm-up + cosine run trains at least to ``SCHEDULE_10M_WARMUP_STEPS``, past its
-    warm-up. One budget for both schedules, so that the rank rule's "never" (a run still on the floor at its stop)
-    means the same under each: a warm-up run stopped on the floor at step 200 would be read as never leaving by
-    600. Trained in segments of ``SCHEDULE_10M_AFTER`` steps, so the stop is moved as soon as an escape is seen
+    """Where the CPU stops a run of ``paper_10m_schedule_seeds``, given its summary so far (None:
+    not started): ``SCHEDULE_10M_AFTER`` steps past its escape, or at ``SCHEDULE_10M_MAX_STEPS`` if
+    it has not left the floor by then, under either schedule; a warm-up + cosine run trains at least
+    to ``SCHEDULE_10M_WARMUP_STEPS``, past its warm-up. One budget for both schedules, so that the
+    rank rule's "never" (a run still on the floor at its stop) means the same under each: a warm-up
+    run stopped on the floor at step 200 would be read as never leaving by 600. Trained in segments
+    of ``SCHEDULE_10M_AFTER`` steps, so the stop is moved as soon as an escape is seen
     (``sweep.train_queue`` asks again after each)."""
     # a summary that is no JSON object is read as no progress: the sweep then refuses the damaged
     # run by name (RunDir.refuse_damaged), which this rule must not pre-empt with a crash of its own
@@ -442,8 +452,9 @@ MIXER_CONFIGS = ("AttnOnly", "FullResidual", "FFNOnly")
 
 
 def mixer_test(seeds=SEEDS_10M) -> list[Experiment]:
-    """§7.2's falsification test: attention replaced by the position-blind local mixer (same 4d² weights,
-    no information across positions) at the preset's full budget. Seed 1337 of each configuration first."""
+    """§7.2's falsification test: attention replaced by the position-blind local mixer
+    (same 4d² weights, no information across positions) at the preset's full budget.
+    Seed 1337 of each configuration first."""
     return [
         replace(get_preset("cpu", "residualgpt", c, s), mixer="local")
         for s in seeds
@@ -466,10 +477,10 @@ ESCAPE_UNSCALED_DEPTH = 12
 
 def escape_map(seed: int = PAPER_SEED) -> list[Experiment]:
     """AttnOnly over depth x the FFN output's scale at initialisation, and FFNOnly at depth 6 as the
-    control (issue "The mechanism, measured", §4). g = 1 is the plain run at that depth. Last, AttnOnly at
-    the deepest depth and gain 1 without the 1/√(2L) scaling (``scaled_init=False``): the gain scales only the
-    FFN output, but the scaling shrinks attention's output projection too, so only this run removes what
-    GPT-2's scaling does as a whole."""
+    control (issue "The mechanism, measured", §4). g = 1 is the plain run at that depth. Last,
+    AttnOnly at the deepest depth and gain 1 without the 1/√(2L) scaling (``scaled_init=False``):
+    the gain scales only the FFN output, but the scaling shrinks attention's output projection too,
+    so only this run removes what GPT-2's scaling does as a whole."""
     exps = []
     for config, depths in (("AttnOnly", ESCAPE_DEPTHS), ("FFNOnly", (6,))):
         for depth in depths:
@@ -496,8 +507,8 @@ ESCAPE_LONG_CELLS = ((12, 1.0),)  # (depth, gain)
 
 
 def escape_long_budget(seed: int = PAPER_SEED) -> list[Experiment]:
-    """AttnOnly at the map's boundary cells (``ESCAPE_LONG_CELLS``), the preset's budget and cosine, evaluated
-    as often as the map (every 25 steps on 20 batches)."""
+    """AttnOnly at the map's boundary cells (``ESCAPE_LONG_CELLS``), the preset's budget and cosine,
+    evaluated as often as the map (every 25 steps on 20 batches)."""
     cadence = {k: v for k, v in ESCAPE_BUDGET.items() if k != "max_steps"}
     exps = []
     for depth, g in ESCAPE_LONG_CELLS:
@@ -516,8 +527,9 @@ ESCAPE_WARMUPS = (400, 1600)
 
 
 def escape_warmup(seed: int = PAPER_SEED) -> list[Experiment]:
-    """AttnOnly on the escape map's budget at ``ESCAPE_WARMUP_DEPTHS`` x ``ESCAPE_WARMUPS`` (the preset's 100-step
-    warm-up is the map's own column): does a gentler warm-up free the depth at which the map's AttnOnly stays?"""
+    """AttnOnly on the escape map's budget at ``ESCAPE_WARMUP_DEPTHS`` x ``ESCAPE_WARMUPS`` (the
+    preset's 100-step warm-up is the map's own column): does a gentler warm-up free the depth at
+    which the map's AttnOnly stays?"""
     return [
         replace(
             get_preset("cpu", "residualgpt", "AttnOnly", seed),
@@ -531,9 +543,10 @@ def escape_warmup(seed: int = PAPER_SEED) -> list[Experiment]:
 
 
 def probe_during(seed: int = PAPER_SEED) -> list[Experiment]:
-    """The four configurations on the escape map's budget (evaluations every 25 steps), for the probes
-    during training (``lib.engine.diagnostics.ProbeCallback``): the released seed-1337 runs were trained before the
-    probes existed. AttnOnly and FFNOnly are the escape map's depth-6, gain-1 runs."""
+    """The four configurations on the escape map's budget (evaluations every 25 steps), for the
+    probes during training (``lib.engine.diagnostics.ProbeCallback``): the released
+    seed-1337 runs were trained before the probes existed. AttnOnly and FFNOnly are the
+    escape map's depth-6, gain-1 runs."""
     return [replace(get_preset("cpu", "residualgpt", c, seed), **ESCAPE_BUDGET) for c in CONFIGS]
 
 
@@ -546,9 +559,10 @@ ROUNDING_CONTROL = "SDPA kernel"
 def bundle_factors(
     scale: str = "cpu", config: str = "AttnOnly", seed: int = PAPER_SEED
 ) -> dict[str, Experiment]:
-    """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on its own, by
-    name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from its preset at ``scale``.
-    Dropout after the embeddings is not a factor here: the stand-ins train without dropout."""
+    """nanoGPT (the author's recipe) with one factor of the ResidualGPT bundle switched on
+    its own, by name; ``"none"`` is nanoGPT itself. The ResidualGPT values are read from
+    its preset at ``scale``. Dropout after the embeddings is not a factor here: the
+    stand-ins train without dropout."""
     nano = get_preset(scale, "nanogpt", config, seed)
     res = get_preset(scale, "residualgpt", config, seed).train
     factors = {
@@ -569,16 +583,18 @@ def bundle_factors(
 
 
 def rounding_twins(scale: str = "cpu") -> list[Experiment]:
-    """The rounding-only twin (``ROUNDING_CONTROL``) of nanoGPT AttnOnly at the joint-collapse chapter's seeds
-    other than the bundle's, whose twin is a bundle factor: whether each seed's escape survives a change of
-    floating-point order decides whether the stand-in's joint collapse is a knife-edge or a contradiction."""
+    """The rounding-only twin (``ROUNDING_CONTROL``) of nanoGPT AttnOnly at the joint-collapse
+    chapter's seeds other than the bundle's, whose twin is a bundle factor: whether each seed's
+    escape survives a change of floating-point order decides whether the stand-in's joint collapse
+    is a knife-edge or a contradiction."""
     # the bundle's own twin: its fields, at the other seeds
     twin = bundle_factors(scale)[ROUNDING_CONTROL]
     return [replace(e, attn_kernel=twin.model.attn_kernel) for e in bundle_baseline_seeds(scale)]
 
 
 def bundle_baseline_seeds(scale: str = "cpu") -> list[Experiment]:
-    """nanoGPT AttnOnly at the joint-collapse chapter's other seeds: the bundle reads its factors against them."""
+    """nanoGPT AttnOnly at the joint-collapse chapter's other seeds: the bundle
+    reads its factors against them."""
     # A factor that moves seed 1337 off the floor means little if nanoGPT
     # itself leaves it at another seed.
     return [e for e in joint_collapse(scale, seeds=(42,)) if e.config_name == "AttnOnly"]
@@ -604,9 +620,9 @@ SCHEDULE_CADENCE = {k: v for k, v in ESCAPE_BUDGET.items() if k != "max_steps"}
 
 
 def author_values(seeds=SEEDS_10M) -> list[Experiment]:
-    """Do the stand-in's headline results survive the author's values? ResidualGPT AttnOnly, FFNOnly and
-    FullResidual with ``AUTHOR_VALUES`` (the asymmetry), and nanoGPT AttnOnly with the author's dropout (the
-    joint collapse)."""
+    """Do the stand-in's headline results survive the author's values? ResidualGPT AttnOnly, FFNOnly
+    and FullResidual with ``AUTHOR_VALUES`` (the asymmetry), and nanoGPT AttnOnly with the author's
+    dropout (the joint collapse)."""
     exps = [
         replace(get_preset("cpu", "residualgpt", c, s), **AUTHOR_VALUES)
         for s in seeds
@@ -618,9 +634,9 @@ def author_values(seeds=SEEDS_10M) -> list[Experiment]:
 
 
 class ScheduleFactor(NamedTuple):
-    """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset, and the seeds
-    whose runs picked it as a candidate, which are no evidence for it (``claims.schedule_seeds`` judges it on the
-    others)."""
+    """One row of ``schedule_factors``: the fields a factor changes in its implementation's preset,
+    and the seeds whose runs picked it as a candidate, which are no evidence for it
+    (``claims.schedule_seeds`` judges it on the others)."""
 
     changes: dict
     chosen_by: tuple[int, ...] = ()
@@ -641,13 +657,14 @@ CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"
 
 
 def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor]:
-    """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) -> ``ScheduleFactor``.
-    "none" is the implementation's own recipe; each swaps in the other implementation's schedule, named by
-    ``SCHEDULE_NAMES``; ResidualGPT's constant rate is trained twice, at its own peak and at Phase 2's 3e-4, so the
-    rate is told apart from the schedule's shape (``schedule_factor_changes`` names what each changes). The one-seed
-    bundle's three candidates (nanoGPT's warm-up + cosine, gradient clipping and no biases) train every seed and are
-    judged on the seeds other than the bundle's, whose runs chose them. The one place each label is written:
-    ``schedule_factor`` reads it back by lookup."""
+    """The schedule plan as a table, as ``bundle_factors`` is: (implementation, factor) ->
+    ``ScheduleFactor``. "none" is the implementation's own recipe; each swaps in the other
+    implementation's schedule, named by ``SCHEDULE_NAMES``; ResidualGPT's constant rate is trained
+    twice, at its own peak and at Phase 2's 3e-4, so the rate is told apart from the schedule's
+    shape (``schedule_factor_changes`` names what each changes). The one-seed bundle's three
+    candidates (nanoGPT's warm-up + cosine, gradient clipping and no biases) train every seed and
+    are judged on the seeds other than the bundle's, whose runs chose them. The one place each label
+    is written: ``schedule_factor`` reads it back by lookup."""
     res = get_preset(scale, "residualgpt").train
     swap = {"nanogpt": warmup_cosine(scale), "residualgpt": constant_lr(scale)}
     # the one-seed bundle's seed, whose runs picked its three candidates: nanoGPT's
@@ -673,8 +690,9 @@ def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor
 
 
 def schedule_factor_changes(scale: str = "cpu") -> list[dict]:
-    """What each schedule factor of ``schedule_factors`` changes, in the three parts a schedule has: the peak
-    rate, the warm-up and the decay, each "kept" or "from → to" against the implementation's own preset."""
+    """What each schedule factor of ``schedule_factors`` changes, in the three parts a
+    schedule has: the peak rate, the warm-up and the decay, each "kept" or "from → to"
+    against the implementation's own preset."""
     rows = []
     for (impl, name), f in schedule_factors(scale).items():
         if name == "none" or "schedule" not in f.changes:
@@ -710,8 +728,8 @@ def _schedule_run(impl: str, seed: int, changes: dict, scale: str = "cpu") -> Ex
 
 
 def schedule_factor(exp: Experiment) -> str:
-    """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it is), found in
-    ``schedule_factors`` by the run it builds; a run outside the plan is refused."""
+    """The factor a run of ``schedule_seeds`` switches ("none": its implementation's recipe as it
+    is), found in ``schedule_factors`` by the run it builds; a run outside the plan is refused."""
     table = schedule_factors(exp.scale)
     for (impl, name), f in table.items():
         if impl == exp.impl and _schedule_run(impl, exp.seed, f.changes, exp.scale) == exp:
@@ -726,10 +744,10 @@ def schedule_factor(exp: Experiment) -> str:
 
 
 def schedule_seeds(seeds=SCHEDULE_SEEDS) -> list[Experiment]:
-    """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps (``schedule_factors``):
-    nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and cosine; ResidualGPT AttnOnly with its
-    warm-up and cosine and at a constant rate, its own peak and Phase 2's; then gradient clipping and no biases on
-    nanoGPT AttnOnly."""
+    """The learning-rate schedule as a factor, over five seeds, evaluated every 25 steps
+    (``schedule_factors``): nanoGPT AttnOnly at its constant rate and with ResidualGPT's warm-up and
+    cosine; ResidualGPT AttnOnly with its warm-up and cosine and at a constant rate, its own peak
+    and Phase 2's; then gradient clipping and no biases on nanoGPT AttnOnly."""
     return [
         _schedule_run(impl, s, f.changes)
         for (impl, _), f in schedule_factors().items()
@@ -744,11 +762,11 @@ def recipes() -> list[Experiment]:
 
 
 def mechanism() -> list[Experiment]:
-    """What book/mechanism.ipynb and book/escape_and_bundle.ipynb train, cheapest answer first: the mixer test at
-    seed 1337, the four short runs probed during training, the mixer's other seeds, the bundle one factor at a
-    time and the rounding twin of its other seed, the escape map and its boundary cells at the full budget. The
-    schedule over seeds, which the second
-    chapter reads too, is a recipe plan of its own (``schedule_seeds``, in ``RECIPE_PLANS``)."""
+    """What book/mechanism.ipynb and book/escape_and_bundle.ipynb train, cheapest answer first: the
+    mixer test at seed 1337, the four short runs probed during training, the mixer's other seeds,
+    the bundle one factor at a time and the rounding twin of its other seed, the escape map and its
+    boundary cells at the full budget. The schedule over seeds, which the second chapter reads too,
+    is a recipe plan of its own (``schedule_seeds``, in ``RECIPE_PLANS``)."""
     return unique(
         [
             *mixer_test(seeds=(PAPER_SEED,)),
@@ -857,12 +875,13 @@ def _schedule_stop(exp: Experiment, summary: dict | None, cap: int | None) -> in
 
 @dataclass(frozen=True)
 class Plan:
-    """A plan: the runs ``make`` lists (calling the plan calls it), the scales they resolve at (the first is the
-    default; none: the runs' own fixed scales), the options its released runs were trained with on this CPU
-    (``sweep --plan NAME OPTIONS``), and its stopping rule where its runs stop at steps of their own: (experiment,
-    its summary so far or None, the command's --until or None) -> the step to train it to (None: its budget).
-    ``sweep`` asks again after each segment, so a rule that reads the run moves its stop as the run goes. The CLI
-    names no plan: it reads each plan's own rule and options here."""
+    """A plan: the runs ``make`` lists (calling the plan calls it), the scales they resolve at (the
+    first is the default; none: the runs' own fixed scales), the options its released runs were
+    trained with on this CPU (``sweep --plan NAME OPTIONS``), and its stopping rule where its runs
+    stop at steps of their own: (experiment, its summary so far or None, the command's --until or
+    None) -> the step to train it to (None: its budget). ``sweep`` asks again after each segment, so
+    a rule that reads the run moves its stop as the run goes. The CLI names no plan: it reads each
+    plan's own rule and options here."""
 
     name: str
     make: Callable[..., list[Experiment]]
@@ -923,7 +942,8 @@ _PLANNED: set[str] = set()  # every plan's runs at every scale, filled on first 
 
 
 def planned(exp: Experiment) -> bool:
-    """Is ``exp`` a run of some plan, at any of the plan's scales (a run the released ``runs/`` may hold)?"""
+    """Is ``exp`` a run of some plan, at any of the plan's scales (a run the
+    released ``runs/`` may hold)?"""
     # The CLI asks before training into the released runs/ and the staging scan asks for every run
     # it finds, so the plans are resolved once and kept as JSON keys.
     if not _PLANNED:
@@ -936,9 +956,10 @@ def planned(exp: Experiment) -> bool:
 def resolve(
     name: str, scale: str | None = None, configs=None, seeds=None, impls=None
 ) -> list[Experiment]:
-    """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs``, ``seeds`` and ``impls`` where given.
-    A scale the plan does not have, or a configuration, seed or implementation that selects none of its runs, is refused
-    with the valid choices: a plan never silently ignores an argument."""
+    """Plan ``name`` at ``scale`` (its default if None), narrowed to ``configs``, ``seeds`` and
+    ``impls`` where given. A scale the plan does not have, or a configuration, seed or
+    implementation that selects none of its runs, is refused with the valid choices: a plan never
+    silently ignores an argument."""
     if name not in PLANS:
         raise ConfigError(f"unknown plan {name!r}; valid: {', '.join(PLANS)}")
     scales = PLANS[name].scales or None

@@ -1,20 +1,20 @@
 """What the residual stream still knows, block by block (book/mechanism.ipynb).
 
-Three measures of the hidden states on one fixed set of validation batches, at depth 0 (the embedding, the
-input to the first block) and at depth k, after the k-th block (1-based):
+Three measures of the hidden states on one fixed set of validation batches, at depth 0 (the
+embedding, the input to the first block) and at depth k, after the k-th block (1-based):
 
 * ``position_cosine``: the mean cosine similarity between the states of two different positions of
   the same sequence. 1 means every position carries the same vector: the rank collapse that pure
   attention suffers without skip connections (Dong, Cordonnier & Loukas 2021; Noci et al. 2022).
 * ``token_accuracy``: how well the current input token can be read back from the state, by nearest
   centroid: one centroid per token type from the first half of the sequences, each position of the
-  second half assigned to the nearest one (Euclidean, after subtracting the first half's mean). Chance
-  is the share of the most frequent token among the scored positions (``token_chance``): what always
-  guessing that token would score. A model that has forgotten which token it is reading cannot
-  predict the next one better than the unigram floor.
-* ``effective_rank``: exp of the entropy of the normalised singular values of the (positions x width)
-  matrix of states (Roy & Vetterli 2007); 1 for identical rows, the width for orthogonal ones of equal
-  norm. Uncentred, so that a collapse onto one shared vector reads as rank 1.
+  second half assigned to the nearest one (Euclidean, after subtracting the first half's mean).
+  Chance is the share of the most frequent token among the scored positions (``token_chance``): what
+  always guessing that token would score. A model that has forgotten which token it is reading
+  cannot predict the next one better than the unigram floor.
+* ``effective_rank``: exp of the entropy of the normalised singular values of the (positions x
+  width) matrix of states (Roy & Vetterli 2007); 1 for identical rows, the width for orthogonal ones
+  of equal norm. Uncentred, so that a collapse onto one shared vector reads as rank 1.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ PROBE_SEQUENCES = 16
 
 @torch.no_grad()
 def capture_activations(model, idx) -> list[torch.Tensor]:
-    """Residual-stream states by depth: [the embedding (input to the first block), after block 1, ..., after
-    block L]."""
+    """Residual-stream states by depth: [the embedding (input to the first block), after
+    block 1, ..., after block L]."""
     blocks = model.transformer.h
     captured: list[torch.Tensor] = []
     # Hooks, not a copy of GPT.forward: the states are the model's own, whatever Block does
@@ -72,9 +72,9 @@ def position_cosine(h: torch.Tensor) -> float:
 
 
 def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
-    """(accuracy, chance) of reading the input token ``idx`` back from the states ``h`` by nearest centroid;
-    centroids from the first half of the sequences, scored on the positions of the second half whose
-    token the first half has seen."""
+    """(accuracy, chance) of reading the input token ``idx`` back from the states ``h`` by nearest
+    centroid; centroids from the first half of the sequences, scored on the positions of the second
+    half whose token the first half has seen."""
     B = h.shape[0]
     if B < 2:
         raise ValueError(
@@ -104,7 +104,8 @@ def token_accuracy(h: torch.Tensor, idx: torch.Tensor) -> tuple[float, float]:
 
 
 def effective_rank(h: torch.Tensor) -> float:
-    """exp(entropy) of the normalised singular values of the states ``h`` flattened to (positions, width)."""
+    """exp(entropy) of the normalised singular values of the states ``h``
+    flattened to (positions, width)."""
     x = h.reshape(-1, h.shape[-1]).double()
     # Singular values from the (width x width) Gram matrix: the same numbers, far cheaper than an
     # SVD of the (positions x width) matrix.
@@ -121,8 +122,9 @@ def effective_rank(h: torch.Tensor) -> float:
 
 @torch.no_grad()
 def probe(model, idx: torch.Tensor) -> pd.DataFrame:
-    """The three measures at every depth of ``model`` on the input ``idx`` (batch, positions): one row per
-    residual-stream state, ``depth`` 0 the embedding and ``depth`` k the output of block k."""
+    """The three measures at every depth of ``model`` on the input ``idx`` (batch,
+    positions): one row per residual-stream state, ``depth`` 0 the embedding and
+    ``depth`` k the output of block k."""
     # One thread: the tensors are small, and torch's thread pool on a busy 2-core machine costs more
     # than it saves (an eigvalsh of 128 x 128 took 0.6 s beside a training run, 2 ms on one thread).
     # It also runs inside the trainer's evaluation (ProbeCallback), so it leaves the mode

@@ -1,6 +1,7 @@
-"""The released (or retrained) runs as the chapters read them: which runs of a plan exist, which are left out and
-why, their summaries and histories as tables, the rows a verdict may pool, the floor test, and the trained models
-and per-batch losses read back from their checkpoints. Everything above this module reads runs through it."""
+"""The released (or retrained) runs as the chapters read them: which runs of a plan exist, which are
+left out and why, their summaries and histories as tables, the rows a verdict may pool, the floor
+test, and the trained models and per-batch losses read back from their checkpoints. Everything above
+this module reads runs through it."""
 
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ def one_run(hist: pd.DataFrame, config: str, seed: int, source: str) -> pd.DataF
 
 
 def layer0_ffn(row: dict) -> float:
-    """Block 0's FFN gradient norm in one evaluation row: the mean of its two weight matrices' norms where the run
-    recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm over the FFN's parameters
-    (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the released stand-in runs recorded."""
+    """Block 0's FFN gradient norm in one evaluation row: the mean of its two weight matrices' norms
+    where the run recorded it (``grad_norm_ffn_weights``, the author's definition), else the norm
+    over the FFN's parameters (``grad_norm_mlp``: weights and, in nanoGPT, biases), which the
+    released stand-in runs recorded."""
     g = row.get("grad_norm_ffn_weights")
     # [0]: block 0, the paper's "Layer 0". A list test, not a None test: in a table that mixes older
     # and newer runs, a row without the key holds pandas' NaN.
@@ -42,8 +44,9 @@ def layer0_ffn(row: dict) -> float:
 
 
 def load_model(rd: RunDir):
-    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval mode; a RunError naming
-    the file where the run is not sound (``RunDir.problems``, which checks the weights too)."""
+    """The trained model of a run, from ``weights.pt`` (fp16 stored, fp32 returned), in eval
+    mode; a RunError naming the file where the run is not sound (``RunDir.problems``,
+    which checks the weights too)."""
     # The file first, as RunDir.weights checks it: a damaged or foreign weights.pt is named as
     # itself, even in a folder whose other files are missing.
     blob = load_torch_file(
@@ -80,8 +83,8 @@ def load_model(rd: RunDir):
 def per_batch_val_losses(
     model, exp: Experiment, n_batches: int, mode: str, seed: int = 0
 ) -> np.ndarray:
-    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in eval mode and
-    under the run's own precision, as the trainer evaluated it."""
+    """Loss of each validation batch: the fixed set (``mode='fixed'``) or fresh random batches, in
+    eval mode and under the run's own precision, as the trainer evaluated it."""
     from .train import autocast
 
     model.eval()
@@ -104,8 +107,8 @@ def per_batch_val_losses(
 
 
 def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
-    """The rows of ``summaries`` a mean, a table or a verdict may use: complete runs with a finite best loss
-    (a diverged run's earlier best, or a NaN, never passes for a result)."""
+    """The rows of ``summaries`` a mean, a table or a verdict may use: complete runs with a finite
+    best loss (a diverged run's earlier best, or a NaN, never passes for a result)."""
     if summaries.empty:
         return summaries
     # A diverged run's best is None in summary.json; coerced to NaN it
@@ -120,8 +123,9 @@ def pooled(summaries: pd.DataFrame) -> pd.DataFrame:
 
 
 def unigram_floors(exp: Experiment) -> dict[str, float]:
-    """The unigram floor of ``exp``'s data on its whole validation split and on the fixed validation batches its
-    runs are evaluated on (its own val_seed, eval_batches and shapes): the two ``judged_floor`` chooses between."""
+    """The unigram floor of ``exp``'s data on its whole validation split and on the fixed validation
+    batches its runs are evaluated on (its own val_seed, eval_batches and shapes): the two
+    ``judged_floor`` chooses between."""
     corpus = load_corpus(exp.dataset)
     fixed = fixed_val_batches(
         corpus,
@@ -134,14 +138,16 @@ def unigram_floors(exp: Experiment) -> dict[str, float]:
 
 
 def floor_of(exp: Experiment) -> float:
-    """The unigram floor ``exp``'s runs are judged on, like for like (``thresholds.judged_floor``): every run of
-    one implementation at one scale and evaluation is judged on the same floor, whichever chapter reads it."""
+    """The unigram floor ``exp``'s runs are judged on, like for like
+    (``thresholds.judged_floor``): every run of one implementation at one scale and evaluation
+    is judged on the same floor, whichever chapter reads it."""
     f = unigram_floors(exp)
     return judged_floor(exp.train.val_mode, f["split"], f["batches"])
 
 
 def on_floor(s: pd.DataFrame, floor: float, margin: float) -> pd.Series:
-    """Per row: the best loss did not reach ``floor - margin`` (a NaN is refused: ``pooled`` rows only)."""
+    """Per row: the best loss did not reach ``floor - margin`` (a NaN is
+    refused: ``pooled`` rows only)."""
     # A NaN compares False, so it would read as "left the floor": refused
     # rather than counted as an escape.
     if s.best_val_loss.isna().any():
@@ -169,10 +175,11 @@ _CACHE_VERSION = 1  # bump when per_batch_val_losses changes what it computes
 
 
 def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
-    """``compute()`` (a checkpoint's per-batch validation losses), kept on disk under a key of the weights'
-    bytes, the experiment, the batches asked for and torch's version: the front page, the closing chapter and
-    the fixed-batch chapter read the same checkpoints, and every build executes them twice (the book, nbval).
-    A cache file is only ever the result for exactly that key; a missing or unreadable one is recomputed."""
+    """``compute()`` (a checkpoint's per-batch validation losses), kept on disk under a key of the
+    weights' bytes, the experiment, the batches asked for and torch's version: the front page, the
+    closing chapter and the fixed-batch chapter read the same checkpoints, and every build executes
+    them twice (the book, nbval). A cache file is only ever the result for exactly that key; a
+    missing or unreadable one is recomputed."""
     import hashlib
 
     # The weights' bytes, not their path or date: a weights.pt replaced by other weights never
@@ -197,9 +204,10 @@ def cached_losses(rd: RunDir, compute, exp: Experiment, n: int, mode: str):
 
 
 def left_out(located, statuses=FINISHED) -> list[str]:
-    """Why each run among ``(experiment, RunDir, source)`` that has finished is not used: a file that fails
-    ``RunDir.problems`` (named), or a diverged run (its step and reason). ``summaries_of`` and ``histories_of``
-    leave the first out everywhere; a diverged run is drawn (as diverged) but never pooled."""
+    """Why each run among ``(experiment, RunDir, source)`` that has finished is not used: a file
+    that fails ``RunDir.problems`` (named), or a diverged run (its step and reason).
+    ``summaries_of`` and ``histories_of`` leave the first out everywhere; a diverged run is drawn
+    (as diverged) but never pooled."""
     out = []
     for exp, rd, source in located:
         status = rd.status
@@ -222,7 +230,8 @@ def left_out(located, statuses=FINISHED) -> list[str]:
 
 
 def usable(located, statuses):
-    """The runs among ``located`` whose status is in ``statuses`` and whose files pass ``RunDir.problems``."""
+    """The runs among ``located`` whose status is in ``statuses`` and whose
+    files pass ``RunDir.problems``."""
     for exp, rd, source in located:
         if rd.status in statuses and not rd.problems(exp):
             yield exp, rd, source
@@ -231,16 +240,17 @@ def usable(located, statuses):
 def summaries_of(
     located, statuses=FINISHED, floor: float | None = None, margin: float = ESCAPE_MARGIN
 ) -> pd.DataFrame:
-    """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in ``statuses``
-    (by default the finished ones; a ``partial`` prefix only where a chapter shows it as one), each checked
-    against its own files first (``left_out`` says which were not used, and why). A diverged run's row has
-    no best loss; ``pooled`` keeps only the rows a mean may use.
+    """Summaries of the runs among ``(experiment, RunDir, source)`` triples whose status is in
+    ``statuses`` (by default the finished ones; a ``partial`` prefix only where a chapter shows it
+    as one), each checked against its own files first (``left_out`` says which were not used, and
+    why). A diverged run's row has no best loss; ``pooled`` keeps only the rows a mean may use.
 
-    ``floor``: the floor the reader's verdicts use. A run recorded its ``escape_step`` against its whole
-    validation split's unigram floor; a chapter judges on its own floor (the fixed batches', or the empirical
-    NoResidual one on BPE data), so with ``floor`` given the escape step is recomputed from the run's history by
-    the same rule (``thresholds.escape_step``) against it, and the recorded one is kept as
-    ``escape_step_recorded``: one definition for the step a table shows and the floor a verdict reads."""
+    ``floor``: the floor the reader's verdicts use. A run recorded its ``escape_step`` against its
+    whole validation split's unigram floor; a chapter judges on its own floor (the fixed batches',
+    or the empirical NoResidual one on BPE data), so with ``floor`` given the escape step is
+    recomputed from the run's history by the same rule (``thresholds.escape_step``) against it, and
+    the recorded one is kept as ``escape_step_recorded``: one definition for the step a table shows
+    and the floor a verdict reads."""
     rows = []
     for exp, rd, source in usable(located, statuses):
         # kept, for the reader to compare
@@ -290,7 +300,8 @@ def summaries_of(
 
 
 def unfinished(located) -> list[str]:
-    """The commands that produce the runs among ``(experiment, RunDir, source)`` that are not finished."""
+    """The commands that produce the runs among
+    ``(experiment, RunDir, source)`` that are not finished."""
     # not for an unreadable run: training refuses to run over it, so its command would only mislead
     return [
         plans.command_for(e)
@@ -300,8 +311,8 @@ def unfinished(located) -> list[str]:
 
 
 def histories_of(located, statuses=FINISHED) -> pd.DataFrame:
-    """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is in
-    ``statuses`` (long format)."""
+    """Every evaluation of the runs among ``(experiment, RunDir, source)`` triples whose status is
+    in ``statuses`` (long format)."""
     frames = []
     for exp, rd, source in usable(located, statuses):
         h = pd.DataFrame(rd.history())
@@ -345,7 +356,8 @@ def model_label(exp: Experiment) -> str:
 
 
 def as_released(exps, runs_dir=None):
-    """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``: the triples every reader takes."""
+    """``(experiment, RunDir, "released")`` for each of ``exps`` under ``runs_dir``:
+    the triples every reader takes."""
     # The source travels with each run, so a chapter can put a reader's own retrained seed beside
     # the released ones (lib.book.chapter) and the figures can draw it differently.
     # None: runs/, so a caller can pass "the default" down without naming it
@@ -355,8 +367,8 @@ def as_released(exps, runs_dir=None):
 
 @dataclass
 class Runs:
-    """Finished runs of a plan: one row per run with the plan's own columns, their histories, and the
-    commands that train the rest."""
+    """Finished runs of a plan: one row per run with the plan's own columns, their histories, and
+    the commands that train the rest."""
 
     table: pd.DataFrame
     histories: pd.DataFrame
@@ -365,8 +377,9 @@ class Runs:
 
 
 def plan_runs(exps, columns, runs_dir) -> Runs:
-    """The finished, consistent runs of ``exps`` (``results.usable``: one bad run is left out, and named by the
-    chapter's ``left_out`` line, never shifted onto another's row), with the plan's ``columns``."""
+    """The finished, consistent runs of ``exps`` (``results.usable``: one bad run is left
+    out, and named by the chapter's ``left_out`` line, never shifted onto another's
+    row), with the plan's ``columns``."""
     located = as_released(exps, runs_dir)
     ok = list(usable(located, FINISHED))
     # printed into the chapter's output: the reader sees which runs were left out
@@ -397,13 +410,14 @@ def plan_runs(exps, columns, runs_dir) -> Runs:
 
 
 def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
-    """What each part of the book cost on the machine that trained it, from the runs' own summaries: the one
-    cost table, for the chapters (a part per chapter and configuration) and for the mechanism's plans.
-    ``parts``: ``{name: (runs' summaries, runs planned)}``. A diverged run, cut short, counts as not trained; a
-    prefix (status partial) costs the steps it trained, and says so in "steps per run". Per part: the runs
-    trained of those planned, the steps of one, the fastest and the median minutes of a trained run (the
-    fastest is the closest to an idle machine's), the median tokens/s, the hours trained, and the estimate for
-    the rest (their count x the median; the escape map's runs differ in depth, so there it is rough)."""
+    """What each part of the book cost on the machine that trained it, from the runs' own summaries:
+    the one cost table, for the chapters (a part per chapter and configuration) and for the
+    mechanism's plans. ``parts``: ``{name: (runs' summaries, runs planned)}``. A diverged run, cut
+    short, counts as not trained; a prefix (status partial) costs the steps it trained, and says so
+    in "steps per run". Per part: the runs trained of those planned, the steps of one, the fastest
+    and the median minutes of a trained run (the fastest is the closest to an idle machine's), the
+    median tokens/s, the hours trained, and the estimate for the rest (their count x the median; the
+    escape map's runs differ in depth, so there it is rough)."""
     rows = []
     for name, (t, planned) in parts.items():
         # a diverged run stopped early: not what a run costs; a prefix is a run

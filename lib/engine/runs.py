@@ -1,17 +1,16 @@
 """Run directories that describe themselves (STYLE rule 5).
 
 ``runs/<scale>/<impl>/<config>[/gain-<mode>-<g>]/seed<N>[_steps<S>][_<precision>][_mixer-local][_<field>-<value>...]/``
-holds
-``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json``
-and ``checkpoints/latest.pt``. Every write is atomic; a complete run is never
-overwritten unless forced (and then the old directory is kept aside).
+holds ``config.json`` (resolved), ``env.json``, ``history.jsonl``, ``summary.json`` and
+``checkpoints/latest.pt``. Every write is atomic; a complete run is never overwritten unless forced
+(and then the old directory is kept aside).
 
-Every rule about a run directory lives here: its path from the experiment, the lock, the checks that a run is
-what its config says, the checkpoint. How its files are written is lib.engine.files; what env.json records is
-lib.engine.host.
-Longer than the house's ~350 lines for that reason: whether a run is sound (its config, history, summary, env.json
-and weights) is one function's decision, RunDir.problems, with its helpers beside it; the lock is the candidate
-to move out when it grows again.
+Every rule about a run directory lives here: its path from the experiment, the lock, the checks that
+a run is what its config says, the checkpoint. How its files are written is lib.engine.files; what
+env.json records is lib.engine.host.
+Longer than the house's ~350 lines for that reason: whether a run is sound (its config, history,
+summary, env.json and weights) is one function's decision, RunDir.problems, with its helpers beside
+it; the lock is the candidate to move out when it grows again.
 """
 
 from __future__ import annotations
@@ -67,16 +66,18 @@ def run_path(exp: Experiment, runs_dir=RUNS_DIR) -> Path:
 
 
 def _spelled(value: float) -> str:
-    """A float as a directory name spells it: ``:g`` (0.002, 1e-05: every released name) where that is the value,
-    else its shortest exact form (0.0020000001), so two values never share a directory."""
+    """A float as a directory name spells it: ``:g`` (0.002, 1e-05: every released name)
+    where that is the value, else its shortest exact form (0.0020000001), so two
+    values never share a directory."""
     short = f"{value:g}"
     return short if float(short) == value else repr(value)
 
 
 def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
-    """A ``--runs-dir`` that names a folder: not an empty one (which reads as the current directory), and not a
-    folder inside the released ``runs/`` (a run's path starts with its scale, so ``--runs-dir runs/cpu`` would
-    grow a second tree there, ``runs/cpu/cpu/...``, that no reader looks at)."""
+    """A ``--runs-dir`` that names a folder: not an empty one (which reads as the current
+    directory), and not a folder inside the released ``runs/`` (a run's path starts with
+    its scale, so ``--runs-dir runs/cpu`` would grow a second tree there,
+    ``runs/cpu/cpu/...``, that no reader looks at)."""
     from .config import ConfigError
 
     if not runs_dir.strip():
@@ -91,8 +92,9 @@ def check_runs_dir(runs_dir: str, released=RUNS_DIR) -> None:
 
 
 def check_run_path(path) -> None:
-    """Refuse a run directory the file system cannot hold, before any of its folders is made: a name longer than
-    the file system allows would fail at the innermost mkdir, after its parents were created."""
+    """Refuse a run directory the file system cannot hold, before any of its folders is
+    made: a name longer than the file system allows would fail at the innermost mkdir,
+    after its parents were created."""
     from .config import ConfigError
 
     path = Path(path)
@@ -175,8 +177,9 @@ SUMMARY_FIELDS = {
 
 
 def env_problem(env) -> str | None:
-    """What is wrong with an env.json's shape, for the readers of its segments (``RunDir.segments``): an object,
-    whose ``resumed`` is a list of objects, each segment's step an integer and its micro-batch an integer or null."""
+    """What is wrong with an env.json's shape, for the readers of its segments
+    (``RunDir.segments``): an object, whose ``resumed`` is a list of objects, each segment's step an
+    integer and its micro-batch an integer or null."""
     if not isinstance(env, dict):
         return "is not a JSON object"
     resumed = env.get("resumed", [])
@@ -192,8 +195,9 @@ def env_problem(env) -> str | None:
 
 @functools.lru_cache(maxsize=None)
 def model_shapes(exp: Experiment) -> dict[str, tuple]:
-    """``{name: shape}`` of the state dict ``exp``'s model has (a runtime gain's ``inner.`` names too), built on the
-    meta device by the function that trains it (``gain.construct``): no memory, no generator drawn from."""
+    """``{name: shape}`` of the state dict ``exp``'s model has (a runtime gain's ``inner.`` names
+    too), built on the meta device by the function that trains it (``gain.construct``): no
+    memory, no generator drawn from."""
     import torch
 
     with torch.device("meta"):
@@ -208,8 +212,8 @@ _WEIGHTS_CHECKED: dict[tuple, str | None] = {}
 
 
 def _weights_problem(weights: dict, exp: Experiment) -> str | None:
-    """What keeps a state dict (weights.pt's, a checkpoint's) from being ``exp``'s model: a key missing or extra, a
-    tensor of another shape, a non-finite value. None where it fits."""
+    """What keeps a state dict (weights.pt's, a checkpoint's) from being ``exp``'s model: a key
+    missing or extra, a tensor of another shape, a non-finite value. None where it fits."""
     import torch
 
     want = model_shapes(exp)
@@ -278,8 +282,8 @@ class RunDir:
 
     @property
     def status(self) -> str | None:
-        """The summary's status, None without one, and ``"unreadable"`` when summary.json cannot be read (never
-        an exception: every reader asks this first; ``problems`` names the file)."""
+        """The summary's status, None without one, and ``"unreadable"`` when summary.json cannot be
+        read (never an exception: every reader asks this first; ``problems`` names the file)."""
         try:
             s = self.summary
         except RunError:
@@ -291,10 +295,11 @@ class RunDir:
         return s["status"] if isinstance(s, dict) and s.get("status") in STATUSES else "unreadable"
 
     def standing(self) -> str:
-        """Where an interrupted run stands and how it goes on, for the line a Ctrl-C prints. True at any instant: the
-        summary is written after the history and the checkpoint of its step, so where it meets the history's last
-        row the checkpoint is there too; where it does not, the evaluation past it was being recorded, and the
-        resume either has its checkpoint or cuts its row and recomputes it (``interrupted_rows``)."""
+        """Where an interrupted run stands and how it goes on, for the line a Ctrl-C prints. True at
+        any instant: the summary is written after the history and the checkpoint of its step, so
+        where it meets the history's last row the checkpoint is there too; where it does not, the
+        evaluation past it was being recorded, and the resume either has its checkpoint or cuts its
+        row and recomputes it (``interrupted_rows``)."""
         try:
             s, hist = self.summary, self.history()
         except RunError:
@@ -322,9 +327,10 @@ class RunDir:
         )
 
     def segments(self) -> list[dict]:
-        """How each stretch of training was executed, first to last: ``step`` (where it began),
-        ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from env.json, which holds the first
-        segment's settings and each resumed segment's under ``"resumed"``. Empty without env.json."""
+        """How each stretch of training was executed, first to last: ``step`` (where it
+        began), ``micro_batch`` (None: the whole batch) and ``fast_dropout``, from
+        env.json, which holds the first segment's settings and each resumed segment's under
+        ``"resumed"``. Empty without env.json."""
         env = self.read_json("env.json") or {}
         # problems names it too, and a reader that asked it first leaves the run out
         if wrong := env_problem(env):
@@ -359,7 +365,8 @@ class RunDir:
         return rows
 
     def adoption_cut_off(self) -> str | None:
-        """What to do about an adoption into or out of this directory that a kill cut off (``ADOPTING``), or None."""
+        """What to do about an adoption into or out of this directory that a kill cut
+        off (``ADOPTING``), or None."""
         if not (self.path / ADOPTING).exists():
             return None
         try:
@@ -373,10 +380,11 @@ class RunDir:
         )
 
     def problems(self, exp: Experiment) -> list[str]:
-        """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of ``runs/`` (the
-        chapters, ``report``) leaves such a run out and names the file. Checked: the three files exist and
-        parse; ``config.json`` describes ``exp`` (not just the path); the history reaches the summary's step,
-        which is the budget for a complete run; the summary's best loss is the history's."""
+        """Why this finished run cannot stand for ``exp`` (empty when it can): each reader of
+        ``runs/`` (the chapters, ``report``) leaves such a run out and names the file. Checked:
+        the three files exist and parse; ``config.json`` describes ``exp`` (not just the path);
+        the history reaches the summary's step, which is the budget for a complete run; the
+        summary's best loss is the history's."""
         out = []
         if wrong := self.adoption_cut_off():
             return [wrong]
@@ -471,8 +479,8 @@ class RunDir:
         return out
 
     def summary_shape(self, summ: dict) -> str | None:
-        """The summary fields a reader indexes that are missing or of another type (``SUMMARY_FIELDS``), as one
-        line naming the file; None where each is there."""
+        """The summary fields a reader indexes that are missing or of another type
+        (``SUMMARY_FIELDS``), as one line naming the file; None where each is there."""
         if wrong := [
             f"{k} is {'missing' if k not in summ else repr(summ[k])[:20]}, not {what}"
             for k, (what, ok) in SUMMARY_FIELDS.items()
@@ -482,9 +490,10 @@ class RunDir:
         return None
 
     def weights(self, exp: Experiment, summ: dict) -> dict:
-        """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the run's summary:
-        written by this project, of ``exp`` (not a file copied from another run), the complete run's final step,
-        every key and shape of ``exp``'s model, every value finite. A RunError naming the file otherwise."""
+        """The model weights of ``weights.pt`` (as stored: fp16), checked against ``exp`` and the
+        run's summary: written by this project, of ``exp`` (not a file copied from another run), the
+        complete run's final step, every key and shape of ``exp``'s model, every value finite. A
+        RunError naming the file otherwise."""
         path = self.path / "weights.pt"
         # weights_only loading (lib.engine.files.load_torch_file): a weights.pt arrives with a clone
         # or a download, and an unrestricted torch.load would run whatever code its pickle names.
@@ -521,7 +530,8 @@ class RunDir:
         return weights
 
     def weights_problem(self, exp: Experiment, summ: dict) -> str | None:
-        """``weights``' RunError as a line (None when the file is sound), remembered for the file as it is now."""
+        """``weights``' RunError as a line (None when the file is sound),
+        remembered for the file as it is now."""
         path = self.path / "weights.pt"
         st = path.stat()
         key = (
@@ -541,10 +551,10 @@ class RunDir:
         return _WEIGHTS_CHECKED[key]
 
     def refuse_damaged(self, exp: Experiment) -> None:
-        """Raise for a run that has stopped (finished, or a prefix at its stop) whose files fail ``problems``: it is
-        not done, and training over it would hide what is wrong. `train` and `sweep` say it in the same words, and
-        the message names every problem itself: `report` walks a plan's runs only, so it would not list an
-        off-plan run."""
+        """Raise for a run that has stopped (finished, or a prefix at its stop) whose files fail
+        ``problems``: it is not done, and training over it would hide what is wrong. `train` and
+        `sweep` say it in the same words, and the message names every problem itself: `report` walks
+        a plan's runs only, so it would not list an off-plan run."""
         if problems := self.problems(exp):
             raise RunError(
                 f"{self.path} is {self.status} but damaged: {'; '.join(problems)}; every reader "
@@ -552,8 +562,8 @@ class RunDir:
             )
 
     def _row_types(self, hist: list[dict]) -> str | None:
-        """The first history row whose step is no integer or whose loss is no number (nor lib's null, a divergence
-        row's): every comparison of the other checks would stop at it."""
+        """The first history row whose step is no integer or whose loss is no number (nor lib's
+        null, a divergence row's): every comparison of the other checks would stop at it."""
         hp = self.path / "history.jsonl"
         if not all(_integer(r.get("step")) for r in hist):
             return f"{hp} has a row without an integer step"
@@ -566,9 +576,10 @@ class RunDir:
         return None
 
     def _history_problems(self, hist: list[dict], summ: dict, exp: Experiment) -> list[str]:
-        """Where the history contradicts itself or the summary made from it: steps out of order, a non-finite loss
-        in a run not marked diverged, a status its last row does not bear out, and an escape or best step that is
-        not the history's. The trainer writes none of these; each is a file edited, mixed or cut by hand."""
+        """Where the history contradicts itself or the summary made from it: steps out of order, a
+        non-finite loss in a run not marked diverged, a status its last row does not bear out, and
+        an escape or best step that is not the history's. The trainer writes none of these; each is
+        a file edited, mixed or cut by hand."""
         hp, sp, status = self.path / "history.jsonl", self.path / "summary.json", summ.get("status")
         steps = [r.get("step") for r in hist]
         out = [
@@ -630,8 +641,9 @@ class RunDir:
         return exp
 
     def placement_problems(self, runs_dir) -> list[str]:
-        """``problems`` of the experiment this run's own config.json describes, and whether the run is in that
-        experiment's directory under ``runs_dir`` (for readers that walk a folder rather than a plan)."""
+        """``problems`` of the experiment this run's own config.json describes, and whether
+        the run is in that experiment's directory under ``runs_dir`` (for readers that walk
+        a folder rather than a plan)."""
         try:
             exp = self.experiment()
         except RunError as e:
@@ -695,14 +707,15 @@ class RunDir:
         return state
 
     def interrupted_rows(self, trainer_state: dict) -> list[dict]:
-        """The rows of history.jsonl that a resume from this checkpoint (its ``trainer`` state) cuts, since it will
-        recompute them bitwise: the one evaluation that a kill, a Ctrl-C or a full disk interrupted after its row
-        was written and before its checkpoint was (lib.engine.experiment._Recorder writes the history, the checkpoint,
-        then the summary, so the summary never takes in a row whose checkpoint is not written). Empty where the
-        file and the checkpoint meet. A RunError where the checkpoint is not this history's: the rows it records
-        differ from the file's, the file stops short of it, or the file runs past it by rows the summary has
-        recorded or by more than one evaluation (an older segment's checkpoint, put back from elsewhere: resuming
-        it would rewrite released rows)."""
+        """The rows of history.jsonl that a resume from this checkpoint (its ``trainer`` state)
+        cuts, since it will recompute them bitwise: the one evaluation that a kill, a Ctrl-C or a
+        full disk interrupted after its row was written and before its checkpoint was
+        (lib.engine.experiment._Recorder writes the history, the checkpoint, then the summary, so
+        the summary never takes in a row whose checkpoint is not written). Empty where the file and
+        the checkpoint meet. A RunError where the checkpoint is not this history's: the rows it
+        records differ from the file's, the file stops short of it, or the file runs past it by rows
+        the summary has recorded or by more than one evaluation (an older segment's checkpoint, put
+        back from elsewhere: resuming it would rewrite released rows)."""
         hist, hp = self.history(), self.path / "history.jsonl"
         # The checkpoint holds the history it was taken at; compared as the
         # file holds it (NaN as null).
@@ -748,13 +761,13 @@ class RunLocked(RunError):
 
 
 class RunLock:
-    """``run.lock`` in a run directory, held with ``fcntl.flock`` while a process trains the run, so two
-    processes never train one run. The kernel releases the lock when its holder dies (killed, preempted,
-    out of memory), so a dead holder never blocks anyone; the file keeps the last holder's host, pid and
-    start time, for the message a blocked process prints and for the one a process taking over prints.
-    The file is never deleted (deleting a locked file lets a third process lock a new one beside it).
-    flock is per host on most network file systems: run one sweep per host on a shared ``runs/``, or
-    use ``--shard``."""
+    """``run.lock`` in a run directory, held with ``fcntl.flock`` while a process trains the run, so
+    two processes never train one run. The kernel releases the lock when its holder dies (killed,
+    preempted, out of memory), so a dead holder never blocks anyone; the file keeps the last
+    holder's host, pid and start time, for the message a blocked process prints and for the one a
+    process taking over prints. The file is never deleted (deleting a locked file lets a third
+    process lock a new one beside it). flock is per host on most network file systems: run one sweep
+    per host on a shared ``runs/``, or use ``--shard``."""
 
     def __init__(self, path):
         self.path = Path(path) / "run.lock"
@@ -852,9 +865,10 @@ class RunLock:
 
 
 def export_weights(rd: RunDir) -> None:
-    """Write ``weights.pt`` from the checkpoint of a run that has just finished (``train --keep-weights``): the
-    model weights in fp16 plus the experiment and the step they are from (~2.4 MB at `cpu`). Refused for a
-    checkpoint that is not the run's last step: a prefix's weights must never pass for the run's."""
+    """Write ``weights.pt`` from the checkpoint of a run that has just finished
+    (``train --keep-weights``): the model weights in fp16 plus the experiment and the step they are
+    from (~2.4 MB at `cpu`). Refused for a checkpoint that is not the run's last step: a prefix's
+    weights must never pass for the run's."""
     exp = rd.experiment()
     state = rd.load_checkpoint(exp)
     # The checkpoint of a run that has just finished holds its last step; an older one (a prefix, a

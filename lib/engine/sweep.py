@@ -1,8 +1,9 @@
-"""Sweeps: a plan's runs trained by one process, by one worker process per GPU (``--gpus``), or by one
-shard of a cluster job array (``--shard k/n``). The run lock (``lib.engine.runs.RunLock``) is what keeps two
-processes off one run, so workers need no coordinator: each walks the whole queue, trains what is neither
-finished nor held, and comes back for runs held by others until they are finished or their holder is gone
-(a killed worker's run is then resumed from its checkpoint by whoever comes back first).
+"""Sweeps: a plan's runs trained by one process, by one worker process per GPU (``--gpus``), or by
+one shard of a cluster job array (``--shard k/n``). The run lock (``lib.engine.runs.RunLock``)
+is what keeps two processes off one run, so workers need no coordinator: each walks the whole
+queue, trains what is neither finished nor held, and comes back for runs held by others until
+they are finished or their holder is gone (a killed worker's run is then resumed from its
+checkpoint by whoever comes back first).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from .runs import RunDir, RunLocked, run_path
 
 
 def is_done(rd: RunDir, exp: Experiment, until: int | None) -> bool:
-    """Finished (complete or diverged), or a prefix that already reaches ``until``; a RunError, in the words
-    `train` uses, for such a run whose files fail ``RunDir.problems`` (a sweep stops there, for a person to look)."""
+    """Finished (complete or diverged), or a prefix that already reaches ``until``; a RunError, in
+    the words `train` uses, for such a run whose files fail ``RunDir.problems`` (a sweep stops
+    there, for a person to look)."""
     # RunDir.status never raises: a summary.json that is no object, or unreadable, reads
     # "unreadable" and is not done, so the run is handed to lib.engine.experiment.run,
     # which refuses it naming the file.
@@ -66,10 +68,10 @@ def train_queue(
     log=print,
     on_done=lambda summary: None,
 ) -> list[dict]:
-    """Train every run of ``exps`` that is not done, in order; a run another live process holds is skipped
-    and visited again after each pass (every ``poll_s`` seconds once nothing else is left). ``until`` in
-    ``run_kwargs`` is a step, None, or a function of the experiment (a plan whose runs stop at different
-    prefixes)."""
+    """Train every run of ``exps`` that is not done, in order; a run another live process holds is
+    skipped and visited again after each pass (every ``poll_s`` seconds once nothing else is
+    left). ``until`` in ``run_kwargs`` is a step, None, or a function of the experiment (a plan
+    whose runs stop at different prefixes)."""
     from .experiment import run
 
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
@@ -116,9 +118,10 @@ def train_queue(
 
 
 def spawn_workers(argv: list[str], gpus: str, device: str = "auto") -> int:
-    """Re-run this sweep (``argv`` without ``--gpus``) once per GPU index in ``gpus``, each worker seeing
-    only its GPU (``CUDA_VISIBLE_DEVICES``); returns the worst exit code. ``device``: the sweep's ``--device``;
-    only ``cpu`` (asked for by name: one CPU worker per index) runs without the GPUs being there."""
+    """Re-run this sweep (``argv`` without ``--gpus``) once per GPU index in ``gpus``, each worker
+    seeing only its GPU (``CUDA_VISIBLE_DEVICES``); returns the worst exit code. ``device``: the
+    sweep's ``--device``; only ``cpu`` (asked for by name: one CPU worker per index) runs
+    without the GPUs being there."""
     ids = [g.strip() for g in gpus.split(",") if g.strip()]
     if not ids or not all(g.isdigit() for g in ids) or len(set(ids)) != len(ids):
         raise ConfigError(
@@ -181,10 +184,11 @@ def without_option(argv: list[str], name: str) -> list[str]:
 
 
 def releasable(runs_dir) -> tuple[list, list[str]]:
-    """The run directories under ``runs_dir`` that may be committed as released runs, and why each other one
-    may not: a plan's run (``plans.planned``) in its own directory, its files consistent
-    (``RunDir.problems``), complete or diverged, or a prefix of a prefix plan. Never a ``.replaced-*``
-    folder that ``--force`` left, a run still training, or a run that is in no plan."""
+    """The run directories under ``runs_dir`` that may be committed as released runs, and
+    why each other one may not: a plan's run (``plans.planned``) in its own directory,
+    its files consistent (``RunDir.problems``), complete or diverged, or a prefix of a
+    prefix plan. Never a ``.replaced-*`` folder that ``--force`` left, a run still
+    training, or a run that is in no plan."""
     from pathlib import Path
 
     from .plans import PLANS, PREFIX_PLANS, planned

@@ -1,9 +1,10 @@
-"""The thresholds every verdict reads, each defined once: when a run has left the floor (``ESCAPE_MARGIN``,
-``left_floor``, ``escape_step``), which floor a set of runs is judged on (``judged_floor``), how many random batches
-measure one evaluation's noise (``NOISE_BATCHES``) and the step from which §5.1's spread is read (``ABSORB_STEP``).
+"""The thresholds every verdict reads, each defined once: when a run has left the floor
+(``ESCAPE_MARGIN``, ``left_floor``, ``escape_step``), which floor a set of runs is judged on
+(``judged_floor``), how many random batches measure one evaluation's noise (``NOISE_BATCHES``) and
+the step from which §5.1's spread is read (``ABSORB_STEP``).
 
-A leaf: it imports nothing from lib, so a run's summary (runs, experiment), the tables (results) and every
-chapter read the same definitions, and a test that moves one moves them all."""
+A leaf: it imports nothing from lib, so a run's summary (runs, experiment), the tables (results) and
+every chapter read the same definitions, and a test that moves one moves them all."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ ESCAPE_MARGIN = 0.1
 
 
 def left_floor(loss, floor: float, margin: float = ESCAPE_MARGIN):
-    """The floor test: ``loss`` at least ``margin`` below ``floor``. ``loss`` is a number, an array or a Series
-    (then the test is per element); a NaN is never below the floor, so it never counts as an escape."""
+    """The floor test: ``loss`` at least ``margin`` below ``floor``. ``loss`` is a number, an
+    array or a Series (then the test is per element); a NaN is never below the floor, so
+    it never counts as an escape."""
     return loss <= floor - margin
 
 
@@ -38,10 +40,11 @@ def escape_step(history: list[dict], floor: float, margin: float = ESCAPE_MARGIN
 def judged_floor(
     val_mode: str, split: float, batches: float, empirical: float | None = None
 ) -> float:
-    """Which floor a set of runs is judged on, like for like: the empirical NoResidual floor where there is one
-    (BPE data, where smoothing moves the analytic floor by more than the margin); otherwise the unigram floor of
-    the tokens the runs were evaluated on: the fixed validation batches for ``val_mode`` "fixed" (ResidualGPT),
-    the whole split for "random" (nanoGPT's fresh batches average over it)."""
+    """Which floor a set of runs is judged on, like for like: the empirical NoResidual floor where
+    there is one (BPE data, where smoothing moves the analytic floor by more than the margin);
+    otherwise the unigram floor of the tokens the runs were evaluated on: the fixed validation
+    batches for ``val_mode`` "fixed" (ResidualGPT), the whole split for "random" (nanoGPT's
+    fresh batches average over it)."""
     if val_mode not in ("fixed", "random"):
         raise ValueError(f"val_mode {val_mode!r} is not one of fixed, random")
     if empirical is not None:

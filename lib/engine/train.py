@@ -4,8 +4,8 @@ The Trainer needs only ``model(x, y) -> (logits, loss)`` and a batch source
 with ``train_batch()``, ``val_batches(mode)`` and ``train_eval_batches()``.
 Diagnostics, run directories and checkpoints attach through callbacks.
 
-Slightly longer than the house's ~350 lines: the loop, its schedule, accumulation, DDP and resume are
-one object, as nanoGPT's train.py keeps them.
+Slightly longer than the house's ~350 lines: the loop, its schedule, accumulation, DDP and resume
+are one object, as nanoGPT's train.py keeps them.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def resolve_device(device: str = "auto") -> str:
 
 
 def resolve_precision(precision: str, device: str) -> str:
-    """``auto``: bf16 on CUDA (where the GPU supports it; else fp32, said on stderr), fp32 on the CPU.
-    An explicit ``bf16`` on a CUDA device without bf16 is refused."""
+    """``auto``: bf16 on CUDA (where the GPU supports it; else fp32, said on stderr), fp32 on the
+    CPU. An explicit ``bf16`` on a CUDA device without bf16 is refused."""
     valid = ("auto", "fp32", "bf16")
     if precision not in valid:
         raise ValueError(f"unknown precision {precision!r}; valid: {', '.join(valid)}")
@@ -96,7 +96,8 @@ def autocast(device: str, precision: str):
 
 
 def set_deterministic(on: bool) -> None:
-    """The paper's forced determinism (§6.1, Figs. 3-4): cuBLAS workspace + deterministic algorithms."""
+    """The paper's forced determinism (§6.1, Figs. 3-4): cuBLAS
+    workspace + deterministic algorithms."""
     if on:
         # Without it, use_deterministic_algorithms makes cuBLAS calls raise on CUDA >= 10.2;
         # ":4096:8" is one of the two values the CUDA docs name. Harmless on the CPU, and
@@ -127,8 +128,8 @@ def lr_at(cfg: TrainConfig, step: int) -> float:
 
 @dataclass(frozen=True)
 class Dist:
-    """This process's place in a ``torchrun`` job (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``); one process
-    without torchrun is rank 0 of 1. Rank 0 alone writes the run directory."""
+    """This process's place in a ``torchrun`` job (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``); one
+    process without torchrun is rank 0 of 1. Rank 0 alone writes the run directory."""
 
     rank: int = 0
     world: int = 1
@@ -168,7 +169,8 @@ class Dist:
 
 
 def init_distributed(device: str) -> Dist:
-    """Under torchrun: join the process group (NCCL on CUDA, gloo on the CPU). Without it: rank 0 of 1."""
+    """Under torchrun: join the process group (NCCL on CUDA, gloo on the
+    CPU). Without it: rank 0 of 1."""
     dist = Dist.from_env()
     if dist.world > 1 and not torch.distributed.is_initialized():
         # gloo lets the DDP tests run on a CPU
@@ -184,8 +186,8 @@ def init_distributed(device: str) -> Dist:
 def make_optimizer(
     model: torch.nn.Module, cfg: TrainConfig, fused: bool = False
 ) -> torch.optim.AdamW:
-    """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW). ``fused``: the
-    single-kernel CUDA implementation (the same update)."""
+    """AdamW; decay on >=2-D tensors only, unless ``decay_all`` (nanoGPT's default AdamW).
+    ``fused``: the single-kernel CUDA implementation (the same update)."""
     params = [p for p in model.parameters() if p.requires_grad]  # a tied matrix appears once
     if cfg.decay_all:  # torch.optim.AdamW(model.parameters(), ...) as nanoGPT's notebook calls it
         groups = [{"params": params, "weight_decay": cfg.weight_decay}]
@@ -204,7 +206,8 @@ def make_optimizer(
 
 
 def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
-    """A micro-batch is a whole number of sequences that divides the batch (None: the whole batch)."""
+    """A micro-batch is a whole number of sequences that divides the
+    batch (None: the whole batch)."""
     # Checked twice, here for the Trainer and in lib.engine.experiment.run before the run directory
     # exists, so that a bad --micro-batch is refused before anything is written.
     if micro_batch is not None and (micro_batch < 1 or batch_size % micro_batch):
@@ -216,8 +219,8 @@ def check_micro_batch(micro_batch: int | None, batch_size: int) -> None:
 
 
 def check_fast_dropout(on: bool, device: str, compile: bool, world: int = 1) -> None:
-    """``--fast-dropout`` is an option for one CPU process and the eager model; anything else is refused,
-    never ignored."""
+    """``--fast-dropout`` is an option for one CPU process and the eager model; anything
+    else is refused, never ignored."""
     if on and not device.startswith("cpu"):
         raise ConfigError(
             f"--fast-dropout draws its masks on the CPU; train with --device cpu, or without the "
@@ -235,9 +238,9 @@ def check_fast_dropout(on: bool, device: str, compile: bool, world: int = 1) -> 
 class Trainer:
     """The loop. On CUDA: TF32 matmuls, fused AdamW, and no host synchronisation between evaluations
     except every ``SYNC_EVERY_CUDA`` steps (progress bar, divergence check, timing). Under torchrun
-    (``dist.world > 1``) the model is wrapped in DistributedDataParallel and the ``grad_accum`` micro-batches
-    of a step are shared out among the ranks: every rank draws the whole step's stream, so the data, the
-    global batch and the update are the single-process run's."""
+    (``dist.world > 1``) the model is wrapped in DistributedDataParallel and the ``grad_accum``
+    micro-batches of a step are shared out among the ranks: every rank draws the whole step's
+    stream, so the data, the global batch and the update are the single-process run's."""
 
     SYNC_EVERY_CUDA = 10
 
@@ -363,8 +366,8 @@ class Trainer:
 
     # -- one optimisation step ---------------------------------------------------
     def train_step(self) -> torch.Tensor:
-        """One optimisation step; returns this rank's share of the step's mean training loss, as a tensor
-        on the device (no synchronisation)."""
+        """One optimisation step; returns this rank's share of the step's mean training loss, as a
+        tensor on the device (no synchronisation)."""
         cfg, step = self.cfg, self.step
         # the schedule is a function of the step, set every step
         for group in self.optimizer.param_groups:
@@ -409,9 +412,9 @@ class Trainer:
         return total
 
     def fit(self, until: int | None = None) -> str:
-        """Train to ``max_steps`` (from wherever ``step`` is), or stop after step ``until`` with status
-        ``partial``: the schedule stays the full run's, so a prefix is the full run's first steps.
-        Returns the final status."""
+        """Train to ``max_steps`` (from wherever ``step`` is), or stop after step ``until`` with
+        status ``partial``: the schedule stays the full run's, so a prefix is the full run's first
+        steps. Returns the final status."""
         cfg = self.cfg
         # an until past the budget is the budget
         stop = cfg.max_steps if until is None else min(until, cfg.max_steps)

@@ -1,6 +1,7 @@
-"""Figures for the book: static matplotlib figures and offline interactive plotly plots, drawn from the tables
-``lib.engine.results`` and the chapters hand them (figures import results, never chapters). ``style`` (colours, floor
-lines, axis limits), ``curves``, ``interactive``, ``mechanism``; a notebook calls them as ``plots.<name>``."""
+"""Figures for the book: static matplotlib figures and offline interactive plotly plots, drawn from
+the tables ``lib.engine.results`` and the chapters hand them (figures import results, never
+chapters). ``style`` (colours, floor lines, axis limits), ``curves``, ``interactive``,
+``mechanism``; a notebook calls them as ``plots.<name>``."""
 
 from .curves import (
     diagnostics_figure,

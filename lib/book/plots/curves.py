@@ -1,6 +1,6 @@
-"""Static figures of training curves: validation loss per configuration and seed against its floors, the
-longer budget, the paper-shape prefixes, the diagnostics, the gains, the evaluation noise, the author's Phase-2
-curves, and the front page's gap-recovered figure."""
+"""Static figures of training curves: validation loss per configuration and seed against its floors,
+the longer budget, the paper-shape prefixes, the diagnostics, the gains, the evaluation noise, the
+author's Phase-2 curves, and the front page's gap-recovered figure."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from .style import (
 
 
 def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
-    """Validation loss against step, one colour per configuration, one thin line per seed (in numeric
-    order, AttnOnly drawn over FFNOnly). The axis stops just above the step-0 loss; evaluations above it
-    are named under the plot."""
+    """Validation loss against step, one colour per configuration, one thin line per seed (in
+    numeric order, AttnOnly drawn over FFNOnly). The axis stops just above the step-0 loss;
+    evaluations above it are named under the plot."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     # AttnOnly last: never hidden
     for config in sorted(_configs(hist), key=lambda c: c == "AttnOnly"):
@@ -99,9 +99,9 @@ def longer_budget_curves(
     seed: int,
     ax=None,
 ):
-    """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of the
-    same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn even
-    before the probe has run."""
+    """The released runs of ``seed`` at the preset's budget (solid) and the longer-budget runs of
+    the same seed (dashed, from ``Chapter.probe``), against the floor. The solid runs are drawn
+    even before the probe has run."""
     ax = ax or plt.subplots(figsize=(7, 4))[1]
     for c in _configs(hist):
         # the released run of this seed at the preset's budget; the probe's runs are
@@ -143,11 +143,12 @@ def longer_budget_curves(
 
 
 def prefix_curves(prefix, title: str):
-    """The paper-shape 10M runs as far as they are trained (solid, ``paper_shape.paper_shape_prefix``) beside the
-    `cpu` stand-in's seed-1337 run of the same implementation and configuration over the same steps
-    (dashed), one panel per implementation; the unigram floor, and the paper's best value after its
-    3,000 steps as a short tick at the right edge (its curves are not published as numbers). With no paper-shape
-    run released there is nothing solid to draw: one sentence says so and names the commands, and no figure."""
+    """The paper-shape 10M runs as far as they are trained (solid,
+    ``paper_shape.paper_shape_prefix``) beside the `cpu` stand-in's seed-1337 run of the same
+    implementation and configuration over the same steps (dashed), one panel per implementation; the
+    unigram floor, and the paper's best value after its 3,000 steps as a short tick at the right
+    edge (its curves are not published as numbers). With no paper-shape run released there is
+    nothing solid to draw: one sentence says so and names the commands, and no figure."""
     # No solid run, no figure: the notebook shows the sentence and the first
     # command instead of an empty plot.
     if prefix.histories.empty:
@@ -231,9 +232,10 @@ def prefix_curves(prefix, title: str):
 def diagnostics_figure(
     hist: pd.DataFrame, title: str, seed: int = PAPER_SEED, source: str = "released"
 ):
-    """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a log axis,
-    which separates the starved values (1e-5 and below) from each other; (b) hidden-state growth h_L / h_0, for
-    one run per configuration: the same ``seed`` and ``source`` that ``joint_collapse.layer0_grad`` reads."""
+    """(a) Block 0's FFN gradient norm (``results.layer0_ffn``, the paper's Fig. 2a quantity) on a
+    log axis, which separates the starved values (1e-5 and below) from each other; (b) hidden-state
+    growth h_L / h_0, for one run per configuration: the same ``seed`` and ``source`` that
+    ``joint_collapse.layer0_grad`` reads."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.6))
     # Histories without the diagnostics columns (runs trained without them) draw
     # two empty panels, not an error.
@@ -261,8 +263,8 @@ def diagnostics_figure(
 
 
 def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = None):
-    """Validation curves per gain, runtime (left) and weight-level (right), against the floor; the legend sits
-    beside the panels, off the curves."""
+    """Validation curves per gain, runtime (left) and weight-level (right), against the floor; the
+    legend sits beside the panels, off the curves."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
     # gains are ordered, so a sequential colour map: the smallest dark, the largest light
     cmap = plt.get_cmap("viridis")
@@ -305,8 +307,9 @@ def gain_figure(curves: pd.DataFrame, title: str, floor: float | dict | None = N
 def gain_seeds_figure(
     curves: dict[int, pd.DataFrame], title: str, floor: float | dict | None = None
 ):
-    """The runtime gains' validation curves, one panel per seed (``curves``: seed -> that seed's gain curves),
-    coloured by gain as in ``gain_figure``, so a split that repeats from seed to seed can be seen to."""
+    """The runtime gains' validation curves, one panel per seed (``curves``: seed -> that
+    seed's gain curves), coloured by gain as in ``gain_figure``, so a split that repeats
+    from seed to seed can be seen to."""
     fig, axes = plt.subplots(
         1, len(curves), figsize=(3.8 * len(curves), 3.6), sharey=True, squeeze=False
     )
@@ -335,8 +338,9 @@ def gain_seeds_figure(
 
 
 def noise_figure(noise: pd.DataFrame, title: str):
-    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch value; one panel
-    per checkpoint, each on its own x-range (the checkpoints are far apart, their noise is narrow)."""
+    """Histogram of random-evaluation estimates per checkpoint, with its fixed-batch
+    value; one panel per checkpoint, each on its own x-range (the checkpoints are far
+    apart, their noise is narrow)."""
     # squeeze=False: the axes stay a 1 x n array even for one checkpoint
     fig, axes = plt.subplots(
         1, max(1, len(noise)), figsize=(5 * max(1, len(noise)), 3.4), squeeze=False
@@ -366,9 +370,10 @@ def noise_figure(noise: pd.DataFrame, title: str):
 def seed_labels(
     ends: list[tuple[int, float, int]], apart: float = 0.05
 ) -> dict[tuple[int, float], str]:
-    """One label per place where runs end ({(step, loss): "seed, seed"}), from each run's (last step, last loss,
-    seed): runs ending at the same step within ``apart`` in loss (those that never left the floor, all stopped at
-    the plan's last step) share one label, at the first one's end, rather than printing over one another."""
+    """One label per place where runs end ({(step, loss): "seed, seed"}), from each run's (last
+    step, last loss, seed): runs ending at the same step within ``apart`` in loss (those that never
+    left the floor, all stopped at the plan's last step) share one label, at the first one's end,
+    rather than printing over one another."""
     labels: dict[tuple[int, float], list[int]] = {}
     for step, loss, seed in sorted(ends):
         near = next((k for k in labels if k[0] == step and abs(k[1] - loss) <= apart), None)
@@ -379,11 +384,12 @@ def seed_labels(
 def phase2_figure(
     curves: pd.DataFrame, ours: pd.DataFrame, floor: float, phase3: float, title: str
 ):
-    """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate; ``paper.author_phase2_curves``),
-    one line per seed, beside Phase 3's AttnOnly mean after 3,000 steps (a tick at the right edge) and this book's
-    paper-shape ResidualGPT AttnOnly runs on each schedule, one line per seed (``ours``: histories, e.g.
-    ``claims.schedule_10m.schedule_10m_histories``), on one axis; their steps again, enlarged, in a panel of
-    their own to its right."""
+    """The author's Phase-2 AttnOnly and FFNOnly curves (constant learning rate;
+    ``paper.author_phase2_curves``), one line per seed, beside Phase 3's AttnOnly mean after 3,000
+    steps (a tick at the right edge) and this book's paper-shape ResidualGPT AttnOnly runs on each
+    schedule, one line per seed (``ours``: histories, e.g.
+    ``claims.schedule_10m.schedule_10m_histories``), on one axis; their steps again, enlarged, in a
+    panel of their own to its right."""
     h = ours
     # ResidualGPT AttnOnly only: the run whose Phase-2 and Phase-3 results disagree (§8.1)
     h = (
@@ -518,12 +524,13 @@ def seed_panels(
     paper_seeds: pd.DataFrame | None = None,
     paper_label: str = "paper",
 ):
-    """One panel per configuration, every seed a labelled line, each panel's y-range its own runs' (from the floor
-    down to its lowest loss, the step-0 spike cut): configurations that sit 0.01 apart on one shared axis are told
-    apart here, and a seed that leaves the floor shows as the one line below it. The early descent (above every run's
-    second half and the floors) runs off the top. ``paper_seeds``: the author's
-    per-seed values where a notebook prints them (columns config, seed, value, ref), written in the panel's corner,
-    not drawn on our axis, since they are another scale's losses on other data."""
+    """One panel per configuration, every seed a labelled line, each panel's y-range its own runs'
+    (from the floor down to its lowest loss, the step-0 spike cut): configurations that sit 0.01
+    apart on one shared axis are told apart here, and a seed that leaves the floor shows as the one
+    line below it. The early descent (above every run's second half and the floors) runs off the
+    top. ``paper_seeds``: the author's per-seed values where a notebook prints them (columns config,
+    seed, value, ref), written in the panel's corner, not drawn on our axis, since they are another
+    scale's losses on other data."""
     configs = [c for c in CONFIGS if c in set(hist.config)] or list(CONFIGS)
     fig, axes = plt.subplots(1, len(configs), figsize=(3.3 * len(configs), 4.0), squeeze=False)
     for ax, config in zip(axes[0], configs):
@@ -585,11 +592,12 @@ def seed_panels(
 def nanogpt_schedule_figure(
     ours: pd.DataFrame, author: pd.DataFrame, floor: float, title: str, steps: int
 ):
-    """nanoGPT AttnOnly at the paper's 10M shape, one line per seed on each schedule (``ours``: histories, e.g.
-    ``claims.schedule_10m.nanogpt_schedule_histories``): its own constant rate (black squares) and the same recipe
-    with only a warm-up + cosine (grey circles), each as far as it has trained, against the unigram floor; beside them,
-    where the author's NanoGPT_10M.ipynb left each configuration at its last step (``author``:
-    ``paper.author_nanogpt10m_curves``), marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
+    """nanoGPT AttnOnly at the paper's 10M shape, one line per seed on each schedule (``ours``:
+    histories, e.g. ``claims.schedule_10m.nanogpt_schedule_histories``): its own constant rate
+    (black squares) and the same recipe with only a warm-up + cosine (grey circles), each as far as
+    it has trained, against the unigram floor; beside them, where the author's NanoGPT_10M.ipynb
+    left each configuration at its last step (``author``: ``paper.author_nanogpt10m_curves``),
+    marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
     fig, ax = plt.subplots(figsize=(9.5, 5.5))
     h = (
         ours[(ours.impl == "nanogpt") & (ours.config == "AttnOnly")].dropna(subset=["val_loss"])

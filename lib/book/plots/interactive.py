@@ -1,5 +1,6 @@
-"""Offline interactive plotly figures (the book loads its own ``plotly.min.js`` once): seed and gain explorers,
-the best-validation strip, and the notebook seed widget. Every plot has a stable ``div_id``."""
+"""Offline interactive plotly figures (the book loads its own ``plotly.min.js`` once):
+seed and gain explorers, the best-validation strip, and the notebook seed widget.
+Every plot has a stable ``div_id``."""
 
 from __future__ import annotations
 
@@ -53,9 +54,11 @@ def group_explorer(
     label: str = "label",
     floor: float | dict | None = None,
 ) -> PlotlyHTML:
-    """Validation curves, one trace per ``label``; a dropdown shows one value of ``select`` (or all).
+    """Validation curves, one trace per ``label``; a dropdown shows one
+    value of ``select`` (or all).
 
-    ``color`` names the column that picks each trace's colour (configurations get their fixed colours).
+    ``color`` names the column that picks each trace's colour
+    (configurations get their fixed colours).
     """
     fig = go.Figure()
     keys = []
@@ -191,9 +194,10 @@ def best_val_strip(
 ) -> PlotlyHTML:
     """Best validation loss of every seed (hover: seed, escape step) beside the paper's mean ± std.
 
-    Two panels on one y-axis, ours (with our floors) and the paper's: the paper is at another scale (on other
-    data at 124M), so the panels are apart, but the same loss reads at the same height in both, and a stand-in
-    that sits on the floor where the paper's model left it shows as the gap it is."""
+    Two panels on one y-axis, ours (with our floors) and the paper's: the paper is at
+    another scale (on other data at 124M), so the panels are apart, but the same loss reads
+    at the same height in both, and a stand-in that sits on the floor where the paper's
+    model left it shows as the gap it is."""
     from plotly.subplots import make_subplots
 
     has_paper = paper is not None and len(paper) > 0

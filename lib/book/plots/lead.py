@@ -1,5 +1,6 @@
-"""The front page's figure: each claim that has a number, the paper's value beside the book's, at one scale of loss
-that every data set shares, the distance above the No Residual loss of the same sweep."""
+"""The front page's figure: each claim that has a number, the paper's value beside the
+book's, at one scale of loss that every data set shares, the distance above the No
+Residual loss of the same sweep."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ LEAD_FONT_PT = 10
 
 
 def lead_figure(rows: pd.DataFrame):
-    """``rows``: ``scorecard.lead_rows``. One band per claim, titled with its verdict; within it one line per kind
-    of evidence, the paper first, then the paper's own shape, then the stand-in. A claim whose stand-in cannot test
-    it (NOT TESTABLE HERE) has its stand-in drawn in grey on a hatched band with the reason written across it, so
-    that its points at 0 cannot be read as a failed reproduction."""
+    """``rows``: ``scorecard.lead_rows``. One band per claim, titled with its verdict; within it
+    one line per kind of evidence, the paper first, then the paper's own shape, then the
+    stand-in. A claim whose stand-in cannot test it (NOT TESTABLE HERE) has its stand-in drawn
+    in grey on a hatched band with the reason written across it, so that its points at 0 cannot
+    be read as a failed reproduction."""
     lines = list(dict.fromkeys(zip(rows.group, rows.label)))
     groups = list(dict.fromkeys(rows.group))
     fig, ax = plt.subplots(figsize=(LEAD_WIDTH_IN, 1.4 + 0.5 * len(lines) + 0.55 * len(groups)))

@@ -22,8 +22,9 @@ LADDER_DASHES = {1: ":", 2: "--", 3: "-.", 4: (0, (1, 3))}
 
 
 def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
-    """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend: on the fixed
-    validation batches where computed (the tokens the `residualgpt` runs are evaluated on), else on the split."""
+    """Horizontal lines at the n-gram floors (``mechanism.floors`` rows), labelled for the legend:
+    on the fixed validation batches where computed (the tokens the `residualgpt` runs are
+    evaluated on), else on the split."""
     for r in floors[floors.order.isin(orders)].itertuples():
         # the fixed batches' floor where the ladder has it: like for like
         # with the losses the runs record
@@ -38,8 +39,9 @@ def floor_ladder(ax, floors: pd.DataFrame, orders=(1, 2, 3)) -> None:
 
 
 def ladder_figure(ends: pd.DataFrame, floors: pd.DataFrame, title: str):
-    """Where each model ends on the ladder of floors: one column per model (``ends``: model, best_val_loss, one row
-    per seed; a dot per seed; a diverged seed is no result and is not drawn), the floors as horizontal lines."""
+    """Where each model ends on the ladder of floors: one column per model (``ends``: model,
+    best_val_loss, one row per seed; a dot per seed; a diverged seed is no result and is not drawn),
+    the floors as horizontal lines."""
     # pooled: a diverged seed's earlier best is no result
     ends = pooled(ends)
     fig, ax = plt.subplots(figsize=(9, 4.8))
@@ -79,8 +81,8 @@ PROBE_MEASURES = {
 
 
 def probe_figure(table: pd.DataFrame, title: str):
-    """Each probe measure against depth, one colour per configuration (dotted: with the local mixer),
-    initialisation (thin, faded) and trained (thick)."""
+    """Each probe measure against depth, one colour per configuration (dotted: with the local
+    mixer), initialisation (thin, faded) and trained (thick)."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
         # sort=False: the models in the table's order
@@ -129,8 +131,8 @@ def probe_figure(table: pd.DataFrame, title: str):
 def mixer_curves(
     hist: pd.DataFrame, floors: pd.DataFrame, title: str, seed: int = PAPER_SEED, ax=None
 ):
-    """Validation loss of seed ``seed``: each configuration with attention (solid) and with the local
-    mixer (dashed), against the ladder of floors."""
+    """Validation loss of seed ``seed``: each configuration with attention (solid) and with the
+    local mixer (dashed), against the ladder of floors."""
     ax = ax or plt.subplots(figsize=(9, 4.5))[1]
     # sort=False: the order the runs were read in
     for (model, mixer), h in hist[hist.seed == seed].groupby(["model", "mixer"], sort=False):
@@ -157,10 +159,10 @@ def mixer_curves(
 
 
 def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
-    """The escape map: AttnOnly over depth x FFN-output gain, FFNOnly's row and AttnOnly without GPT-2's
-    1/√(2L) scaling (``scaled_init`` False, where the grid has it) below. Each cell writes the escape step
-    ('never': stayed on the floor for the run's budget) over the best validation loss; the colour is the best
-    loss, the graded outcome (white: not trained)."""
+    """The escape map: AttnOnly over depth x FFN-output gain, FFNOnly's row and AttnOnly without
+    GPT-2's 1/√(2L) scaling (``scaled_init`` False, where the grid has it) below. Each cell writes
+    the escape step ('never': stayed on the floor for the run's budget) over the best validation
+    loss; the colour is the best loss, the graded outcome (white: not trained)."""
     # a grid without the column has only GPT-2-scaled runs
     scaled = (
         grid.scaled_init.astype(bool)
@@ -214,10 +216,11 @@ def escape_heatmap(grid: pd.DataFrame, depths, gains, title: str):
 
 
 def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | None = None):
-    """Escape step (left) and best validation loss (right) of nanoGPT AttnOnly with one factor of the
-    ResidualGPT bundle switched on its own; untrained factors are listed without a bar; nanoGPT itself and
-    the rounding-only ``control`` are grey, the control hatched. A run that trained its whole budget and never left
-    the floor has no bar either: its row says "never" in words, beside the budget's dotted line."""
+    """Escape step (left) and best validation loss (right) of nanoGPT AttnOnly with one factor of
+    the ResidualGPT bundle switched on its own; untrained factors are listed without a bar;
+    nanoGPT itself and the rounding-only ``control`` are grey, the control hatched. A run that
+    trained its whole budget and never left the floor has no bar either: its row says "never" in
+    words, beside the budget's dotted line."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     y = range(len(table))
     # A bar is a measured escape step, nothing else. "Never" (a complete run with no escape
@@ -265,8 +268,8 @@ def bundle_bars(table: pd.DataFrame, max_steps: int, title: str, control: str | 
 
 
 def twin_figure(twin: pd.DataFrame, factor: str, title: str):
-    """nanoGPT and its twin with ``factor`` switched (``bundle.twin_gap``): the absolute difference of their
-    training losses on a log scale (left), and both validation curves (right)."""
+    """nanoGPT and its twin with ``factor`` switched (``bundle.twin_gap``): the absolute difference
+    of their training losses on a log scale (left), and both validation curves (right)."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.8))
     # clipped at 1e-9: a log axis cannot show the zero difference of two runs that agree exactly
     a1.semilogy(twin.step, twin.gap.clip(lower=1e-9), color="#d62728", marker="o", ms=3)
@@ -286,7 +289,8 @@ def twin_figure(twin: pd.DataFrame, factor: str, title: str):
 
 
 def probes_over_training_figure(table: pd.DataFrame, title: str):
-    """The three probes after the last block against the training step, one colour per configuration."""
+    """The three probes after the last block against the training step,
+    one colour per configuration."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     for ax, (col, label) in zip(axes, PROBE_MEASURES.items()):
         for config in _configs(table):
@@ -317,14 +321,15 @@ def escape_strip(
     planned: dict | None = None,
     chosen: dict | None = None,
 ):
-    """Escape step per seed per factor (``schedule_seeds.schedule_runs().table``), one column per (implementation,
-    factor), one marker per seed (the same shape for a seed in every column, so a seed can be followed across
-    them); a run that never left the floor is drawn at "never", above the budget. Behind each factor's column, its
-    baseline's range over the same seeds (the same implementation's "none"), which the rule
-    (``schedule_seeds.schedule_effects``) reads it against. ``planned``: seeds planned per (implementation, factor),
-    said under each column beside the seeds drawn, so a column still training is not read as complete. ``chosen``:
-    per (implementation, factor), the seeds whose runs chose the factor (``schedule_seeds.chosen_seeds``), which the
-    rule does not judge: drawn hollow, and left out of the band and the count."""
+    """Escape step per seed per factor (``schedule_seeds.schedule_runs().table``), one column per
+    (implementation, factor), one marker per seed (the same shape for a seed in every column, so a
+    seed can be followed across them); a run that never left the floor is drawn at "never", above
+    the budget. Behind each factor's column, its baseline's range over the same seeds (the same
+    implementation's "none"), which the rule (``schedule_seeds.schedule_effects``) reads it against.
+    ``planned``: seeds planned per (implementation, factor), said under each column beside the seeds
+    drawn, so a column still training is not read as complete. ``chosen``: per (implementation,
+    factor), the seeds whose runs chose the factor (``schedule_seeds.chosen_seeds``), which the rule
+    does not judge: drawn hollow, and left out of the band and the count."""
     chosen = chosen or {}
     fig, ax = plt.subplots(figsize=(9, 4.2))
     # one column per (implementation, factor), in the plan's order; a run with no outcome (diverged)

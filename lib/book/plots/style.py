@@ -23,8 +23,8 @@ COLORS = {
 
 
 def _sharp_inline_figures() -> None:
-    """In a notebook (and so in the built book): PNGs at twice the resolution, shown at their usual size,
-    so that the figures stay sharp on a high-density screen."""
+    """In a notebook (and so in the built book): PNGs at twice the resolution, shown at their usual
+    size, so that the figures stay sharp on a high-density screen."""
     try:
         from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats
@@ -44,9 +44,9 @@ OTHER_FLOOR_STYLE = dict(color="grey", linestyle="--", linewidth=0.9)
 
 
 def floor_lines(floor) -> list[tuple[str, float]]:
-    """The floor lines a figure draws: a number is the unigram floor; a dict (``Chapter.floor_lines``) names each
-    line, the first the floor the chapter's verdicts use (on BPE data the NoResidual run, not the unigram
-    floor, so that the two are never confused)."""
+    """The floor lines a figure draws: a number is the unigram floor; a dict
+    (``Chapter.floor_lines``) names each line, the first the floor the chapter's verdicts use (on
+    BPE data the NoResidual run, not the unigram floor, so that the two are never confused)."""
     return list(floor.items()) if isinstance(floor, dict) else [("unigram floor", float(floor))]
 
 
@@ -73,8 +73,8 @@ def _configs(df: pd.DataFrame) -> list[str]:
 
 
 def y_top(hist: pd.DataFrame) -> float | None:
-    """The top of a loss axis: just above the untrained models' step-0 loss, so that a spike later in a
-    run cannot squash the curves that matter (``off_the_top`` names what is cut)."""
+    """The top of a loss axis: just above the untrained models' step-0 loss, so that a spike later
+    in a run cannot squash the curves that matter (``off_the_top`` names what is cut)."""
     h = hist.dropna(subset=["val_loss"])
     # The first evaluation (step 0) of every run, its highest, plus 0.25 of headroom; None for an
     # empty chapter, which leaves matplotlib's own limits.

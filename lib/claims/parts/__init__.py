@@ -1,7 +1,8 @@
-"""The claims, one module per part of the paper, named by its section: each holds its claims' entries (``CLAIMS``),
-what they read from the runs and the card rows they show; the functions that decide them are the topic modules'
-(``lib.claims.joint_collapse``, ``asymmetry``, ...) or the part's own. Adding a claim is one entry in its part's
-``CLAIMS`` plus its pinned verdict (tests/test_released_verdicts.py)."""
+"""The claims, one module per part of the paper, named by its section: each holds its claims'
+entries (``CLAIMS``), what they read from the runs and the card rows they show; the functions that
+decide them are the topic modules' (``lib.claims.joint_collapse``, ``asymmetry``, ...) or the part's
+own. Adding a claim is one entry in its part's ``CLAIMS`` plus its pinned verdict
+(tests/test_released_verdicts.py)."""
 
 from . import (
     s4_joint_collapse,

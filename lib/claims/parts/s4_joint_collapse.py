@@ -1,5 +1,5 @@
-"""§4, Table 2 and §4.1, Fig. 2: the joint collapse and its signature, at the paper's own 10M shape and at the
-stand-in."""
+"""§4, Table 2 and §4.1, Fig. 2: the joint collapse and its signature, at the paper's own
+10M shape and at the stand-in."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from ..verdicts import Claim
 
 
 def _fig2a_paper() -> str:
-    """§4.1's Fig. 2a as the paper says it: the collapsed configurations' gradient (with the paper's own words on
-    when), then Full Residual's."""
+    """§4.1's Fig. 2a as the paper says it: the collapsed configurations' gradient (with the paper's
+    own words on when), then Full Residual's."""
     g = paper_values(ref="§4.1 Fig. 2a", metric="layer0_grad_norm").set_index("config")
     return f"{g.note['AttnOnly']}; Full Residual ≈{g.value['FullResidual']:.3f}"
 
@@ -47,7 +47,8 @@ _SIGNATURE = "joint_collapse#what-agrees-with-the-paper-and-what-does-not"
 
 
 def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """nanoGPT AttnOnly at the paper's exact 10M shape (``claims.paper_shape.claim_paper_shape_collapse``)."""
+    """nanoGPT AttnOnly at the paper's exact 10M shape
+    (``claims.paper_shape.claim_paper_shape_collapse``)."""
     claim = "Joint collapse at the paper's own 10M shape"
     # the paper's full run: Table 2's value over the 10M preset's whole schedule
     full = get_preset("10M", "nanogpt", "AttnOnly").train.max_steps
@@ -104,10 +105,10 @@ _PAPER_SHAPE_COLLAPSE = dict(
 
 
 def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """Fig. 2a at the paper's exact 10M shape (``claims.paper_shape.claim_prefix_starvation``): the paper's claim
-    ("exactly 0.000 from step 300 onward"), read at every evaluation from step 300 to the last each nanoGPT run
-    trained (Full Residual, the control, at its own shorter prefix): each run's last gradient, and the step from
-    which it stays starved."""
+    """Fig. 2a at the paper's exact 10M shape (``claims.paper_shape.claim_prefix_starvation``): the
+    paper's claim ("exactly 0.000 from step 300 onward"), read at every evaluation from step 300 to
+    the last each nanoGPT run trained (Full Residual, the control, at its own shorter prefix): each
+    run's last gradient, and the step from which it stays starved."""
     found = prefix_rows(
         ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")]
     )
@@ -151,8 +152,9 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
 
 
 def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """Fig. 2b at the paper's exact 10M shape (``claims.growth_10m.claim_prefix_growth``): the order of the three
-    nanoGPT configurations' hidden-state growth, read at the step the prefixes reach (the paper's is at the end)."""
+    """Fig. 2b at the paper's exact 10M shape (``claims.growth_10m.claim_prefix_growth``): the
+    order of the three nanoGPT configurations' hidden-state growth, read at the step the
+    prefixes reach (the paper's is at the end)."""
     found = prefix_rows(
         ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")]
     )
@@ -190,8 +192,8 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
 
 
 def joint_collapse(c: Claim, ev: Evidence) -> Row:
-    """Table 2 at the stand-in (``claims.joint_collapse.claim_joint_collapse``, with its knife-edge, the rounding
-    twins' ``released_rounding_edge``, and the escapes that survive rounding)."""
+    """Table 2 at the stand-in (``claims.joint_collapse.claim_joint_collapse``, with its knife-edge,
+    the rounding twins' ``released_rounding_edge``, and the escapes that survive rounding)."""
     jc, summ = ev.chapter("joint_collapse"), ev.summaries("joint_collapse")
     # Table 2's claim is about the three partial configurations; Full Residual is its
     # control, named in the reason.
@@ -220,9 +222,9 @@ def joint_collapse(c: Claim, ev: Evidence) -> Row:
 
 
 def stand_in_collapse_seeds(ev: Evidence) -> str:
-    """The `cpu` stand-in's nanoGPT AttnOnly beyond the joint-collapse chapter's two seeds, for the row decided at the
-    paper's shape: its own recipe over the schedule plan's five seeds, and with the author's dropout 0.2
-    (``plans.author_values``), each seed's escape step."""
+    """The `cpu` stand-in's nanoGPT AttnOnly beyond the joint-collapse chapter's two seeds, for the
+    row decided at the paper's shape: its own recipe over the schedule plan's five seeds, and with
+    the author's dropout 0.2 (``plans.author_values``), each seed's escape step."""
     from ..escape_map import escape_label
 
     seeds = schedule_seeds.baseline_escapes("nanogpt", ev.runs_dir)

@@ -141,8 +141,8 @@ def runtime_gain_fate(c: Claim, ev: Evidence) -> Row:
 
 
 def runtime_gain_absorbed(c: Claim, ev: Evidence) -> Row:
-    """§5.1 (b): whether the curves across the runtime gains coincide (``claims.gain_confound.claim_gain_absorbed``,
-    against the rounding-only twins' null)."""
+    """§5.1 (b): whether the curves across the runtime gains coincide
+    (``claims.gain_confound.claim_gain_absorbed``, against the rounding-only twins' null)."""
     gc = ev.chapter("gain_confound")
     # §5.1: "total spread < 0.002 at any step"
     bound = paper_value(ref="§5.1", metric="runtime_gain_spread")

@@ -69,7 +69,8 @@ ASYMMETRY_SECTION = "10m_asymmetry#reading-the-result"
 
 
 def _shape_level(ev: Evidence) -> str:
-    """Where the paper's shape judges the level: the level's own row once ResidualGPT AttnOnly is trained whole."""
+    """Where the paper's shape judges the level: the level's own row once
+    ResidualGPT AttnOnly is trained whole."""
     attn = prefix_rows(ev.prefix.table, [("residualgpt", "AttnOnly")])
     return (
         "the level's own row, on its whole ResidualGPT AttnOnly run"
@@ -79,8 +80,8 @@ def _shape_level(ev: Evidence) -> str:
 
 
 def _shape_ffn(ev: Evidence) -> str:
-    """Why the paper's shape does not decide the asymmetry's row: its FFNOnly run is a prefix, which may still leave
-    the floor (where the runs stand so far is one of the book's own findings)."""
+    """Why the paper's shape does not decide the asymmetry's row: its FFNOnly run is a prefix, which
+    may still leave the floor (where the runs stand so far is one of the book's own findings)."""
     ffn = prefix_rows(ev.prefix.table, [("residualgpt", "FFNOnly")])
     return (
         ""
@@ -131,9 +132,9 @@ def ffn_equals_noresidual(c: Claim, ev: Evidence) -> Row:
 
 
 def level_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """Fig. 4's level at the paper's exact 10M shape (``claims.paper_shape.claim_paper_shape_level``): ResidualGPT
-    AttnOnly's best over its whole run on the Phase-3 preset, beside the paper's mean and the author's record of
-    seed 1337."""
+    """Fig. 4's level at the paper's exact 10M shape
+    (``claims.paper_shape.claim_paper_shape_level``): ResidualGPT AttnOnly's best over its whole run
+    on the Phase-3 preset, beside the paper's mean and the author's record of seed 1337."""
     found = prefix_rows(ev.prefix.table, [("residualgpt", "AttnOnly")])
     f = c.facts
     ours = (

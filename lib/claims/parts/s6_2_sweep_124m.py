@@ -11,7 +11,8 @@ from ..verdicts import Claim
 
 
 def _historical_124m() -> str:
-    """§6.2's three historical AttnOnly seeds at 124M: 1337 is Table 4's original run, 42 and 123 §6.2's."""
+    """§6.2's three historical AttnOnly seeds at 124M: 1337 is Table 4's
+    original run, 42 and 123 §6.2's."""
     first = paper_value(ref="Table 4", config="AttnOnly", metric="best_val_loss")
     # the per-seed rows (the mean's row has no seed), in the paper's order: 42, then 123
     rest = paper_values(ref="§6.2", config="AttnOnly", metric="best_val_loss").dropna(

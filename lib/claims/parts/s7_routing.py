@@ -17,8 +17,9 @@ def _mixer(ev: Evidence):
 
 
 def routing_paper(c: Claim, ev: Evidence) -> Row:
-    """§7.2's local-mixer test as the paper poses it, judged by the author's rule (``claims.mechanism.
-    claim_routing_by_author_rule``), at the `cpu` stand-in (book/mechanism.ipynb)."""
+    """§7.2's local-mixer test as the paper poses it, judged by the author's rule
+    (``claims.mechanism. claim_routing_by_author_rule``), at the `cpu`
+    stand-in (book/mechanism.ipynb)."""
     claim = f"{_ROUTING_PAPER} by a position-blind mixer, AttnOnly collapses"
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"
@@ -78,8 +79,8 @@ def _routing_paper_reads(ev: Evidence) -> dict:
 
 
 def mechanism(c: Claim, ev: Evidence) -> Row:
-    """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in (book/mechanism.ipynb):
-    listed under what this book finds that the paper does not say."""
+    """The book's own reading of routing (not the paper's claim), at the `cpu` stand-in
+    (book/mechanism.ipynb): listed under what this book finds that the paper does not say."""
     claim = _ROUTING_OWN
     paper_mixer = paper_value(ref="§7.2", metric="mixer_best_val_loss")
     paper = f"not tested cleanly (AttnOnly + mixer {paper_mixer:.3f} in the anomalous Phase 2)"

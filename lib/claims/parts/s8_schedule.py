@@ -32,8 +32,8 @@ def _schedule_runs(ev: Evidence):
 
 def schedule_over_seeds(c: Claim, ev: Evidence) -> Row:
     """Which single factors move AttnOnly's escape beyond what the seed does, at the `cpu` stand-in
-    (book/escape_and_bundle.ipynb, "with seeds"): ``claims.schedule_seeds.claim_schedule_factors`` over
-    ``plans.schedule_seeds``."""
+    (book/escape_and_bundle.ipynb, "with seeds"): ``claims.schedule_seeds.claim_schedule_factors``
+    over ``plans.schedule_seeds``."""
     runs = _schedule_runs(ev)
     paper = (
         "not isolated: §5.2 and §8.3 (limitation 2) leave the nanoGPT → ResidualGPT bundle's "
@@ -63,10 +63,11 @@ def schedule_over_seeds(c: Claim, ev: Evidence) -> Row:
 
 
 def schedule_paper_shape(c: Claim, ev: Evidence) -> Row:
-    """Does a constant learning rate delay or prevent AttnOnly's escape at the paper's own 10M shape, beyond what
-    the seed does? Judged by ``claims.schedule_10m.claim_schedule_10m`` on five seeds a schedule (the rank rule),
-    never on one: the paper calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause unknown (§8.1),
-    and the Phase-2 notebook trains another schedule than Table 1's (book/reproducibility.md)."""
+    """Does a constant learning rate delay or prevent AttnOnly's escape at the paper's own 10M
+    shape, beyond what the seed does? Judged by ``claims.schedule_10m.claim_schedule_10m`` on five
+    seeds a schedule (the rank rule), never on one: the paper calls the Phase 2 → Phase 3
+    discrepancy cross-environment, its cause unknown (§8.1), and the Phase-2 notebook trains another
+    schedule than Table 1's (book/reproducibility.md)."""
     paper = (
         "not claimed: §8.1 calls the Phase 2 → Phase 3 discrepancy cross-environment, its cause "
         "unknown"
@@ -123,14 +124,16 @@ def _first_steps_reads(ev: Evidence) -> dict:
 
 
 def first_steps_stand_in(ev: Evidence):
-    """The finding's claim at the `cpu` stand-in (``plans.schedule_seeds``, both implementations, five seeds)."""
+    """The finding's claim at the `cpu` stand-in (``plans.schedule_seeds``, both
+    implementations, five seeds)."""
     effects = schedule_seeds.schedule_effects(_schedule_runs(ev).table)
     return schedule_10m.claim_first_steps(effects, effects)
 
 
 def first_steps(c: Claim, ev: Evidence) -> Row:
-    """The book's own finding (``claims.schedule_10m.claim_first_steps``), its paper-shape rungs deciding it and the
-    stand-in's verdict beside it, with ``schedule_seeds.rate_reading``: the peak rate told apart from the warm-up."""
+    """The book's own finding (``claims.schedule_10m.claim_first_steps``), its paper-shape rungs
+    deciding it and the stand-in's verdict beside it, with ``schedule_seeds.rate_reading``: the peak
+    rate told apart from the warm-up."""
     runs = {
         "ResidualGPT": (
             schedule_10m.schedule_10m_runs(ev.runs_dir),
