@@ -2,9 +2,11 @@
 imports the claims (``lib/claims``: what decides or gathers a claim), which import the engine (``lib/engine``:
 whatever reads or writes runs and trains), which imports neither. Every import is read from the source (ast),
 lazy ones inside functions too; the command line (``lib/cli.py``) stands above all three."""
+
 from test_imports import LIB, graph
 
-LAYERS = ("engine", "claims", "book")  # lowest first: a layer may import only those before it and itself
+# lowest first: a layer may import only those before it and itself
+LAYERS = ("engine", "claims", "book")
 
 # Imports known to go the wrong way, each (importer, imported) by module: none left since the claims read a
 # chapter's runs through their own reader (claims.runset.RunSet), which the notebook's Chapter is.
@@ -19,20 +21,30 @@ def layer(module: str) -> str | None:
 
 def upward(g: dict[str, set[str]]) -> set[tuple[str, str]]:
     """Every (importer, imported) where a layer imports one above it."""
-    return {(m, d) for m, deps in g.items() for d in deps
-            if layer(m) and layer(d) and LAYERS.index(layer(d)) > LAYERS.index(layer(m))}
+    return {
+        (m, d)
+        for m, deps in g.items()
+        for d in deps
+        if layer(m) and layer(d) and LAYERS.index(layer(d)) > LAYERS.index(layer(m))
+    }
 
 
 def test_no_layer_imports_one_above_it():
     found = upward(graph())
     assert found - ALLOWED == set(), f"imports against the layers: {sorted(found - ALLOWED)}"
     # an allowed offender that is gone must leave the list, so the list only ever shrinks
-    assert ALLOWED - found == set(), f"no longer imported, remove from ALLOWED: {sorted(ALLOWED - found)}"
+    assert ALLOWED - found == set(), (
+        f"no longer imported, remove from ALLOWED: {sorted(ALLOWED - found)}"
+    )
 
 
 def test_the_check_finds_an_import_going_up():
-    g = {"engine.runs": {"claims.verdicts"}, "claims.rows": {"book.tables", "engine.plans"},
-         "book.chapter": {"claims.registry", "engine.runs"}, "cli": {"book", "engine.config"}}
+    g = {
+        "engine.runs": {"claims.verdicts"},
+        "claims.rows": {"book.tables", "engine.plans"},
+        "book.chapter": {"claims.registry", "engine.runs"},
+        "cli": {"book", "engine.config"},
+    }
     assert upward(g) == {("engine.runs", "claims.verdicts"), ("claims.rows", "book.tables")}
 
 

@@ -1,5 +1,6 @@
 """The released runs, checked without training: each is a plan's run whose files agree with each other, was
 trained from committed code, and starts from the loss its seed gives."""
+
 import json
 
 import pytest
@@ -57,6 +58,7 @@ def test_the_step_0_loss_reproduces_from_the_seed(released):
     from lib.engine.diagnostics import hidden_norms
     from lib.engine.experiment import build_model
     from lib.engine.results import per_batch_val_losses
+
     ok, _ = released
     checked = _one_per_kind(ok)
     assert len(checked) >= 3
@@ -65,12 +67,20 @@ def test_the_step_0_loss_reproduces_from_the_seed(released):
         exp = rd.experiment()
         first = rd.history()[0]
         if not (exp.scale == "cpu" and exp.impl == "nanogpt") and "hidden_norm" in first:
-            b = Batches(load_corpus(exp.dataset), exp.model.block_size, exp.train.batch_size, exp.seed,
-                        eval_batches=1, train_eval_batches=0, val_seed=exp.train.val_seed)
+            b = Batches(
+                load_corpus(exp.dataset),
+                exp.model.block_size,
+                exp.train.batch_size,
+                exp.seed,
+                eval_batches=1,
+                train_eval_batches=0,
+                val_seed=exp.train.val_seed,
+            )
             with torch.no_grad():
                 norms = hidden_norms(build_model(exp).eval(), b.fixed_val[0][0])
             assert norms == pytest.approx(first["hidden_norm"], rel=1e-5), path
             continue
-        loss = per_batch_val_losses(build_model(exp), exp, exp.train.eval_batches, exp.train.val_mode,
-                                    seed=exp.seed).mean()
+        loss = per_batch_val_losses(
+            build_model(exp), exp, exp.train.eval_batches, exp.train.val_mode, seed=exp.seed
+        ).mean()
         assert loss == pytest.approx(first["val_loss"], rel=1e-6), path
