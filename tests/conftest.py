@@ -13,9 +13,10 @@ from lib.engine.config import get_preset, replace  # noqa: E402
 
 
 def raise_at(at, exc):
-    """A callback that stops a run by raising ``exc`` as the evaluation at step ``at`` reaches the callbacks: before the
-    run's files are written when it comes before the recorder, after them when it comes after (tests/test_runs.py's
-    kill). Built on call, so that collecting the tests does not import torch."""
+    """A callback that stops a run by raising ``exc`` as the evaluation at step ``at`` reaches
+    the callbacks: before the run's files are written when it comes before the recorder, after
+    them when it comes after (tests/test_runs.py's kill). Built on call, so that collecting
+    the tests does not import torch."""
     from lib.engine.train import Callback
 
     class RaiseAt(Callback):
@@ -28,7 +29,8 @@ def raise_at(at, exc):
 
 @pytest.fixture(autouse=True)
 def _close_figures():
-    """Every figure a test draws is closed after it: pyplot keeps them open, and past 20 it warns of memory."""
+    """Every figure a test draws is closed after it: pyplot keeps them open,
+    and past 20 it warns of memory."""
     yield
     import matplotlib.pyplot as plt
 
@@ -69,12 +71,13 @@ def write_fake_run(
     n_evals=2,
     floor=3.35,
 ):
-    """A run directory as lib writes it (config.json, history.jsonl, summary.json) without training: a history
-    of ``n_evals`` evaluations from 4.2 (or above ``best`` and ``floor``) down to ``best`` at ``steps`` (the budget
-    by default); a diverged run ends with lib's divergence row. ``escape``: the step at which the history first
-    goes ``ESCAPE_MARGIN`` below ``floor`` (the first evaluation after it moves there, or one is added); None:
-    wherever the history does, so that the summary agrees with its history (``RunDir.problems`` checks it).
-    ``config`` replaces the config.json (an edited file)."""
+    """A run directory as lib writes it (config.json, history.jsonl, summary.json) without training:
+    a history of ``n_evals`` evaluations from 4.2 (or above ``best`` and ``floor``) down to
+    ``best`` at ``steps`` (the budget by default); a diverged run ends with lib's divergence row.
+    ``escape``: the step at which the history first goes ``ESCAPE_MARGIN`` below ``floor`` (the
+    first evaluation after it moves there, or one is added); None: wherever the history does, so
+    that the summary agrees with its history (``RunDir.problems`` checks it). ``config`` replaces
+    the config.json (an edited file)."""
     from lib.engine.files import write_json_atomic, write_jsonl_atomic
     from lib.engine.runs import run_path
     from lib.engine.thresholds import ESCAPE_MARGIN, escape_step
@@ -84,12 +87,15 @@ def write_fake_run(
     steps = exp.train.max_steps if steps is None else steps
     at = [round(steps * i / (n_evals - 1)) for i in range(n_evals)]
     if escape is not None and escape not in at:
-        # the first evaluation after the escape moves to it (as many evaluations), else one is added there
+        # the first evaluation after the escape moves to it (as many
+        # evaluations), else one is added there
         later = [s for s in at[1:-1] if s > escape]
         at = sorted({*at, escape} - set(later[:1]))
-    # above the best (the summary's best is the history's) and on the floor or above it (no escape before `escape`)
+    # above the best (the summary's best is the history's) and on the floor or above
+    # it (no escape before `escape`)
     start = max(4.2, best + 0.5, floor)
-    # From the escape on, halfway between the escape line and the best: below the line, above the last row's best.
+    # From the escape on, halfway between the escape line and the best: below the
+    # line, above the last row's best.
     below = (min(floor - ESCAPE_MARGIN, start) + best) / 2
     assert escape is None or status == "diverged" or below > best, (
         "an escape needs a best below floor - margin"
@@ -143,9 +149,9 @@ def fake_run():
 
 
 def cli(*args, tmp_path=None):
-    """``python -m lib ARGS`` in this process (``lib.cli.main``, what ``__main__`` calls): its exit code and what
-    it printed. In-process because a fresh interpreter spends seconds importing torch for each refusal;
-    tests/test_cli.py keeps one test of the real entry point."""
+    """``python -m lib ARGS`` in this process (``lib.cli.main``, what ``__main__`` calls): its exit
+    code and what it printed. In-process because a fresh interpreter spends seconds importing torch
+    for each refusal; tests/test_cli.py keeps one test of the real entry point."""
     import contextlib
     import io
     from types import SimpleNamespace

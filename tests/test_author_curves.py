@@ -1,4 +1,5 @@
-"""scripts/author_curves.py on a small notebook of the author's format, and the committed data file it wrote."""
+"""scripts/author_curves.py on a small notebook of the author's format, and
+the committed data file it wrote."""
 
 import importlib.util
 import json
@@ -59,8 +60,8 @@ def test_a_wrong_cell_is_refused_in_one_line(tmp_path, capsys, cell, message):
 
 
 def test_the_committed_file_holds_the_phase2_runs_the_paper_reports():
-    """AttnOnly seeds 42 and 123 end at the paper's Phase-2 values (3.354, 2.130, §8.1) to within the notebook's
-    rounding; every run has 30 evaluations, every 100 steps to 3,000."""
+    """AttnOnly seeds 42 and 123 end at the paper's Phase-2 values (3.354, 2.130, §8.1) to within
+    the notebook's rounding; every run has 30 evaluations, every 100 steps to 3,000."""
     df = pd.read_csv(author_curves.OUT)
     best = df.groupby(["config", "seed"]).val_loss.min()
     assert best["AttnOnly", 42] == pytest.approx(3.354, abs=6e-4)
@@ -75,7 +76,8 @@ def test_the_chapter_line_reads_each_phase2_seeds_escape_and_best_from_the_file(
 
     curves = author_phase2_curves()
     line = paper_shape.phase2_curves_reading(curves, floor=3.3473)
-    # each seed's best beside the paper's own Phase-2 record of it (§8.1): seeds 42 and 123 match, 1337 does not
+    # each seed's best beside the paper's own Phase-2 record of it (§8.1): seeds
+    # 42 and 123 match, 1337 does not
     for fact in (
         "seed 1337 leaves the floor by step 200 (best 1.9683; §8.1's Phase 2 2.289)",
         "seed 42 never leaves the floor (best 3.3543; §8.1's Phase 2 3.354)",
@@ -96,7 +98,8 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs
     fig = plots.phase2_figure(author_phase2_curves(), empty, 3.3473, 1.580, "t")
     labels = [ln.get_label() for ln in fig.axes[0].lines]
     assert sum(label.startswith("author's Phase-2 notebook") for label in labels) == 6
-    # two seeds at the constant rate, one on warm-up + cosine: a line per seed, a legend entry per schedule
+    # two seeds at the constant rate, one on warm-up + cosine: a line per
+    # seed, a legend entry per schedule
     ours = pd.DataFrame(
         {
             "step": [0, 50, 0, 50, 100, 0, 50],
@@ -128,7 +131,8 @@ def test_the_phase2_figure_draws_the_authors_six_curves_with_or_without_our_runs
 def test_runs_that_end_together_share_one_seed_label():
     from lib.book.plots.curves import seed_labels
 
-    # two runs that never left the floor, stopped at step 600 a hundredth apart, and one that left it
+    # two runs that never left the floor, stopped at step 600 a
+    # hundredth apart, and one that left it
     ends = [(600, 3.36, 42), (600, 3.35, 7), (500, 2.69, 123), (600, 2.70, 0)]
     assert seed_labels(ends) == {(600, 3.35): "7, 42", (500, 2.69): "123", (600, 2.70): "0"}
 
@@ -136,7 +140,8 @@ def test_runs_that_end_together_share_one_seed_label():
 def nanogpt10m_notebook(
     tmp_path, log, summary, settings="SEED          = 7   # same seed\nMAX_ITERS     = 600\n"
 ):
-    """A notebook laid out as NanoGPT_10M.ipynb: settings in cell 4's source, the log in cell 8, the table in 13."""
+    """A notebook laid out as NanoGPT_10M.ipynb: settings in cell 4's source, the
+    log in cell 8, the table in 13."""
     cells = [{"cell_type": "code", "source": [], "outputs": []} for _ in range(14)]
     cells[4]["source"] = settings.splitlines(True)
     for cell, text in ((8, log), (13, summary)):
@@ -223,9 +228,9 @@ def test_the_nanogpt10m_notebook_is_read_from_its_own_cells_not_a_given_one(tmp_
 
 
 def test_the_committed_nanogpt10m_file_holds_the_final_losses_of_the_four_runs():
-    """The notebook's cell 13 prints each run's last evaluation (step 2,999, seed 1337): AttnOnly trains to 3.3161
-    where FullResidual reaches 1.1297. Of cell 8's log only FFN-Only's last line survives the dashboard's
-    clear_output, and it is the same evaluation cell 13 prints."""
+    """The notebook's cell 13 prints each run's last evaluation (step 2,999, seed 1337): AttnOnly
+    trains to 3.3161 where FullResidual reaches 1.1297. Of cell 8's log only FFN-Only's last line
+    survives the dashboard's clear_output, and it is the same evaluation cell 13 prints."""
     df = pd.read_csv(author_curves.NANOGPT10M_OUT)
     assert (
         set(df.notebook) == {author_curves.NANOGPT10M}

@@ -142,7 +142,8 @@ def test_beside_paper_shows_the_difference_and_missing_rows():
         t.loc["NoResidual", "ours - paper"]
     )
     assert "population" not in t.loc["AttnOnly", OURS]
-    # where the paper's ± is a population std (ddof = 0), both columns say so and ours is given that way too
+    # where the paper's ± is a population std (ddof = 0), both columns say so
+    # and ours is given that way too
     t = beside_paper(
         seed_table(summaries()), paper.assign(population_std=[True, False]), "Phase 3"
     ).set_index("config")
@@ -217,7 +218,8 @@ def test_layer0_grad_finds_the_step_from_which_it_stays_starved():
     assert pd.isna(g.loc["FullResidual", "starved_from_step"])  # never starved
     growth = joint_collapse.final_values(hist, "hidden_growth").set_index("config")
     assert growth.loc["AttnOnly", "hidden_growth"] == 5.0
-    # Fig. 2 is seed 1337 of the released runs: another seed or a retrained run is not read in its place
+    # Fig. 2 is seed 1337 of the released runs: another seed or a
+    # retrained run is not read in its place
     other = pd.concat(
         [
             hist.assign(source="released"),
@@ -571,7 +573,8 @@ def test_cross_scale_rows_use_the_seeds_of_the_paper_row(tmp_path, monkeypatch, 
     assert phase3["our seeds"] == "1337, 0" and phase3["our AttnOnly"] == 1.9  # every seed
     assert t.loc[("124M", "residualgpt", "controlled"), "our seeds"] == "none yet"
     assert t.loc[("124M", "nanogpt", "-"), "our scale"] == "not run"
-    # AttnOnly's best, 1.8, is far below the floor (3.35 - 0.1): its history escapes, so the summary says so too
+    # AttnOnly's best, 1.8, is far below the floor (3.35 - 0.1): its history
+    # escapes, so the summary says so too
     assert original["our AttnOnly left the floor"] == "1 of 1"
     assert [tuple(i) for i in t.index] == [
         ("10M", "nanogpt", "-"),
@@ -713,13 +716,15 @@ def test_eval_noise_claim_sets_the_gap_against_the_noise():
         "Seed 1337 (released): the FFNOnly - AttnOnly gap is 1.400, 280 standard deviations of "
         "that noise: evaluation noise cannot move a model across it at this scale."
     )
-    # the noise is far too small, and the author's AttnOnly trains on the floor (its printed log): no explanation
+    # the noise is far too small, and the author's AttnOnly trains on the floor
+    # (its printed log): no explanation
     assert c.verdict == "CONTRADICTED" and round(c.facts["gap_over_noise"]) == 280
     assert "3.3161" in c.why and "0.0008 from NoResidual's" in c.why
     author = pd.DataFrame(
         {"config": ["AttnOnly", "NoResidual"], "cell": 13, "train_loss": [2.9, 3.3153]}
     )
-    # progress in training that validation could hide: the explanation stays open, whatever the noise
+    # progress in training that validation could hide: the explanation
+    # stays open, whatever the noise
     c = fixed_val_batches.claim_eval_noise(
         fixed_val_batches.gap_vs_noise(noise), noise, author=author
     )
@@ -860,7 +865,8 @@ def test_longer_budget_claim_reads_each_probe_beside_its_released_plain_run():
         "Still on the floor after 2,400 steps (one seed" in stayed.text
         and "budget effect" not in stayed.text
     )
-    # neither left the floor: the longer budget shows no asymmetry to read, so it neither confirms nor contradicts
+    # neither left the floor: the longer budget shows no asymmetry to read, so it
+    # neither confirms nor contradicts
     assert stayed.verdict == "NOT TESTABLE HERE" and stayed.facts == {
         "attn_left": False,
         "ffn_left": False,
@@ -925,7 +931,8 @@ def test_the_probe_is_released_apart_from_the_chapter_runs(tmp_path, monkeypatch
     monkeypatch.setattr(lib.book.chapter, "RUNS_DIR", tmp_path)
     _fake_run(attn, tmp_path, 6.54, None, 25)
     _fake_run(get_preset("cpu-bpe", "residualgpt", "AttnOnly", 1337), tmp_path, 6.55, None, 9)
-    # the probe extends the first stand-in's runs: it applies there, and not at the stand-in the search chose
+    # the probe extends the first stand-in's runs: it applies there, and not at
+    # the stand-in the search chose
     assert not Chapter.open("124m_sweep", params(), announce=False).probe().applies
     assert "belongs to the cpu-bpe stand-in" in capsys.readouterr().out
     ch = Chapter.open("124m_sweep", params(scale="cpu-bpe"), announce=False)
@@ -983,7 +990,8 @@ def test_longer_budget_curves_draw_released_runs_solid_and_the_probe_dashed():
 
 
 def test_the_book_is_the_same_where_cuda_is_available(monkeypatch):
-    """A build on a GPU machine shows what a CPU build shows; only a retrain (a seed) goes to the paper's scale."""
+    """A build on a GPU machine shows what a CPU build shows; only a retrain (a
+    seed) goes to the paper's scale."""
     import torch
 
     from lib.book import CHAPTERS
@@ -1037,7 +1045,8 @@ def test_a_retrain_prints_each_evaluation(capsys):
 
 
 def _gain_curves(finals):
-    """Two-evaluation curves per (mode, gain): step 0 at 4.2, step 300 at ``finals[(mode, gain)]``."""
+    """Two-evaluation curves per (mode, gain): step 0 at 4.2, step
+    300 at ``finals[(mode, gain)]``."""
     rows = [
         {"mode": m, "gain": g, "step": st, "val_loss": v}
         for (m, g), f in finals.items()
@@ -1079,7 +1088,8 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
             ]
         )
 
-    # the paper's sentence as written: two gains on the floor, two off it, 1.40 apart, far beyond rounding
+    # the paper's sentence as written: two gains on the floor, two off it,
+    # 1.40 apart, far beyond rounding
     c = gain_confound.claim_gain_absorbed(curves, 3.35, 0.002, twins=twins(0.001, 0.0005))
     assert (
         c.verdict == "CONTRADICTED"
@@ -1099,11 +1109,13 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
         ).verdict
         == "HOLDS"
     )
-    # a null as large as the bound, the spread within bound + null: a knife-edge, computed from the runs
+    # a null as large as the bound, the spread within bound + null: a
+    # knife-edge, computed from the runs
     wide = gain_confound.claim_gain_absorbed(near, 3.35, 0.002, twins=twins(0.003, 0.0, near))
     assert wide.verdict == "NOT TESTABLE HERE"
-    # a null finer than the bound, the spread within it of the bound on either side: rounding alone could carry the
-    # spread across, so neither side wins (a spread of 0.0023 or 0.0018 against 0.002, null 0.0005)
+    # a null finer than the bound, the spread within it of the bound on either side:
+    # rounding alone could carry the spread across, so neither side wins (a spread of 0.0023
+    # or 0.0018 against 0.002, null 0.0005)
     for top in (1.9523, 1.9518):
         edge = _gain_curves(
             {
@@ -1146,7 +1158,8 @@ def test_the_gain_verdict_has_two_parts_where_the_runs_end_and_how_close_the_esc
 
 
 def _runtime_seed(finals: dict[float, float]):
-    """One more seed of the runtime sweep as ``gain_confound.other_seeds`` gives it: (gain table, curves)."""
+    """One more seed of the runtime sweep as ``gain_confound.other_seeds``
+    gives it: (gain table, curves)."""
     from lib.engine import gain
 
     summ = pd.DataFrame(
@@ -1191,7 +1204,8 @@ def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
     # a seed not trained yet is named, and the verdict rests on the seeds that are
     c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed(split), 123: None})
     assert c.verdict == "CONTRADICTED" and "seed 123 not trained yet" in c.why
-    # another seed where every gain leaves the floor: which side g = 0.25 ends on is the seed's, a knife-edge
+    # another seed where every gain leaves the floor: which side g = 0.25 ends
+    # on is the seed's, a knife-edge
     c = gain_confound.claim_gain_fate(table, others={42: _runtime_seed({g: 1.95 for g in split})})
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["stayed"] == []
     # the split moves between seeds but g = 0.25 stays and g = 4 leaves at both: still the gain's
@@ -1227,7 +1241,8 @@ def test_the_gain_verdicts_are_decided_over_every_trained_seed_both_ways():
         42: pytest.approx(1.40),
     }
     assert any(line.startswith("Seed 42: largest spread") for line in c.lines)
-    # a seed with only some of its gains is pending: its spread over fewer curves would read as overlap
+    # a seed with only some of its gains is pending: its spread over
+    # fewer curves would read as overlap
     c = gain_confound.claim_gain_absorbed(
         curves,
         3.35,
@@ -1263,7 +1278,8 @@ def test_the_gain_chapter_reads_another_seed_only_once_its_four_runtime_gains_ar
         get_preset("cpu", "residualgpt", "AttnOnly", 1337), 3.35, runs_dir=tmp_path
     )
     assert got == {42: None, 123: None}
-    # the seed table puts each trained seed's escape steps beside seed 1337's, and leaves an untrained seed out
+    # the seed table puts each trained seed's escape steps beside seed 1337's,
+    # and leaves an untrained seed out
     split = {0.25: 3.34, 0.5: 3.34, 2.0: 1.95, 4.0: 1.94}
     t = gain_confound.seed_table(
         _runtime_seed(split)[0], {42: _runtime_seed({g: 1.9 for g in split}), 123: None}
@@ -1412,8 +1428,9 @@ def test_a_retrain_with_fewer_evaluation_batches_is_a_run_of_its_own():
 
 
 def test_no_figure_is_drawn_on_two_pages():
-    # issue 56: one figure, one number. A figure cell's code (its plot call) appears once in the book; a page that
-    # needs it again refers to it ({numref}) rather than drawing it twice under two numbers.
+    # issue 56: one figure, one number. A figure cell's code (its plot call) appears
+    # once in the book; a page that needs it again refers to it ({numref}) rather than
+    # drawing it twice under two numbers.
     import json
 
     seen = {}

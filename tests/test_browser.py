@@ -134,7 +134,8 @@ class PageLog:
     console: list = field(default_factory=list)  # browser-log entries
 
     def read(self, driver):
-        """Add the log entries that arrived since the last read; return how many requests started."""
+        """Add the log entries that arrived since the last read;
+        return how many requests started."""
         started = 0
         for entry in driver.get_log("performance"):
             msg = json.loads(entry["message"])["message"]
@@ -164,7 +165,8 @@ def open_page(driver, url) -> PageLog:
 
 
 def settle(driver, log, quiet_s=1.0, max_s=10.0):
-    """Read the logs until no request has started for ``quiet_s``: lazily loaded fonts and scripts count."""
+    """Read the logs until no request has started for ``quiet_s``: lazily
+    loaded fonts and scripts count."""
     deadline = time.monotonic() + max_s
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:
@@ -177,7 +179,8 @@ def settle(driver, log, quiet_s=1.0, max_s=10.0):
 
 
 def wait_for(driver, script, what, *args):
-    """Wait until the JavaScript ``script`` returns something truthy; fail with ``what`` otherwise."""
+    """Wait until the JavaScript ``script`` returns something truthy;
+    fail with ``what`` otherwise."""
     try:
         return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(
             lambda d: d.execute_script(script, *args)
@@ -270,7 +273,8 @@ def port_of(site):
 
 
 def test_network_is_blocked(site, browser):
-    """The offline flags work: other hosts fail, each for the flag that blocks it; 127.0.0.1 loads."""
+    """The offline flags work: other hosts fail, each for the flag
+    that blocks it; 127.0.0.1 loads."""
     log = open_page(browser, site + "book/intro.html")
     blocked = {
         # a name: sent to the dead proxy
@@ -349,8 +353,8 @@ def test_seed_dropdown_switches_traces(site, browser):
     seed_buttons = [(b, lab) for b, lab in zip(buttons, labels) if lab.startswith("seed ")]
 
     if not seed_buttons:
-        # The released runs hold several 10M seeds, so a dropdown with only "all" is a book built without
-        # them (or a plot that lost its traces): nothing here would be tested.
+        # The released runs hold several 10M seeds, so a dropdown with only "all" is a book built
+        # without them (or a plot that lost its traces): nothing here would be tested.
         pytest.fail(
             (
                 f"the built 10m page's seed dropdown offers no seed (labels {labels}, "
@@ -413,8 +417,9 @@ def _screenshots():
 
 @pytest.fixture(scope="module")
 def every_page_at_1400_px(site, browser):
-    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it: the overflows
-    scripts/screenshots.py looks for, and each plotly figure's caption number (one load per page, not two)."""
+    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it:
+    the overflows scripts/screenshots.py looks for, and each plotly figure's caption number
+    (one load per page, not two)."""
     shots = _screenshots()
     browser.set_window_size(1400, 1000)
     try:
@@ -434,8 +439,8 @@ def every_page_at_1400_px(site, browser):
 
 
 def test_no_table_or_output_overflows_at_1400_px(every_page_at_1400_px):
-    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not scroll
-    sideways and no table or output is wider than its box."""
+    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not
+    scroll sideways and no table or output is wider than its box."""
     problems = {page: over for page, (over, _) in every_page_at_1400_px.items() if over}
     assert not problems, problems
 
@@ -454,8 +459,8 @@ def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400
     assert len(figures) >= 7 and not missing, missing
 
 
-# Every word of every table header in one piece: a header narrower than its longest word breaks it across lines
-# ("confi / g"). A Range over one word has one client rect per line it is drawn on.
+# Every word of every table header in one piece: a header narrower than its longest word breaks it
+# across lines ("confi / g"). A Range over one word has one client rect per line it is drawn on.
 BROKEN_HEADER_WORDS = """
 const broken = [];
 for (const th of document.querySelectorAll('th')) {
@@ -476,8 +481,8 @@ return broken;
 
 
 def viewport(driver, width, height):
-    """The page's own viewport at exactly ``width`` x ``height`` CSS pixels (a window size would include the
-    browser's frame)."""
+    """The page's own viewport at exactly ``width`` x ``height`` CSS pixels (a window size would
+    include the browser's frame)."""
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
@@ -487,8 +492,9 @@ def viewport(driver, width, height):
 def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally_by_scale(
     site, browser
 ):
-    """At 1,400 x 800, what a reader sees before scrolling (issue 56): the answer sentence, the reproducibility
-    summary's first part (its scope) and the tally split by scale, which closes the summary."""
+    """At 1,400 x 800, what a reader sees before scrolling (issue 56): the answer
+    sentence, the reproducibility summary's first part (its scope) and the tally split
+    by scale, which closes the summary."""
     viewport(browser, 1400, 800)
     try:
         open_page(browser, site + "book/intro.html")
@@ -514,8 +520,9 @@ def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally
 def test_the_lead_figures_type_is_legible_and_captions_are_in_the_body_colour_at_1400_px(
     site, browser
 ):
-    """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its width on the page
-    (``book.plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its caption in the body text's colour."""
+    """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its
+    width on the page (``book.plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its
+    caption in the body text's colour."""
     from lib.book.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
 
     viewport(browser, 1400, 800)

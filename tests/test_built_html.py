@@ -76,8 +76,8 @@ def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page)
         text,
     )
     assert len(cells) >= 11, cells  # one verdict cell per claim row
-    # the book's own findings, among them the paper-shape prefixes' early-training readings: listed in the closing
-    # chapter, and linked from the front page
+    # the book's own findings, among them the paper-shape prefixes' early-training readings: listed
+    # in the closing chapter, and linked from the front page
     assert (
         'href="what_holds.html#what-this-book-finds-that-the-paper-does-not-say"'
         if page == "intro"
@@ -86,8 +86,8 @@ def test_the_scorecard_is_on_the_front_page_and_the_closing_chapter(pages, page)
 
 
 def test_the_book_speaks_only_the_four_verdict_words(pages):
-    # One vocabulary everywhere: every word the pages set in bold capitals as a verdict is one of the four, and
-    # the old chapter word is gone.
+    # One vocabulary everywhere: every word the pages set in bold capitals as a verdict is one of
+    # the four, and the old chapter word is gone.
     from lib.claims.verdicts import VERDICTS
 
     for p in pages:
@@ -98,7 +98,8 @@ def test_the_book_speaks_only_the_four_verdict_words(pages):
 
 
 def test_no_table_shows_a_row_count_column(pages):
-    # A 0, 1, 2, ... first column tells a reader nothing; an index that names something (a preset's fields) stays.
+    # A 0, 1, 2, ... first column tells a reader nothing; an index that names
+    # something (a preset's fields) stays.
     for p in pages:
         for body in re.findall(r"<tbody>(.*?)</tbody>", p.read_text(), re.S):
             heads = [
@@ -133,7 +134,8 @@ def test_the_book_tables_hide_only_a_row_count_index():
     assert "1,500" in cells and "2.0000" in cells
     # a filtered row number
     assert "<th>3</th>" not in frame_html(df.assign(x=1).iloc[[0]].set_axis([3]))
-    # the paper's seed column is empty on a row pooled over seeds: "-", as every other missing value, never "<NA>"
+    # the paper's seed column is empty on a row pooled over seeds: "-", as every
+    # other missing value, never "<NA>"
     seeds = frame_html(
         pd.DataFrame({"seed": pd.array([1337, None], dtype="Int64"), "note": ["one", "mean"]})
     )
@@ -225,9 +227,9 @@ PLOT = re.compile(r'<img\b[^>]*>|<div id="[^"]+" class="plotly-graph-div"')
 
 
 def test_every_plot_in_a_chapter_is_a_numbered_captioned_figure(pages):
-    # What it shows, at which scale, from which runs: every image and interactive plot sits in a <figure> whose
-    # caption has its number ("Book fig. N", numfig_format) and words after it. The front page is left out here: its
-    # lead figure is the front page's own (issue 37 items 1-2).
+    # What it shows, at which scale, from which runs: every image and interactive plot sits in a
+    # <figure> whose caption has its number ("Book fig. N", numfig_format) and words after it. The
+    # front page is left out here: its lead figure is the front page's own (issue 37 items 1-2).
     import html
 
     found, bare = 0, []
@@ -258,7 +260,8 @@ CODE_NAME = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 
 
 def _configuration_fields() -> set[str]:
-    # the names a reader passes to the code (n_layer, attn_res): a table of a preset's fields may show them as they are
+    # the names a reader passes to the code (n_layer, attn_res): a table of a preset's
+    # fields may show them as they are
     from dataclasses import fields
 
     from lib.engine.config import Experiment, ModelConfig, TrainConfig
@@ -306,7 +309,8 @@ def test_the_book_names_the_code_columns_in_words():
 
 
 def _page_text(chapter: str) -> str:
-    """The chapter's built page as a reader reads it: tags stripped, entities decoded, whitespace collapsed."""
+    """The chapter's built page as a reader reads it: tags stripped, entities
+    decoded, whitespace collapsed."""
     import html
 
     raw = (HTML / "book" / f"{chapter}.html").read_text()
@@ -325,7 +329,8 @@ def _released(name):
 
 
 def _expected(chapter: str) -> tuple[list[str], list[str]]:
-    """(verdict lines, table cells) the chapter must show, computed here by lib from the released runs alone."""
+    """(verdict lines, table cells) the chapter must show, computed here by lib
+    from the released runs alone."""
     from lib.book import beside_paper, seed_table
     from lib.book.tables import OURS
     from lib.claims.paper import mixer_rule, paper_value, paper_values
@@ -401,7 +406,8 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
         cells = beside_paper(
             seed_table(summ), paper_values(ref="Table 5", metric="best_val_loss"), "Table 5", True
         )[OURS]
-        # each claim waits for the whole sweep: its runs finished of those planned, read from runs/ here
+        # each claim waits for the whole sweep: its runs finished of those
+        # planned, read from runs/ here
         sweep = (len(ch.experiments()) - len(ch.missing()), len(ch.experiments()))
         return [
             _as_printed(ch, asymmetry.claim_separation(summ, floor, "124M", sweep=sweep)).text,
@@ -438,8 +444,8 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
 
 
 def _as_printed(ch, claim):
-    """A chapter's claim as its verdict cell prints it (``claims.claims_at``): decided at the chapter's stand-in, a
-    CONTRADICTED reads "CONTRADICTED at a stand-in"."""
+    """A chapter's claim as its verdict cell prints it (``claims.claims_at``): decided at the
+    chapter's stand-in, a CONTRADICTED reads "CONTRADICTED at a stand-in"."""
     import dataclasses
 
     return dataclasses.replace(claim, stand_in=ch.stand_in)
@@ -458,8 +464,9 @@ def _as_printed(ch, claim):
     ],
 )
 def test_each_chapter_shows_the_verdicts_and_numbers_of_its_released_runs(pages, chapter):
-    # What a reader sees is what lib computes from the released runs alone: every verdict line and every
-    # "ours" cell of the paper tables, recomputed here, must be on the built page word for word.
+    # What a reader sees is what lib computes from the released runs alone: every
+    # verdict line and every "ours" cell of the paper tables, recomputed here, must be
+    # on the built page word for word.
     text = _page_text(chapter)
     verdicts, cells = _expected(chapter)
     lines = [" ".join(line.split()) for v in verdicts for line in v.splitlines() if line.strip()]
@@ -481,8 +488,9 @@ def _rows_text(table) -> list[str]:
 
 
 def test_the_limitations_page_states_the_compute_the_runs_add_up_to(pages):
-    # The page's numbers are lib's, computed again here from runs/: the compute statement, the table by page and
-    # the total, what the paper's scales would cost on this CPU, and the stand-ins' departures from the presets.
+    # The page's numbers are lib's, computed again here from runs/: the compute statement, the
+    # table by page and the total, what the paper's scales would cost on this CPU, and the
+    # stand-ins' departures from the presets.
     from lib.book.costs import compute_statement, compute_table, run_costs
     from lib.book.limitations import (
         cannot_test_statement,
@@ -522,8 +530,9 @@ def test_the_limitations_page_states_the_compute_the_runs_add_up_to(pages):
 
 
 def test_the_124m_chapter_limits_the_training_set_confound_to_the_historical_seeds(pages):
-    # Issue 37 item 8: the confound with training-set size is shown for the three historical seeds, whose splits the
-    # author's notebooks print; Table 5's split is not stated, and the page says so rather than extend it there.
+    # Issue 37 item 8: the confound with training-set size is shown for the three historical seeds,
+    # whose splits the author's notebooks print; Table 5's split is not stated, and the page says
+    # so rather than extend it there.
     text = _page_text("124m_sweep")
     assert '"AttnOnly is seed-sensitive at 124M" is confounded' not in text
     assert (
@@ -531,7 +540,8 @@ def test_the_124m_chapter_limits_the_training_set_confound_to_the_historical_see
         in text
     )
     assert "whether the same confound reaches Table 5's seed sensitivity cannot be told" in text
-    # Table 4 against Table 5: the paper's own caution (§6.2.1) and the seed-1337 notebook's 0.06M-token validation
+    # Table 4 against Table 5: the paper's own caution (§6.2.1) and the seed-1337
+    # notebook's 0.06M-token validation
     assert (
         "should not be compared as if they came from a single sweep" in text
         and "57,044 tokens" in text
@@ -570,8 +580,9 @@ def test_the_audit_row_on_tables_4_and_5_carries_the_paper_s_caution_and_the_val
     ],
 )
 def test_pages_show_the_definitions_their_verdicts_rest_on(pages, chapter, definitions):
-    # whether a run left the floor and when (every verdict), and the rate the trainer sets at each step (the schedule
-    # verdicts): included from lib as it runs, so the page shows the code itself, each line of it
+    # whether a run left the floor and when (every verdict), and the rate the trainer sets
+    # at each step (the schedule verdicts): included from lib as it runs, so the page shows
+    # the code itself, each line of it
     import importlib
     import inspect
 

@@ -1,9 +1,10 @@
-"""Every claim function can come out either way (issue 36, "Done when"): a test on constructed runs where its
-verdict is HOLDS and one where it is CONTRADICTED, or, for a claim that cannot reach one of them, a test naming the
-fact that keeps it out of reach. ``BOTH_WAYS`` is the index: where the test lives for each claim and each word; the
-claims without one elsewhere get theirs here. No verdict is fixed by a constant: a ``knife_edge=`` or ``by_design=``
-in lib/ is computed, never a literal. And a stand-in contradiction beside a paper-shape agreement is counted as the
-paper shape's verdict, on constructed runs through the row, the tally and the abstract."""
+"""Every claim function can come out either way (issue 36, "Done when"): a test on constructed runs
+where its verdict is HOLDS and one where it is CONTRADICTED, or, for a claim that cannot reach one
+of them, a test naming the fact that keeps it out of reach. ``BOTH_WAYS`` is the index: where the
+test lives for each claim and each word; the claims without one elsewhere get theirs here. No
+verdict is fixed by a constant: a ``knife_edge=`` or ``by_design=`` in lib/ is computed, never a
+literal. And a stand-in contradiction beside a paper-shape agreement is counted as the paper shape's
+verdict, on constructed runs through the row, the tally and the abstract."""
 
 import ast
 from pathlib import Path
@@ -21,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # the unigram floor of the characters, near enough: every case below sits well away from its margin
 FLOOR = 3.347
 
-# claim function -> (the test where it comes out HOLDS, the test where it comes out CONTRADICTED), as
-# "file::function". None: that word is out of the claim's reach, and the test in NEVER names why.
+# claim function -> (the test where it comes out HOLDS, the test where it comes out CONTRADICTED),
+# as "file::function". None: that word is out of the claim's reach, and the test in NEVER names why.
 BOTH_WAYS = {
     "asymmetry.claim_asymmetry": (
         "test_book.py::test_claim_verdicts_follow_the_numbers",
@@ -178,8 +179,8 @@ NEVER = {
 
 
 def _claim_functions() -> set[str]:
-    """``module.function`` of every function in lib/claims decorated ``@claim(...)``, read from the source, so that
-    a claim added later without its two tests fails below."""
+    """``module.function`` of every function in lib/claims decorated ``@claim(...)``, read from the
+    source, so that a claim added later without its two tests fails below."""
     found = set()
     for path in sorted((ROOT / "lib" / "claims").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -212,11 +213,12 @@ def test_every_claim_function_has_a_test_each_way():
     for name, words in BOTH_WAYS.items():
         for word, where in zip(("HOLDS", "CONTRADICTED"), words):
             where = where or NEVER[name, word]
-            # the test named exists, and reads the word it is indexed for (or, for NEVER, says which it cannot be)
+            # the test named exists, and reads the word it is indexed for (or, for
+            # NEVER, says which it cannot be)
             assert f'"{word}"' in _test_source(where), f"{where} never reads {word} for {name}"
 
 
-# -- the claims with no test elsewhere for one word or both -------------------------------------------------------
+# -- the claims with no test elsewhere for one word or both ----------------------------------------
 
 
 def _summaries(rows):
@@ -224,7 +226,8 @@ def _summaries(rows):
 
 
 def test_separation_both_ways():
-    # Table 5's ordering over seeds: every Full Residual below every AttnOnly, every AttnOnly below every FFNOnly
+    # Table 5's ordering over seeds: every Full Residual below every AttnOnly,
+    # every AttnOnly below every FFNOnly
     ordered = _summaries(
         [
             ("FullResidual", 1, 4.5),
@@ -237,7 +240,8 @@ def test_separation_both_ways():
     c = asymmetry.claim_separation(ordered, 7.58, "124M")
     assert c.verdict == "HOLDS" and c.facts["ordered"] and c.facts["attn_left"]
     assert c.facts["min_gap"] == pytest.approx(1.56) and "they do not overlap" in c.why
-    # one AttnOnly seed above the best FFNOnly seed: the ranges overlap, beside an AttnOnly that left the floor
+    # one AttnOnly seed above the best FFNOnly seed: the ranges overlap, beside
+    # an AttnOnly that left the floor
     overlap = ordered.assign(best_val_loss=[4.5, 5.0, 7.6, 7.56, 7.57])
     c = asymmetry.claim_separation(overlap, 7.7, "124M")
     assert c.verdict == "CONTRADICTED" and not c.facts["ordered"] and c.facts["attn_left"]
@@ -245,7 +249,8 @@ def test_separation_both_ways():
 
 
 def test_seed_sensitivity_both_ways():
-    # AttnOnly lands anywhere from 4.9 to 7.5 (the paper's 124M spread), FFNOnly on the floor to the third digit
+    # AttnOnly lands anywhere from 4.9 to 7.5 (the paper's 124M spread), FFNOnly
+    # on the floor to the third digit
     s = _summaries(
         [
             ("AttnOnly", 1, 4.9),
@@ -258,7 +263,8 @@ def test_seed_sensitivity_both_ways():
     )
     c = asymmetry.claim_seed_sensitivity(s, 7.58)
     assert c.verdict == "HOLDS" and c.facts["attn_std"] > 5 * c.facts["ffn_std"]
-    # Phase 3 at 10M: AttnOnly's seeds within 0.003 of each other, 1.5 times FFNOnly's spread, well under 5 times
+    # Phase 3 at 10M: AttnOnly's seeds within 0.003 of each other, 1.5 times
+    # FFNOnly's spread, well under 5 times
     s = _summaries(
         [
             ("AttnOnly", 1, 1.577),
@@ -281,7 +287,8 @@ def test_ffn_equals_noresidual_both_ways():
     at_10m = _summaries([("FFNOnly", 1, 3.350), ("FFNOnly", 2, 3.352), ("NoResidual", 1, 3.344)])
     c = asymmetry.claim_ffn_equals_noresidual([("cpu", at_10m)])
     assert c.verdict == "HOLDS" and c.facts["ffn_minus_noresidual"] == {"cpu": pytest.approx(0.007)}
-    # a scale where FFNOnly ends 0.28 below No Residual: more than the escape margin, so not the same floor
+    # a scale where FFNOnly ends 0.28 below No Residual: more than the escape
+    # margin, so not the same floor
     at_124m = _summaries([("FFNOnly", 1, 7.30), ("NoResidual", 1, 7.584)])
     c = asymmetry.claim_ffn_equals_noresidual([("cpu", at_10m), ("cpu-bpe", at_124m)])
     assert c.verdict == "CONTRADICTED" and c.facts["ffn_minus_noresidual"][
@@ -291,9 +298,10 @@ def test_ffn_equals_noresidual_both_ways():
 
 
 def test_the_collapse_with_the_authors_dropout_can_never_hold():
-    """claim_author_values_collapse reaches CONTRADICTED or NOT TESTABLE HERE, never HOLDS: ``plans.author_values``
-    trains no nanoGPT Full Residual with the author's dropout, so nothing shows that the stand-in can leave the floor
-    with it, and the rule's control is a seed that did leave, which is the very seed that contradicts the claim."""
+    """claim_author_values_collapse reaches CONTRADICTED or NOT TESTABLE HERE, never HOLDS:
+    ``plans.author_values`` trains no nanoGPT Full Residual with the author's dropout, so nothing
+    shows that the stand-in can leave the floor with it, and the rule's control is a seed that did
+    leave, which is the very seed that contradicts the claim."""
     assert not [
         e for e in plans.author_values() if e.impl == "nanogpt" and e.config_name != "AttnOnly"
     ]
@@ -319,10 +327,11 @@ def test_the_collapse_with_the_authors_dropout_can_never_hold():
 
 
 def test_the_routing_rule_can_only_be_not_testable_on_these_characters():
-    """claim_routing_by_author_rule comes out HOLDS and CONTRADICTED on floors chosen for it (tests/test_scorecard.py);
-    on this data it is NOT TESTABLE HERE whatever the runs, and this is the fact that makes it so: the bigram floor on
-    the stand-in's own validation batches, which no position-blind model can pass, lies above the author's "routing
-    not supported" threshold, so the rule cannot refute, and a test that cannot refute does not confirm either."""
+    """claim_routing_by_author_rule comes out HOLDS and CONTRADICTED on floors chosen for it
+    (tests/test_scorecard.py); on this data it is NOT TESTABLE HERE whatever the runs, and this is
+    the fact that makes it so: the bigram floor on the stand-in's own validation batches, which no
+    position-blind model can pass, lies above the author's "routing not supported" threshold, so the
+    rule cannot refute, and a test that cannot refute does not confirm either."""
     from lib.claims.paper import mixer_rule
 
     routing, not_routing = mixer_rule()
@@ -338,7 +347,8 @@ def test_the_routing_rule_can_only_be_not_testable_on_these_characters():
 
 
 def _prefix(impl, config, vals, steps, schedule="constant", seed=1337):
-    """A paper-shape run (summary row and history) evaluated every 100 steps with validation losses ``vals``."""
+    """A paper-shape run (summary row and history) evaluated every 100 steps
+    with validation losses ``vals``."""
     hist = pd.DataFrame(
         {
             "step": [100 * i for i in range(len(vals))],
@@ -379,7 +389,8 @@ WHOLE_FULL = _prefix("nanogpt", "FullResidual", [4.17] + [1.6] * 30, 3000)
 
 
 def test_paper_shape_collapse_both_ways():
-    # nanoGPT AttnOnly on the floor for all 3,000 steps beside a Full Residual that left it: Table 2 at its shape
+    # nanoGPT AttnOnly on the floor for all 3,000 steps beside a Full Residual that
+    # left it: Table 2 at its shape
     c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL))
     assert (
         c.verdict == "HOLDS"
@@ -387,7 +398,8 @@ def test_paper_shape_collapse_both_ways():
         and c.facts["left_at"] is None
         and c.facts["full_left"]
     )
-    # a prefix already 0.45 below Table 2's 3.3534, a best over the whole run, which can only fall further
+    # a prefix already 0.45 below Table 2's 3.3534, a best over the whole
+    # run, which can only fall further
     left = _prefix("nanogpt", "AttnOnly", [4.17, 3.40, 3.10, 2.90], 300)
     c = paper_shape.claim_paper_shape_collapse(_table(left, WHOLE_FULL))
     assert c.verdict == "CONTRADICTED" and c.facts["left_at"] == 200 and c.facts["prefix"]
@@ -397,11 +409,12 @@ def test_paper_shape_collapse_both_ways():
     assert paper_shape.claim_paper_shape_collapse(_table(on, WHOLE_FULL)).verdict == "NOT TESTED"
 
 
-# -- no verdict fixed by a constant -------------------------------------------------------------------------------
+# -- no verdict fixed by a constant ----------------------------------------------------------------
 
 
 def _literal_switches(source: str) -> list[str]:
-    """Each ``knife_edge=`` or ``by_design=`` keyword in ``source`` whose value is a literal (True, False, 0, ...)."""
+    """Each ``knife_edge=`` or ``by_design=`` keyword in ``source`` whose value is a
+    literal (True, False, 0, ...)."""
     return [
         f"line {n.value.lineno}: {n.arg}={ast.unparse(n.value)}"
         for n in ast.walk(ast.parse(source))
@@ -412,7 +425,8 @@ def _literal_switches(source: str) -> list[str]:
 
 
 def test_no_knife_edge_or_by_design_in_lib_is_a_literal():
-    # the check itself can fail: a literal is caught, a computed value and the rule's own default are not
+    # the check itself can fail: a literal is caught, a computed value and
+    # the rule's own default are not
     assert _literal_switches(
         "verdict(1, 1, 1, knife_edge=True)\nverdict(1, 1, 1, by_design=False)"
     ) == ["line 1: knife_edge=True", "line 2: by_design=False"]
@@ -437,12 +451,12 @@ def test_no_knife_edge_or_by_design_in_lib_is_a_literal():
     assert len(computed) >= 2
 
 
-# -- the paper's shape decides the row, the tally and the abstract --------------------------------------------------
+# -- the paper's shape decides the row, the tally and the abstract ---------------------------------
 
 
 def test_a_stand_in_contradiction_beside_a_paper_shape_agreement_counts_as_the_paper_shapes():
-    # The stand-in: nanoGPT AttnOnly seed 1337 leaves the floor (2.3), seed 42 stays, beside a control that left it:
-    # a valid contradiction of the joint collapse there.
+    # The stand-in: nanoGPT AttnOnly seed 1337 leaves the floor (2.3), seed 42 stays, beside a
+    # control that left it: a valid contradiction of the joint collapse there.
     stand_runs = pd.DataFrame(
         [
             ("FullResidual", 1337, 1.5),
@@ -470,11 +484,13 @@ def test_a_stand_in_contradiction_beside_a_paper_shape_agreement_counts_as_the_p
         "CONTRADICTED",
         "stand-in",
     ) and "AttnOnly in 1 of 2 seeds" in stand.why
-    # The paper's shape: nanoGPT AttnOnly on the floor for all 3,000 steps beside its Full Residual, which left it.
+    # The paper's shape: nanoGPT AttnOnly on the floor for all 3,000 steps beside its
+    # Full Residual, which left it.
     shape = card_row(entry("Joint collapse at the paper's own 10M shape"), ev)
     assert (shape.verdict, shape.scale) == ("HOLDS", "paper shape")
     row = sc.paper_shape_first(stand, shape)
-    # the row: the paper shape's verdict, numbers and evidence; the stand-in's verdict beside it, as a departure
+    # the row: the paper shape's verdict, numbers and evidence; the stand-in's
+    # verdict beside it, as a departure
     assert (row.verdict, row.scale, row.ours) == ("HOLDS", "paper shape", shape.ours)
     assert (
         row.stand_in.startswith("CONTRADICTED (cpu stand-in")

@@ -1,6 +1,6 @@
-"""registry.all_claims() is the one list of claims, gathered from the parts of the paper: every claim function in
-lib/claims is an entry's, and every entry is
-printed by the chapter verdict cell of its section, which renders the list (claims_at) rather than calling claims."""
+"""registry.all_claims() is the one list of claims, gathered from the parts of the paper: every
+claim function in lib/claims is an entry's, and every entry is printed by the chapter verdict cell
+of its section, which renders the list (claims_at) rather than calling claims."""
 
 import ast
 import json
@@ -26,7 +26,8 @@ def _claim_functions() -> set[str]:
 
 
 def _rendered_sections() -> list[str]:
-    # the sections the notebooks' verdict cells pass to claims_at, each cell's call as the notebook has it
+    # the sections the notebooks' verdict cells pass to claims_at, each
+    # cell's call as the notebook has it
     sections = []
     for nb in (ROOT / "book").glob("*.ipynb"):
         for cell in json.loads(nb.read_text())["cells"]:
@@ -48,7 +49,8 @@ def test_every_entry_is_printed_by_its_sections_verdict_cell_and_no_cell_calls_a
     for nb in (ROOT / "book").glob("*.ipynb"):
         for cell in json.loads(nb.read_text())["cells"]:
             src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
-            # a retrained seed's own verdict (gain_confound, seed set) is the one call left outside the list
+            # a retrained seed's own verdict (gain_confound, seed set) is the one
+            # call left outside the list
             if "ch.seed is not None" in src:
                 continue
             called = {n for n in names if re.search(rf"\b{n}\(", src)}

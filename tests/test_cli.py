@@ -58,12 +58,12 @@ def test_gain_without_mode_exits_2(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
-# LIB BUG (lib/cli.py, main): an unknown option after a subcommand is reported by the
-# top-level parser, whose usage line lists only the subcommands
-# ("usage: python -m lib [-h] {train,sweep,describe,prepare} ..."), not the options that
-# `train` accepts. Fix: parse_known_args and report leftovers with the subparser's .error().
-# Issue 57: argparse's own 13-line usage block came before that line; the refusal is now one line, as every other
-# refusal of the command line, and it names the valid options itself.
+# LIB BUG (lib/cli.py, main): an unknown option after a subcommand is reported by the top-level
+# parser, whose usage line lists only the subcommands ("usage: python -m lib [-h]
+# {train,sweep,describe,prepare} ..."), not the options that `train` accepts. Fix: parse_known_args
+# and report leftovers with the subparser's .error().
+# Issue 57: argparse's own 13-line usage block came before that line; the refusal is now one line,
+# as every other refusal of the command line, and it names the valid options itself.
 def test_unknown_option_exits_2_in_one_line_listing_the_options(tmp_path):
     # through the real entry point, its exit code
     r = cli_process(*TRAIN, "--bogus", tmp_path=tmp_path)
@@ -219,7 +219,8 @@ def test_bench_refuses_steps_below_one_before_timing_anything(steps, monkeypatch
 
 
 def test_a_closed_pipe_ends_describe_quietly():
-    # `describe | head -1`: the reader is gone before describe writes (issue 39 item 11); no error, no traceback
+    # `describe | head -1`: the reader is gone before describe writes (issue 39
+    # item 11); no error, no traceback
     p = subprocess.Popen(
         [sys.executable, "-m", "lib", "describe", "--scale", "cpu"],
         cwd=ROOT,

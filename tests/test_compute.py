@@ -1,6 +1,7 @@
-"""The limitations page's numbers: the compute by page and in all (``lib.book.costs.run_costs`` and what it feeds),
-the stand-ins' departures from the paper's presets and the cost of the paper's runs on this CPU
-(``lib.book.limitations``), each on a small runs folder built here, so that a run added or changed moves them."""
+"""The limitations page's numbers: the compute by page and in all (``lib.book.costs.run_costs`` and
+what it feeds), the stand-ins' departures from the paper's presets and the cost of the paper's
+runs on this CPU (``lib.book.limitations``), each on a small runs folder built here, so that a
+run added or changed moves them."""
 
 import json
 import math
@@ -15,7 +16,8 @@ from lib.engine.files import write_json_atomic
 
 
 def _run(fake_run, exp, runs_dir, wall_s, env=None, tokens_per_s=1.0, **kw):
-    """A fake finished run with ``wall_s`` seconds of wall time, ``tokens_per_s`` and ``env`` as its env.json."""
+    """A fake finished run with ``wall_s`` seconds of wall time,
+    ``tokens_per_s`` and ``env`` as its env.json."""
     d = fake_run(exp, runs_dir, **kw)
     s = json.loads((d / "summary.json").read_text())
     write_json_atomic(
@@ -57,7 +59,8 @@ def test_compute_is_summed_per_page_in_reading_order_and_in_all(tmp_path, fake_r
 
 
 def test_a_run_two_pages_show_is_counted_once_on_the_first(tmp_path, fake_run):
-    # seed 1337's AttnOnly is the gain chapter's g = 1 run and one of the fixed-batch chapter's two checkpoints
+    # seed 1337's AttnOnly is the gain chapter's g = 1 run and one of the
+    # fixed-batch chapter's two checkpoints
     _run(fake_run, get_preset("cpu", "residualgpt", "AttnOnly", 1337), tmp_path, 3600)
     t = C.compute_by_page(C.run_costs(tmp_path))
     assert _row(t, "gain_confound").runs == 1 and _row(t, "fixed_val_batches").runs == 0
@@ -184,7 +187,8 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
     assert f"one whole 10M run takes {tokens_10m / 2000 / 3600:.1f} hours," in text
     shown = L.paper_scale_shown(L.paper_scale_cost(costs)).set_index("paper's preset")
     assert shown.loc["124M", "tokens per run"] == "2,621,440,000"
-    # a run trained to its budget is counted whole, apart from the prefixes (issue 56: two of the released are whole)
+    # a run trained to its budget is counted whole, apart from the prefixes (issue 56:
+    # two of the released are whole)
     whole = plans.paper_10m_whole()[0]
     _run(fake_run, whole, tmp_path, 18000, status="complete", steps=3000, tokens_per_s=1000.0)
     text = L.cannot_test_statement(C.run_costs(tmp_path))

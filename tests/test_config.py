@@ -251,8 +251,9 @@ def test_a_mixer_or_a_switched_factor_gets_its_own_run_directory():
 
 
 def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_field():
-    """Issue 23 §2: every field that can change training, against data/author_recipes.csv's entries for
-    Notebooks/10M/AttnOnly_seed_stability.ipynb (the book's recipe table shows the same entries)."""
+    """Issue 23 §2: every field that can change training, against
+    data/author_recipes.csv's entries for Notebooks/10M/AttnOnly_seed_stability.ipynb
+    (the book's recipe table shows the same entries)."""
     from lib.claims.paper import recipe_entry
 
     nb = "AttnOnly_seed_stability.ipynb"
@@ -292,7 +293,8 @@ def test_the_10m_residualgpt_preset_is_the_stability_notebooks_recipe_field_by_f
 
 
 def test_a_released_run_resolves_to_the_recipe_it_trained_with():
-    """A config.json written before the 10M preset changed (scaled_init true) still reads as what it trained."""
+    """A config.json written before the 10M preset changed (scaled_init true)
+    still reads as what it trained."""
     from lib.engine.plans import planned
     from lib.engine.runs import run_path
 
@@ -300,13 +302,15 @@ def test_a_released_run_resolves_to_the_recipe_it_trained_with():
     d["model"]["scaled_init"] = True
     old = Experiment.from_dict(d)
     assert old.model.scaled_init is True
-    # ... and is its own experiment: another directory, in no plan, never read as the new recipe's run
+    # ... and is its own experiment: another directory, in no plan,
+    # never read as the new recipe's run
     assert run_path(old).name == "seed1337_scaled_init-True" and not planned(old)
     assert run_path(get_preset("10M", "residualgpt", "AttnOnly")).name == "seed1337"
 
 
 def test_the_anchor_seed_is_written_once_in_lib():
-    # One seed constant (config.PAPER_SEED): no other lib module writes the number itself (prose may name it).
+    # One seed constant (config.PAPER_SEED): no other lib module writes the
+    # number itself (prose may name it).
     import io
     import tokenize
     from pathlib import Path

@@ -1,7 +1,8 @@
-"""A run killed at any instant of its writes (before, during or after each write of config.json, env.json, the
-history, the checkpoint and the summary) is resumed by the same command to the history of the run trained straight
-through: lib.engine.experiment._Recorder's order of writes and RunDir.interrupted_rows' rule. Every write of
-lib.engine.files goes through ``_atomic``, so killing the k-th call of it reaches every write of a run."""
+"""A run killed at any instant of its writes (before, during or after each write of config.json,
+env.json, the history, the checkpoint and the summary) is resumed by the same command to the history
+of the run trained straight through: lib.engine.experiment._Recorder's order of writes and
+RunDir.interrupted_rows' rule. Every write of lib.engine.files goes through ``_atomic``, so killing
+the k-th call of it reaches every write of a run."""
 
 import contextlib
 import io
@@ -15,13 +16,15 @@ from lib.engine.experiment import run
 from lib.engine.files import RunError, load_torch_file
 from lib.engine.runs import RunDir, run_path
 
-# the whole runs' execution mode (micro-batches, dropout's own mask stream), on a run of three evaluations
+# the whole runs' execution mode (micro-batches, dropout's own mask
+# stream), on a run of three evaluations
 MODE = dict(progress=False, device="cpu", micro_batch=2, fast_dropout=True)
 TIMINGS = {"train_time_s", "train_s", "wall_s", "tokens_per_s", "updated"}
 
 
 class Killed(BaseException):
-    """A kill -9 stood in for: nothing of lib catches it, as nothing of a process outlives SIGKILL."""
+    """A kill -9 stood in for: nothing of lib catches it, as nothing
+    of a process outlives SIGKILL."""
 
 
 @pytest.fixture
@@ -42,10 +45,9 @@ def exp(tiny):
 
 @contextlib.contextmanager
 def killed_at(k, when, exc=Killed):
-    """lib.engine.files._atomic that stops the process at its k-th call: ``before`` the write, ``during`` it (the
-    temporary
-    sibling half-written and left, as a kill leaves it; the old file in place) or ``after`` the rename. Yields the
-    list of the files written or attempted, in order."""
+    """lib.engine.files._atomic that stops the process at its k-th call: ``before`` the write,
+    ``during`` it (the temporary sibling half-written and left, as a kill leaves it; the old file in
+    place) or ``after`` the rename. Yields the list of the files written or attempted, in order."""
     real, seen = files._atomic, []
 
     def atomic(path, write):
@@ -116,8 +118,8 @@ def test_a_run_killed_at_any_write_resumes_to_the_straight_history(exp, tmp_path
 def test_a_run_killed_again_and_again_while_it_resumes_still_ends_at_the_straight_history(
     exp, tmp_path, straight
 ):
-    # each attempt is killed at its own j-th write, so kills fall in the resumes' writes too (env.json's new segment,
-    # the cut of an interrupted row), one after another in the same run
+    # each attempt is killed at its own j-th write, so kills fall in the resumes' writes too
+    # (env.json's new segment, the cut of an interrupted row), one after another in the same run
     for j in itertools.count(1):
         with killed_at(j, ("before", "during", "after")[j % 3]):
             try:
@@ -166,8 +168,8 @@ def test_a_checkpoint_whose_own_history_disagrees_with_the_file_is_refused(tiny,
     exp = tiny(dropout=0.2, max_steps=8, eval_interval=2)
     rd = history_with_old_checkpoint(exp, tmp_path)
     hist = rd.history()
-    # the evaluation past the checkpoint as a kill leaves it (the summary not yet past the checkpoint), but the rows
-    # up to the checkpoint are another run's: nothing is cut
+    # the evaluation past the checkpoint as a kill leaves it (the summary not yet past the
+    # checkpoint), but the rows up to the checkpoint are another run's: nothing is cut
     hist[0]["val_loss"] += 1e-6
     files.write_jsonl_atomic(rd.path / "history.jsonl", hist)
     files.write_json_atomic(
@@ -180,8 +182,9 @@ def test_a_checkpoint_whose_own_history_disagrees_with_the_file_is_refused(tiny,
 
 
 def test_rows_the_summary_has_recorded_are_never_cut(tiny, tmp_path):
-    # the old checkpoint is one evaluation behind, as after a kill, but the summary is at step 4: its checkpoint was
-    # written, so this one is an older segment's, and resuming it would rewrite a released row
+    # the old checkpoint is one evaluation behind, as after a kill, but the summary is at
+    # step 4: its checkpoint was written, so this one is an older segment's, and resuming
+    # it would rewrite a released row
     exp = tiny(dropout=0.2, max_steps=8, eval_interval=2)
     history_with_old_checkpoint(exp, tmp_path)
     with pytest.raises(

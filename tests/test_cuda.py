@@ -1,5 +1,6 @@
-"""The GPU loop, on a GPU: skipped where CUDA is absent (this project's CI). `bash scripts/gpu_check.sh` runs
-it on a GPU machine, with a few dozen steps at the 10M and 124M shapes and the measured tokens/s."""
+"""The GPU loop, on a GPU: skipped where CUDA is absent (this project's CI).
+`bash scripts/gpu_check.sh` runs it on a GPU machine, with a few dozen steps at the 10M and 124M
+shapes and the measured tokens/s."""
 
 import pytest
 import torch

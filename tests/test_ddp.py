@@ -1,8 +1,9 @@
 """`torchrun --nproc_per_node 2 -m lib train ...` on the CPU (gloo): the same run as one process.
 
-The two ranks share out each step's ``grad_accum`` micro-batches and DDP averages their gradients, so the
-data, the global batch and the update are the single-process run's; only the order of floating-point
-sums differs. A prefix (``--until``) resumed by a second torchrun finishes the same run.
+The two ranks share out each step's ``grad_accum`` micro-batches and DDP averages their
+gradients, so the data, the global batch and the update are the single-process run's; only
+the order of floating-point sums differs. A prefix (``--until``) resumed by a second
+torchrun finishes the same run.
 """
 
 import json

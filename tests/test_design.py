@@ -1,5 +1,6 @@
-"""Facts of the design that verdicts rest on, proven on tiny runs: a verdict may cite one of these instead of a run
-(``claims.fixed_val_batches.claim_eval_noise``: our evaluation cannot move training)."""
+"""Facts of the design that verdicts rest on, proven on tiny runs: a verdict may cite one
+of these instead of a run (``claims.fixed_val_batches.claim_eval_noise``: our
+evaluation cannot move training)."""
 
 from lib.engine.config import replace
 from lib.engine.experiment import run
@@ -7,8 +8,9 @@ from lib.engine.runs import RunDir, run_path
 
 
 def test_switching_validation_batches_alone_cannot_change_training(tiny, tmp_path):
-    # random validation batches (nanoGPT's) against fixed ones (ResidualGPT's), dropout on: the evaluation draws from
-    # its own generator, so the training batches, the masks and every update are the same; only the measurement differs
+    # random validation batches (nanoGPT's) against fixed ones (ResidualGPT's), dropout on: the
+    # evaluation draws from its own generator, so the training batches, the masks and every update
+    # are the same; only the measurement differs
     # the tiny ResidualGPT: the evaluation's generator is the same code in both
     base = tiny(dropout=0.2)
     runs = {}
@@ -28,8 +30,8 @@ def test_switching_validation_batches_alone_cannot_change_training(tiny, tmp_pat
 
 
 def test_the_gain_twins_attention_kernel_is_rounding_only_at_dropout_0():
-    # plans.gain_twins: at the stand-in's dropout 0 the masked softmax computes SDPA's attention, reordered, so the
-    # twin's curve differs from its run's by rounding alone
+    # plans.gain_twins: at the stand-in's dropout 0 the masked softmax computes SDPA's attention,
+    # reordered, so the twin's curve differs from its run's by rounding alone
     import torch
 
     from lib.engine import plans

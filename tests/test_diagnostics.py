@@ -72,7 +72,8 @@ def test_grad_norms_separate_attention_from_mlp():
 
 
 def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without_biases():
-    """Notebooks/10M/NanoGPT_10M.ipynb, cell 6: (|grad fc1.weight| + |grad fc2.weight|) / 2 per layer."""
+    """Notebooks/10M/NanoGPT_10M.ipynb, cell 6: (|grad fc1.weight| +
+    |grad fc2.weight|) / 2 per layer."""
     model = tiny_model()  # the nanogpt-like tiny model has FFN biases: they must not count
     mlp = model.transformer.h[2].mlp
     mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)  # norm 2 * sqrt(16 * 64) = 64
@@ -85,7 +86,8 @@ def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without
 
 
 def test_ffn_weight_gradient_reads_the_ffn_inside_a_runtime_gain():
-    # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read the FFN inside it, as without it
+    # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read
+    # the FFN inside it, as without it
     from lib.engine.gain import apply_gain
 
     plain, gained = tiny_model(), tiny_model()

@@ -1,5 +1,5 @@
-"""The escape map's warm-up axis (issue 60 item 6): the grid puts the map's own preset-warm-up runs beside the
-gentler warm-ups, and its reading moves both ways with the runs."""
+"""The escape map's warm-up axis (issue 60 item 6): the grid puts the map's own preset-warm-up runs
+beside the gentler warm-ups, and its reading moves both ways with the runs."""
 
 import numpy as np
 import pandas as pd

@@ -1,7 +1,9 @@
-"""``--fast-dropout``: dropout's masks from a NumPy SFC64 stream (lib.engine.model.MaskStream), an execution option.
+"""``--fast-dropout``: dropout's masks from a NumPy SFC64 stream
+(lib.engine.model.MaskStream), an execution option.
 
-It must be torch's dropout with other random numbers: the same keep probability, the same scaling, nothing
-else changed (with dropout 0 a run is the plain run), a run that resumes exactly, and a record in env.json."""
+It must be torch's dropout with other random numbers: the same keep probability, the same
+scaling, nothing else changed (with dropout 0 a run is the plain run), a run that resumes
+exactly, and a record in env.json."""
 
 import math
 
@@ -22,7 +24,8 @@ P = 0.2
 def test_the_stream_keeps_one_minus_p_and_draws_the_same_masks_from_the_same_seed():
     n = 1_000_000
     kept = MaskStream(1337).keep((n,), P).float().mean().item()
-    # binomial: the standard error of the rate is sqrt(p (1 - p) / n) = 0.0004; five of them either side
+    # binomial: the standard error of the rate is sqrt(p (1 - p) / n) =
+    # 0.0004; five of them either side
     assert abs(kept - (1 - P)) < 5 * math.sqrt(P * (1 - P) / n)
     a, b, other_seed = MaskStream(7), MaskStream(7), MaskStream(8)
     first = a.keep((4, 64), P)
@@ -164,8 +167,8 @@ def test_fast_dropout_is_an_execution_option_that_resumes_exactly(tmp_path, impl
         torch.load(rd.path / "weights.pt", weights_only=True)["model"] for rd in (full, prefix)
     )
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
-    # other masks: the training losses differ from torch's run (they are drawn with dropout on), so the option
-    # is not ignored
+    # other masks: the training losses differ from torch's run (they are drawn with dropout
+    # on), so the option is not ignored
     assert [r["train_loss"] for r in history(full)][1:] != [
         r["train_loss"] for r in history(torch_rd)
     ][1:]
@@ -213,8 +216,9 @@ def test_run_refuses_fast_dropout_with_compile_before_writing(tmp_path):
 
 
 def test_sdpa_written_out_is_torchs_sdpa_bitwise_with_torchs_masks():
-    """The `sdpa` kernel's rounding is kept under --fast-dropout: lib.engine.model.sdpa_math, drawing torch's masks,
-    is F.scaled_dot_product_attention with dropout exactly, forward and backward."""
+    """The `sdpa` kernel's rounding is kept under --fast-dropout:
+    lib.engine.model.sdpa_math, drawing torch's masks, is F.scaled_dot_product_attention
+    with dropout exactly, forward and backward."""
     from lib.engine.model import sdpa_math
 
     torch.manual_seed(0)
@@ -230,8 +234,8 @@ def test_sdpa_written_out_is_torchs_sdpa_bitwise_with_torchs_masks():
 
 
 def test_fast_dropout_switched_on_at_resume_without_dropout_continues_the_run(tmp_path):
-    # Issue 39 item 5: without dropout the stream draws nothing, so switching it on at a resume is still one run
-    # (the cpu preset's dropout is 0); it ended in KeyError: 'mask_stream'.
+    # Issue 39 item 5: without dropout the stream draws nothing, so switching it on at a resume is
+    # still one run (the cpu preset's dropout is 0); it ended in KeyError: 'mask_stream'.
     exp = tiny(dropout=0.0)
     kw = dict(progress=False, diagnostics=False, device="cpu")
     run(exp, runs_dir=tmp_path / "plain", **kw)

@@ -1,6 +1,7 @@
-"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the floor
-(``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two paper-shape plans:
-ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's (``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
+"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the
+floor (``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two
+paper-shape plans: ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's
+(``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
 
 import math
 
@@ -14,7 +15,8 @@ NEVER = math.nan
 
 
 def _table(impl: str, own: dict, other: dict, factor: str) -> pd.DataFrame:
-    """One plan's runs: ``own`` and ``other`` map a seed to its escape step (NaN: still on the floor at its stop)."""
+    """One plan's runs: ``own`` and ``other`` map a seed to its escape step (NaN:
+    still on the floor at its stop)."""
     rows = [
         dict(
             impl=impl,
@@ -54,7 +56,8 @@ def test_both_implementations_named_the_predicted_way_hold():
 
 
 def test_a_warm_up_that_changes_nothing_in_nanogpt_contradicts_it():
-    # nanoGPT's warm-up runs stay on the floor like its constant-rate ones: the rule names nothing, with room
+    # nanoGPT's warm-up runs stay on the floor like its constant-rate ones: the
+    # rule names nothing, with room
     c = S.claim_first_steps(_residual(LATE), _nanogpt({s: NEVER for s in SEEDS}))
     assert c.verdict == "CONTRADICTED", c.why
     # and so does a constant rate that escapes as early as the warm-up in ResidualGPT
@@ -119,7 +122,8 @@ def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_los
     )
     fig = plots.nanogpt_schedule_figure(hist, author, 3.3473, "t", plans.PREFIX_STEPS)
     labels = [ln.get_label() for ln in fig.axes[0].lines if not ln.get_label().startswith("_")]
-    # one legend entry per schedule (naming its seeds), one per author's configuration, and the floor with its tokens
+    # one legend entry per schedule (naming its seeds), one per author's configuration,
+    # and the floor with its tokens
     assert labels == [
         "this book, constant lr (the author's recipe), seeds 42, 1337",
         "this book, warm-up + cosine, seeds 42, 1337",
@@ -132,8 +136,8 @@ def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_los
 
 
 def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_change_of_code(tmp_path):
-    # The plan's runs written as the sweep leaves them (prefixes to step 300 of 3,000): read only once at step 300,
-    # and the nanoGPT rung decided once all ten are there.
+    # The plan's runs written as the sweep leaves them (prefixes to step 300 of 3,000): read only
+    # once at step 300, and the nanoGPT rung decided once all ten are there.
     import json
 
     from conftest import write_fake_run
@@ -176,7 +180,8 @@ def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_chang
     )
     word, text = S.first_steps_rung(S.nanogpt_schedule_effects(table), "nanogpt")
     assert word == "NOT TESTED" and f"{len(SEEDS)} of {len(SEEDS)} warm-up + cosine" in text
-    # the last run reaches step 300 on the floor: all ten read, the warm-up earlier in every seed by the rank rule
+    # the last run reaches step 300 on the floor: all ten read, the warm-up earlier
+    # in every seed by the rank rule
     import shutil
 
     from lib.engine.runs import run_path

@@ -1,5 +1,5 @@
-"""The n-gram floors (lib.engine.floors) on toy corpora whose answer is worked out by hand, and the ladder on
-TinyShakespeare."""
+"""The n-gram floors (lib.engine.floors) on toy corpora whose answer is worked out by hand, and
+the ladder on TinyShakespeare."""
 
 import math
 
@@ -42,8 +42,8 @@ def test_ngram_floors_by_hand():
     c = _corpus([0, 1, 0, 1, 0, 1], [0, 1, 0, 1], 2)
     # Unigram: 3 zeros and 3 ones (+0.5 each) -> 1/2 each: ln 2 on every token.
     assert ngram_floor(c, 1) == pytest.approx(math.log(2)) == pytest.approx(unigram_floor(c))
-    # Bigram: in train "0" is followed by 1 three times, "1" by 0 twice: P(1|0) = 3.5/4, P(0|1) = 2.5/3.
-    # Val scores 1|0, 0|1, 1|0.
+    # Bigram: in train "0" is followed by 1 three times, "1" by 0 twice: P(1|0) = 3.5/4, P(0|1) =
+    # 2.5/3. Val scores 1|0, 0|1, 1|0.
     expected = -(2 * math.log(3.5 / 4) + math.log(2.5 / 3)) / 3
     assert ngram_floor(c, 2) == pytest.approx(expected)
     # Trigram: contexts (0,1) -> 0 twice, (1,0) -> 1 twice; val scores 0|(0,1), 1|(1,0): 2.5/3 each.

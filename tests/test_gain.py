@@ -1,4 +1,5 @@
-"""The two gains of §5.1: weight-level (a real change of init) and runtime (a reparameterisation)."""
+"""The two gains of §5.1: weight-level (a real change of init) and
+runtime (a reparameterisation)."""
 
 import pandas as pd
 import pytest

@@ -1,5 +1,6 @@
-"""The hostile pass's failures (issue 57 item 3), one test each, each of which failed on the code before: bad input
-and damaged files are refused in one line naming the file, before anything is written."""
+"""The hostile pass's failures (issue 57 item 3), one test each, each of which failed
+on the code before: bad input and damaged files are refused in one line naming the
+file, before anything is written."""
 
 import json
 import math
@@ -71,7 +72,8 @@ def test_train_until_on_a_damaged_partial_run_is_refused_not_returned(exp, tmp_p
     rd = partial_without_checkpoint(exp, tmp_path)
     # not the history's best
     write_json_atomic(rd.path / "summary.json", {**rd.summary, "best_val_loss": 1.0})
-    # was: the summary returned as it stood (its 1.0 printed as the run's best), where sweep refuses the run
+    # was: the summary returned as it stood (its 1.0 printed as the run's
+    # best), where sweep refuses the run
     with pytest.raises(
         RunError, match="partial but damaged: .*best_val_loss 1.0 is not the history's best"
     ):
@@ -162,14 +164,16 @@ def test_two_values_never_share_a_directory_name():
 
     base = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     a, b = (run_path(replace(base, lr=v)).name for v in (0.002, 0.0020000001))
-    # was: both lr-0.002 (:g keeps 6 significant digits), so the second run resumed or returned the first
+    # was: both lr-0.002 (:g keeps 6 significant digits), so the second run
+    # resumed or returned the first
     assert a != b and a.endswith("_lr-0.002") and b.endswith("_lr-0.0020000001")
 
 
 def test_a_val_seed_too_large_for_a_generator_is_refused_before_anything_is_written(
     tmp_path, capsys
 ):
-    # was: refused only once the run directory and its lock existed, by an overflow that named no field
+    # was: refused only once the run directory and its lock existed, by
+    # an overflow that named no field
     refused(
         [
             "train",
@@ -304,7 +308,8 @@ def test_a_full_disk_at_a_runs_first_write_names_the_file_and_leaves_nothing(
 
     # the disk fills at the run's first write (its lock, or config.json)
     monkeypatch.setattr(os, call, no_space)
-    # was: "[Errno 28] No space left on device" naming no file, and run.lock with empty folders left behind
+    # was: "[Errno 28] No space left on device" naming no file, and run.lock
+    # with empty folders left behind
     with pytest.raises(RunError, match=f"{named}"):
         run(exp, runs_dir=tmp_path / "runs", **MODE)
     assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,6 @@
 """lib's imports flow one way (book -> claims -> engine; in the engine experiment ->
-train/model/data/runs -> config): the graph of relative imports in lib and its subpackages, lazy ones inside functions
-included, has no cycle."""
+train/model/data/runs -> config): the graph of relative imports in lib and its subpackages, lazy
+ones inside functions included, has no cycle."""
 
 import ast
 from pathlib import Path
@@ -15,8 +15,8 @@ def module_name(f: Path) -> str:
 
 
 def graph() -> dict[str, set[str]]:
-    """Module -> the lib modules it imports (``from .x import y``, ``from .. import x``, ``from .pkg import mod``),
-    each resolved to the module it names."""
+    """Module -> the lib modules it imports (``from .x import y``, ``from .. import x``,
+    ``from .pkg import mod``), each resolved to the module it names."""
     g = {}
     modules = {module_name(f) for f in LIB.rglob("*.py")}
     for f in LIB.rglob("*.py"):
@@ -87,7 +87,8 @@ def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lo
 
     engine = [m for m in g if m.startswith("engine.")]
     assert engine and not any(layers(m) & {"book", "claims", "cli"} for m in engine)
-    # the parts of the paper hold the entries and rows, which the registry gathers and the card prints
+    # the parts of the paper hold the entries and rows, which the
+    # registry gathers and the card prints
     gatherers = {
         "claims.registry",
         "claims.scorecard",
@@ -103,8 +104,9 @@ def test_config_imports_nothing_from_lib_and_the_book_layer_is_imported_by_no_lo
 
 
 def _lines_not_comments(text):
-    # Comment-only lines are left out of a file's length: the house asks for why-comments at nanoGPT's density (about
-    # one for every three code lines), and a well-commented file must not be pushed into a split by its comments.
+    # Comment-only lines are left out of a file's length: the house asks for why-comments at
+    # nanoGPT's density (about one for every three code lines), and a well-commented file must not
+    # be pushed into a split by its comments.
     return sum(1 for ln in text.splitlines() if not ln.lstrip().startswith("#"))
 
 
@@ -113,7 +115,8 @@ def test_a_files_length_leaves_out_its_comment_lines():
 
 
 def test_no_lib_file_is_long_without_saying_why():
-    # The house's files stay under about 350 lines; a longer one says in its docstring why it is one file.
+    # The house's files stay under about 350 lines; a longer one says in its
+    # docstring why it is one file.
     long = [
         f.relative_to(LIB)
         for f in sorted(LIB.rglob("*.py"))

@@ -1,5 +1,5 @@
-"""Nothing lost, nothing wrong in silence: diverged runs, run files that do not match their directory,
-weights of the wrong step, leftover temporary files, file modes, a full disk."""
+"""Nothing lost, nothing wrong in silence: diverged runs, run files that do not match their
+directory, weights of the wrong step, leftover temporary files, file modes, a full disk."""
 
 import errno
 import json
@@ -20,7 +20,8 @@ from lib.engine.train import Trainer
 
 
 def nan_at_evaluation(monkeypatch, n: int):
-    """Make the ``n``-th evaluation's validation loss NaN, as a model that diverged between two evaluations."""
+    """Make the ``n``-th evaluation's validation loss NaN, as a model that
+    diverged between two evaluations."""
     calls = {"n": 0}
     real = Trainer.batch_losses
 
@@ -295,8 +296,8 @@ def test_only_a_plans_consistent_finished_runs_are_releasable(tmp_path, fake_run
 def test_the_cli_refuses_to_retrain_into_the_released_runs(
     args, expected, tmp_path, monkeypatch, capsys
 ):
-    # In-process, with a stand-in for the released runs/ and a trainer that must never be reached: a broken
-    # guard fails this test without training anything anywhere.
+    # In-process, with a stand-in for the released runs/ and a trainer that must never be reached: a
+    # broken guard fails this test without training anything anywhere.
     import lib.engine.experiment
     from lib import cli
 
@@ -407,7 +408,8 @@ def test_a_crafted_weights_file_runs_nothing_when_a_chapter_loads_it(tmp_path, f
         d / "weights.pt",
         pickle_module=pickle,
     )
-    # weights_only=True refuses the unknown global; the chapter sees the project's run error naming the file
+    # weights_only=True refuses the unknown global; the chapter sees the
+    # project's run error naming the file
     with pytest.raises(
         RunError, match="weights.pt is truncated, damaged or not a file this project wrote"
     ):
@@ -559,8 +561,9 @@ def test_diverged_runs_are_named_apart_in_the_escape_map_and_the_bundle():
 
 
 def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_use(tmp_path):
-    # A run records its escape against the whole split's floor; a chapter reads it against its own: the step
-    # in its tables and the floor of its verdicts follow one definition (the recorded step is kept beside it).
+    # A run records its escape against the whole split's floor; a chapter reads it against its
+    # own: the step in its tables and the floor of its verdicts follow one definition (the
+    # recorded step is kept beside it).
     from conftest import write_fake_run
 
     from lib.engine.config import get_preset
@@ -570,7 +573,8 @@ def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_us
     located = [
         (exp, RunDir(write_fake_run(exp, tmp_path, best=3.2, escape=100, n_evals=4)), "released")
     ]
-    # history: 4.2 at step 0, 3.225 at 100 and 1000 (below its floor 3.35 - 0.1 from step 100), 3.2 at 1500
+    # history: 4.2 at step 0, 3.225 at 100 and 1000 (below its floor 3.35 -
+    # 0.1 from step 100), 3.2 at 1500
     recorded = results.summaries_of(located).iloc[0]
     assert recorded.escape_step == recorded.escape_step_recorded == 100
     # escapes at a loss <= 3.21: step 1500
@@ -581,8 +585,9 @@ def test_a_chapter_recomputes_each_escape_step_against_the_floor_its_verdicts_us
 
 
 def test_weights_recovery_follows_the_runs_segments_and_refuses_two_dropout_streams(tiny, tmp_path):
-    """env.json's segments decide how the retrain is executed: without dropout --fast-dropout draws nothing, so a
-    run resumed with it switched is still one run; with dropout the two segments drew two streams."""
+    """env.json's segments decide how the retrain is executed: without dropout --fast-dropout
+    draws nothing, so a run resumed with it switched is still one run; with dropout the
+    two segments drew two streams."""
     exp = tiny(max_steps=10)  # the stand-in's dropout 0
     run(exp, runs_dir=tmp_path, progress=False)
     rd = RunDir(run_path(exp, tmp_path))
@@ -636,7 +641,8 @@ def test_a_config_json_of_the_wrong_type_is_left_out_and_named(tmp_path, fake_ru
 
 
 def write_weights(exp, d, edit=lambda w: w):
-    """A weights.pt as ``export_weights`` writes it, from the seeded initial model, after ``edit``."""
+    """A weights.pt as ``export_weights`` writes it, from the seeded
+    initial model, after ``edit``."""
     from lib.engine.experiment import build_model
 
     weights = {
@@ -752,8 +758,8 @@ def test_a_summary_that_contradicts_its_history_is_left_out_never_pooled(
         )
 
 
-# Issue 39, the review's gap A: JSON of the wrong type in a history row or a summary field is a problem named
-# with its file, never an exception in RunDir.problems or in a reader after it.
+# Issue 39, the review's gap A: JSON of the wrong type in a history row or a summary field is a
+# problem named with its file, never an exception in RunDir.problems or in a reader after it.
 
 
 def _drop(d, key):
@@ -815,8 +821,8 @@ def test_json_of_the_wrong_type_in_a_run_is_left_out_and_named_never_a_crash(
     assert r.returncode == 2 and expected in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
-# Issue 39, the review's gap C: the mechanism chapter leaves a run with damaged weights out, as the fixed-batch
-# chapter does, instead of stopping at load_model's RunError.
+# Issue 39, the review's gap C: the mechanism chapter leaves a run with damaged weights out, as the
+# fixed-batch chapter does, instead of stopping at load_model's RunError.
 
 
 @pytest.mark.parametrize("damage", ["not a zip", "reshaped", "nan"])
@@ -842,7 +848,8 @@ def test_the_mechanism_chapter_leaves_a_run_with_damaged_weights_out(
     assert plans.command_for(bad) not in missing
 
 
-# Issue 39, the review's gap E: a prefix's best loss is its history's too, and a divergence row is only ever the last.
+# Issue 39, the review's gap E: a prefix's best loss is its history's too, and a
+# divergence row is only ever the last.
 
 
 def test_a_prefix_whose_best_loss_is_not_its_historys_is_left_out(tmp_path, fake_run):
@@ -879,7 +886,8 @@ def test_a_divergence_row_before_the_last_row_is_a_problem(tmp_path, fake_run):
     assert results.summaries_of(located).empty and results.histories_of(located).empty
 
 
-# Issue 39, the review's gap F: env.json is read by the readers of a run's segments, so its shape is checked too.
+# Issue 39, the review's gap F: env.json is read by the readers of a run's
+# segments, so its shape is checked too.
 
 
 @pytest.mark.parametrize(
@@ -933,8 +941,8 @@ def test_the_paper_shape_chapter_goes_on_past_a_run_whose_env_json_is_damaged(tm
     ) == {"whole batch"}
 
 
-# Issue 39, the review's gap C: weights.pt is checked by RunDir.problems, the one function every reader asks, once
-# per version of the file.
+# Issue 39, the review's gap C: weights.pt is checked by RunDir.problems, the one function every
+# reader asks, once per version of the file.
 
 
 @pytest.mark.parametrize(
@@ -996,7 +1004,8 @@ def test_the_weights_check_reads_each_version_of_the_file_once(tmp_path, fake_ru
 
 
 def test_the_paper_shape_chapter_picks_its_run_among_sound_ones_only(tmp_path, fake_run):
-    # issue 39, the review's gap A, in the one reader that compared two summaries before asking problems
+    # issue 39, the review's gap A, in the one reader that compared two
+    # summaries before asking problems
     from lib.claims import paper_shape
 
     prefix = plans.paper_10m_prefix()[0]

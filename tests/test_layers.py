@@ -1,20 +1,23 @@
-"""lib is three layers, imported one way: the book (``lib/book``: notebook parameters, tables, rendering, plots)
-imports the claims (``lib/claims``: what decides or gathers a claim), which import the engine (``lib/engine``:
-whatever reads or writes runs and trains), which imports neither. Every import is read from the source (ast),
-lazy ones inside functions too; the command line (``lib/cli.py``) stands above all three."""
+"""lib is three layers, imported one way: the book (``lib/book``: notebook parameters, tables,
+rendering, plots) imports the claims (``lib/claims``: what decides or gathers a claim), which import
+the engine (``lib/engine``: whatever reads or writes runs and trains), which imports neither. Every
+import is read from the source (ast), lazy ones inside functions too; the command line
+(``lib/cli.py``) stands above all three."""
 
 from test_imports import LIB, graph
 
 # lowest first: a layer may import only those before it and itself
 LAYERS = ("engine", "claims", "book")
 
-# Imports known to go the wrong way, each (importer, imported) by module: none left since the claims read a
-# chapter's runs through their own reader (claims.runset.RunSet), which the notebook's Chapter is.
+# Imports known to go the wrong way, each (importer, imported) by module: none left
+# since the claims read a chapter's runs through their own reader
+# (claims.runset.RunSet), which the notebook's Chapter is.
 ALLOWED: set[tuple[str, str]] = set()
 
 
 def layer(module: str) -> str | None:
-    """``claims.registry`` -> ``claims``; None for lib's top-level modules (the CLI, ``__main__``, the package)."""
+    """``claims.registry`` -> ``claims``; None for lib's top-level modules (the
+    CLI, ``__main__``, the package)."""
     head = module.split(".")[0]
     return head if head in LAYERS else None
 

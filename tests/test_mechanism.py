@@ -169,7 +169,8 @@ def test_the_escape_map_line_counts_and_reads_gain_1_across_depth():
     text = escape_map.escape_map_reading(g, planned=30, interval=25)
     assert text.startswith("4 of 30 runs of the map trained.")
     assert "escape steps 50-175 (to within 25 steps); 1 of 3 did not leave the floor" in text
-    # gain 4 (more than the 2.4 that undoes depth 12's smaller start) never escaped: no support for the scale
+    # gain 4 (more than the 2.4 that undoes depth 12's smaller start) never
+    # escaped: no support for the scale
     assert (
         "At gain 1 depth 12's projection starts 2.4× smaller than depth 2's; depth 12 leaves the "
         "floor at step 175, depth 2 leaves the floor at step 50: later, and gains up to 4, enough "
@@ -298,12 +299,14 @@ def test_the_escape_map_reads_the_run_without_gpt2_scaling_against_its_scaled_tw
     assert "at depth 12 the scaling delays the escape (one seed)." in escape_map.escape_map_reading(
         delayed, 31, 25
     )
-    # without the scaled_init column the control would merge into its twin's cell: refused, naming the cell
+    # without the scaled_init column the control would merge into its twin's
+    # cell: refused, naming the cell
     with pytest.raises(
         ValueError, match="more than one run per cell .*AttnOnly 12 1; mark a run without"
     ):
         escape_map.escape_map_reading(g.drop(columns="scaled_init"), 31, 25)
-    # the map is binary when every escape is at one step and some never escape: said, with the graded outcome
+    # the map is binary when every escape is at one step and some never escape:
+    # said, with the graded outcome
     assert (
         "Every run that left the floor did so by step 50, so at this resolution the map is binary "
         "(left by step 50, or not within 400 steps); the best loss is the graded outcome."
@@ -527,8 +530,8 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
         "on the floor for its whole budget. So one seed of this setting escapes anywhere from "
         "step 800 to never with no factor switched."
     ) in c.lines
-    # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations, nor (a run without
-    # any factor never escaping) for a doubling: nothing can be named either way
+    # another seed escaping at step 200 leaves no room for a halving at 100-step evaluations, nor (a
+    # run without any factor never escaping) for a doubling: nothing can be named either way
     c = bundle.claim_bundle(t, 100, control="SDPA kernel", seeds={42: 200})
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["lo"] == 200 and pd.isna(c.facts["hi"])
     assert c.why.startswith(
@@ -563,7 +566,8 @@ def test_the_bundle_reads_each_factor_against_what_rounding_and_the_seed_do_with
     assert (fx["lo"], fx["hi"]) == (700, 800) and fx["later"] == ["weight decay"]
     c = bundle.claim_bundle(bundle_table(rows), 100, seeds={42: 700})
     assert "nanoGPT at seed 42 leaves the floor at step 700" in c.text and c.verdict == "HOLDS"
-    # room to decide, and no factor outside the range: the claim that one factor decides is contradicted
+    # room to decide, and no factor outside the range: the claim that one
+    # factor decides is contradicted
     within = bundle_table([("none", "complete", 800, 2.6), ("AdamW beta2", "complete", 700, 2.3)])
     assert bundle.claim_bundle(within, 100, seeds={42: 600}).verdict == "CONTRADICTED"
 
@@ -606,7 +610,8 @@ def test_a_paired_factor_is_read_against_nanogpts_own_step_alone():
 
 
 def test_the_escape_map_asks_whether_the_initial_scale_alone_separates_the_runs():
-    # depth 6: gain 0.5 (std 0.02*0.5/sqrt(12) = 0.0029) stays, gain 1 (0.0058) leaves; depth 2 gain 0.5 (0.005) leaves
+    # depth 6: gain 0.5 (std 0.02*0.5/sqrt(12) = 0.0029) stays, gain 1 (0.0058) leaves;
+    # depth 2 gain 0.5 (0.005) leaves
     g = grid(
         [
             ("AttnOnly", 6, 0.5, None, 3.3),
@@ -727,7 +732,8 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
         text.endswith("Diverged (no outcome): depth 6 gain 0.5.")
         and "depth 6 gain 0.5 stays" not in text
     )
-    # the plan: each cell at the preset's budget and the map's cadence, gain 1 the plain run at that depth
+    # the plan: each cell at the preset's budget and the map's cadence, gain
+    # 1 the plain run at that depth
     exps = plans.escape_long_budget()
     assert [(e.model.n_layer, e.gain if e.gain_mode else 1.0) for e in exps] == list(
         plans.ESCAPE_LONG_CELLS
@@ -737,8 +743,8 @@ def test_the_boundary_cells_at_the_full_budget_tell_a_slow_escape_from_a_plateau
 
 
 def test_a_bundle_bar_is_a_measured_escape_step_and_never_is_said_in_words():
-    # "Never" drawn as a bar to the budget read as a measured length; a diverged factor stopped early, so neither a
-    # bar nor "never" (it never had the chance).
+    # "Never" drawn as a bar to the budget read as a measured length; a diverged factor stopped
+    # early, so neither a bar nor "never" (it never had the chance).
     b = bundle_table(
         [
             ("none", "complete", None, 3.3),

@@ -1,8 +1,9 @@
-"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2 -p eval_batches 1` retrains seed 7 as a reader
-expects (one evaluation batch: the smoke run's cost is its evaluations through the 50,257-way head).
+"""`papermill book/124m_sweep.ipynb out.ipynb -p seed 7 -p steps 2 -p eval_batches 1`
+retrains seed 7 as a reader expects (one evaluation batch: the smoke run's cost is its
+evaluations through the 50,257-way head).
 
-On this CPU it trains the labelled stand-in the chapter's search chose (`cpu-bpe-ramp`) for 2 steps (a smoke
-run), into a directory of its own, and shows seed 7 beside the released runs.
+On this CPU it trains the labelled stand-in the chapter's search chose (`cpu-bpe-ramp`) for 2 steps
+(a smoke run), into a directory of its own, and shows seed 7 beside the released runs.
 """
 
 import json
@@ -94,8 +95,8 @@ def test_papermill_retrains_a_seed_and_shows_it(tmp_path):
         return next(o["data"] for o in cell["outputs"] if "data" in o)
 
     assert "".join(output("ours = seed_table(summ)")["text/html"]) == table5
-    # the chapter's verdict cell renders claims.CLAIMS for its section; the verdict recomputed here decides them on
-    # the released runs alone
+    # the chapter's verdict cell renders claims.CLAIMS for its section; the verdict recomputed here
+    # decides them on the released runs alone
     shown = output("from lib.book import Verdict\nfrom lib.claims.registry import claims_at")[
         "text/markdown"
     ]

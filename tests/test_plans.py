@@ -16,7 +16,8 @@ def test_release_is_the_union_of_the_chapter_plans_without_duplicates():
     assert len(release) == len(set(release))
     chapters = set()
     for name, plan in plans.PLANS.items():
-        # The prefix plans are trained with --until (partial by design); release trains runs to the end.
+        # The prefix plans are trained with --until (partial by design);
+        # release trains runs to the end.
         if name not in (
             "release",
             *plans.PREFIX_PLANS,
@@ -83,7 +84,8 @@ def test_configs_seeds_and_impls_narrow_a_plan_or_are_refused():
     assert [(e.impl, e.config_name) for e in whole] == [("residualgpt", "AttnOnly")]
     with pytest.raises(ConfigError, match="no implementation nanogpt; valid: residualgpt"):
         plans.resolve("10m_schedule_seeds", impls=["nanogpt"])
-    # after --configs, the valid implementations are those of the runs it selected, and the message says so
+    # after --configs, the valid implementations are those of the runs it
+    # selected, and the message says so
     with pytest.raises(
         ConfigError,
         match=(
@@ -103,7 +105,8 @@ def test_the_cli_sweep_honours_scale_configs_seeds_and_impl(capsys):
     assert len(lines) == 3 and all("/124M/" in ln and ln.endswith("seed7") for ln in lines)
     assert main(["sweep", "--plan", "release", "--scale", "124M", "--dry-run"]) == 2
     assert "fixed scale" in capsys.readouterr().err
-    # --impl narrows a plan; without it a plan of both implementations lists both (it has no default there)
+    # --impl narrows a plan; without it a plan of both implementations lists
+    # both (it has no default there)
     assert main(["sweep", "--plan", "10m_whole", "--configs", "AttnOnly", "--dry-run"]) == 0
     assert ["/nanogpt/" in ln for ln in capsys.readouterr().out.splitlines()] == [True, False]
     assert (
@@ -194,8 +197,9 @@ def test_the_escape_map_is_depth_by_gain_for_attnonly_plus_an_ffnonly_row():
 
 
 def test_command_for_trains_exactly_the_planned_experiment():
-    """The command a chapter prints for a missing run, parsed by the CLI, is that run: mixer, gain,
-    steps and every off-preset field (depth, evaluation cadence, a bundle factor) survive the round trip."""
+    """The command a chapter prints for a missing run, parsed by the CLI, is that run:
+    mixer, gain, steps and every off-preset field (depth, evaluation cadence, a bundle
+    factor) survive the round trip."""
     import shlex
 
     from lib.cli import _experiment, parser
@@ -259,8 +263,8 @@ def test_the_recipe_plans_switch_exactly_the_fields_the_issue_names():
 
 
 def test_the_schedule_stop_rule_reads_a_damaged_summary_as_no_progress():
-    # a summary that is no JSON object (or whose numbers are not numbers) must not crash the stop rule: the sweep
-    # refuses the damaged run by name afterwards (RunDir.refuse_damaged)
+    # a summary that is no JSON object (or whose numbers are not numbers) must not crash the stop
+    # rule: the sweep refuses the damaged run by name afterwards (RunDir.refuse_damaged)
     const = [e for e in plans.paper_10m_schedule_seeds() if e.train.schedule == "constant"][0]
     first = plans.schedule_10m_until(const, None)
     for damaged in ([1, 2], 5, {"steps": "x", "escape_step": "y"}):
@@ -268,8 +272,9 @@ def test_the_schedule_stop_rule_reads_a_damaged_summary_as_no_progress():
 
 
 def test_the_schedule_stop_rule_gives_both_schedules_one_budget():
-    # 100 steps past the escape under either schedule; a warm-up run at least past its warm-up (step 200); a run of
-    # either schedule still on the floor trains on to 600, so that "never" in the rank rule means the same for both
+    # 100 steps past the escape under either schedule; a warm-up run at least past its warm-up (step
+    # 200); a run of either schedule still on the floor trains on to 600, so that "never" in the
+    # rank rule means the same for both
     warm, const = plans.paper_10m_schedule_seeds(seeds=[0])
 
     def stop(exp, steps, escape):  # where the run ends if it is resumed until the rule stops moving
@@ -314,7 +319,8 @@ def test_a_plan_with_its_own_stops_is_looked_up_not_named_by_the_cli():
 
 
 def test_a_plan_carries_its_scales_options_and_stopping_rule():
-    # what the CLI and the retrain commands read from the plan itself, never from a table keyed by its name
+    # what the CLI and the retrain commands read from the plan itself, never
+    # from a table keyed by its name
     prefix = plans.PLANS["10m_prefix"]
     assert prefix.options == (f"--until {plans.PREFIX_STEPS}", "--micro-batch 8", "--fast-dropout")
     assert prefix.stop is not None and prefix.scales == () and prefix() == plans.paper_10m_prefix()

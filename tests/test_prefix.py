@@ -1,4 +1,5 @@
-"""The paper-shape prefix runs: their table and verdict lines on hand-made runs, and the benchmark."""
+"""The paper-shape prefix runs: their table and verdict lines on
+hand-made runs, and the benchmark."""
 
 import pandas as pd
 import pytest
@@ -11,8 +12,9 @@ FLOOR = 3.347
 
 
 def run(impl, config, steps, vals, grads=None, max_steps=3000, schedule=None):
-    """A summary row and a history for a run evaluated every 100 steps with validation losses ``vals``; ``grads``
-    is block 0's FFN weight gradient (the paper's quantity) at each evaluation."""
+    """A summary row and a history for a run evaluated every 100 steps with validation
+    losses ``vals``; ``grads`` is block 0's FFN weight gradient (the paper's
+    quantity) at each evaluation."""
     # the implementation's own
     schedule = schedule or ("constant" if impl == "nanogpt" else "cosine")
     hist = pd.DataFrame({"step": [100 * i for i in range(len(vals))], "val_loss": vals})
@@ -50,7 +52,8 @@ def test_prefix_table_labels_how_far_and_reads_the_papers_best():
     assert r.last_val == 3.36 and r.best_val == 3.36 and pd.isna(r.left_floor_at)
     assert r.layer0_grad == pytest.approx(0.0004) and r.starved
     assert r.paper_best == "3.3534"  # Table 2, seed 1337
-    # ResidualGPT's prefix is set beside Phase 3 (Fig. 4), the recipe the 10M preset trains, not Table 3's 1.5999
+    # ResidualGPT's prefix is set beside Phase 3 (Fig. 4), the recipe the 10M
+    # preset trains, not Table 3's 1.5999
     assert (
         table(run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90])).iloc[0].paper_best
         == "1.580 ± 0.003"
@@ -90,7 +93,8 @@ def test_contrast_as_the_paper_so_far():
     assert c.facts["step"] == 700 and not c.facts["whole"]
     # the whole run is not called one
     assert "ResidualGPT AttnOnly (first 700 of 3,000 steps) is a prefix" in c.why
-    # both complete: the common step is where both runs end, and the reading no longer calls them prefixes
+    # both complete: the common step is where both runs end, and the reading
+    # no longer calls them prefixes
     t = table(
         run("nanogpt", "AttnOnly", 3000, [4.17, 3.40, 3.36]),
         run("residualgpt", "AttnOnly", 3000, [4.17, 3.30, 2.90]),
@@ -98,14 +102,16 @@ def test_contrast_as_the_paper_so_far():
     c = paper_shape.claim_prefix_contrast(t)
     assert c.verdict == "HOLDS" and c.facts["whole"] and c.why.startswith("over all 3,000 steps")
     assert "prefix" not in c.why
-    # both complete and ResidualGPT never left the floor: not a prefix waiting, a contradiction of Fig. 4
+    # both complete and ResidualGPT never left the floor: not a prefix
+    # waiting, a contradiction of Fig. 4
     t = table(
         run("nanogpt", "AttnOnly", 3000, [4.17, 3.40, 3.36]),
         run("residualgpt", "AttnOnly", 3000, [4.17, 3.40, 3.38]),
     )
     c = paper_shape.claim_prefix_contrast(t)
     assert c.verdict == "CONTRADICTED" and "never left the floor" in c.why and "prefix" not in c.why
-    # both complete at another length (--steps 300): not where the paper's 3,000-step runs end, so still a prefix
+    # both complete at another length (--steps 300): not where the paper's
+    # 3,000-step runs end, so still a prefix
     t = table(
         run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36], max_steps=300),
         run("residualgpt", "AttnOnly", 300, [4.17, 3.40, 3.38], max_steps=300),
@@ -131,7 +137,8 @@ def test_contrast_undecided_while_residualgpt_is_on_the_floor():
 
 
 def test_contrast_reads_both_runs_at_their_common_step():
-    # ResidualGPT leaves the floor at step 300, but nanoGPT only reached step 100: nothing is decided at 100.
+    # ResidualGPT leaves the floor at step 300, but nanoGPT only reached step
+    # 100: nothing is decided at 100.
     t = table(
         run("nanogpt", "AttnOnly", 100, [4.17, 3.40]),
         run("residualgpt", "AttnOnly", 300, [4.17, 3.38, 3.36, 3.0]),
@@ -145,7 +152,8 @@ def test_contrast_reads_both_runs_at_their_common_step():
 
 
 def test_contrast_contradicted_when_nanogpt_is_below_the_papers_best():
-    # Table 2's best (3.3534) is a minimum over all 3,000 steps: a prefix at 3.0 already contradicts it.
+    # Table 2's best (3.3534) is a minimum over all 3,000 steps: a prefix
+    # at 3.0 already contradicts it.
     t = table(
         run("nanogpt", "AttnOnly", 200, [4.17, 3.20, 3.00]),
         run("residualgpt", "AttnOnly", 200, [4.17, 3.30, 2.90]),
@@ -181,8 +189,9 @@ def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual
 
 
 def test_starvation_from_step_300_onward_reads_every_evaluation_of_a_whole_run():
-    # Fig. 2a: "0.000 from step 300 onward". A whole run starved at its last evaluation but awake at one in between
-    # (step 1,500) is not starved from step 300 on; nor is one starved only from step 400; starved at every one is.
+    # Fig. 2a: "0.000 from step 300 onward". A whole run starved at its last evaluation but awake at
+    # one in between (step 1,500) is not starved from step 300 on; nor is one starved only from step
+    # 400; starved at every one is.
     full = run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.0, 1.8], grads=[0, 0.1, 0.1, 0.1])
     vals = [4.17] + [3.35] * 30
 
@@ -214,7 +223,8 @@ def test_starvation_without_gradient_data_decides_nothing():
 
 
 def effects(constant, warmup):
-    """The schedule-over-seeds rule at the paper's shape on hand-made runs: escape steps (None: never) per seed."""
+    """The schedule-over-seeds rule at the paper's shape on hand-made runs: escape
+    steps (None: never) per seed."""
     from lib.claims import schedule_10m
 
     rows = [
@@ -224,8 +234,9 @@ def effects(constant, warmup):
             "seed": seed,
             "factor": f,
             "status": "partial",
-            # where the plan stops it (plans.schedule_10m_until): 100 past its escape, a warm-up run at least at
-            # 200, or 600 on the floor (the rule does not read it; it is the runs' table as the chapter builds it)
+            # where the plan stops it (plans.schedule_10m_until): 100 past its escape, a warm-up
+            # run at least at 200, or 600 on the floor (the rule does not read it; it is the runs'
+            # table as the chapter builds it)
             "steps": 600 if e is None else max(e + 100, 200 if f == "none" else 0),
             "best_val_loss": 2.5 if e else 3.35,
             "escape_step": e,
@@ -237,10 +248,12 @@ def effects(constant, warmup):
 
 
 def test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one():
-    # every constant-rate seed later than every warm-up seed by more than an interval (50 steps): HOLDS
+    # every constant-rate seed later than every warm-up seed by more than
+    # an interval (50 steps): HOLDS
     c = effects([200, 300, None, 250, 400], [50, 50, 100, 50, 50])
     assert c.verdict == "HOLDS" and c.facts["direction"] == "later" and "0.8%" in c.why
-    # one seed inside the warm-up runs' range: not beyond seed noise, and the range left room, so CONTRADICTED
+    # one seed inside the warm-up runs' range: not beyond seed noise, and the
+    # range left room, so CONTRADICTED
     c = effects([200, 300, 100, 250, 400], [50, 50, 100, 50, 50])
     assert (
         c.verdict == "CONTRADICTED"
@@ -248,8 +261,8 @@ def test_the_schedule_at_the_paper_shape_is_decided_over_five_seeds_never_one():
         and "4 of 5 seeds clearly later" not in c.why
     )
     assert "clearly later" in c.why
-    # later in every seed, but one (seed 123 at step 100) by only one interval: the order holds and the margin does
-    # not, at the resolution of an escape step, so neither HOLDS nor CONTRADICTED
+    # later in every seed, but one (seed 123 at step 100) by only one interval: the order holds and
+    # the margin does not, at the resolution of an escape step, so neither HOLDS nor CONTRADICTED
     c = effects([200, 300, 100, 250, 400], [50, 50, 50, 50, 50])
     assert c.verdict == "NOT TESTABLE HERE" and c.facts["edge"] == "later" and not c.facts["named"]
     assert (
@@ -306,7 +319,8 @@ def test_prefix_asymmetry():
     )
     # AttnOnly not off the floor yet
     assert c.verdict == "NOT TESTABLE HERE" and not c.facts["attn_left"]
-    # read at the step both reached: AttnOnly's escape at step 400, after FFNOnly's last step (200), is not beside it
+    # read at the step both reached: AttnOnly's escape at step 400, after FFNOnly's
+    # last step (200), is not beside it
     late = run("residualgpt", "AttnOnly", 500, [4.17, 3.4, 3.36, 3.36, 2.9, 2.8])
     c = paper_shape.claim_prefix_asymmetry(
         table(late, run("residualgpt", "FFNOnly", 200, [4.17, 3.4, 3.36]))
@@ -321,13 +335,15 @@ def test_bench_prints_both_precisions_and_their_ratio():
     assert list(df.loop) == ["trainer", "bare loop"]
     assert (df["fp32 tok/s"] > 0).all() and (df["bf16 tok/s"] > 0).all()
     fp32, bf16 = df["fp32 tok/s"].iloc[0], df["bf16 tok/s"].iloc[0]
-    # the ratio is of the unrounded rates, rounded to 2 decimals; the printed rates are rounded to integers
+    # the ratio is of the unrounded rates, rounded to 2 decimals; the printed
+    # rates are rounded to integers
     slack = 0.005 + 0.5 * (1 / fp32 + 1 / bf16) * bf16 / fp32
     assert df["bf16 / fp32"].iloc[0] == pytest.approx(bf16 / fp32, abs=slack)
 
 
 def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypatch):
-    """The chapters' prefix cells on run directories written as lib writes them (partial at step 100)."""
+    """The chapters' prefix cells on run directories written as lib
+    writes them (partial at step 100)."""
     from lib.book import plots
     from lib.engine.files import write_json_atomic, write_jsonl_atomic
     from lib.engine.runs import run_path
@@ -412,8 +428,9 @@ def paper_shape_row(prefix):
 
 
 def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_the_floor():
-    # Table 2 is where the run ends: a prefix on the floor, even beside a control that left, is NOT TESTED yet (the run
-    # is training towards the step the claim speaks of); the complete run on the floor beside its control holds.
+    # Table 2 is where the run ends: a prefix on the floor, even beside a control that left, is NOT
+    # TESTED yet (the run is training towards the step the claim speaks of); the complete run on the
+    # floor beside its control holds.
     from types import SimpleNamespace
 
     attn = run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36, 3.35])
@@ -432,7 +449,8 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
         row.verdict == "HOLDS"
         and row.ours == "AttnOnly best 3.350 (last 3.350), on the floor for all 3,000 steps"
     )
-    # the reason gives the whole run's numbers and says which of Table 2's configurations it rests on
+    # the reason gives the whole run's numbers and says which of Table
+    # 2's configurations it rests on
     from lib.claims.paper_shape import claim_paper_shape_collapse
 
     flat = claim_paper_shape_collapse(table(whole, whole_full))
@@ -446,8 +464,9 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
         "FFNOnly on the floor for all 3,000 steps"
         in claim_paper_shape_collapse(table(whole, whole_full, ffn_whole)).why
     )
-    # §4's "still monotonically improving at step 2,999", read on the run: a flat run's last evaluation within the
-    # noise of its best says nothing either way; one beyond it was not still falling; a best at the end agrees
+    # §4's "still monotonically improving at step 2,999", read on the run: a flat run's last
+    # evaluation within the noise of its best says nothing either way; one beyond it was not still
+    # falling; a best at the end agrees
     assert "neither confirm nor refute" in flat.lines[0]
     # 0.1 above its best, 2 s.e. = 0.004
     risen = run("nanogpt", "AttnOnly", 3000, [4.17, 3.26] + [3.36] * 29)
@@ -457,7 +476,8 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
         "best is its last evaluation too"
         in claim_paper_shape_collapse(table(falling, whole_full)).lines[0]
     )
-    # the whole run beside its control's prefix, as released: the control need only have left the floor
+    # the whole run beside its control's prefix, as released: the control
+    # need only have left the floor
     row = paper_shape_row(SimpleNamespace(table=table(whole, full)))
     assert row.verdict == "HOLDS" and "Full Residual (first 100 of 3,000 steps) left" in row.why
     row = paper_shape_row(SimpleNamespace(table=table(attn)))
@@ -475,7 +495,8 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
 
 
 def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
-    """env.json's execution options, per resumed segment where they changed: they change the masks' realisation."""
+    """env.json's execution options, per resumed segment where they changed: they
+    change the masks' realisation."""
     import json
 
     from lib.engine.runs import RunDir
@@ -505,8 +526,8 @@ def test_the_prefix_table_says_how_each_run_was_executed(tmp_path):
 
 
 def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_speed_up(monkeypatch):
-    """The loops alternate round by round (the order of the calls); each row is its rounds' median and range, and its
-    speed-up the median of its per-round ratios to the plain loop."""
+    """The loops alternate round by round (the order of the calls); each row is its rounds' median
+    and range, and its speed-up the median of its per-round ratios to the plain loop."""
     from lib.engine import bench
 
     tps = {"plain": [100.0, 200.0, 400.0], "whole": [50.0, 50.0, 60.0], 8: [300.0, 150.0, 800.0]}
@@ -534,15 +555,16 @@ def test_step_cost_takes_turns_and_reports_each_loops_median_range_and_paired_sp
     for (_, row), key in zip(df.iterrows(), tps):
         s = sorted(tokens / v for v in tps[key])
         assert row["s/step"] == round(s[1], 2) and row["s/step range"] == f"{s[0]:.2f}-{s[2]:.2f}"
-    # paired per round: micro-batches of 8 ran 3, 0.75 and 2 times the plain loop's tokens/s, median 2; the ratio of
-    # the medians would say 300 / 200 = 1.5
+    # paired per round: micro-batches of 8 ran 3, 0.75 and 2 times the plain loop's tokens/s, median
+    # 2; the ratio of the medians would say 300 / 200 = 1.5
     assert list(df["speed-up vs plain"]) == [1.0, 0.25, 2.0]
     with pytest.raises(ValueError, match="rounds must be at least 1"):
         bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=0)
 
 
 def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(monkeypatch):
-    # a round slowed by other work measures a low matmul rate; read against it, a step from a quiet round passed 1
+    # a round slowed by other work measures a low matmul rate; read against it, a
+    # step from a quiet round passed 1
     from lib.engine import bench
 
     # three loops a round; only the last round is quiet
@@ -553,13 +575,15 @@ def test_step_cost_reads_utilisation_against_the_best_matmul_rate_of_its_rounds(
     df = bench.step_cost(scale="cpu", steps=1, device="cpu", rounds=3)
     flops = bench.step_flops(bench.get_preset("cpu"))
     assert set(df["matmul GFLOP/s (best of rounds)"]) == {4.0}
-    # one token a second: the step takes 32 x 128 s, at flops / 4096 FLOP/s, read against the best rate, 4 GFLOP/s
+    # one token a second: the step takes 32 x 128 s, at flops / 4096 FLOP/s, read
+    # against the best rate, 4 GFLOP/s
     assert list(df.utilisation) == [round(flops / 4096 / 4e9, 2)] * 3
 
 
 def test_each_implementation_is_read_on_its_own_floor():
-    # a best of 3.248 is 0.1 below a floor of 3.349 but not below 3.347: given one floor per implementation
-    # (results.floor_of), the escape step is recomputed against the implementation's own, whatever the summary says
+    # a best of 3.248 is 0.1 below a floor of 3.349 but not below 3.347: given one floor per
+    # implementation (results.floor_of), the escape step is recomputed against the implementation's
+    # own, whatever the summary says
     runs = tuple(
         run(impl, "AttnOnly", 200, [4.17, 3.30, 3.248]) for impl in ("nanogpt", "residualgpt")
     )
@@ -588,15 +612,17 @@ def test_the_floor_a_set_of_runs_is_judged_on():
     assert judged_floor("fixed", 3.3, 3.2, empirical=4.5) == 4.5
     with pytest.raises(ValueError, match="fixed, random"):
         judged_floor("mixed", 3.3, 3.2)
-    # like for like: nanoGPT's random batches average over the whole split, ResidualGPT's fixed batches are their own
+    # like for like: nanoGPT's random batches average over the whole split,
+    # ResidualGPT's fixed batches are their own
     for impl, which in (("nanogpt", "split"), ("residualgpt", "batches")):
         e = get_preset("cpu", impl)
         assert floor_of(e) == unigram_floors(e)[which]
 
 
 def with_growth(r, growth, over=None):
-    """``run``'s summary and history with a hidden-state growth over depth at each evaluation, and a last block's
-    norm whose ratio to step 0's is the growth over training ``over`` (the same numbers as ``growth`` if not given)."""
+    """``run``'s summary and history with a hidden-state growth over depth at each evaluation, and a
+    last block's norm whose ratio to step 0's is the growth over training ``over`` (the same
+    numbers as ``growth`` if not given)."""
     summ, hist = r
     hist = hist.copy()
     hist["hidden_growth"] = growth
@@ -610,7 +636,8 @@ def growth_claim(*runs, at_step=300):
 
 
 def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
-    # Fig. 2b's order (AttnOnly > FFNOnly > Full Residual), read at step 300 where all three reached it
+    # Fig. 2b's order (AttnOnly > FFNOnly > Full Residual), read at step
+    # 300 where all three reached it
     attn = with_growth(
         run("nanogpt", "AttnOnly", 600, [4.17, 3.40, 3.36, 3.35, 3.35, 3.35, 3.35]),
         [1, 20, 30, 40, 90, 90, 90],
@@ -631,7 +658,8 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
         "AttnOnly",
         "FFNOnly",
     ]
-    # each pair out of the paper's order, with the evaluations where it was out of order too: here all along
+    # each pair out of the paper's order, with the evaluations where it was
+    # out of order too: here all along
     held = {(p["above"], p["below"]): (p["shared"], p["against"]) for p in c.facts["out_of_order"]}
     assert held == {
         ("FullResidual", "AttnOnly"): ([100, 200, 300], [100, 200, 300]),
@@ -662,8 +690,8 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     )
     c = growth_claim(attn, ffn, flip)
     assert c.verdict == "NOT TESTED" and "only the one over depth gives the paper's order" in c.why
-    # the two measures disagree (over training, Full Residual grows least): the order would be our choice of measure,
-    # so the prefix waits for the whole runs
+    # the two measures disagree (over training, Full Residual grows least): the order would be our
+    # choice of measure, so the prefix waits for the whole runs
     split = with_growth(
         run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.2, 2.0]), [1, 50, 65, 80], [1, 2, 2, 2]
     )
@@ -674,7 +702,8 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     # Full Residual - FFNOnly, 100 to 300
     assert "narrowing" not in c.why and "widening from 40.0 to 50.0" in c.why
 
-    # the same disagreement where the runs end (step 3,000 of 3,000) cannot be decided by a longer run
+    # the same disagreement where the runs end (step 3,000 of 3,000)
+    # cannot be decided by a longer run
     def whole(config, depth, over):
         return with_growth(
             run(
@@ -701,8 +730,9 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
         at_step=3000,
     )
     assert c.verdict == "HOLDS" and "by both measures" in c.why
-    # a whole run beside prefixes: the order is read at step 300, and the whole run's growth where the paper reads
-    # its values (step 3,000) is shown beside the paper's, a fact that decides nothing
+    # a whole run beside prefixes: the order is read at step 300, and the whole run's
+    # growth where the paper reads its values (step 3,000) is shown beside the
+    # paper's, a fact that decides nothing
     c = growth_claim(whole("AttnOnly", 40, 12), ffn, full)
     assert c.verdict == "NOT TESTED" and c.facts["at_end"] == {
         "AttnOnly": {"over_depth": 40, "over_training": 12}
@@ -717,7 +747,8 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
     short = with_growth(run("nanogpt", "FullResidual", 100, [4.17, 2.5]), [1, 5])
     c = growth_claim(attn, ffn, short)
     assert c.verdict == "NOT TESTED" and "FullResidual trained to step 100" in c.why
-    # past the step with no growth recorded there (diagnostics off): said so, not "trained to step 600"
+    # past the step with no growth recorded there (diagnostics off): said
+    # so, not "trained to step 600"
     bare = run("nanogpt", "FullResidual", 600, [4.17, 2.5, 2.2, 2.0, 1.9, 1.8, 1.7])
     bare = (bare[0], bare[1].assign(hidden_growth=float("nan")))
     c = growth_claim(attn, ffn, bare)
@@ -734,9 +765,9 @@ def test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways():
 
 
 def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_noise_both_ways():
-    # Fig. 4: AttnOnly 1.580 ± 0.003; our evaluations' standard error 0.002 here, so the band is 2 × √(0.003² +
-    # 0.002²) = 0.0072 around 1.580. The paper's own records of seed 1337 across its environments: 1.579989 (Table 3's
-    # original) to 2.289 (Phase 2)
+    # Fig. 4: AttnOnly 1.580 ± 0.003; our evaluations' standard error 0.002 here, so the band is 2 ×
+    # √(0.003² + 0.002²) = 0.0072 around 1.580. The paper's own records of seed 1337 across its
+    # environments: 1.579989 (Table 3's original) to 2.289 (Phase 2)
     def level(steps, vals, se=0.002):
         summ, hist = run("residualgpt", "AttnOnly", steps, vals)
         return paper_shape.claim_paper_shape_level(table((summ, hist.assign(val_loss_se=se))))
@@ -747,8 +778,8 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
     assert c.facts["environments"] == (1.579989, 2.289) and c.facts["shift"] == pytest.approx(
         0.709, abs=1e-3
     )
-    # beyond the band but within the shift the paper's own seed-1337 best shows across its environments, which §8.3
-    # does not equate, either way
+    # beyond the band but within the shift the paper's own seed-1337 best shows across its
+    # environments, which §8.3 does not equate, either way
     c = level(3000, [4.17, 2.0, 1.600])
     assert (
         c.verdict == "NOT TESTABLE HERE" and "1.580-2.289" in c.why and "within the 0.709" in c.why
@@ -758,7 +789,8 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
     # 0.82 above: beyond the shift and the band
     assert level(3000, [4.17, 2.6, 2.400]).verdict == "CONTRADICTED"
     assert level(3000, [4.17, 2.0, 0.800]).verdict == "CONTRADICTED"  # 0.78 below
-    # a prefix above the band, or inside it, decides nothing: Fig. 4's value is the best over the whole run
+    # a prefix above the band, or inside it, decides nothing: Fig. 4's value
+    # is the best over the whole run
     c = level(300, [4.17, 2.9, 2.35])
     assert (
         c.verdict == "NOT TESTED"
@@ -783,8 +815,9 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
 
 
 def test_the_growth_order_is_read_as_far_as_all_three_runs_trained_and_at_the_end_once_whole():
-    # no step given: the furthest step all three nanoGPT runs reached (never before 300); once all three are whole,
-    # step 3,000, where the paper reads its order, so a disagreement there is no longer waiting for anything
+    # no step given: the furthest step all three nanoGPT runs reached (never before 300); once
+    # all three are whole, step 3,000, where the paper reads its order, so a disagreement there
+    # is no longer waiting for anything
     def runs(steps_attn, steps_other, depth):
         n = lambda s: s // 100 + 1  # evaluations every 100 steps, from step 0  # noqa: E731
         attn = with_growth(

@@ -27,7 +27,8 @@ def test_one_hot_tokens_are_read_back_exactly_identical_states_not_at_all():
     assert acc == 1.0
     counts = torch.bincount(idx[2:].reshape(-1))
     assert chance == pytest.approx(counts.max().item() / counts.sum().item())
-    # One vector for every position: every position gets the same guess, right only where that token is.
+    # One vector for every position: every position gets the same guess,
+    # right only where that token is.
     same, _ = token_accuracy(torch.ones(4, 10, 3), idx)
     assert same <= chance
     with pytest.raises(ValueError, match="at least 2 sequences"):
@@ -90,8 +91,9 @@ def test_probe_has_one_row_per_state_and_leaves_the_model_as_it_was():
 
 
 def test_attention_without_its_skip_averages_the_token_away_at_initialisation_a_local_mixer_does_not():  # noqa: E501 (the test's name)
-    """The mechanism the chapter measures on the trained models: at init attention is close to a uniform
-    average over the positions before, so FFNOnly's first block replaces each token by that average."""
+    """The mechanism the chapter measures on the trained models: at init attention is
+    close to a uniform average over the positions before, so FFNOnly's first block
+    replaces each token by that average."""
     idx = torch.randint(11, (16, 16), generator=torch.Generator().manual_seed(2))
     ffn_only = probe(_model("FFNOnly"), idx)
     local = probe(_model("FFNOnly", mixer="local"), idx)

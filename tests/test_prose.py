@@ -1,5 +1,6 @@
-"""The chapters' prose is written for a researcher (issue 37 item 5): code names stay in code cells and in the
-reproducibility chapter, and the book states spread one way, where a reader looks for it."""
+"""The chapters' prose is written for a researcher (issue 37 item 5): code names stay
+in code cells and in the reproducibility chapter, and the book states spread one
+way, where a reader looks for it."""
 
 import re
 from pathlib import Path
@@ -17,10 +18,12 @@ CHAPTERS = (
     "escape_and_bundle",
     "what_holds",
 )
-# A plan command, a dotted library name (lib.engine.plans.X, plans.AUTHOR_VALUES) or a snake_case name in backticks;
-# file paths (lib/engine/gain.py, the author's notebooks) and the preset names (`cpu`, `cpu-bpe`) are not code names.
+# A plan command, a dotted library name (lib.engine.plans.X, plans.AUTHOR_VALUES) or a snake_case
+# name in backticks; file paths (lib/engine/gain.py, the author's notebooks) and the preset names
+# (`cpu`, `cpu-bpe`) are not code names.
 CODE = re.compile(r"--plan \w+|`(?:lib|plans|plots)\.\w+|`[a-z][a-z0-9]*(?:_[a-z0-9]+)+`")
-# The author's code, quoted as evidence where the book audits it (the 124M split), is the paper's, not ours.
+# The author's code, quoted as evidence where the book audits it (the 124M
+# split), is the paper's, not ours.
 AUTHORS = {"`train_count`"}
 # included code and cross-references
 SKIP = re.compile(r"```.*?```|\{doc\}`[^`]*`|\{numref\}`[^`]*`", re.S)

@@ -1,6 +1,7 @@
-"""Every epigraph the book attributes to the paper is the paper's own text: a reader takes a quotation as the
-author's words, so one the paper does not contain (or a paraphrase in quotation marks) is an error, not a style
-choice. Checked against the paper's text in ../shared/paper (beside the project in CI and here)."""
+"""Every epigraph the book attributes to the paper is the paper's own text: a reader takes a
+quotation as the author's words, so one the paper does not contain (or a paraphrase in quotation
+marks) is an error, not a style choice. Checked against the paper's text in ../shared/paper
+(beside the project in CI and here)."""
 
 import json
 import re
@@ -10,8 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = ROOT.parent / "shared" / "paper" / "partial-residual-ablations-2608.14689.md"
-# The paper's markdown spells symbols in LaTeX, often beside their rendered character (``±\pm``); the book prints
-# the character. Quotation marks and dashes differ in typography only.
+# The paper's markdown spells symbols in LaTeX, often beside their rendered character (``±\pm``);
+# the book prints the character. Quotation marks and dashes differ in typography only.
 LATEX = {
     r"\approx": "≈",
     r"\times": "×",
@@ -31,7 +32,8 @@ def normalise(text: str) -> str:
 
 
 def pieces(quote: str) -> list[str]:
-    """The quoted runs of text: an ellipsis or a bracketed insertion [...] is where the book left words out."""
+    """The quoted runs of text: an ellipsis or a bracketed insertion [...] is
+    where the book left words out."""
     return [
         p.strip(" .,;:")
         for p in re.split(r"\.\.\.|…|\[[^\]]*\]", normalise(quote))
@@ -61,8 +63,8 @@ def epigraphs():
 
 
 def section(paper: str, attribution: str) -> str:
-    """The part of the paper an attribution names first: the abstract, or §N / §N.M / §N.M.K with its
-    subsections, up to the next heading of the same or a higher level."""
+    """The part of the paper an attribution names first: the abstract, or §N / §N.M / §N.M.K with
+    its subsections, up to the next heading of the same or a higher level."""
     m = re.search(r"abstract|§(\d+(?:\.\d+)*)", attribution)
     assert m, f"an epigraph names no section of the paper: {attribution!r}"
     title = r"Abstract" if m.group(0) == "abstract" else re.escape(m.group(1)) + r"\s"

@@ -1,5 +1,5 @@
-"""The training recipe (schedule, weight decay, clipping, accumulation, resume) and the analysis that reads
-its runs (escape margin, exported weights, Table 6 from the paper's own numbers).
+"""The training recipe (schedule, weight decay, clipping, accumulation, resume) and the analysis
+that reads its runs (escape margin, exported weights, Table 6 from the paper's own numbers).
 
 Every expected number here is written by hand; none is computed by the formula under test."""
 
@@ -30,9 +30,9 @@ def losses(history):
     return [{k: v for k, v in r.items() if k not in TIMING} for r in history]
 
 
-# -- 1. the learning-rate schedules (Table 1) -------------------------------------------------------------
-# ResidualGPT 10M: linear warm-up over 100 steps to 3e-4, then cosine to 3e-5 at step 3,000 (Table 1).
-# Warm-up step s (0-based) trains at lr * (s + 1) / 100, so the first step is not at lr 0.
+# -- 1. the learning-rate schedules (Table 1) ------------------------------------------------------
+# ResidualGPT 10M: linear warm-up over 100 steps to 3e-4, then cosine to 3e-5 at step 3,000 (Table
+# 1). Warm-up step s (0-based) trains at lr * (s + 1) / 100, so the first step is not at lr 0.
 RESIDUALGPT_10M = {
     0: 3e-6,
     49: 1.5e-4,
@@ -47,9 +47,11 @@ RESIDUALGPT_10M = {
 }
 # ResidualGPT 124M: 2,000 warm-up steps to 6e-4, cosine to 6e-5 at step 20,000.
 RESIDUALGPT_124M = {0: 3e-7, 999: 3e-4, 1999: 6e-4, 2000: 6e-4, 11000: 3.3e-4, 20000: 6e-5}
-# The `cpu` stand-in: 100 warm-up steps to 1e-3, cosine to 1e-4 at step 1,500 (lib/engine/config.py).
+# The `cpu` stand-in: 100 warm-up steps to 1e-3, cosine to 1e-4 at
+# step 1,500 (lib/engine/config.py).
 RESIDUALGPT_CPU = {0: 1e-5, 99: 1e-3, 800: 5.5e-4, 1500: 1e-4}
-# nanoGPT (Table 1, "nanoGPT: constant"; the author's notebook): 3e-4 from the first step to the last.
+# nanoGPT (Table 1, "nanoGPT: constant"; the author's notebook): 3e-4
+# from the first step to the last.
 NANOGPT = {0: 3e-4, 1: 3e-4, 99: 3e-4, 1550: 3e-4, 2999: 3e-4, 3000: 3e-4}
 
 
@@ -71,8 +73,8 @@ def test_lr_schedule_hits_hand_computed_values(scale, impl, expected):
 
 
 def test_constant_schedule_ignores_warm_up_and_floor():
-    # nanoGPT's preset also sets min_lr = lr and no warm-up, so a cosine would look constant there too; here
-    # only ``schedule`` keeps the rate at its peak.
+    # nanoGPT's preset also sets min_lr = lr and no warm-up, so a cosine would look constant there
+    # too; here only ``schedule`` keeps the rate at its peak.
     cfg = replace(get_preset("10M"), schedule="constant").train
     assert (cfg.lr, cfg.min_lr, cfg.warmup_steps) == (3e-4, 3e-5, 100)
     assert {s: lr_at(cfg, s) for s in (0, 50, 1550, 3000)} == {
@@ -83,9 +85,10 @@ def test_constant_schedule_ignores_warm_up_and_floor():
     }
 
 
-# -- tiny models and a batch source the Trainer can use without a corpus ------------------------------------
+# -- tiny models and a batch source the Trainer can use without a corpus ---------------------------
 def tiny_exp(scale="10M", impl="residualgpt", **kw):
-    """The preset's recipe on a 1-layer, 16-wide model (no dropout: forward passes are repeatable)."""
+    """The preset's recipe on a 1-layer, 16-wide model (no dropout:
+    forward passes are repeatable)."""
     return replace(
         get_preset(scale, impl),
         **{**dict(n_layer=1, n_embd=16, n_head=2, block_size=8, dropout=0.0), **kw},
@@ -93,7 +96,8 @@ def tiny_exp(scale="10M", impl="residualgpt", **kw):
 
 
 class Stream:
-    """The Trainer's batch source reduced to what ``train_step`` reads: ``train_batch``, in order."""
+    """The Trainer's batch source reduced to what ``train_step``
+    reads: ``train_batch``, in order."""
 
     def __init__(self, batches):
         self.batches, self.i = list(batches), 0
@@ -109,8 +113,9 @@ def random_batch(B, T, seed, vocab=65):
 
 
 def applied_grads(trainer):
-    """The gradient the optimiser consumed in its first step: AdamW's first moment after one step is
-    (1 - beta1) * grad, and (unlike the update itself, which Adam normalises) it keeps the gradient's scale."""
+    """The gradient the optimiser consumed in its first step: AdamW's first moment after
+    one step is (1 - beta1) * grad, and (unlike the update itself, which Adam
+    normalises) it keeps the gradient's scale."""
     beta1 = trainer.cfg.beta1
     return [
         trainer.optimizer.state[p]["exp_avg"] / (1 - beta1) for p in trainer.raw_model.parameters()
@@ -121,11 +126,12 @@ def global_norm(tensors):
     return torch.sqrt(sum((t.double() ** 2).sum() for t in tensors)).item()
 
 
-# -- 2. which tensors are decayed -------------------------------------------------------------------------
-# Paper §3.2 Table 1 gives "weight decay=0.1" as shared and does not say which tensors. Our ResidualGPT decays
-# only >=2-D tensors (weights and embeddings; biases and LayerNorm not): lib/engine/config.py TrainConfig.decay_all,
-# book/reproducibility.md "Weight decay". nanoGPT is the author's notebook, `AdamW(model.parameters(), lr=3e-4)`:
-# PyTorch's default weight decay 0.01 on every parameter, betas (0.9, 0.999) (book/reproducibility.md table).
+# -- 2. which tensors are decayed ------------------------------------------------------------------
+# Paper §3.2 Table 1 gives "weight decay=0.1" as shared and does not say which tensors. Our
+# ResidualGPT decays only >=2-D tensors (weights and embeddings; biases and LayerNorm not):
+# lib/engine/config.py TrainConfig.decay_all, book/reproducibility.md "Weight decay". nanoGPT is the
+# author's notebook, `AdamW(model.parameters(), lr=3e-4)`: PyTorch's default weight decay 0.01 on
+# every parameter, betas (0.9, 0.999) (book/reproducibility.md table).
 LAYER_NORMS = {
     f"transformer.h.0.{ln}.{w}" for ln in ("ln_1", "ln_2") for w in ("weight", "bias")
 } | {"transformer.ln_f.weight", "transformer.ln_f.bias"}
@@ -176,7 +182,7 @@ def test_weight_decay_goes_to_exactly_the_recipes_tensors(impl, scale):
     assert sum(len(g) for _, g in groups) == len(names)  # every parameter once, none left out
 
 
-# -- 3. gradient clipping -----------------------------------------------------------------------------------
+# -- 3. gradient clipping --------------------------------------------------------------------------
 class LossScale(torch.nn.Module):
     """The model with its loss multiplied by ``k``: a gradient far above any clip threshold."""
 
@@ -220,7 +226,7 @@ def test_the_residualgpt_recipe_clips_at_one_and_nanogpt_does_not():
     assert get_preset("10M", "nanogpt").train.grad_clip == 0.0
 
 
-# -- 4. gradient accumulation ---------------------------------------------------------------------------------
+# -- 4. gradient accumulation ----------------------------------------------------------------------
 @pytest.mark.parametrize("clip", [0.0, 1.0])
 # the execution option on top: each batch fed in slices
 @pytest.mark.parametrize("slices", [None, 2, 1])
@@ -251,9 +257,9 @@ def test_two_accumulated_micro_batches_equal_one_step_on_their_concatenation(cli
 
 
 def test_micro_batches_are_an_execution_option_with_the_whole_batchs_losses_and_update(tmp_path):
-    """Dropout 0: slicing each batch into micro-batches leaves the losses, the update and the run directory
-    as they are (within rounding); env.json records the option; a size that does not divide is refused
-    before anything is written."""
+    """Dropout 0: slicing each batch into micro-batches leaves the losses, the update and the run
+    directory as they are (within rounding); env.json records the option; a size that does not
+    divide is refused before anything is written."""
     exp = tiny_run_exp(dropout=0.0, max_steps=10)
     kw = dict(progress=False, diagnostics=False, keep_weights=True)
     whole = run(exp, runs_dir=tmp_path / "whole", **kw)
@@ -283,9 +289,10 @@ def test_each_evaluation_records_the_standard_error_of_its_validation_mean(tmp_p
         assert 0 < row["val_loss_se"] < 0.5  # 3 batches of a tiny model: small, and never zero
 
 
-# -- 5. resume equality, weights included ---------------------------------------------------------------------
+# -- 5. resume equality, weights included ----------------------------------------------------------
 class FinalState(Callback):
-    """The model's and the optimiser's state at the run's last evaluation (before the checkpoint goes)."""
+    """The model's and the optimiser's state at the run's last evaluation
+    (before the checkpoint goes)."""
 
     model = optimizer = None
 
@@ -296,8 +303,8 @@ class FinalState(Callback):
 
 
 def tiny_run_exp(impl="residualgpt", **kw):
-    """A run of the `cpu` preset's recipe for ``impl`` (nanogpt: random validation, constant lr, no clip),
-    2 layers x 32 wide, 20 steps, evaluated every 5 steps."""
+    """A run of the `cpu` preset's recipe for ``impl`` (nanogpt: random validation, constant lr, no
+    clip), 2 layers x 32 wide, 20 steps, evaluated every 5 steps."""
     base = dict(
         n_layer=2,
         n_embd=32,
@@ -340,7 +347,7 @@ def test_prefix_then_resume_ends_with_the_uninterrupted_runs_weights(tmp_path, i
     assert losses(a.history()) == losses(b.history())  # nanogpt: the random validation batches too
 
 
-# -- 6. escaping the floor: one margin for the runs and the verdicts --------------------------------------------
+# -- 6. escaping the floor: one margin for the runs and the verdicts -------------------------------
 FLOOR = 3.3
 
 
@@ -373,7 +380,8 @@ def test_the_verdicts_read_the_floor_with_the_runs_margin():
         False,
         True,
     ]
-    # the claims' default margin is the runs' one: AttnOnly (at the boundary) escaped, FFNOnly did not
+    # the claims' default margin is the runs' one: AttnOnly (at the
+    # boundary) escaped, FFNOnly did not
     facts = asymmetry.claim_asymmetry(s, FLOOR).facts
     assert (facts["attn_left"], facts["ffn_on_floor"]) == (1, 1)
     for f in (
@@ -393,7 +401,7 @@ def test_the_verdicts_read_the_floor_with_the_runs_margin():
         assert inspect.signature(f).parameters["margin"].default == ESCAPE_MARGIN, f.__name__
 
 
-# -- 7. exported weights and the evaluation that reads them ------------------------------------------------------
+# -- 7. exported weights and the evaluation that reads them ----------------------------------------
 def test_exported_weights_round_trip_and_reproduce_the_last_val_loss(tmp_path):
     exp = tiny_run_exp("residualgpt", dropout=0.0)
     final = FinalState()
@@ -428,8 +436,9 @@ def test_exported_weights_round_trip_and_reproduce_the_last_val_loss(tmp_path):
 
 
 def test_exporting_a_finished_run_without_kept_weights_is_refused(tmp_path):
-    """A finished run's checkpoint is deleted (lib/engine/experiment.py ``_run``), so only ``keep_weights``, at the end
-    of training, can export its weights; afterwards export_weights has nothing to read and says which file."""
+    """A finished run's checkpoint is deleted (lib/engine/experiment.py ``_run``), so only
+    ``keep_weights``, at the end of training, can export its weights; afterwards export_weights has
+    nothing to read and says which file."""
     exp = tiny_run_exp("residualgpt", max_steps=5)
     run(exp, runs_dir=tmp_path, progress=False, diagnostics=False)
     rd = RunDir(run_path(exp, tmp_path))
@@ -439,7 +448,7 @@ def test_exporting_a_finished_run_without_kept_weights_is_refused(tmp_path):
     assert not (rd.path / "weights.pt").exists()
 
 
-# -- 8. Table 6 and the gaps from the paper's own per-configuration numbers --------------------------------------
+# -- 8. Table 6 and the gaps from the paper's own per-configuration numbers ------------------------
 def half_unit(reported: str) -> float:
     """Half a unit of the last digit the paper prints ("127.3" -> 0.05, "1.060" -> 0.0005)."""
     decimals = len(reported.split(".")[1]) if "." in reported else 0
@@ -460,10 +469,11 @@ def best(ref, phase, config):
     return paper_value(ref=ref, phase=phase, config=config, metric="best_val_loss")
 
 
-# Table 6's rows, each from the table that reports its configurations (Phase 3's only source is Fig. 4 and the
-# text). Table 6 prints AttnOnly and FFNOnly best val to three decimals and its percentages and ratios follow
-# from those: with Table 4's 4.8994 the 124M row's gap is 50.150%, which rounds to 50.2, not the printed 50.1
-# (4.899 gives 50.138). So the inputs are rounded as Table 6 prints them; FullResidual keeps its table's digits.
+# Table 6's rows, each from the table that reports its configurations (Phase 3's only source is Fig.
+# 4 and the text). Table 6 prints AttnOnly and FFNOnly best val to three decimals and its
+# percentages and ratios follow from those: with Table 4's 4.8994 the 124M row's gap is 50.150%,
+# which rounds to 50.2, not the printed 50.1 (4.899 gives 50.138). So the inputs are rounded as
+# Table 6 prints them; FullResidual keeps its table's digits.
 TABLE6_SOURCES = {
     ("10M", "nanogpt", ""): ("Table 2", ""),
     ("10M", "residualgpt", "original"): ("Table 3", "original"),
@@ -511,8 +521,9 @@ def test_table6_124m_nanogpt_ratio_and_the_missing_full_residual():
 
 
 def five_seeds(mean, sd, lo, hi):
-    """Five values with Table 5's mean, sample std and range: lo, hi and three spread evenly about the mean
-    of the rest (solved for the std by hand: 3 (c - mean)^2 + 2 d^2 is what the three add to 4 sd^2)."""
+    """Five values with Table 5's mean, sample std and range: lo, hi and three spread evenly
+    about the mean of the rest (solved for the std by hand: 3 (c - mean)^2 + 2 d^2 is
+    what the three add to 4 sd^2)."""
     c = (5 * mean - lo - hi) / 3
     d = math.sqrt((4 * sd**2 - (lo - mean) ** 2 - (hi - mean) ** 2 - 3 * (c - mean) ** 2) / 2)
     return [lo, c - d, c, c + d, hi]

@@ -1,6 +1,6 @@
-"""Issue 23's stand-in questions on hand-made run tables: the headline results under the author's values, and the
-rule that names a deciding factor (every seed's escape on one side of the baseline's range over the same seeds, by
-more than one evaluation interval)."""
+"""Issue 23's stand-in questions on hand-made run tables: the headline results under the author's
+values, and the rule that names a deciding factor (every seed's escape on one side of the baseline's
+range over the same seeds, by more than one evaluation interval)."""
 
 import math
 
@@ -44,7 +44,8 @@ def test_the_headline_results_are_read_for_each_set_of_values():
         "ResidualGPT AttnOnly leaves the floor in 2 of 2 seeds, FFNOnly in 0 of 2" in asym.lines[0]
     )
     collapse = asymmetry.claim_author_values_collapse(runs(rows), FLOOR)
-    # every seed on the floor, but no nanoGPT Full Residual with that dropout: the control is missing
+    # every seed on the floor, but no nanoGPT Full Residual with that
+    # dropout: the control is missing
     assert collapse.verdict == "NOT TESTABLE HERE" and collapse.facts == {"left": 0, "seeds": 2}
     left = runs(rows[:-1] + [("author's", "nanogpt", "AttnOnly", 2, 2.4)])
     assert asymmetry.claim_author_values_collapse(left, FLOOR).verdict == "CONTRADICTED"
@@ -80,8 +81,8 @@ def effects_table(rows):
 
 
 def effects(rows, **kw):
-    """schedule_effects on hand-made rows, each factor planned over exactly the seeds it has, none chosen by a seed
-    (unless ``chosen`` says so)."""
+    """schedule_effects on hand-made rows, each factor planned over exactly the seeds it has, none
+    chosen by a seed (unless ``chosen`` says so)."""
     planned = {}
     for impl, factor, seed, *_ in rows:
         planned.setdefault((impl, factor), set()).add(seed)
@@ -101,7 +102,8 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     c = sched.claim_schedule_factors(effects(base + early + overlap))
     assert c.verdict == "HOLDS" and c.facts["named"] == ["warm-up + cosine (nanogpt)"]
     assert "not judged yet" not in c.why  # every factor judged
-    # a factor named over all its seeds stays named; one whose seeds are not all in is said to be pending
+    # a factor named over all its seeds stays named; one whose seeds are
+    # not all in is said to be pending
     plan = {("nanogpt", f): {1, 2, 3} for f in ("none", "warm-up + cosine", "no biases")}
     c = sched.claim_schedule_factors(
         sched.schedule_effects(effects_table(base + early + overlap[:1]), planned=plan)
@@ -110,14 +112,16 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     c = sched.claim_schedule_factors(effects(base + overlap))
     # overlapping the baseline over the same seeds
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []
-    # never where the baseline always escapes is outside its range too; a missing baseline seed decides nothing
+    # never where the baseline always escapes is outside its range too; a missing
+    # baseline seed decides nothing
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2)]
     fx = effects(base[:2] + stuck).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is True
     fx = effects(base[:1] + stuck).set_index("factor")
     assert pd.isna(fx.loc["gradient clipping", "decides"])
     assert sched.claim_schedule_factors(effects(base)).verdict == "NOT TESTED"
-    # a baseline that escapes at the first evaluation in one seed and never in another leaves no room at all
+    # a baseline that escapes at the first evaluation in one seed and never in
+    # another leaves no room at all
     edge = [("nanogpt", "none", 1, 25, 2.5), ("nanogpt", "none", 2, NAN, 3.34)]
     some = [("nanogpt", "no biases", 1, 50, 2.2), ("nanogpt", "no biases", 2, NAN, 3.34)]
     c = sched.claim_schedule_factors(effects(edge + some, first_eval=25))
@@ -126,13 +130,15 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
 
 def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interval():
     base = [("residualgpt", "none", s, 50, 1.95) for s in (1, 2, 3)]
-    # one evaluation later than a baseline that escapes at step 50 in every seed: within the resolution
+    # one evaluation later than a baseline that escapes at step 50 in
+    # every seed: within the resolution
     near = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
     assert (
         effects(base + near, first_eval=25).set_index("factor").loc["constant lr", "decides"]
         is False
     )
-    # but later in every seed: on the edge, where the escape steps' resolution, not the runs, decides the naming
+    # but later in every seed: on the edge, where the escape steps' resolution,
+    # not the runs, decides the naming
     c = sched.claim_schedule_factors(effects(base + near, first_eval=25))
     assert (
         c.verdict == "NOT TESTABLE HERE"
@@ -183,7 +189,8 @@ def overlap3():
 
 
 def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_over_all_factors():
-    # a baseline that escaped at the last evaluation: a run that never escapes is not an interval later than it
+    # a baseline that escaped at the last evaluation: a run that never escapes is
+    # not an interval later than it
     last = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 1500), (2, 1450), (3, 1400))]
     stuck = [("nanogpt", "gradient clipping", s, NAN, 3.34) for s in (1, 2, 3)]
     fx = effects(last + stuck, first_eval=25, budget=1500).set_index("factor")
@@ -196,7 +203,8 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
         .loc["gradient clipping", "direction"]
         == "later"
     )
-    # a baseline that never escapes: a factor escaping at the last evaluation is not an interval earlier
+    # a baseline that never escapes: a factor escaping at the last
+    # evaluation is not an interval earlier
     never = [("nanogpt", "none", s, NAN, 3.34) for s in (1, 2, 3)]
     late = [("nanogpt", "no biases", s, 1500, 3.2) for s in (1, 2, 3)]
     fx = effects(never + late, first_eval=25, budget=1500).set_index("factor")
@@ -204,7 +212,8 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
         fx.loc["no biases", "decides"] is False
         and fx.loc["none", "baseline range"] == "never to never"
     )
-    # two factors judged: the reason gives the chance that one is named with no effect anywhere, 1 - 0.9 ** 2
+    # two factors judged: the reason gives the chance that one is named with no
+    # effect anywhere, 1 - 0.9 ** 2
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
     assert (
@@ -261,14 +270,16 @@ def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
 
 
 def test_a_factor_is_judged_only_over_all_its_planned_seeds():
-    # one seed each: a single-step baseline "range" that any other step lies outside; judged only at the plan's five
+    # one seed each: a single-step baseline "range" that any other step lies outside;
+    # judged only at the plan's five
     base, early = (
         [("nanogpt", "none", 1337, 675, 2.55)],
         [("nanogpt", "warm-up + cosine", 1337, 75, 1.89)],
     )
     # the plan's seeds: five each
     fx = sched.schedule_effects(effects_table(base + early)).set_index("factor")
-    # nanoGPT's warm-up + cosine is one of the bundle's candidates, chosen by seed 1337: judged on the other four
+    # nanoGPT's warm-up + cosine is one of the bundle's candidates, chosen by seed
+    # 1337: judged on the other four
     assert (
         pd.isna(fx.loc["warm-up + cosine", "decides"])
         and fx.loc["warm-up + cosine", "planned"] == 4
@@ -298,8 +309,9 @@ def test_every_schedule_run_is_named_by_its_factor():
 
 
 def test_each_schedule_factor_is_named_by_what_it_changes():
-    # peak rate, warm-up and decay, each against the implementation's own preset: ResidualGPT's two constant rates
-    # differ only in the peak, which is what tells the rate apart from the schedule's shape
+    # peak rate, warm-up and decay, each against the implementation's own preset:
+    # ResidualGPT's two constant rates differ only in the peak, which is what tells the rate
+    # apart from the schedule's shape
     rows = {(r["implementation"], r["factor"]): r for r in plans.schedule_factor_changes()}
     assert rows["nanogpt", "warm-up + cosine"] == {
         "implementation": "nanogpt",
@@ -320,8 +332,9 @@ def test_each_schedule_factor_is_named_by_what_it_changes():
 
 
 def test_a_factor_is_judged_without_the_seeds_that_chose_it():
-    # seed 1 chose the factor: its runs (factor at step 50, baseline at 25, which would put the factor inside the
-    # baseline's range) do not count; over the other four it escapes earlier in every seed
+    # seed 1 chose the factor: its runs (factor at step 50, baseline at 25, which would
+    # put the factor inside the baseline's range) do not count; over the other four it
+    # escapes earlier in every seed
     base = [
         ("nanogpt", "none", s, e, 2.5) for s, e in ((1, 25), (2, 175), (3, 200), (4, 575), (5, NAN))
     ]
@@ -338,10 +351,12 @@ def test_a_factor_is_judged_without_the_seeds_that_chose_it():
         "judged without the seed that chose it (1: step 50)" in c.lines[0]
         and "chance 2.9%" in c.lines[0]
     )
-    # the same runs with every seed counted: seed 1's baseline (step 25) lies below the factor, so nothing is named
+    # the same runs with every seed counted: seed 1's baseline (step 25) lies below
+    # the factor, so nothing is named
     fx = effects(base + clip, first_eval=25, chosen={}).set_index("factor")
     assert fx.loc["gradient clipping", "decides"] is False
-    # a run of the choosing seed with no outcome (diverged) blocks nothing: that seed is never judged
+    # a run of the choosing seed with no outcome (diverged) blocks
+    # nothing: that seed is never judged
     lost1 = [("nanogpt", "gradient clipping", 1, NAN, NAN)] + clip[1:]
     fx = effects(base + lost1, first_eval=25, chosen=chose).set_index("factor")
     assert (
@@ -425,7 +440,8 @@ def test_the_strip_plot_draws_one_dot_per_seed_and_never_above_the_budget():
     dots = [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection)]
     # never: above the budget
     assert len(dots) == 4 and max(d[0, 1] for d in dots) == pytest.approx(1650)
-    # the band behind ResidualGPT's constant lr: its baseline's range over the same seed (step 50 alone)
+    # the band behind ResidualGPT's constant lr: its baseline's range over
+    # the same seed (step 50 alone)
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert len(bands) == 1 and bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(50)
     assert [x.get_text() for x in ax.get_legend().get_texts()] == [

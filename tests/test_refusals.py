@@ -1,5 +1,5 @@
-"""Every bad input on the command line and at the loaders is refused in one line, before anything is written
-(issue 25: one test per item, each of which failed before)."""
+"""Every bad input on the command line and at the loaders is refused in one line, before anything is
+written (issue 25: one test per item, each of which failed before)."""
 
 import pytest
 import torch
@@ -138,18 +138,20 @@ def test_a_damaged_weights_file_is_the_projects_run_error_naming_it(tmp_path):
     assert str(tmp_path / "weights.pt") in str(e.value) and "weights_only" not in str(e.value)
 
 
-# Issue 39: a refusal leaves the file system exactly as it was; a damaged run is left out, never pooled.
+# Issue 39: a refusal leaves the file system exactly as it was; a damaged
+# run is left out, never pooled.
 
 
 def listing(root):
-    """Every path under ``root`` (files and folders), to compare before and after a refused command."""
+    """Every path under ``root`` (files and folders), to compare
+    before and after a refused command."""
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
 
 
 @pytest.fixture
 def no_training(monkeypatch):
-    """A trainer that must never be reached: a refusal that fails fails the test without training anything (a
-    block_size of 100,000 would take the machine's memory)."""
+    """A trainer that must never be reached: a refusal that fails fails the test without training
+    anything (a block_size of 100,000 would take the machine's memory)."""
     from lib.engine.train import Trainer
 
     def never(*a, **k):
@@ -248,7 +250,8 @@ def test_a_block_size_whose_step_cannot_fit_in_memory_is_refused(
 ):
     import lib.engine.experiment
 
-    # 8 GiB, so the test says the same on any machine; block_size=100000 reached 9.6 GB before anything refused it
+    # 8 GiB, so the test says the same on any machine; block_size=100000 reached 9.6
+    # GB before anything refused it
     monkeypatch.setattr(lib.engine.experiment, "memory_bytes", lambda device: 8 * 2**30)
     # 10
     line = refused(
@@ -407,7 +410,8 @@ def test_ctrl_c_during_training_is_one_line_saying_where_the_run_stands(
 def test_training_into_the_released_runs_from_uncommitted_lib_is_refused(
     tmp_path, monkeypatch, capsys, dirty, no_training
 ):
-    # a run trained from a dirty lib/ can never be released (tests/test_released.py): refused before it costs hours
+    # a run trained from a dirty lib/ can never be released (tests/test_released.py):
+    # refused before it costs hours
     import lib.engine.host
 
     released = tmp_path / "runs"
@@ -442,7 +446,8 @@ def test_training_into_the_released_runs_from_uncommitted_lib_is_refused(
 def test_train_over_an_unreadable_summary_is_refused_before_anything_is_written(
     tmp_path, capsys, fake_run, no_training, text, force
 ):
-    # issue 39, the review's gap G: the refusal came from inside the run lock, after run.lock was created
+    # issue 39, the review's gap G: the refusal came from inside the run
+    # lock, after run.lock was created
     d = fake_run(get_preset("cpu", "residualgpt", "AttnOnly", 1337), tmp_path, 1.95, escape=100)
     (d / "summary.json").write_text(text)
     before = listing(tmp_path)
@@ -487,15 +492,17 @@ def test_train_over_an_unreadable_summary_is_refused_before_anything_is_written(
 def test_the_attention_scores_of_a_kernel_that_writes_them_out_count_against_memory(
     tmp_path, capsys, monkeypatch, no_training, gib, extra, expected
 ):
-    # issue 39, the review's gap D: check_fits counted only the FFN's activations, and nanoGPT's manual kernel (and
-    # sdpa_math under --fast-dropout) keeps a (batch, n_head, T, T) tensor per layer: 1,144 GiB at block_size=20000
+    # issue 39, the review's gap D: check_fits counted only the FFN's activations, and nanoGPT's
+    # manual kernel (and sdpa_math under --fast-dropout) keeps a (batch, n_head, T, T) tensor per
+    # layer: 1,144 GiB at block_size=20000
     import lib.engine.experiment
 
     monkeypatch.setattr(lib.engine.experiment, "memory_bytes", lambda device: gib * 2**30)
     line = refused(train(tmp_path, *extra), capsys, "memory", expected)
     assert f"{gib}.0 GiB" in line
     assert listing(tmp_path) == []
-    # the fused kernel at the same shape, and each implementation's preset shape, fit in the same memory
+    # the fused kernel at the same shape, and each implementation's preset
+    # shape, fit in the same memory
     from lib.engine.config import replace
     from lib.engine.experiment import check_fits
 

@@ -29,8 +29,9 @@ def test_same_seed_twice_gives_identical_history(tiny, tmp_path):
 
 
 class Killed(BaseException):
-    """A process killed outright (SIGKILL, a lost machine): no handler of lib's sees it, unlike a Ctrl-C's
-    KeyboardInterrupt, which marks the run partial at its last evaluation (tests/test_segments.py)."""
+    """A process killed outright (SIGKILL, a lost machine): no handler of lib's sees it,
+    unlike a Ctrl-C's KeyboardInterrupt, which marks the run partial at its last
+    evaluation (tests/test_segments.py)."""
 
 
 def crash_at(exp, runs_dir, step):
@@ -132,7 +133,8 @@ def test_nan_loss_marks_run_diverged_and_keeps_history(tiny, tmp_path):
     # in the trainer: the step's loss, a float that is NaN or infinite
     assert last.row["diverged"] is True and last.row["step"] == s["steps"]
     assert isinstance(last.row["train_loss"], float) and not math.isfinite(last.row["train_loss"])
-    # on disk: JSON has no NaN or Infinity, so the same row holds null there (lib.engine.files.finite)
+    # on disk: JSON has no NaN or Infinity, so the same row holds null
+    # there (lib.engine.files.finite)
     hist = rd.history()
     assert hist[-1] == {**last.row, "train_loss": None, "val_loss": None}
     assert len(hist) > 1
@@ -144,7 +146,8 @@ def test_run_directory_describes_itself(tiny, tmp_path):
     rd = RunDir(run_path(exp, tmp_path))
     env = rd.read_json("env.json")
     assert {"torch", "device", "deterministic", "git_commit", "git_dirty_lib"} <= set(env)
-    # which CPU, and the instruction set torch's kernels were chosen for: two hosts round differently
+    # which CPU, and the instruction set torch's kernels were chosen
+    # for: two hosts round differently
     assert env["device_name"] == cpu_model() and env["cpu_capability"] in (
         "DEFAULT",
         "AVX2",
@@ -176,7 +179,8 @@ def test_run_directory_describes_itself(tiny, tmp_path):
     run(tiny(seed=2), runs_dir=tmp_path, progress=False, keep_weights=True)
     assert (run_path(tiny(seed=2), tmp_path) / "weights.pt").exists()
     assert rd.path.parts[-4:-1] == ("cpu", "residualgpt", "AttnOnly")
-    # every field the tiny run changes from the `cpu` preset is in its name: no other experiment shares it
+    # every field the tiny run changes from the `cpu` preset is in its name:
+    # no other experiment shares it
     assert rd.path.name == (
         "seed1337_steps20_batch_size-8_block_size-32_eval_batches-3_eval_interval-5_n_embd-32_"
         "n_head-2_n_layer-2_train_eval_batches-2_warmup_steps-5"
@@ -197,8 +201,9 @@ def test_evaluation_interval_does_not_change_the_trained_model(tiny, tmp_path):
 
 # --- prefix runs (--until) --------------------------------------------------------
 def test_a_run_killed_at_a_checkpoint_and_resumed_to_that_step_ends_partial(tiny, tmp_path):
-    # stopped right after its step-10 checkpoint on the way further, then asked to stop at step 10: nothing is left
-    # to train, and the run ends as the prefix it is (partial, checkpoint kept), not "stopped before max_steps"
+    # stopped right after its step-10 checkpoint on the way further, then asked to stop at step 10:
+    # nothing is left to train, and the run ends as the prefix it is (partial, checkpoint kept),
+    # not "stopped before max_steps"
     exp = tiny()
     crash_at(exp, tmp_path, 10)
     rd = RunDir(run_path(exp, tmp_path))
@@ -219,8 +224,8 @@ def test_a_run_killed_at_a_checkpoint_and_resumed_to_that_step_ends_partial(tiny
 def test_prefix_then_resume_equals_uninterrupted(tiny, tmp_path, impl):
     from lib.engine.config import replace
 
-    # nanogpt: its model recipe (replace resets the bundle fields) and random validation batches, whose
-    # generator state must survive the resume too.
+    # nanogpt: its model recipe (replace resets the bundle fields) and random validation batches,
+    # whose generator state must survive the resume too.
     exp = replace(tiny(dropout=0.2), impl=impl, val_mode="random" if impl == "nanogpt" else "fixed")
     run(exp, runs_dir=tmp_path / "full", progress=False)
     s = run(exp, runs_dir=tmp_path / "prefix", progress=False, until=10)
@@ -266,8 +271,9 @@ def test_released_prefix_without_checkpoint_is_kept_if_it_reaches_far_enough(tin
     rd = RunDir(run_path(exp, tmp_path))
     rd.ckpt.unlink()  # as on a fresh clone: checkpoints are not released
     assert run(exp, runs_dir=tmp_path, progress=False, until=10)["steps"] == 10
-    # further: refused (it cannot be continued, and retraining here would replace it; lib.engine.adopt), nothing written
-    # run.lock: the lock's record of its holder and the second it took it (rewritten by each taker), not the run's
+    # further: refused (it cannot be continued, and retraining here would replace it;
+    # lib.engine.adopt), nothing written run.lock: the lock's record of its holder and the second it
+    # took it (rewritten by each taker), not the run's
     before = {
         p.name: p.read_bytes() for p in rd.path.iterdir() if p.is_file() and p.name != "run.lock"
     }
@@ -355,8 +361,9 @@ def test_a_complete_run_without_summary_is_rebuilt_never_retrained(tiny, tmp_pat
 def test_a_summary_rebuilt_beside_an_env_json_that_is_no_object_names_no_device(
     tiny, tmp_path, capsys
 ):
-    # the rebuild reads the device from env.json; one that is no JSON object is not the rebuild's to refuse
-    # (RunDir.problems names it), so the summary is rebuilt with no device rather than the run ending in a traceback
+    # the rebuild reads the device from env.json; one that is no JSON object is not the rebuild's
+    # to refuse (RunDir.problems names it), so the summary is rebuilt with no device rather than
+    # the run ending in a traceback
     exp = tiny()
     run(exp, runs_dir=tmp_path, progress=False)
     rd = RunDir(run_path(exp, tmp_path))
@@ -388,7 +395,8 @@ def test_a_resume_restores_a_deleted_config(tiny, tmp_path):
 
 
 def test_a_running_run_without_checkpoint_is_refused_not_overwritten(tiny, tmp_path):
-    # A run cut off where its checkpoint could not follow (a GPU machine that starts bare each call).
+    # A run cut off where its checkpoint could not follow (a GPU
+    # machine that starts bare each call).
     exp = tiny()
     crash_at(exp, tmp_path, 10)
     rd = RunDir(run_path(exp, tmp_path))
@@ -407,8 +415,8 @@ def test_resuming_with_an_until_below_the_checkpoint_stops_there_as_a_prefix(tin
 
 
 def test_determinism_is_switched_both_ways_and_off_costs_nothing(monkeypatch):
-    # set_deterministic(False) in a process where it is already off skips torch's call (which imports
-    # torch._inductor, ~2 s a process); on, and off again, go through it.
+    # set_deterministic(False) in a process where it is already off skips torch's call (which
+    # imports torch._inductor, ~2 s a process); on, and off again, go through it.
     import torch
 
     from lib.engine import train

@@ -1,5 +1,5 @@
-"""The verdict rule and the scorecard's rows on hand-made runs: a control that never showed the phenomenon
-gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
+"""The verdict rule and the scorecard's rows on hand-made runs: a control that never showed the
+phenomenon gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
 
 import re
 
@@ -82,13 +82,14 @@ def chapter(name):
 
 
 def card_row(name, **given):
-    """The card's row of the claim ``name`` of ``registry.all_claims()``, decided on ``given`` in place of what it would
-    read (``"joint_collapse.summaries"``, ``"prefix"``)."""
+    """The card's row of the claim ``name`` of ``registry.all_claims()``, decided on ``given`` in
+    place of what it would read (``"joint_collapse.summaries"``, ``"prefix"``)."""
     return claims.card_row(claims.entry(name), claims.Evidence(given=given))
 
 
 def collapse_row(s, edge=None):
-    """The stand-in's joint-collapse row on summaries ``s`` (at FLOOR), with a knife-edge ``edge``."""
+    """The stand-in's joint-collapse row on summaries ``s`` (at
+    FLOOR), with a knife-edge ``edge``."""
     return card_row(
         "Joint collapse: every partial nanoGPT configuration ends on the floor",
         **{
@@ -124,8 +125,8 @@ def test_joint_collapse_holds_when_every_partial_stays_and_full_leaves():
 
 
 def sweep_rows(s, floor, trained=(16, 16)):
-    """The 124M ordering and seed-sensitivity rows on summaries ``s``, decided on one evidence, with ``trained`` runs
-    of the sweep's finished (finished, planned)."""
+    """The 124M ordering and seed-sensitivity rows on summaries ``s``, decided on one evidence, with
+    ``trained`` runs of the sweep's finished (finished, planned)."""
     ev = claims.Evidence(
         given={"124m_sweep.at_budget": s, "124m_sweep.floor": floor, "124m_sweep.trained": trained}
     )
@@ -136,7 +137,8 @@ def sweep_rows(s, floor, trained=(16, 16)):
 
 
 def _sweep(attn, ffn=(6.53, 6.54, 6.535, 6.545, 6.532), full=(5.13, 5.14, 5.12, 5.135, 5.131)):
-    """Table 5's runs at a stand-in, one value a seed, seeds in the plan's order (as many as given)."""
+    """Table 5's runs at a stand-in, one value a seed, seeds in the
+    plan's order (as many as given)."""
     seeds = plans.SEEDS_124M
     return summ(
         [
@@ -154,7 +156,8 @@ def test_124m_rows_move_every_way_on_the_seeds_trained():
     order, seeds = sweep_rows(_sweep((6.54, 6.53, 6.535, 6.541, 6.538)), floor)
     assert order.verdict == seeds.verdict == "NOT TESTABLE HERE"
     assert "never left the floor in 800 steps" in order.why
-    # AttnOnly off the floor in every seed, below every FFNOnly and spread: both hold, over the whole sweep
+    # AttnOnly off the floor in every seed, below every FFNOnly and spread:
+    # both hold, over the whole sweep
     order, seeds = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor)
     assert order.verdict == seeds.verdict == "HOLDS"
     # one AttnOnly seed among the FFNOnly seeds: the ordering is contradicted
@@ -171,7 +174,8 @@ def test_124m_rows_move_every_way_on_the_seeds_trained():
         order.verdict == seeds.verdict == "NOT TESTED"
         and "6 of the sweep's 16 runs trained" in order.why
     )
-    # ...and all five seeds of each configuration are not enough without the rest (the NoResidual anchor)
+    # ...and all five seeds of each configuration are not enough without
+    # the rest (the NoResidual anchor)
     order, seeds = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor, trained=(15, 16))
     assert order.verdict == seeds.verdict == "NOT TESTED"
     # ...but an overlap already seen is final: no later seed narrows a range
@@ -257,11 +261,12 @@ def test_the_papers_routing_test_is_judged_by_the_authors_rule():
         "NOT TESTABLE HERE",
         "partial recovery",
     )
-    # where no position-blind model can reach the lower threshold, the test cannot refute, so it cannot confirm
+    # where no position-blind model can reach the lower threshold, the test
+    # cannot refute, so it cannot confirm
     assert judged(table(3.33, 3.34), rule, 2.48) == ("NOT TESTABLE HERE", "consistent with routing")
     assert judged(table(3.33, 3.34), rule, 1.5) == ("HOLDS", "consistent with routing")
-    # below the lower threshold the rule says "not supported": a contradiction only where a position-blind model
-    # can get there at all (the bigram floor below the threshold)
+    # below the lower threshold the rule says "not supported": a contradiction only where a
+    # position-blind model can get there at all (the bigram floor below the threshold)
     assert judged(table(1.6, 1.7), rule, 1.5) == ("CONTRADICTED", "routing not supported")
     assert judged(table(1.6, 1.7), rule, 2.48)[0] == "NOT TESTABLE HERE"
     assert judged(table(), rule, 2.48)[0] == "NOT TESTED"
@@ -280,7 +285,8 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
             "partial": partial,
         }
 
-    # how far a paper-shape run trained is read from its row's field, never from the evidence's words
+    # how far a paper-shape run trained is read from its row's field,
+    # never from the evidence's words
     card = pd.DataFrame(
         [
             row("a", "stand-in", "cpu stand-in, 1,500 steps", "HOLDS"),
@@ -297,8 +303,8 @@ def test_the_abstract_counts_the_verdicts_and_the_scales_it_is_computed_from():
         ]
     )
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1", "f2"]}))
-    # six sentences: the question, what holds and where, what is contradicted, what cannot be tested, what waits, the
-    # audit
+    # six sentences: the question, what holds and where, what is contradicted, what cannot be
+    # tested, what waits, the audit
     assert len(re.findall(r"[.!?](?: |$)", text)) == 6, text
     assert "checks 5 of its claims" in text
     assert (
@@ -366,7 +372,8 @@ def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_f
     # a NOT TESTABLE HERE stand-in is written over, not drawn as points at 0
     untestable = rows[rows.verdict.str.startswith("NOT TESTABLE HERE")]
     assert any(t.startswith("not testable here: ") for t in texts) == (not untestable.empty)
-    # issue 56: legible at the page's width (tests/test_browser.py measures the pixels) and the legend beside the bands
+    # issue 56: legible at the page's width (tests/test_browser.py measures the pixels)
+    # and the legend beside the bands
     from lib.book.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
 
     ax = fig.axes[0]
@@ -416,7 +423,8 @@ def test_the_tally_counts_every_verdict():
 
 
 def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch):
-    # local-mixer runs exist but none of AttnOnly (not trained, or diverged): the row says so, it does not crash
+    # local-mixer runs exist but none of AttnOnly (not trained, or diverged): the
+    # row says so, it does not crash
     import lib.claims.mechanism as mech
     from lib.engine.results import Runs
 
@@ -437,8 +445,9 @@ def test_the_routing_row_says_no_run_when_only_ffnonly_has_the_mixer(monkeypatch
 
 
 def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
-    # a nanoGPT prefix evaluated only at step 0 (or trained without diagnostics) has no layer-0 gradient: the row
-    # says so rather than formatting a missing number, and the claim is not decided from it
+    # a nanoGPT prefix evaluated only at step 0 (or trained without diagnostics) has no
+    # layer-0 gradient: the row says so rather than formatting a missing number, and
+    # the claim is not decided from it
     from types import SimpleNamespace
 
     t = pd.DataFrame(
@@ -465,7 +474,8 @@ def test_the_paper_shape_starvation_row_names_a_prefix_with_no_gradient_yet():
 
 
 def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path):
-    # what_holds' runs_dir reaches every row: from a folder with no runs, no row may read the released runs/.
+    # what_holds' runs_dir reaches every row: from a folder with no runs, no
+    # row may read the released runs/.
     from lib.claims.findings import own_findings
     from lib.claims.scorecard import lead_rows, scorecard
 
@@ -479,9 +489,10 @@ def test_the_front_page_judged_from_an_empty_runs_folder_tests_nothing(tmp_path)
 
 
 def test_the_knife_edge_is_read_per_seed_and_a_robust_escape_ends_it(tmp_path):
-    # seed 1337 leaves the floor at 800 and its rounding twin never does; seed 42 leaves at 200. Without seed
-    # 42's twin the edge stands and names the missing run; a twin that also leaves makes seed 42 a robust escape
-    # (no knife-edge: the claim is judged as the runs say); a twin that stays on the floor adds a second flip.
+    # seed 1337 leaves the floor at 800 and its rounding twin never does; seed 42 leaves at 200.
+    # Without seed 42's twin the edge stands and names the missing run; a twin that also leaves
+    # makes seed 42 a robust escape (no knife-edge: the claim is judged as the runs say); a twin
+    # that stays on the floor adds a second flip.
     from conftest import write_fake_run
 
     from lib.claims import joint_collapse
@@ -528,8 +539,8 @@ def _row(verdict, scale, claim="Joint collapse at the paper's own 10M shape", ou
 
 @pytest.mark.parametrize("paper_verdict", ["HOLDS", "CONTRADICTED", "NOT TESTED"])
 def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_verdict):
-    # a stand-in contradiction beside paper-shape evidence: the row, the tally and the abstract carry the paper
-    # shape's verdict, and the stand-in's stands beside it, counted nowhere
+    # a stand-in contradiction beside paper-shape evidence: the row, the tally and the abstract
+    # carry the paper shape's verdict, and the stand-in's stands beside it, counted nowhere
     stand = _row(
         "CONTRADICTED" if paper_verdict != "CONTRADICTED" else "HOLDS",
         "stand-in",
@@ -539,7 +550,8 @@ def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_ver
     row = sc.paper_shape_first(stand, _row(paper_verdict, "paper shape"))
     assert (row.verdict, row.scale) == (paper_verdict, "paper shape")
     assert row.stand_in.startswith(stand.verdict) and "AttnOnly 2.3" in row.stand_in
-    # opposite verdicts are a finding about the stand-in; a paper-shape run still training is not opposite yet
+    # opposite verdicts are a finding about the stand-in; a paper-shape run
+    # still training is not opposite yet
     assert ("departs from the paper's model" in row.stand_in) == (paper_verdict != "NOT TESTED")
     card = pd.DataFrame([vars(row), vars(_row("HOLDS", "stand-in", claim="Other"))])
     assert (
@@ -553,7 +565,8 @@ def test_the_paper_shape_decides_a_claim_the_stand_in_judges_otherwise(paper_ver
     text = front_page.abstract(card, pd.DataFrame({"finding": ["f1"]}))
     if paper_verdict != "CONTRADICTED":
         assert "None is contradicted by a valid test" in text
-    # the paper shape's verdict decides the sentence the claim is in; the stand-in's differing one is named there
+    # the paper shape's verdict decides the sentence the claim is in; the
+    # stand-in's differing one is named there
     assert (f"the stand-in: {stand.verdict}" in text) == (paper_verdict == "NOT TESTED")
     shown = front_page.styled(card[["claim", "verdict"]], card).to_html()
     assert f"{paper_verdict} ({stand.verdict} at a stand-in)" in shown
@@ -574,7 +587,8 @@ def test_a_row_refuses_an_unknown_scale_or_verdict():
 
 
 def test_the_evidence_gives_seeds_as_counts():
-    # "8 seeds; FullResidual and NoResidual 3", never a list of seeds with the configurations each one lacks
+    # "8 seeds; FullResidual and NoResidual 3", never a list of seeds with the
+    # configurations each one lacks
     from types import SimpleNamespace
 
     ch = SimpleNamespace(scale="cpu", stand_in=True)

@@ -1,5 +1,6 @@
-"""The 124M search's rule (lib.claims.search_124m): each condition moves a probe's verdict both ways, the choice
-follows departures, then cost, then the list's order, and the search reads its runs from a runs directory."""
+"""The 124M search's rule (lib.claims.search_124m): each condition moves a probe's verdict both
+ways, the choice follows departures, then cost, then the list's order, and the search reads
+its runs from a runs directory."""
 
 import pandas as pd
 import pytest
@@ -38,7 +39,8 @@ LEARNS, STAYS = _s(escape=50, best=5.5), _s()
 def test_attnonly_on_the_floor_at_both_seeds_decides_the_probe_without_controls():
     assert _row(attn=(STAYS, STAYS))["qualifies"] is False
     assert _row(attn=(STAYS, None))["qualifies"] is None  # a seed not trained: undecided
-    # one seed that left is enough to know AttnOnly leaves "at one seed or more"; the controls then decide
+    # one seed that left is enough to know AttnOnly leaves "at one seed or
+    # more"; the controls then decide
     assert _row(attn=(_s(escape=300, best=6.2), None), full=LEARNS, ffn=STAYS)["qualifies"] is True
 
 
@@ -49,7 +51,8 @@ def test_each_condition_moves_the_verdict_both_ways():
     assert _row(attn=(STAYS, left), full=LEARNS)["qualifies"] is None
     # FFN leaves
     assert _row(attn=(STAYS, left), full=LEARNS, ffn=_s(escape=100, best=6.3))["qualifies"] is False
-    # Full Residual must end FULL_BELOW under the floor: just above that line fails, just under passes
+    # Full Residual must end FULL_BELOW under the floor: just above that
+    # line fails, just under passes
     near = _s(escape=50, best=FLOOR - S.FULL_BELOW + 0.01)
     assert _row(attn=(STAYS, left), full=near, ffn=STAYS)["qualifies"] is False
     under = _s(escape=50, best=FLOOR - S.FULL_BELOW - 0.01)
@@ -78,8 +81,8 @@ def test_the_choice_is_fewest_departures_then_cheapest_then_first_listed():
     # an undecided probe that could still win (fewer departures) holds the choice back
     t = _table([("a", 9, 4, True), ("b", 1, 1, None)])
     assert S.choose(t) is None and not S.decided(t)
-    # one that could not (more departures, or equal and more tokens, or equal and listed later) does not: the choice
-    # is the one every completion of its runs would give
+    # one that could not (more departures, or equal and more tokens, or equal and listed later) does
+    # not: the choice is the one every completion of its runs would give
     for later in (("b", 10, 1, None), ("b", 9, 5, None), ("b", 9, 4, None)):
         t = _table([("a", 9, 4, True), later])
         assert S.decided(t) and S.choose(t) == "a"
@@ -216,7 +219,8 @@ def test_no_two_runs_of_the_search_share_a_directory_and_a_dataset_is_its_scales
         for e in plans.probe_runs(p).values()
     ]
     assert sotu and all(e.dataset == "sotu_gpt2" for e in sotu)
-    # another dataset under a scale would share that scale's directories: refused, naming the scale that has it
+    # another dataset under a scale would share that scale's directories:
+    # refused, naming the scale that has it
     with pytest.raises(ConfigError, match="valid scales for 'sotu_gpt2': cpu-sotu"):
         run_path(replace(get_preset("cpu-bpe"), dataset="sotu_gpt2"), "r")
 
@@ -307,7 +311,8 @@ def test_the_chapters_answer_is_computed_from_its_runs():
     # every AttnOnly on the floor: counted so, and no seed fell back
     text = _answer([(6.54, 6.54), (6.55, 6.55)])
     assert "AttnOnly leaves the floor in 0 of 2" in text and "fell back" not in text
-    # FFNOnly off it too; the verdicts as decided; the first stand-in's AttnOnly off its floor is not "stayed"
+    # FFNOnly off it too; the verdicts as decided; the first stand-in's AttnOnly
+    # off its floor is not "stayed"
     text = _answer([(5.77, 5.77)], ffn=(6.2, 6.54), order="CONTRADICTED", first_attn=(6.3,))
     assert "FFNOnly in 1 of 2" in text and "Table 5's ordering: CONTRADICTED" in text
     assert "stayed on the floor in all" not in text

@@ -1,5 +1,5 @@
-"""The 124M chapter's seed plot: a panel per configuration, each on its own range, the floors drawn, the paper's
-per-seed values under the panels."""
+"""The 124M chapter's seed plot: a panel per configuration, each on its own range, the floors drawn,
+the paper's per-seed values under the panels."""
 
 import matplotlib
 
@@ -31,8 +31,8 @@ def test_each_configuration_has_a_panel_on_its_own_range_with_the_floor():
     full, ffn = fig.axes
     assert full.get_title() == "FullResidual (2 seeds)" and ffn.get_title() == "FFNOnly (2 seeds)"
     lo, hi = ffn.get_ylim()
-    # FFNOnly's panel holds its second half and the floor, and cuts the early descent: its two seeds 0.01 apart
-    # take more than a hundredth of the panel
+    # FFNOnly's panel holds its second half and the floor, and cuts the early descent: its two seeds
+    # 0.01 apart take more than a hundredth of the panel
     assert lo < 6.53 < hi and lo < 6.54 and hi > 6.56 and hi < 7.0 and 0.01 / (hi - lo) > 0.01
     assert full.get_ylim()[0] < 5.1 and full.get_ylim()[1] > 6.53
     assert any(line.get_ydata()[0] == 6.53 for line in ffn.get_lines())  # the floor is drawn

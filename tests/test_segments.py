@@ -1,5 +1,6 @@
-"""A run trained in segments as the paper-shape 10M runs are (micro-batches, --fast-dropout, --until), and the
-rule for a segment whose checkpoint is gone (lib.engine.adopt): tiny runs with dropout, so the mask stream matters."""
+"""A run trained in segments as the paper-shape 10M runs are (micro-batches, --fast-dropout,
+--until), and the rule for a segment whose checkpoint is gone (lib.engine.adopt): tiny runs with
+dropout, so the mask stream matters."""
 
 import contextlib
 import itertools
@@ -14,7 +15,8 @@ from lib.engine.experiment import run
 from lib.engine.files import RunError, write_jsonl_atomic
 from lib.engine.runs import RunDir, run_path
 
-# the whole runs' execution mode, scaled down: the batch of 8 in slices of 4, masks from the run's own stream
+# the whole runs' execution mode, scaled down: the batch of 8 in slices of 4,
+# masks from the run's own stream
 MODE = dict(progress=False, device="cpu", micro_batch=4, fast_dropout=True)
 
 
@@ -28,7 +30,8 @@ def history(rd):
 
 
 def listing(root):
-    # run.lock is the lock's own record of its last holder (rewritten by every process that takes it), not the run's
+    # run.lock is the lock's own record of its last holder (rewritten by every process
+    # that takes it), not the run's
     return {
         str(p.relative_to(root)): p.read_bytes() if p.name != "run.lock" else b"lock"
         for p in sorted(root.rglob("*"))
@@ -56,7 +59,8 @@ def test_a_run_stopped_by_ctrl_c_is_released_partial_and_resumes_exactly(exp, tm
     with pytest.raises(KeyboardInterrupt):
         run(exp, runs_dir=tmp_path / "stopped", callbacks=[raise_at(at, KeyboardInterrupt)], **MODE)
     rd = RunDir(run_path(exp, tmp_path / "stopped"))
-    # at the evaluation before the Ctrl-C; at step 0 nothing is a prefix yet, and the summary says so
+    # at the evaluation before the Ctrl-C; at step 0 nothing is a
+    # prefix yet, and the summary says so
     assert (rd.summary["status"], rd.summary["steps"]) == (
         ("partial", 5) if at == 10 else ("running", 0)
     )
@@ -78,7 +82,8 @@ def test_a_checkpoint_behind_its_history_is_refused(exp, tmp_path):
 
 
 def lost_checkpoint(exp, released, retrain, until=10):
-    """A released prefix to ``until`` whose checkpoint is gone, and a retrain from step 0 beside it."""
+    """A released prefix to ``until`` whose checkpoint is gone, and a
+    retrain from step 0 beside it."""
     run(exp, runs_dir=released, until=until, **MODE)
     rd = RunDir(run_path(exp, released))
     shutil.rmtree(rd.ckpt.parent)  # as on a new machine: checkpoints are not released
@@ -96,7 +101,8 @@ def test_a_retrain_that_reproduces_the_prefix_takes_its_place_and_the_run_goes_o
     assert result["max_sigmas"] == 0.0 and result["steps"] == 10
     assert rd.ckpt.exists() and not re.path.exists() and rd.summary["steps"] == 15
     adopted = json.loads((rd.path / "env.json").read_text())["adopted"]
-    # the replaced history's commit: none here (the folder is outside the repository), else where git last had it
+    # the replaced history's commit: none here (the folder is outside the
+    # repository), else where git last had it
     assert adopted["steps"] == 10 and adopted["replaced_commit"] is None
     aside = rd.path.with_name(rd.path.name + ".replaced-by-retrain")
     # the released files, kept
@@ -128,8 +134,9 @@ def test_a_retrain_that_does_not_reproduce_the_prefix_moves_nothing(exp, tmp_pat
 
 
 def test_a_damaged_retrain_is_never_adopted(exp, tmp_path):
-    # the retrain takes a released run's place: a history that contradicts its summary (a NaN evaluation in a run
-    # that says it is fine) is refused by RunDir.problems, the readers' one check, and nothing moves
+    # the retrain takes a released run's place: a history that contradicts its summary (a
+    # NaN evaluation in a run that says it is fine) is refused by RunDir.problems, the
+    # readers' one check, and nothing moves
     rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
     hist = re.history()
     hist[1]["val_loss"] = float("nan")
@@ -164,15 +171,17 @@ class Killed(BaseException):
 
 
 def outcome(root):
-    # every file under root, its bytes with root's own path written as ROOT (env.json's adopted.from names it)
+    # every file under root, its bytes with root's own path written as ROOT
+    # (env.json's adopted.from names it)
     return {k: v.replace(str(root).encode(), b"ROOT") for k, v in listing(root).items()}
 
 
 @contextlib.contextmanager
 def killed_at(k, when):
-    """lib.engine.adopt's k-th step on the file system (a move, a JSON write, a folder made or removed, a file unlinked)
-    stopped ``before`` it, ``after`` it, or, for a move, ``during`` it as a move across file systems is: the copy
-    half made, the source still whole. Yields the steps seen."""
+    """lib.engine.adopt's k-th step on the file system (a move, a JSON write, a folder made or
+    removed, a file unlinked) stopped ``before`` it, ``after`` it, or, for a move,
+    ``during`` it as a move across file systems is: the copy half made, the source still
+    whole. Yields the steps seen."""
     from pathlib import Path
 
     import lib.engine.adopt
@@ -314,7 +323,8 @@ def test_adopt_through_a_symbolic_link_removes_the_link_and_exits_cleanly(exp, t
 def test_a_run_cut_off_while_running_is_adopted_like_a_partial_one_but_never_while_held(
     exp, tmp_path
 ):
-    # a machine lost mid-run: the summary still says "running" at its last evaluation, and the checkpoint is gone
+    # a machine lost mid-run: the summary still says "running" at its last
+    # evaluation, and the checkpoint is gone
     rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
     (rd.path / "summary.json").write_text(json.dumps({**rd.summary, "status": "running"}))
     from lib.engine.runs import RunLock, RunLocked

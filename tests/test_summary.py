@@ -1,6 +1,7 @@
-"""The front page's reproducibility summary (``front_page.summary``): the ML Reproducibility Challenge's six parts, the
-answer first, every sentence at most 35 words, the tally split by the scale of its evidence, and a stand-in's
-CONTRADICTED never alone. On constructed cards, so that a verdict that moves moves the sentences."""
+"""The front page's reproducibility summary (``front_page.summary``): the ML Reproducibility
+Challenge's six parts, the answer first, every sentence at most 35 words, the tally split by the
+scale of its evidence, and a stand-in's CONTRADICTED never alone. On constructed cards, so that a
+verdict that moves moves the sentences."""
 
 import pandas as pd
 import pytest
@@ -68,8 +69,8 @@ def test_the_answer_first_then_the_tally_by_scale_then_the_six_parts_in_order():
 
 @pytest.mark.parametrize("verdict", ["HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED"])
 def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
-    # the longest cards this page can meet: every paper-shape claim holding, with long names; every verdict of the
-    # finding, with the stand-in's beside it or without
+    # the longest cards this page can meet: every paper-shape claim holding, with long names; every
+    # verdict of the finding, with the stand-in's beside it or without
     long = card(
         *(
             row(f"a claim with a rather long name number {i}", "paper shape", "HOLDS")
@@ -87,7 +88,8 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
     text = F.answer(card(), finding())
     assert text.startswith("At the paper's") and len(text.split()) <= LIMIT
     head, cannot, puzzles = text.split("; ")
-    # the paper-shape claims that hold, named; the 10M asymmetry holds only at a stand-in and is not among them
+    # the paper-shape claims that hold, named; the 10M asymmetry holds only at a
+    # stand-in and is not among them
     assert (
         "the joint collapse" in head and "gradient starvation" in head and "asymmetry" not in head
     )
@@ -96,7 +98,8 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
         and "routing" in cannot
         and cannot.endswith("cannot be tested here")
     )
-    # the puzzles follow the finding: at the stand-in only while the paper's shape has not decided it
+    # the puzzles follow the finding: at the stand-in only while the
+    # paper's shape has not decided it
     assert puzzles.startswith("at a stand-in")
     assert F.answer(card(), finding("HOLDS")).endswith(
         "; early learning rates explain both puzzles."
@@ -119,7 +122,8 @@ def test_the_tally_is_split_by_scale_and_a_stand_ins_contradiction_never_reads_a
         "**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU stand-ins** "
         "(5 claims): 1 HOLDS · 1 contradicted at a stand-in · 3 NOT TESTABLE HERE."
     )
-    # a contradiction at the paper's shape is the word itself, and claims with no run are counted apart
+    # a contradiction at the paper's shape is the word itself, and claims
+    # with no run are counted apart
     moved = card(row("x", "none", "NOT TESTED")).assign(
         verdict=lambda c: c.verdict.where(c.short != "AttnOnly's 10M level", "CONTRADICTED")
     )

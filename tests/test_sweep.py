@@ -97,8 +97,8 @@ def test_without_option_drops_the_option_and_its_value():
     assert without_option(["sweep", "--gpus=0,1"], "--gpus") == ["sweep"]
 
 
-# Two evaluation batches (one for the train estimate): these tests are about who trains a run, and a full
-# evaluation is most of a 2-step run's cost.
+# Two evaluation batches (one for the train estimate): these tests are about who trains a run, and a
+# full evaluation is most of a 2-step run's cost.
 CHEAP = ["--set", "eval_batches=2", "--set", "train_eval_batches=1"]
 SWEEP = [
     "sweep",
@@ -155,8 +155,9 @@ def plan_dirs(runs_dir):
 
 
 def test_workers_and_sweeps_started_at_once_train_the_plan_exactly_once(tmp_path):
-    # A two-worker sweep (--gpus: one worker per GPU) and an independent sweep of the same plan, all at once: three
-    # processes, two runs, and each run trained in one go by one of them, its lock released.
+    # A two-worker sweep (--gpus: one worker per GPU) and an independent sweep of the
+    # same plan, all at once: three processes, two runs, and each run trained in one go
+    # by one of them, its lock released.
     workers, other = lib([*SWEEP, "--gpus", "0,1"], tmp_path), lib(SWEEP, tmp_path)
     out, other_out = workers.communicate(timeout=300)[0], other.communicate(timeout=300)[0]
     assert out.count("worker for GPU") == 2
@@ -235,7 +236,8 @@ def test_a_killed_workers_run_is_resumed_by_another(tmp_path):
     assert len(RunDir(d).read_json("env.json")["resumed"]) == 1
 
 
-# Issue 39, the review's gap B: a sweep decides "done" through RunDir.status and RunDir.problems, as `train` does.
+# Issue 39, the review's gap B: a sweep decides "done" through RunDir.status and
+# RunDir.problems, as `train` does.
 
 
 @pytest.mark.parametrize(
