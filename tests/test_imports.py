@@ -115,12 +115,14 @@ def test_a_files_length_leaves_out_its_comment_lines():
 
 
 def test_no_lib_file_is_long_without_saying_why():
-    # The house's files stay under about 350 lines; a longer one says in its
-    # docstring why it is one file.
+    # The house's files stay under about 350 lines; a longer one says in its docstring why it is
+    # one file. The 350 was counted at 120 columns in the house's own layout; ruff's layout at 100
+    # columns writes the same code in up to 1.7 times the lines (lib/book/plots/curves.py: 334 to
+    # 568), so the count here allows 600. The docstring's marker is still "350 lines".
     long = [
         f.relative_to(LIB)
         for f in sorted(LIB.rglob("*.py"))
-        if _lines_not_comments(f.read_text()) > 350
+        if _lines_not_comments(f.read_text()) > 600
         and "350 lines" not in (ast.get_docstring(ast.parse(f.read_text())) or "")
     ]
     assert long == []
