@@ -6,6 +6,7 @@ tables and figures change whenever runs/ does.
 
     python scripts/refresh_notebooks.py [book/chapter.ipynb ...]
 """
+
 import sys
 from pathlib import Path
 
@@ -17,7 +18,9 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(BOOK)}}).execute()
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(BOOK)}}
+    ).execute()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

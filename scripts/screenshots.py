@@ -1,10 +1,11 @@
-"""Full-page screenshots of every chapter of the built book at a given width (default 1,400 px), with the
-checks a reader's eye would make, measured: the page does not scroll sideways, and no table, output or code
-cell on the screen is wider than the box that holds it (clipped or scrolled). Prints one line per page; exits
-1 if any page fails.
+"""Full-page screenshots of every chapter of the built book at a given width (default 1,400 px),
+with the checks a reader's eye would make, measured: the page does not scroll sideways, and no
+table, output or code cell on the screen is wider than the box that holds it (clipped or scrolled).
+Prints one line per page; exits 1 if any page fails.
 
     python scripts/screenshots.py [--width 1400] [--out /tmp/screens]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,16 +27,20 @@ if (document.documentElement.scrollWidth > window.innerWidth + 1)
   out.push(`page ${document.documentElement.scrollWidth}px wide`);
 for (const el of document.querySelectorAll('main table, main div.output')) {
   const box = el.parentElement;
-  if (el.scrollWidth > el.clientWidth + 1 || (box && el.getBoundingClientRect().width > box.clientWidth + 1))
-    out.push(`${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}px in ${el.clientWidth}px: ` +
+  if (el.scrollWidth > el.clientWidth + 1
+      || (box && el.getBoundingClientRect().width > box.clientWidth + 1))
+    out.push(`${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}px in ` +
+             `${el.clientWidth}px: ` +
              [...el.querySelectorAll('th')].slice(0, 6).map(t => t.textContent.trim()).join(' | '));
 }
-// code cells and included source: a line longer than its box is cut off at the edge (the reader scrolls a
-// box sideways, or never sees its end); collapsed (hidden) inputs are measured once opened, here they are not
+// code cells and included source: a line longer than its box is cut off at the edge (the reader
+// scrolls a box sideways, or never sees its end); collapsed (hidden) inputs are measured once
+// opened, here they are not
 for (const el of document.querySelectorAll('main div.highlight pre')) {
   if (el.offsetParent === null) continue;  // inside a closed toggle or dropdown: not on the screen
   if (el.scrollWidth > el.clientWidth + 1)
-    out.push(`code ${el.scrollWidth}px in ${el.clientWidth}px: ${el.textContent.trim().split('\\n')[0].slice(0, 60)}`);
+    out.push(`code ${el.scrollWidth}px in ${el.clientWidth}px: ` +
+             el.textContent.trim().split('\\n')[0].slice(0, 60));
 }
 return out;
 """
@@ -47,8 +52,14 @@ class Quiet(SimpleHTTPRequestHandler):
 
 
 def pages() -> list[str]:
-    return ["book/intro.html", *sorted(str(p.relative_to(HTML)) for p in (HTML / "book").glob("*.html")
-                                       if p.name != "intro.html")]
+    return [
+        "book/intro.html",
+        *sorted(
+            str(p.relative_to(HTML))
+            for p in (HTML / "book").glob("*.html")
+            if p.name != "intro.html"
+        ),
+    ]
 
 
 def main(argv=None) -> int:
@@ -68,8 +79,14 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as profile:
         opts = webdriver.ChromeOptions()
         opts.binary_location = "/usr/bin/chromium"
-        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={args.width},1000",
-                     f"--user-data-dir={profile}", "--hide-scrollbars"):
+        for flag in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--window-size={args.width},1000",
+            f"--user-data-dir={profile}",
+            "--hide-scrollbars",
+        ):
             opts.add_argument(flag)
         driver = webdriver.Chrome(options=opts, service=Service("/usr/bin/chromedriver"))
         try:
@@ -81,8 +98,10 @@ def main(argv=None) -> int:
                 shot = out / (Path(page).stem + ".png")
                 driver.save_screenshot(str(shot))
                 failed += bool(problems)
-                print(f"{'FAIL' if problems else 'ok  '} {page} ({height}px tall) -> {shot}"
-                      + "".join(f"\n     {p}" for p in problems))
+                print(
+                    f"{'FAIL' if problems else 'ok  '} {page} ({height}px tall) -> {shot}"
+                    + "".join(f"\n     {p}" for p in problems)
+                )
         finally:
             driver.quit()
             server.shutdown()

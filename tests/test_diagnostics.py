@@ -1,4 +1,5 @@
 """Diagnostics of §4.1: per-layer gradient norms, hidden-state norms, and that they are optional."""
+
 import math
 
 import pytest
@@ -14,6 +15,7 @@ TINY = dict(vocab_size=11, block_size=8, n_layer=3, n_head=2, n_embd=16, dropout
 
 def tiny_model(config="FullResidual", impl="residualgpt"):
     from lib.engine.model import GPT
+
     torch.manual_seed(0)
     attn_res, ffn_res = CONFIGS[config]
     return GPT(ModelConfig(**TINY, attn_res=attn_res, ffn_res=ffn_res, impl=impl)).eval()
@@ -37,7 +39,8 @@ def one_thread():
 def test_grad_norm_of_constant_grads_is_c_sqrt_n():
     model = tiny_model("NoResidual", impl="nanogpt")
     attn = model.transformer.h[0].attn
-    n = sum(p.numel() for p in attn.parameters())  # weights and the output bias (no q/k/v bias): 16*48+16*16+16
+    # weights and the output bias (no q/k/v bias): 16*48+16*16+16
+    n = sum(p.numel() for p in attn.parameters())
     for p in attn.parameters():
         p.grad = torch.full_like(p, 0.5)
     norms = grad_norms(model)
@@ -63,15 +66,18 @@ def test_grad_norms_separate_attention_from_mlp():
     for p in model.transformer.h[1].mlp.parameters():
         p.grad = torch.ones_like(p)
     norms = grad_norms(model)
-    assert norms["attn"] == [0.0, 0.0, 0.0] and norms["mlp"][1] == pytest.approx(math.sqrt(2 * 16 * 64))
+    assert norms["attn"] == [0.0, 0.0, 0.0] and norms["mlp"][1] == pytest.approx(
+        math.sqrt(2 * 16 * 64)
+    )
 
 
 def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without_biases():
-    """Notebooks/10M/NanoGPT_10M.ipynb, cell 6: (|grad fc1.weight| + |grad fc2.weight|) / 2 per layer."""
+    """Notebooks/10M/NanoGPT_10M.ipynb, cell 6: (|grad fc1.weight| +
+    |grad fc2.weight|) / 2 per layer."""
     model = tiny_model()  # the nanogpt-like tiny model has FFN biases: they must not count
     mlp = model.transformer.h[2].mlp
-    mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)      # norm 2 * sqrt(16 * 64) = 64
-    mlp.c_proj.weight.grad = torch.zeros_like(mlp.c_proj.weight)       # norm 0
+    mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)  # norm 2 * sqrt(16 * 64) = 64
+    mlp.c_proj.weight.grad = torch.zeros_like(mlp.c_proj.weight)  # norm 0
     for p in (mlp.c_fc.bias, mlp.c_proj.bias):
         if p is not None:
             p.grad = torch.full_like(p, 100.0)
@@ -80,15 +86,21 @@ def test_ffn_weight_gradient_is_the_authors_mean_of_the_two_weight_norms_without
 
 
 def test_ffn_weight_gradient_reads_the_ffn_inside_a_runtime_gain():
-    # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read the FFN inside it, as without it
+    # §5.1's runtime gain wraps the FFN (gain.RuntimeGain): the diagnostics read
+    # the FFN inside it, as without it
     from lib.engine.gain import apply_gain
+
     plain, gained = tiny_model(), tiny_model()
     apply_gain(gained, "runtime", 2.0)
     for model in (plain, gained):
         mlp = getattr(model.transformer.h[1].mlp, "inner", model.transformer.h[1].mlp)
         mlp.c_fc.weight.grad = torch.full_like(mlp.c_fc.weight, 2.0)
         mlp.c_proj.weight.grad = torch.zeros_like(mlp.c_proj.weight)
-    assert grad_norms(gained)["ffn_weights"] == grad_norms(plain)["ffn_weights"] == [0.0, pytest.approx(32.0), 0.0]
+    assert (
+        grad_norms(gained)["ffn_weights"]
+        == grad_norms(plain)["ffn_weights"]
+        == [0.0, pytest.approx(32.0), 0.0]
+    )
 
 
 # --- hidden states -----------------------------------------------------------------
@@ -144,9 +156,17 @@ def history(tiny, tmp_path, diagnostics):
     return exp, RunDir(run_path(exp, tmp_path)).history()
 
 
-DIAG_KEYS = {"grad_norm_attn", "grad_norm_mlp", "grad_norm_ffn_weights", "hidden_norm", "hidden_growth",
-             "probe_cosine", "probe_token",
-             "probe_chance", "probe_rank"}
+DIAG_KEYS = {
+    "grad_norm_attn",
+    "grad_norm_mlp",
+    "grad_norm_ffn_weights",
+    "hidden_norm",
+    "hidden_growth",
+    "probe_cosine",
+    "probe_token",
+    "probe_chance",
+    "probe_rank",
+}
 
 
 def test_run_without_diagnostics_records_none(tiny, tmp_path, one_thread):
@@ -161,11 +181,18 @@ def test_run_with_diagnostics_records_per_layer_values(tiny, tmp_path, one_threa
     assert "grad_norm_attn" not in hist[0]  # step 0: no backward pass yet
     for r in hist:
         assert len(r["hidden_norm"]) == L + 1
-        assert r["hidden_growth"] == pytest.approx(r["hidden_norm"][-1] / r["hidden_norm"][0], rel=1e-12)
+        assert r["hidden_growth"] == pytest.approx(
+            r["hidden_norm"][-1] / r["hidden_norm"][0], rel=1e-12
+        )
         assert len(r["probe_cosine"]) == len(r["probe_token"]) == len(r["probe_rank"]) == L + 1
         assert r["probe_token"][0] > r["probe_chance"]  # the embedding still holds the token
     for r in hist[1:]:
-        assert len(r["grad_norm_attn"]) == len(r["grad_norm_mlp"]) == len(r["grad_norm_ffn_weights"]) == L
+        assert (
+            len(r["grad_norm_attn"])
+            == len(r["grad_norm_mlp"])
+            == len(r["grad_norm_ffn_weights"])
+            == L
+        )
         assert all(v > 0 for v in r["grad_norm_attn"] + r["grad_norm_mlp"])
 
 

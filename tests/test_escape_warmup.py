@@ -1,5 +1,6 @@
-"""The escape map's warm-up axis (issue 60 item 6): the grid puts the map's own preset-warm-up runs beside the
-gentler warm-ups, and its reading moves both ways with the runs."""
+"""The escape map's warm-up axis (issue 60 item 6): the grid puts the map's own preset-warm-up runs
+beside the gentler warm-ups, and its reading moves both ways with the runs."""
+
 import numpy as np
 import pandas as pd
 
@@ -8,16 +9,25 @@ from lib.engine import plans
 
 
 def _map(escape_at_12=np.nan):
-    rows = [dict(config="AttnOnly", gain=1.0, depth=d, scaled_init=True, escape_step=50.0) for d in (6, 8)]
-    rows += [dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=True, escape_step=escape_at_12),
-             dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=False, escape_step=np.nan),  # the control
-             dict(config="AttnOnly", gain=2.0, depth=12, scaled_init=True, escape_step=75.0),     # another gain
-             dict(config="FFNOnly", gain=1.0, depth=6, scaled_init=True, escape_step=np.nan)]
+    rows = [
+        dict(config="AttnOnly", gain=1.0, depth=d, scaled_init=True, escape_step=50.0)
+        for d in (6, 8)
+    ]
+    rows += [
+        dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=True, escape_step=escape_at_12),
+        # the control
+        dict(config="AttnOnly", gain=1.0, depth=12, scaled_init=False, escape_step=np.nan),
+        # another gain
+        dict(config="AttnOnly", gain=2.0, depth=12, scaled_init=True, escape_step=75.0),
+        dict(config="FFNOnly", gain=1.0, depth=6, scaled_init=True, escape_step=np.nan),
+    ]
     return pd.DataFrame(rows)
 
 
 def _axis(at_12):
-    return pd.DataFrame([dict(depth=12, warmup=w, escape_step=e) for w, e in zip(plans.ESCAPE_WARMUPS, at_12)])
+    return pd.DataFrame(
+        [dict(depth=12, warmup=w, escape_step=e) for w, e in zip(plans.ESCAPE_WARMUPS, at_12)]
+    )
 
 
 def test_the_grid_and_its_reading_move_with_the_runs():
@@ -31,7 +41,10 @@ def test_the_grid_and_its_reading_move_with_the_runs():
     assert "frees" not in text and "stays on the floor at every warm-up trained at depth 12" in text
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, 150.0]), 100)
     text = E.escape_warmup_reading(g, 6, 2, 100)
-    assert "frees" not in text and "delays or prevents the escape at depth 12 (warm-up 400: never" in text
+    assert (
+        "frees" not in text
+        and "delays or prevents the escape at depth 12 (warm-up 400: never" in text
+    )
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([75.0, 100.0]), 100)
     assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100)
     assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0, 100)
@@ -40,8 +53,12 @@ def test_the_grid_and_its_reading_move_with_the_runs():
 def test_the_axis_is_the_maps_budget_at_gentler_warmups():
     exps = plans.escape_warmup()
     assert {(e.model.n_layer, e.train.warmup_steps) for e in exps} == {
-        (d, w) for d in plans.ESCAPE_WARMUP_DEPTHS for w in plans.ESCAPE_WARMUPS}
-    assert all(e.train.max_steps == plans.ESCAPE_BUDGET["max_steps"] and e.config_name == "AttnOnly" for e in exps)
+        (d, w) for d in plans.ESCAPE_WARMUP_DEPTHS for w in plans.ESCAPE_WARMUPS
+    }
+    assert all(
+        e.train.max_steps == plans.ESCAPE_BUDGET["max_steps"] and e.config_name == "AttnOnly"
+        for e in exps
+    )
     assert min(plans.ESCAPE_WARMUPS) > plans.get_preset("cpu").train.warmup_steps
 
 

@@ -1,6 +1,8 @@
-"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the floor
-(``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two paper-shape plans:
-ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's (``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
+"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the
+floor (``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two
+paper-shape plans: ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's
+(``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
+
 import math
 
 import pandas as pd
@@ -13,9 +15,22 @@ NEVER = math.nan
 
 
 def _table(impl: str, own: dict, other: dict, factor: str) -> pd.DataFrame:
-    """One plan's runs: ``own`` and ``other`` map a seed to its escape step (NaN: still on the floor at its stop)."""
-    rows = [dict(impl=impl, config="AttnOnly", seed=s, factor=f, status="partial", steps=300, best_val_loss=3.0,
-                 escape_step=e) for f, steps in (("none", own), (factor, other)) for s, e in steps.items()]
+    """One plan's runs: ``own`` and ``other`` map a seed to its escape step (NaN:
+    still on the floor at its stop)."""
+    rows = [
+        dict(
+            impl=impl,
+            config="AttnOnly",
+            seed=s,
+            factor=f,
+            status="partial",
+            steps=300,
+            best_val_loss=3.0,
+            escape_step=e,
+        )
+        for f, steps in (("none", own), (factor, other))
+        for s, e in steps.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -29,8 +44,9 @@ def _nanogpt(warmup: dict, constant: dict | None = None) -> pd.DataFrame:
     return S.nanogpt_schedule_effects(_table("nanogpt", constant, warmup, plans.WARMUP_COSINE))
 
 
-LATE = {s: 400.0 for s in SEEDS}      # the constant rate, far later than every warm-up seed
-EARLY = {s: 100.0 for s in SEEDS}     # nanoGPT's warm-up, far earlier than its constant rate (never by step 300)
+LATE = {s: 400.0 for s in SEEDS}  # the constant rate, far later than every warm-up seed
+# nanoGPT's warm-up, far earlier than its constant rate (never by step 300)
+EARLY = {s: 100.0 for s in SEEDS}
 
 
 def test_both_implementations_named_the_predicted_way_hold():
@@ -40,16 +56,20 @@ def test_both_implementations_named_the_predicted_way_hold():
 
 
 def test_a_warm_up_that_changes_nothing_in_nanogpt_contradicts_it():
-    # nanoGPT's warm-up runs stay on the floor like its constant-rate ones: the rule names nothing, with room
+    # nanoGPT's warm-up runs stay on the floor like its constant-rate ones: the
+    # rule names nothing, with room
     c = S.claim_first_steps(_residual(LATE), _nanogpt({s: NEVER for s in SEEDS}))
     assert c.verdict == "CONTRADICTED", c.why
     # and so does a constant rate that escapes as early as the warm-up in ResidualGPT
-    c = S.claim_first_steps(_residual({s: 50.0 for s in SEEDS}, {s: 150.0 for s in SEEDS}), _nanogpt(EARLY))
+    c = S.claim_first_steps(
+        _residual({s: 50.0 for s in SEEDS}, {s: 150.0 for s in SEEDS}), _nanogpt(EARLY)
+    )
     assert c.verdict == "CONTRADICTED" and c.facts["rungs"]["residualgpt"] == "CONTRADICTED", c.why
 
 
 def test_one_seed_within_an_interval_is_the_edge_and_neither_way():
-    edge = LATE | {SEEDS[0]: 100.0}  # later than every warm-up seed (50), but only by the 50-step interval
+    # later than every warm-up seed (50), but only by the 50-step interval
+    edge = LATE | {SEEDS[0]: 100.0}
     c = S.claim_first_steps(_residual(edge), _nanogpt(EARLY))
     assert c.verdict == "NOT TESTABLE HERE", c.why
 
@@ -60,10 +80,24 @@ def test_it_waits_for_every_seed_of_both_plans_and_says_what_is_pending():
     assert c.verdict == "NOT TESTED"
     assert f"1 of {len(SEEDS)}" in c.why  # the runs trained so far, by plan
     # with nothing trained at all it is still a verdict, not a crash
-    empty = pd.DataFrame(columns=["impl", "config", "seed", "factor", "status", "steps", "best_val_loss",
-                                  "escape_step"])
-    assert S.claim_first_steps(S.schedule_10m_effects(empty), S.nanogpt_schedule_effects(empty)).verdict \
+    empty = pd.DataFrame(
+        columns=[
+            "impl",
+            "config",
+            "seed",
+            "factor",
+            "status",
+            "steps",
+            "best_val_loss",
+            "escape_step",
+        ]
+    )
+    assert (
+        S.claim_first_steps(
+            S.schedule_10m_effects(empty), S.nanogpt_schedule_effects(empty)
+        ).verdict
         == "NOT TESTED"
+    )
 
 
 def test_a_contradiction_in_one_implementation_outranks_the_other_on_the_edge():
@@ -74,24 +108,36 @@ def test_a_contradiction_in_one_implementation_outranks_the_other_on_the_edge():
 
 def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_losses():
     from lib.book import plots
-    hist = pd.DataFrame([dict(impl="nanogpt", config="AttnOnly", seed=s, schedule=sch, step=step, val_loss=v)
-                         for s in (1337, 42) for sch, v in (("constant", 3.35), ("cosine", 2.5))
-                         for step in (0, 50, 100)])
-    author = pd.DataFrame({"config": ["AttnOnly", "NoResidual"], "step": [2999, 2999], "val_loss": [3.3534, 3.3523]})
+
+    hist = pd.DataFrame(
+        [
+            dict(impl="nanogpt", config="AttnOnly", seed=s, schedule=sch, step=step, val_loss=v)
+            for s in (1337, 42)
+            for sch, v in (("constant", 3.35), ("cosine", 2.5))
+            for step in (0, 50, 100)
+        ]
+    )
+    author = pd.DataFrame(
+        {"config": ["AttnOnly", "NoResidual"], "step": [2999, 2999], "val_loss": [3.3534, 3.3523]}
+    )
     fig = plots.nanogpt_schedule_figure(hist, author, 3.3473, "t", plans.PREFIX_STEPS)
     labels = [ln.get_label() for ln in fig.axes[0].lines if not ln.get_label().startswith("_")]
-    # one legend entry per schedule (naming its seeds), one per author's configuration, and the floor with its tokens
-    assert labels == ["this book, constant lr (the author's recipe), seeds 42, 1337",
-                      "this book, warm-up + cosine, seeds 42, 1337",
-                      "author's NanoGPT_10M.ipynb, AttnOnly at step 2,999: 3.3534",
-                      "author's NanoGPT_10M.ipynb, NoResidual at step 2,999: 3.3523",
-                      "unigram floor, whole validation split 3.3473"]
-    assert len(fig.axes[0].lines) == 4 + 2 + 1  # a line per run, a marker per author's configuration, the floor
+    # one legend entry per schedule (naming its seeds), one per author's configuration,
+    # and the floor with its tokens
+    assert labels == [
+        "this book, constant lr (the author's recipe), seeds 42, 1337",
+        "this book, warm-up + cosine, seeds 42, 1337",
+        "author's NanoGPT_10M.ipynb, AttnOnly at step 2,999: 3.3534",
+        "author's NanoGPT_10M.ipynb, NoResidual at step 2,999: 3.3523",
+        "unigram floor, whole validation split 3.3473",
+    ]
+    # a line per run, a marker per author's configuration, the floor
+    assert len(fig.axes[0].lines) == 4 + 2 + 1
 
 
 def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_change_of_code(tmp_path):
-    # The plan's runs written as the sweep leaves them (prefixes to step 300 of 3,000): read only once at step 300,
-    # and the nanoGPT rung decided once all ten are there.
+    # The plan's runs written as the sweep leaves them (prefixes to step 300 of 3,000): read only
+    # once at step 300, and the nanoGPT rung decided once all ten are there.
     import json
 
     from conftest import write_fake_run
@@ -101,25 +147,56 @@ def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_chang
         summary = json.loads((d / "summary.json").read_text())
         (d / "summary.json").write_text(json.dumps(summary | {"impl": e.impl, "scale": e.scale}))
         return d
+
     exps = plans.paper_10m_nanogpt_schedule_seeds()
     warm = [e for e in exps if S.factor(e) != "none"]
     const = [e for e in exps if S.factor(e) == "none"]
     for e in const[:-1]:  # nanoGPT's own constant rate: on the floor to step 300
-        fake_run(e, tmp_path, best=3.36, status="partial", steps=plans.PREFIX_STEPS, n_evals=7, floor=3.3473)
+        fake_run(
+            e,
+            tmp_path,
+            best=3.36,
+            status="partial",
+            steps=plans.PREFIX_STEPS,
+            n_evals=7,
+            floor=3.3473,
+        )
     for e in warm:  # the warm-up: off the floor at step 100
-        fake_run(e, tmp_path, best=2.5, escape=100, status="partial", steps=plans.PREFIX_STEPS, n_evals=7,
-                 floor=3.3473)
+        fake_run(
+            e,
+            tmp_path,
+            best=2.5,
+            escape=100,
+            status="partial",
+            steps=plans.PREFIX_STEPS,
+            n_evals=7,
+            floor=3.3473,
+        )
     # the last constant-rate run is still short of step 300: pending, named, not read
     fake_run(const[-1], tmp_path, best=3.36, status="partial", steps=200, n_evals=5, floor=3.3473)
     table = S.nanogpt_schedule_runs(tmp_path)
-    assert len(table) == len(exps) - 1 and const[-1].seed not in set(table[table.factor == "none"].seed)
+    assert len(table) == len(exps) - 1 and const[-1].seed not in set(
+        table[table.factor == "none"].seed
+    )
     word, text = S.first_steps_rung(S.nanogpt_schedule_effects(table), "nanogpt")
     assert word == "NOT TESTED" and f"{len(SEEDS)} of {len(SEEDS)} warm-up + cosine" in text
-    # the last run reaches step 300 on the floor: all ten read, the warm-up earlier in every seed by the rank rule
+    # the last run reaches step 300 on the floor: all ten read, the warm-up earlier
+    # in every seed by the rank rule
     import shutil
 
     from lib.engine.runs import run_path
+
     shutil.rmtree(run_path(const[-1], tmp_path))
-    fake_run(const[-1], tmp_path, best=3.36, status="partial", steps=plans.PREFIX_STEPS, n_evals=7, floor=3.3473)
-    word, text = S.first_steps_rung(S.nanogpt_schedule_effects(S.nanogpt_schedule_runs(tmp_path)), "nanogpt")
+    fake_run(
+        const[-1],
+        tmp_path,
+        best=3.36,
+        status="partial",
+        steps=plans.PREFIX_STEPS,
+        n_evals=7,
+        floor=3.3473,
+    )
+    word, text = S.first_steps_rung(
+        S.nanogpt_schedule_effects(S.nanogpt_schedule_runs(tmp_path)), "nanogpt"
+    )
     assert word == "HOLDS", text

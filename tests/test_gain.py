@@ -1,4 +1,6 @@
-"""The two gains of §5.1: weight-level (a real change of init) and runtime (a reparameterisation)."""
+"""The two gains of §5.1: weight-level (a real change of init) and
+runtime (a reparameterisation)."""
+
 import pandas as pd
 import pytest
 import torch
@@ -10,7 +12,9 @@ from lib.engine.model import GPT
 
 
 def tiny_exp(impl="residualgpt", **kw):
-    return replace(get_preset("cpu", impl, "AttnOnly"), n_layer=2, n_embd=16, n_head=2, block_size=8, **kw)
+    return replace(
+        get_preset("cpu", impl, "AttnOnly"), n_layer=2, n_embd=16, n_head=2, block_size=8, **kw
+    )
 
 
 def model_and_input(impl="residualgpt"):
@@ -112,12 +116,21 @@ def test_build_model_without_gain_mode_applies_none():
 # --- spread ---------------------------------------------------------------------------------
 def test_spread_after_by_hand():
     rows = [  # mode, gain, step, val_loss
-        ("runtime", 0.5, 0, 4.0), ("runtime", 2.0, 0, 3.0),   # spread 1.0 (before step 200)
-        ("runtime", 0.5, 200, 2.0), ("runtime", 2.0, 200, 2.1),   # 0.1
-        ("runtime", 0.5, 400, 1.5), ("runtime", 2.0, 400, 1.55),  # 0.05 (last)
-        ("weight", 0.5, 0, 4.0), ("weight", 2.0, 0, 4.0), ("weight", 4.0, 0, 4.5),      # 0.5
-        ("weight", 0.5, 200, 2.0), ("weight", 2.0, 200, 3.0), ("weight", 4.0, 200, 2.5),  # 1.0
-        ("weight", 0.5, 400, 1.8), ("weight", 2.0, 400, 2.0), ("weight", 4.0, 400, 2.6),  # 0.8
+        ("runtime", 0.5, 0, 4.0),
+        ("runtime", 2.0, 0, 3.0),  # spread 1.0 (before step 200)
+        ("runtime", 0.5, 200, 2.0),
+        ("runtime", 2.0, 200, 2.1),  # 0.1
+        ("runtime", 0.5, 400, 1.5),
+        ("runtime", 2.0, 400, 1.55),  # 0.05 (last)
+        ("weight", 0.5, 0, 4.0),
+        ("weight", 2.0, 0, 4.0),
+        ("weight", 4.0, 0, 4.5),  # 0.5
+        ("weight", 0.5, 200, 2.0),
+        ("weight", 2.0, 200, 3.0),
+        ("weight", 4.0, 200, 2.5),  # 1.0
+        ("weight", 0.5, 400, 1.8),
+        ("weight", 2.0, 400, 2.0),
+        ("weight", 4.0, 400, 2.6),  # 0.8
     ]
     curves = pd.DataFrame(rows, columns=["mode", "gain", "step", "val_loss"])
     out = spread_after(curves, step=200).set_index("mode")
@@ -131,21 +144,34 @@ def test_spread_after_by_hand():
     assert only.loc["weight", "max_spread_from_step_200"] == pytest.approx(0.8)
     assert only.loc["weight", "n_gains"] == 2 and only.loc["runtime", "n_gains"] == 1
     with pytest.raises(ValueError, match="pass one seed's runs at a time"):
-        spread_after(pd.concat([curves, curves]), step=200)  # two seeds would pass for a gain effect
+        # two seeds would pass for a gain effect
+        spread_after(pd.concat([curves, curves]), step=200)
 
 
 def test_gain_table_lists_the_plain_run_under_both_modes_and_marks_no_escape():
     import pandas as pd
 
     from lib.engine.gain import gain_table
-    summ = pd.DataFrame([
-        {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
-        {"gain_mode": "runtime", "gain": 2.0, "best_val_loss": 1.9, "escape_step": 200},
-        {"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3, "escape_step": float("nan")},
-    ])
+
+    summ = pd.DataFrame(
+        [
+            {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
+            {"gain_mode": "runtime", "gain": 2.0, "best_val_loss": 1.9, "escape_step": 200},
+            {
+                "gain_mode": "weight",
+                "gain": 0.25,
+                "best_val_loss": 3.3,
+                "escape_step": float("nan"),
+            },
+        ]
+    )
     t = gain_table(summ)
-    assert list(t.columns) == ["best val (runtime)", "escape step (runtime)", "best val (weight)",
-                               "escape step (weight)"]
+    assert list(t.columns) == [
+        "best val (runtime)",
+        "escape step (runtime)",
+        "best val (weight)",
+        "escape step (weight)",
+    ]
     assert t.loc[1.0, "best val (runtime)"] == t.loc[1.0, "best val (weight)"] == 2.0
     assert t.loc[2.0, "escape step (runtime)"] == "200"
     assert t.loc[0.25, "escape step (weight)"] == "none"
@@ -157,22 +183,46 @@ def test_floor_outcomes_names_the_gains_on_each_side():
     import pandas as pd
 
     from lib.engine.gain import floor_outcomes, gain_table
-    summ = pd.DataFrame([
-        {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
-        {"gain_mode": "runtime", "gain": 0.25, "best_val_loss": 3.3, "escape_step": None},
-        {"gain_mode": "weight", "gain": 4.0, "best_val_loss": 1.9, "escape_step": 300},
-    ])
+
+    summ = pd.DataFrame(
+        [
+            {"gain_mode": None, "gain": 1.0, "best_val_loss": 2.0, "escape_step": 100},
+            {"gain_mode": "runtime", "gain": 0.25, "best_val_loss": 3.3, "escape_step": None},
+            {"gain_mode": "weight", "gain": 4.0, "best_val_loss": 1.9, "escape_step": 300},
+        ]
+    )
     assert floor_outcomes(gain_table(summ)).splitlines() == [
         "runtime gains: left the floor at g = 1; still on it at the end of the budget at g = 0.25.",
-        "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = none.",
-        "So in this seed the runtime gain changes whether AttnOnly leaves the floor: here it is not absorbed by "
-        "AdamW, the opposite of §5.1's reading."]
-    both = pd.concat([summ, pd.DataFrame([{"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3,
-                                           "escape_step": None}])], ignore_index=True)
-    assert floor_outcomes(gain_table(both)).splitlines()[-1].startswith(
-        "So in this seed the runtime gain changes whether AttnOnly leaves the floor as the weight-level gain does:")
+        (
+            "weight gains: left the floor at g = 1, 4; still on it at the end of the budget at g = "
+            "none."
+        ),
+        (
+            "So in this seed the runtime gain changes whether AttnOnly leaves the floor: here it "
+            "is not absorbed by AdamW, the opposite of §5.1's reading."
+        ),
+    ]
+    both = pd.concat(
+        [
+            summ,
+            pd.DataFrame(
+                [{"gain_mode": "weight", "gain": 0.25, "best_val_loss": 3.3, "escape_step": None}]
+            ),
+        ],
+        ignore_index=True,
+    )
+    assert (
+        floor_outcomes(gain_table(both))
+        .splitlines()[-1]
+        .startswith(
+            "So in this seed the runtime gain changes whether AttnOnly leaves the floor as the "
+            "weight-level gain does:"
+        )
+    )
     absorbed = summ.assign(escape_step=100)
     assert floor_outcomes(gain_table(absorbed)).splitlines()[-1] == (
-        "Every runtime gain ends on the same side of the floor, consistent with §5.1's absorption reading.")
+        "Every runtime gain ends on the same side of the floor, consistent with §5.1's absorption "
+        "reading."
+    )
     with pytest.raises(ValueError, match="pass one seed's runs at a time"):
         gain_table(pd.concat([summ, summ]))  # a released and a retrained seed together

@@ -1,5 +1,7 @@
-"""The hostile pass's failures (issue 57 item 3), one test each, each of which failed on the code before: bad input
-and damaged files are refused in one line naming the file, before anything is written."""
+"""The hostile pass's failures (issue 57 item 3), one test each, each of which failed
+on the code before: bad input and damaged files are refused in one line naming the
+file, before anything is written."""
+
 import json
 import math
 
@@ -40,10 +42,15 @@ def test_sweep_with_an_empty_gpus_is_refused(tmp_path, capsys, monkeypatch):
 
     def never(*a, **k):
         raise AssertionError("trained: the command was not refused")
+
     monkeypatch.setattr(Trainer, "fit", never)
     # was: '' is false, so the sweep trained in this one process
-    refused(["sweep", "--scale", "cpu", "--gpus", "", "--quiet", "--runs-dir", str(tmp_path)], capsys,
-            "--gpus ''", "e.g. 0,1,2,3")
+    refused(
+        ["sweep", "--scale", "cpu", "--gpus", "", "--quiet", "--runs-dir", str(tmp_path)],
+        capsys,
+        "--gpus ''",
+        "e.g. 0,1,2,3",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -56,23 +63,33 @@ def partial_without_checkpoint(exp, runs_dir, until=10):
     run(exp, runs_dir=runs_dir, until=until, **MODE)
     rd = RunDir(run_path(exp, runs_dir))
     import shutil
+
     shutil.rmtree(rd.ckpt.parent)  # a released prefix on a new machine
     return rd
 
 
 def test_train_until_on_a_damaged_partial_run_is_refused_not_returned(exp, tmp_path):
     rd = partial_without_checkpoint(exp, tmp_path)
-    write_json_atomic(rd.path / "summary.json", {**rd.summary, "best_val_loss": 1.0})  # not the history's best
-    # was: the summary returned as it stood (its 1.0 printed as the run's best), where sweep refuses the run
-    with pytest.raises(RunError, match="partial but damaged: .*best_val_loss 1.0 is not the history's best"):
+    # not the history's best
+    write_json_atomic(rd.path / "summary.json", {**rd.summary, "best_val_loss": 1.0})
+    # was: the summary returned as it stood (its 1.0 printed as the run's
+    # best), where sweep refuses the run
+    with pytest.raises(
+        RunError, match="partial but damaged: .*best_val_loss 1.0 is not the history's best"
+    ):
         run(exp, runs_dir=tmp_path, until=5, **MODE)
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"steps": None}, "steps is missing"),
-    ({"steps": "10"}, "steps is '10', not an integer"),
-])
-def test_a_partial_summary_of_the_wrong_shape_is_one_line_in_train_until(exp, tmp_path, capsys, change, expected):
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"steps": None}, "steps is missing"),
+        ({"steps": "10"}, "steps is '10', not an integer"),
+    ],
+)
+def test_a_partial_summary_of_the_wrong_shape_is_one_line_in_train_until(
+    exp, tmp_path, capsys, change, expected
+):
     rd = partial_without_checkpoint(exp, tmp_path)
     summ = {**rd.summary, **change}
     write_json_atomic(rd.path / "summary.json", {k: v for k, v in summ.items() if v is not None})
@@ -95,14 +112,19 @@ def test_a_non_finite_value_in_a_checkpoint_is_a_run_error_naming_the_file(exp, 
     assert rd.history() == before and rd.summary["status"] == "partial"
 
 
-@pytest.mark.parametrize("damage, expected", [
-    ("shape", "does not fit the model"),
-    ("missing", "does not fit the model"),
-    ("no_optimizer", "has no optimizer"),
-    ("no_batches", "has no batches"),
-    ("moment", "AdamW state"),
-])
-def test_a_checkpoint_of_the_right_experiment_but_the_wrong_shape_is_one_line(exp, tmp_path, damage, expected):
+@pytest.mark.parametrize(
+    "damage, expected",
+    [
+        ("shape", "does not fit the model"),
+        ("missing", "does not fit the model"),
+        ("no_optimizer", "has no optimizer"),
+        ("no_batches", "has no batches"),
+        ("moment", "AdamW state"),
+    ],
+)
+def test_a_checkpoint_of_the_right_experiment_but_the_wrong_shape_is_one_line(
+    exp, tmp_path, damage, expected
+):
     run(exp, runs_dir=tmp_path, until=10, **MODE)
     rd = RunDir(run_path(exp, tmp_path))
     state = torch.load(rd.ckpt, weights_only=True)
@@ -131,38 +153,67 @@ def test_a_damaged_env_json_on_resume_is_one_line_naming_it(exp, tmp_path, env):
     rd = RunDir(run_path(exp, tmp_path))
     (rd.path / "env.json").write_text(json.dumps(env))
     # was: AttributeError ('list' object has no attribute 'get') or a TypeError
-    with pytest.raises(RunError, match="env.json (is not a JSON object|has a 'resumed' that is not a list)"):
+    with pytest.raises(
+        RunError, match="env.json (is not a JSON object|has a 'resumed' that is not a list)"
+    ):
         run(exp, runs_dir=tmp_path, **MODE)
 
 
 def test_two_values_never_share_a_directory_name():
     from lib.engine.config import get_preset, replace
+
     base = get_preset("cpu", "residualgpt", "AttnOnly", 1337)
     a, b = (run_path(replace(base, lr=v)).name for v in (0.002, 0.0020000001))
-    # was: both lr-0.002 (:g keeps 6 significant digits), so the second run resumed or returned the first
+    # was: both lr-0.002 (:g keeps 6 significant digits), so the second run
+    # resumed or returned the first
     assert a != b and a.endswith("_lr-0.002") and b.endswith("_lr-0.0020000001")
 
 
-def test_a_val_seed_too_large_for_a_generator_is_refused_before_anything_is_written(tmp_path, capsys):
-    # was: refused only once the run directory and its lock existed, by an overflow that named no field
-    refused(["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path),
-             "--set", "val_seed=123456789012345678901234567890"], capsys, "val_seed must be an integer from 0")
+def test_a_val_seed_too_large_for_a_generator_is_refused_before_anything_is_written(
+    tmp_path, capsys
+):
+    # was: refused only once the run directory and its lock existed, by
+    # an overflow that named no field
+    refused(
+        [
+            "train",
+            "--scale",
+            "cpu",
+            "--config",
+            "AttnOnly",
+            "--quiet",
+            "--runs-dir",
+            str(tmp_path),
+            "--set",
+            "val_seed=123456789012345678901234567890",
+        ],
+        capsys,
+        "val_seed must be an integer from 0",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_prepare_never_overwrites_another_tools_train_bin(tmp_path):
     from lib.engine import data
+
     src = tmp_path / "docs.jsonl"
-    src.write_text("".join(json.dumps({"text": f"Document {i}: the cat sat."}) + "\n" for i in range(12)))
+    src.write_text(
+        "".join(json.dumps({"text": f"Document {i}: the cat sat."}) + "\n" for i in range(12))
+    )
     (tmp_path / "out").mkdir()
-    (tmp_path / "out" / "train.bin").write_bytes(b"nanoGPT's tokens")  # nanoGPT's names, no meta.json
+    # nanoGPT's names, no meta.json
+    (tmp_path / "out" / "train.bin").write_bytes(b"nanoGPT's tokens")
     with pytest.raises(data.DataError, match="holds train.bin but no meta.json"):
         data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=12, val_every=4)
     assert (tmp_path / "out" / "train.bin").read_bytes() == b"nanoGPT's tokens"
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["train.bin"]
     # --force replaces them, as it replaces a prepared set
-    assert data.prepare_openwebtext(out_dir=tmp_path / "out", source=str(src), n_docs=12, val_every=4,
-                                    force=True)["n_docs"] == 12
+    assert (
+        data.prepare_openwebtext(
+            out_dir=tmp_path / "out", source=str(src), n_docs=12, val_every=4, force=True
+        )["n_docs"]
+        == 12
+    )
 
 
 @pytest.fixture
@@ -171,13 +222,21 @@ def no_timing(monkeypatch):
 
     def never(*a, **k):
         raise AssertionError("timed: the command was not refused")
+
     monkeypatch.setattr(lib.engine.bench, "step_cost", never)
     monkeypatch.setattr(lib.engine.bench, "bench", never)
 
 
-def test_bench_refuses_a_micro_batch_that_does_not_divide_the_batch_before_timing(capsys, no_timing):
+def test_bench_refuses_a_micro_batch_that_does_not_divide_the_batch_before_timing(
+    capsys, no_timing
+):
     # was: refused by the trainer after 2.5 minutes of timing the other loops
-    refused(["bench", "--step-cost-only", "--micro-batches", "8", "7"], capsys, "--micro-batch 7", "valid: 1, 2")
+    refused(
+        ["bench", "--step-cost-only", "--micro-batches", "8", "7"],
+        capsys,
+        "--micro-batch 7",
+        "valid: 1, 2",
+    )
 
 
 def test_bench_refuses_a_batch_that_cannot_fit_in_memory(capsys, no_timing):
@@ -187,22 +246,45 @@ def test_bench_refuses_a_batch_that_cannot_fit_in_memory(capsys, no_timing):
 
 def test_a_partial_summary_without_scale_is_one_line_in_train_until(exp, tmp_path, capsys):
     rd = partial_without_checkpoint(exp, tmp_path)
-    write_json_atomic(rd.path / "summary.json", {k: v for k, v in rd.summary.items() if k != "scale"})
+    write_json_atomic(
+        rd.path / "summary.json", {k: v for k, v in rd.summary.items() if k != "scale"}
+    )
     from lib.engine.config import off_preset_fields
-    argv = ["train", "--scale", "cpu", "--config", "AttnOnly", "--quiet", "--runs-dir", str(tmp_path), "--until", "5",
-            "--steps", str(exp.train.max_steps)]
-    argv += [a for k, v in off_preset_fields(exp).items() for a in ("--set", f"{k}={v}")]  # the same run
-    assert cli.main(argv) == 0, capsys.readouterr().err  # was: a KeyError traceback printing the summary's line
+
+    argv = [
+        "train",
+        "--scale",
+        "cpu",
+        "--config",
+        "AttnOnly",
+        "--quiet",
+        "--runs-dir",
+        str(tmp_path),
+        "--until",
+        "5",
+        "--steps",
+        str(exp.train.max_steps),
+    ]
+    # the same run
+    argv += [a for k, v in off_preset_fields(exp).items() for a in ("--set", f"{k}={v}")]
+    # was: a KeyError traceback printing the summary's line
+    assert cli.main(argv) == 0, capsys.readouterr().err
     assert json.loads(capsys.readouterr().out.splitlines()[-1])["scale"] is None
     assert [p.name for p in rd.path.parent.iterdir()] == [rd.path.name]  # no other run was trained
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"steps": None}, "steps is missing"),
-    ({"steps": "10"}, "steps is '10', not an integer"),
-])
-def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(exp, tmp_path, change, expected):
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"steps": None}, "steps is missing"),
+        ({"steps": "10"}, "steps is '10', not an integer"),
+    ],
+)
+def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(
+    exp, tmp_path, change, expected
+):
     from lib.engine.adopt import adopt
+
     rd = partial_without_checkpoint(exp, tmp_path / "runs")
     run(exp, runs_dir=tmp_path / "retrain", until=15, **MODE)
     summ = {**rd.summary, **change}
@@ -214,15 +296,20 @@ def test_adopt_refuses_a_released_summary_of_the_wrong_shape_in_one_line(exp, tm
 
 def no_space(*a, **k):
     import errno
+
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
 @pytest.mark.parametrize("call, named", [("fsync", "config.json"), ("pwrite", "run.lock")])
-def test_a_full_disk_at_a_runs_first_write_names_the_file_and_leaves_nothing(exp, tmp_path, monkeypatch, call,
-                                                                             named):
+def test_a_full_disk_at_a_runs_first_write_names_the_file_and_leaves_nothing(
+    exp, tmp_path, monkeypatch, call, named
+):
     import os
-    monkeypatch.setattr(os, call, no_space)  # the disk fills at the run's first write (its lock, or config.json)
-    # was: "[Errno 28] No space left on device" naming no file, and run.lock with empty folders left behind
+
+    # the disk fills at the run's first write (its lock, or config.json)
+    monkeypatch.setattr(os, call, no_space)
+    # was: "[Errno 28] No space left on device" naming no file, and run.lock
+    # with empty folders left behind
     with pytest.raises(RunError, match=f"{named}"):
         run(exp, runs_dir=tmp_path / "runs", **MODE)
     assert list(tmp_path.iterdir()) == []

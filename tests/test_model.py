@@ -1,4 +1,5 @@
 """The model is Eq. 1 exactly, and a plain GPT-2 (§3.1) in both implementations."""
+
 import math
 
 import pytest
@@ -48,6 +49,7 @@ def test_block_is_equation_1(config):
 
 class OpLog(TorchFunctionMode):
     """Records the name of every torch function called inside the ``with`` block."""
+
     def __init__(self):
         super().__init__()
         self.names = []
@@ -125,13 +127,20 @@ def test_nanogpt_head_is_untied_with_bias():
     assert model.lm_head.bias is not None
 
 
-@pytest.mark.parametrize("impl, qkv, other", [("residualgpt", False, False), ("nanogpt", False, True)])
+@pytest.mark.parametrize(
+    "impl, qkv, other", [("residualgpt", False, False), ("nanogpt", False, True)]
+)
 def test_linear_biases_by_implementation(impl, qkv, other):
     # The author's nanoGPT: q/k/v without bias, attention output and both FFN layers with.
-    linears = {n: m for n, m in tiny_model(impl=impl).named_modules()
-               if isinstance(m, nn.Linear) and n != "lm_head"}
+    linears = {
+        n: m
+        for n, m in tiny_model(impl=impl).named_modules()
+        if isinstance(m, nn.Linear) and n != "lm_head"
+    }
     assert len(linears) == 4 * TINY["n_layer"]
-    assert all((m.bias is not None) == (qkv if n.endswith("c_attn") else other) for n, m in linears.items())
+    assert all(
+        (m.bias is not None) == (qkv if n.endswith("c_attn") else other) for n, m in linears.items()
+    )
 
 
 def test_nanogpt_has_no_dropout_after_the_embeddings():
@@ -185,8 +194,11 @@ def test_residualgpt_scales_c_proj_init_by_depth():
 def test_nanogpt_c_proj_init_is_plain():
     model = tiny_model(impl="nanogpt", n_layer=4, n_embd=64, n_head=4)
     assert c_proj_std(model) == pytest.approx(0.02, rel=0.03)
-    assert all(torch.count_nonzero(m.bias) == 0 for m in model.modules()
-               if isinstance(m, nn.Linear) and m.bias is not None)
+    assert all(
+        torch.count_nonzero(m.bias) == 0
+        for m in model.modules()
+        if isinstance(m, nn.Linear) and m.bias is not None
+    )
 
 
 # --- forward contract -------------------------------------------------------------
@@ -198,7 +210,9 @@ def test_forward_without_targets_returns_no_loss():
 def test_forward_with_targets_returns_cross_entropy():
     model, idx, y = tiny_model(), tokens(seed=1), tokens(seed=2)
     logits, loss = model(idx, y)
-    assert loss.item() == pytest.approx(F.cross_entropy(logits.reshape(-1, 11), y.reshape(-1)).item())
+    assert loss.item() == pytest.approx(
+        F.cross_entropy(logits.reshape(-1, 11), y.reshape(-1)).item()
+    )
 
 
 def test_sequence_longer_than_block_size_is_refused():

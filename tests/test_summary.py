@@ -1,35 +1,53 @@
-"""The front page's reproducibility summary (``front_page.summary``): the ML Reproducibility Challenge's six parts, the
-answer first, every sentence at most 35 words, the tally split by the scale of its evidence, and a stand-in's
-CONTRADICTED never alone. On constructed cards, so that a verdict that moves moves the sentences."""
+"""The front page's reproducibility summary (``front_page.summary``): the ML Reproducibility
+Challenge's six parts, the answer first, every sentence at most 35 words, the tally split by the
+scale of its evidence, and a stand-in's CONTRADICTED never alone. On constructed cards, so that a
+verdict that moves moves the sentences."""
+
 import pandas as pd
 import pytest
 
 from lib.book import front_page as F
 
 LIMIT = 35
-COMPUTE = dict(runs=186, hours=54.0, at_shape=19, gpu=0, threads="2", whole_hours=4.9, constant=True)
+COMPUTE = dict(
+    runs=186, hours=54.0, at_shape=19, gpu=0, threads="2", whole_hours=4.9, constant=True
+)
 
 
 def row(short, scale, verdict, partial=(), stand_in=""):
-    return {"claim": short.upper(), "short": short, "scale": scale, "verdict": verdict, "why": "w",
-            "stand_in": stand_in, "partial": partial, "whole": not partial}
+    return {
+        "claim": short.upper(),
+        "short": short,
+        "scale": scale,
+        "verdict": verdict,
+        "why": "w",
+        "stand_in": stand_in,
+        "partial": partial,
+        "whole": not partial,
+    }
 
 
 def card(*extra):
-    return pd.DataFrame([
-        row("nanoGPT AttnOnly's joint collapse", "paper shape", "HOLDS"),
-        row("layer-0 gradient starvation", "paper shape", "HOLDS", partial=((300, 3000),)),
-        row("AttnOnly's 10M level", "paper shape", "HOLDS"),
-        row("the order of hidden-state growth", "paper shape", "NOT TESTED"),
-        row("that runtime gains are equivalent", "stand-in", "CONTRADICTED"),
-        row("the 10M asymmetry", "stand-in", "HOLDS"),
-        row("the 124M ordering", "stand-in", "NOT TESTABLE HERE"),
-        row("AttnOnly's seed sensitivity at 124M", "stand-in", "NOT TESTABLE HERE"),
-        row("cross-position routing", "stand-in", "NOT TESTABLE HERE"), *extra])
+    return pd.DataFrame(
+        [
+            row("nanoGPT AttnOnly's joint collapse", "paper shape", "HOLDS"),
+            row("layer-0 gradient starvation", "paper shape", "HOLDS", partial=((300, 3000),)),
+            row("AttnOnly's 10M level", "paper shape", "HOLDS"),
+            row("the order of hidden-state growth", "paper shape", "NOT TESTED"),
+            row("that runtime gains are equivalent", "stand-in", "CONTRADICTED"),
+            row("the 10M asymmetry", "stand-in", "HOLDS"),
+            row("the 124M ordering", "stand-in", "NOT TESTABLE HERE"),
+            row("AttnOnly's seed sensitivity at 124M", "stand-in", "NOT TESTABLE HERE"),
+            row("cross-position routing", "stand-in", "NOT TESTABLE HERE"),
+            *extra,
+        ]
+    )
 
 
 def finding(verdict="NOT TESTED", stand_in="HOLDS (`cpu` stand-in): both named"):
-    return pd.Series(row("the first steps' learning rate", "paper shape", verdict, stand_in=stand_in))
+    return pd.Series(
+        row("the first steps' learning rate", "paper shape", verdict, stand_in=stand_in)
+    )
 
 
 AUDIT = pd.DataFrame({"finding": ["f1", "f2", "f3"]})
@@ -38,8 +56,12 @@ AUDIT = pd.DataFrame({"finding": ["f1", "f2", "f3"]})
 def test_the_answer_first_then_the_tally_by_scale_then_the_six_parts_in_order():
     text = F.summary(card(), finding(), AUDIT, COMPUTE)
     paragraphs = text.split("\n\n")
-    assert paragraphs[0].startswith("**At the paper's") and paragraphs[0] == f"**{F.answer(card(), finding())}**"
-    assert paragraphs[1] == F.tally_by_scale(card())  # on the first screen with the answer (tests/test_browser.py)
+    assert (
+        paragraphs[0].startswith("**At the paper's")
+        and paragraphs[0] == f"**{F.answer(card(), finding())}**"
+    )
+    # on the first screen with the answer (tests/test_browser.py)
+    assert paragraphs[1] == F.tally_by_scale(card())
     assert [p.split(".**")[0].lstrip("*") for p in paragraphs[2:]] == list(F.PARTS)
     for p in paragraphs[2:]:  # one to three sentences a part, its name aside
         assert 1 <= len(F.sentences(p.split(".** ", 1)[1])) <= 3, p
@@ -47,9 +69,14 @@ def test_the_answer_first_then_the_tally_by_scale_then_the_six_parts_in_order():
 
 @pytest.mark.parametrize("verdict", ["HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED"])
 def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
-    # the longest cards this page can meet: every paper-shape claim holding, with long names; every verdict of the
-    # finding, with the stand-in's beside it or without
-    long = card(*(row(f"a claim with a rather long name number {i}", "paper shape", "HOLDS") for i in range(4)))
+    # the longest cards this page can meet: every paper-shape claim holding, with long names; every
+    # verdict of the finding, with the stand-in's beside it or without
+    long = card(
+        *(
+            row(f"a claim with a rather long name number {i}", "paper shape", "HOLDS")
+            for i in range(4)
+        )
+    )
     for c in (card(), long, long.assign(verdict=verdict)):
         for beside in ("HOLDS (cpu)", ""):
             text = F.summary(c, finding(verdict, beside), AUDIT, COMPUTE)
@@ -61,28 +88,50 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
     text = F.answer(card(), finding())
     assert text.startswith("At the paper's") and len(text.split()) <= LIMIT
     head, cannot, puzzles = text.split("; ")
-    # the paper-shape claims that hold, named; the 10M asymmetry holds only at a stand-in and is not among them
-    assert "the joint collapse" in head and "gradient starvation" in head and "asymmetry" not in head
-    assert "the 124M ordering" in cannot and "routing" in cannot and cannot.endswith("cannot be tested here")
-    # the puzzles follow the finding: at the stand-in only while the paper's shape has not decided it
+    # the paper-shape claims that hold, named; the 10M asymmetry holds only at a
+    # stand-in and is not among them
+    assert (
+        "the joint collapse" in head and "gradient starvation" in head and "asymmetry" not in head
+    )
+    assert (
+        "the 124M ordering" in cannot
+        and "routing" in cannot
+        and cannot.endswith("cannot be tested here")
+    )
+    # the puzzles follow the finding: at the stand-in only while the
+    # paper's shape has not decided it
     assert puzzles.startswith("at a stand-in")
-    assert F.answer(card(), finding("HOLDS")).endswith("; early learning rates explain both puzzles.")
+    assert F.answer(card(), finding("HOLDS")).endswith(
+        "; early learning rates explain both puzzles."
+    )
     assert "do not explain" in F.answer(card(), finding("CONTRADICTED"))
     assert F.answer(card(), finding("NOT TESTED", "")).endswith("is still open.")
     # too many names for 35 words: they are counted, not cut off
-    long = card(*(row(f"a claim with a rather long name number {i}", "paper shape", "HOLDS") for i in range(4)))
+    long = card(
+        *(
+            row(f"a claim with a rather long name number {i}", "paper shape", "HOLDS")
+            for i in range(4)
+        )
+    )
     assert "7 claims hold" in F.answer(long, finding())
 
 
 def test_the_tally_is_split_by_scale_and_a_stand_ins_contradiction_never_reads_alone():
     text = F.tally_by_scale(card())
-    assert text == ("**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU stand-ins** "
-                    "(5 claims): 1 HOLDS · 1 contradicted at a stand-in · 3 NOT TESTABLE HERE.")
-    # a contradiction at the paper's shape is the word itself, and claims with no run are counted apart
-    moved = card(row("x", "none", "NOT TESTED")).assign(verdict=lambda c: c.verdict.where(
-        c.short != "AttnOnly's 10M level", "CONTRADICTED"))
+    assert text == (
+        "**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU stand-ins** "
+        "(5 claims): 1 HOLDS · 1 contradicted at a stand-in · 3 NOT TESTABLE HERE."
+    )
+    # a contradiction at the paper's shape is the word itself, and claims
+    # with no run are counted apart
+    moved = card(row("x", "none", "NOT TESTED")).assign(
+        verdict=lambda c: c.verdict.where(c.short != "AttnOnly's 10M level", "CONTRADICTED")
+    )
     text = F.tally_by_scale(moved)
-    assert "2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED" in text and "**Not run** (1 claim): 1 NOT TESTED" in text
+    assert (
+        "2 HOLDS · 1 CONTRADICTED · 1 NOT TESTED" in text
+        and "**Not run** (1 claim): 1 NOT TESTED" in text
+    )
     # in the summary's sentences too: "contradicted" at a stand-in always says where
     summary = F.summary(card(), finding(), AUDIT, COMPUTE)
     for sentence in F.sentences(summary):
@@ -93,7 +142,10 @@ def test_the_tally_is_split_by_scale_and_a_stand_ins_contradiction_never_reads_a
 def test_the_results_move_with_the_card():
     results = F.summary_parts(card(), finding("HOLDS", "HOLDS (cpu)"), AUDIT, COMPUTE)["Results"]
     assert "of 4 claims 3 hold and 1 waits for longer runs" in results
-    assert "of 5 claims 1 holds, 1 is contradicted at a stand-in and 3 cannot be tested here" in results
+    assert (
+        "of 5 claims 1 holds, 1 is contradicted at a stand-in and 3 cannot be tested here"
+        in results
+    )
     assert "is HOLDS at the paper's shape and HOLDS at a stand-in" in results
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
@@ -104,6 +156,7 @@ def test_the_results_move_with_the_card():
 def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():
     from lib.book import Verdict
     from lib.claims.verdicts import Claim
+
     c = Claim("CONTRADICTED", "w", name="n", stand_in=True)
     assert c.word == "CONTRADICTED at a stand-in" and "n — CONTRADICTED at a stand-in: w" in c.text
     assert "— **CONTRADICTED** at a stand-in: w" in Verdict(c)._repr_markdown_()
@@ -115,5 +168,6 @@ def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_blo
 
 def test_the_released_stand_in_contradictions_are_marked_in_their_chapters():
     from lib.claims.registry import claims_at
+
     (noise,) = claims_at("fixed_val_batches#reading-the-result")
     assert noise.verdict == "CONTRADICTED" and noise.stand_in

@@ -1,7 +1,8 @@
-"""The limitations page: how the CPU stand-ins depart from the paper's presets (read field by field from
-``lib.engine.config``), and what a run at the paper's scale would cost on the CPU that trained the released runs (the
-presets' arithmetic over the rate those runs measured, ``costs.run_costs``). Nothing here is typed: a preset or a
-run that changes moves the page."""
+"""The limitations page: how the CPU stand-ins depart from the paper's presets (read field by field
+from ``lib.engine.config``), and what a run at the paper's scale would cost on the CPU that trained
+the released runs (the presets' arithmetic over the rate those runs measured, ``costs.run_costs``).
+Nothing here is typed: a preset or a run that changes moves the page."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -15,24 +16,31 @@ from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
 
 
 def comparisons() -> list[tuple[str, str, str]]:
-    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order (a chapter's earlier
-    stand-ins before its own), then the stand-ins the 124M search's probes are presets of
-    (``plans.SEARCH_STAND_INS``)."""
-    found = [(scale, s.paper_scale, s.impl) for s in CHAPTERS.values() for scale in (*s.earlier, s.stand_in)]
+    """(stand-in, paper scale, implementation) of the chapters, each once, in the chapters' order (a
+    chapter's earlier stand-ins before its own), then the stand-ins the 124M search's probes are
+    presets of (``plans.SEARCH_STAND_INS``)."""
+    found = [
+        (scale, s.paper_scale, s.impl)
+        for s in CHAPTERS.values()
+        for scale in (*s.earlier, s.stand_in)
+    ]
     found += [(scale, "124M", "residualgpt") for scale in plans.SEARCH_STAND_INS.values()]
     return list(dict.fromkeys(found))
 
 
 def _quietly_built(fn, exp: Experiment):
-    # On the meta device: a 124M model is counted without allocating its weights; fork_rng, because building a
-    # model seeds the global generator (lib.engine.experiment.build_model) and a page's kernel should not notice.
+    # On the meta device: a 124M model is counted without allocating its weights; fork_rng,
+    # because building a model seeds the global generator (lib.engine.experiment.build_model) and
+    # a page's kernel should not notice.
     with torch.random.fork_rng(devices=[]), torch.device("meta"):
         return fn(exp)
 
 
 def parameters(exp: Experiment) -> int:
-    """Unique parameters of the experiment's model (a tied embedding once), as ``GPT.num_params`` counts them."""
+    """Unique parameters of the experiment's model (a tied embedding once), as
+    ``GPT.num_params`` counts them."""
     from ..engine.model import GPT
+
     return _quietly_built(lambda e: GPT(e.model).num_params(), exp)
 
 
@@ -41,46 +49,78 @@ def tokens_per_run(exp: Experiment) -> int:
 
 
 def flops_per_token(exp: Experiment) -> float:
-    """Training FLOPs per token, ``bench.step_flops``'s accounting (6 per weight, plus attention's scores)."""
+    """Training FLOPs per token, ``bench.step_flops``'s accounting (6 per
+    weight, plus attention's scores)."""
     return _quietly_built(step_flops, exp) / (exp.train.tokens_per_step * exp.model.block_size)
 
 
 def _shown(v) -> str:
-    return f"{v:g}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+    return (
+        f"{v:g}"
+        if isinstance(v, float)
+        else f"{v:,}"
+        if isinstance(v, int) and not isinstance(v, bool)
+        else str(v)
+    )
 
 
 def stand_in_departures() -> pd.DataFrame:
-    """For each stand-in a chapter trains (``comparisons``): every preset field whose value differs from the paper
-    preset it stands in for, both values side by side, then what the differences add up to (parameters, tokens
-    trained per run)."""
+    """For each stand-in a chapter trains (``comparisons``): every preset field whose value differs
+    from the paper preset it stands in for, both values side by side, then what the differences add
+    up to (parameters, tokens trained per run)."""
     rows = []
     for stand_in, paper, impl in comparisons():
         p, s = get_preset(paper, impl), get_preset(stand_in, impl)
         label = f"{stand_in} for {paper} ({IMPL_NAMES[impl]})"
-        rows += [{"stand-in": label, "field": k, "paper's preset": _shown(a), "stand-in's value": _shown(b)}
-                 for k, (a, b) in departures(s, p).items()]
-        rows += [{"stand-in": label, "field": name, "paper's preset": f"{f(p):,}", "stand-in's value": f"{f(s):,}"}
-                 for name, f in (("parameters", parameters), ("tokens per run", tokens_per_run))]
+        rows += [
+            {
+                "stand-in": label,
+                "field": k,
+                "paper's preset": _shown(a),
+                "stand-in's value": _shown(b),
+            }
+            for k, (a, b) in departures(s, p).items()
+        ]
+        rows += [
+            {
+                "stand-in": label,
+                "field": name,
+                "paper's preset": f"{f(p):,}",
+                "stand-in's value": f"{f(s):,}",
+            }
+            for name, f in (("parameters", parameters), ("tokens per run", tokens_per_run))
+        ]
     return pd.DataFrame(rows, columns=["stand-in", "field", "paper's preset", "stand-in's value"])
 
 
 def planned_at(scale: str) -> int:
-    """How many runs the chapters train at a paper scale: their plans at that scale, each experiment once."""
-    return len(plans.unique([e for name, spec in CHAPTERS.items() if spec.paper_scale == scale
-                             for e in PLAN_FOR[name](scale)]))
+    """How many runs the chapters train at a paper scale: their plans at
+    that scale, each experiment once."""
+    return len(
+        plans.unique(
+            [
+                e
+                for name, spec in CHAPTERS.items()
+                if spec.paper_scale == scale
+                for e in PLAN_FOR[name](scale)
+            ]
+        )
+    )
 
 
 def measured_rates(costs: pd.DataFrame) -> pd.Series:
-    """Training tokens/s of the released runs at the paper's 10M shape (evaluations excluded), on this CPU."""
+    """Training tokens/s of the released runs at the paper's 10M shape
+    (evaluations excluded), on this CPU."""
     at = costs[(costs.scale == "10M") & costs.tokens_per_s.notna()]
     return at.tokens_per_s.astype(float)
 
 
 def paper_scale_cost(costs: pd.DataFrame) -> pd.DataFrame:
-    """What one run of each paper preset, and the runs the chapters plan at it, would take on the CPU that trained
-    the released 10M runs: its training FLOPs over the FLOP rate those runs reached (their tokens/s times the 10M
-    preset's FLOPs per token), at the fastest run (the closest to an idle machine) and at the median. Training
-    only: evaluations add to it. NaN where no 10M run is released."""
+    """What one run of each paper preset, and the runs the chapters plan at it, would take on the
+    CPU that trained the released 10M runs: its training FLOPs over the FLOP rate those runs
+    reached (their tokens/s times the 10M preset's FLOPs per token), at the fastest run (the
+    closest to an idle machine) and at the median. Training only: evaluations add to it. NaN
+    where no 10M run is released."""
     rates = measured_rates(costs)
     fastest, median = (rates.max(), rates.median()) if len(rates) else (float("nan"), float("nan"))
     base = flops_per_token(get_preset("10M"))
@@ -89,68 +129,138 @@ def paper_scale_cost(costs: pd.DataFrame) -> pd.DataFrame:
         e = get_preset(scale)
         # the run's work in 10M tokens: a 124M token costs flops_per_token(124M) / base of them
         ratio = flops_per_token(e) / base
-        seconds_fast, seconds_median = tokens_per_run(e) * ratio / fastest, tokens_per_run(e) * ratio / median
-        rows.append({"paper's preset": scale, "steps": e.train.max_steps, "tokens per run": tokens_per_run(e),
-                     "FLOPs per token, relative to 10M": ratio, "hours per run": seconds_fast / 3600,
-                     "hours per run at the median rate": seconds_median / 3600, "runs planned": planned_at(scale),
-                     "days for the planned runs": planned_at(scale) * seconds_fast / 86400})
+        seconds_fast, seconds_median = (
+            tokens_per_run(e) * ratio / fastest,
+            tokens_per_run(e) * ratio / median,
+        )
+        rows.append(
+            {
+                "paper's preset": scale,
+                "steps": e.train.max_steps,
+                "tokens per run": tokens_per_run(e),
+                "FLOPs per token, relative to 10M": ratio,
+                "hours per run": seconds_fast / 3600,
+                "hours per run at the median rate": seconds_median / 3600,
+                "runs planned": planned_at(scale),
+                "days for the planned runs": planned_at(scale) * seconds_fast / 86400,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def paper_scale_shown(cost: pd.DataFrame) -> pd.DataFrame:
-    """``paper_scale_cost`` as the page shows it, every number formatted here so that the test of the built page
-    can look for the same strings."""
-    return pd.DataFrame({
-        "paper's preset": cost["paper's preset"], "steps": cost.steps.map("{:,}".format),
-        "tokens per run": cost["tokens per run"].map("{:,}".format),
-        "FLOPs per token, relative to 10M": cost["FLOPs per token, relative to 10M"].map("{:.1f}".format),
-        "hours per run (fastest rate)": cost["hours per run"].map("{:,.1f}".format),
-        "hours per run (median rate)": cost["hours per run at the median rate"].map("{:,.1f}".format),
-        "runs the chapters plan": cost["runs planned"],
-        "days for those runs (fastest rate)": cost["days for the planned runs"].map("{:,.0f}".format)})
+    """``paper_scale_cost`` as the page shows it, every number formatted here so that the test of
+    the built page can look for the same strings."""
+    return pd.DataFrame(
+        {
+            "paper's preset": cost["paper's preset"],
+            "steps": cost.steps.map("{:,}".format),
+            "tokens per run": cost["tokens per run"].map("{:,}".format),
+            "FLOPs per token, relative to 10M": cost["FLOPs per token, relative to 10M"].map(
+                "{:.1f}".format
+            ),
+            "hours per run (fastest rate)": cost["hours per run"].map("{:,.1f}".format),
+            "hours per run (median rate)": cost["hours per run at the median rate"].map(
+                "{:,.1f}".format
+            ),
+            "runs the chapters plan": cost["runs planned"],
+            "days for those runs (fastest rate)": cost["days for the planned runs"].map(
+                "{:,.0f}".format
+            ),
+        }
+    )
 
 
 def cannot_test_statement(costs: pd.DataFrame) -> str:
-    """What the released paper-shape runs reached and what the paper's runs would cost here, in two sentences."""
+    """What the released paper-shape runs reached and what the paper's runs
+    would cost here, in two sentences."""
     at = costs[costs.scale == "10M"]
     if at.empty:
-        return "No run at the paper's 10M shape is released, so this CPU's rate at that shape is not measured."
+        return (
+            "No run at the paper's 10M shape is released, so this CPU's rate at that shape is not "
+            "measured."
+        )
     rates, cost = measured_rates(costs), paper_scale_cost(costs).set_index("paper's preset")
-    # a run trained to its budget is whole, not a prefix: counted apart, so that "prefixes" is every one it names
+    # a run trained to its budget is whole, not a prefix: counted apart, so that
+    # "prefixes" is every one it names
     whole = at.steps.astype(int) >= at.max_steps.astype(int)
     part = at[~whole]
     steps, budget = sorted(set(part.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
-    reach = f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}" if steps else ""
+    reach = (
+        f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}" if steps else ""
+    )
     ten, big = cost.loc["10M"], cost.loc["124M"]
     n_whole = int(whole.sum())
-    runs = (f"Of the {len(at)} released runs at the paper's 10M shape, {n_whole} trained all of its" if n_whole
-            else f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained {reach} of its")
+    runs = (
+        f"Of the {len(at)} released runs at the paper's 10M shape, {n_whole} trained all of its"
+        if n_whole
+        else (
+            f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained "
+            f"{reach} of its"
+        )
+    )
     if n_whole:
-        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps" + (
-            f" and {len(part)} are prefixes of it, trained {reach} steps" if len(part) else "")
-                 + f", at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s.")
+        runs += (
+            f" {'/'.join(f'{b:,}' for b in budget)} steps"
+            + (f" and {len(part)} are prefixes of it, trained {reach} steps" if len(part) else "")
+            + f", at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s."
+        )
     else:
-        runs += (f" {'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to {rates.max():,.0f} training "
-                 f"tokens/s.")
-    return " ".join([
-        runs,
-        f"At the fastest of those rates one whole 10M run takes {ten['hours per run']:,.1f} hours, and the",
-        f"{int(ten['runs planned'])} runs the chapters plan at 10M {ten['days for the planned runs']:,.0f} days.",
-        f"One 124M run, {big['tokens per run'] / ten['tokens per run']:,.0f} times the tokens at",
-        f"{big['FLOPs per token, relative to 10M']:.1f} times the FLOPs per token, takes {big['hours per run']:,.0f}",
-        f"hours ({big['hours per run'] / 24:,.0f} days), and the {int(big['runs planned'])} runs of the 124M sweep",
-        f"(Table 5) {big['days for the planned runs'] / 365:,.1f} years."])
+        runs += (
+            f" {'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to "
+            f"{rates.max():,.0f} training tokens/s."
+        )
+    return " ".join(
+        [
+            runs,
+            (
+                "At the fastest of those rates one whole 10M run takes "
+                f"{ten['hours per run']:,.1f} hours, and the"
+            ),
+            (
+                f"{int(ten['runs planned'])} runs the chapters plan at 10M "
+                f"{ten['days for the planned runs']:,.0f} days."
+            ),
+            (
+                f"One 124M run, {big['tokens per run'] / ten['tokens per run']:,.0f} times the "
+                "tokens at"
+            ),
+            (
+                f"{big['FLOPs per token, relative to 10M']:.1f} times the FLOPs per token, takes "
+                f"{big['hours per run']:,.0f}"
+            ),
+            (
+                f"hours ({big['hours per run'] / 24:,.0f} days), and the "
+                f"{int(big['runs planned'])} runs of the 124M sweep"
+            ),
+            f"(Table 5) {big['days for the planned runs'] / 365:,.1f} years.",
+        ]
+    )
 
 
 def summary_compute(costs: pd.DataFrame) -> dict:
-    """The compute the front page's summary states (``front_page.summary_parts``), from ``costs.run_costs``: the
-    released runs, their wall-clock hours, how many at the paper's 10M shape and on a GPU, the threads they ran
-    on (a range where they differ), what one whole 10M run takes at the fastest measured rate, and whether the
-    author's nanoGPT recipe (the 10M preset) trains at a constant rate."""
+    """The compute the front page's summary states (``front_page.summary_parts``), from
+    ``costs.run_costs``: the released runs, their wall-clock hours, how many at the paper's 10M
+    shape and on a GPU, the threads they ran on (a range where they differ), what one whole 10M
+    run takes at the fastest measured rate, and whether the author's nanoGPT recipe (the 10M
+    preset) trains at a constant rate."""
     # "2", or "1 to 2" where the runs differ (a run trained beside other work on one core)
     counts = sorted({int(t) for t in costs.threads.dropna()})
-    threads = "?" if not counts else str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    return dict(runs=len(costs), hours=costs.wall_s.sum() / 3600, at_shape=int((costs.scale == "10M").sum()),
-                gpu=int(costs.device.str.contains("cuda").sum()), threads=threads,
-                whole_hours=float(paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"]),
-                constant=get_preset("10M", "nanogpt").train.schedule == "constant")
+    threads = (
+        "?"
+        if not counts
+        else str(counts[0])
+        if len(counts) == 1
+        else f"{counts[0]} to {counts[-1]}"
+    )
+    return dict(
+        runs=len(costs),
+        hours=costs.wall_s.sum() / 3600,
+        at_shape=int((costs.scale == "10M").sum()),
+        gpu=int(costs.device.str.contains("cuda").sum()),
+        threads=threads,
+        whole_hours=float(
+            paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"]
+        ),
+        constant=get_preset("10M", "nanogpt").train.schedule == "constant",
+    )
