@@ -100,7 +100,7 @@ RELEASED = {
     # claims wait for the five seeds
     "124M ordering and separation": (
         "NOT TESTED",
-        ["AttnOnly 5.766-6.140 (n=3)", "FFNOnly 6.490-6.496 (n=2)", "minimum gap 0.350"],
+        ["AttnOnly 5.766-6.140 (n=3)", "FFNOnly 6.490-6.499 (n=3)", "minimum gap 0.350"],
     ),
     "AttnOnly is seed-sensitive at 124M": ("NOT TESTED", ["AttnOnly 5.766-6.140 (n=3)"]),
     "Cross-position routing (§7.1): with": (
@@ -319,7 +319,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     # nats above No Residual: the 10M stand-in's AttnOnly 1.37-1.43 below it in all 8 seeds, every
     # FFNOnly within 0.001 of it; the joint-collapse stand-in's AttnOnly 0.72-1.01 below (both seeds
     # left the floor); the 124M chosen stand-in's AttnOnly 0.35-0.72 below (seeds 123, 0 and 7 so
-    # far), its FFNOnly 0.004-0.009 above
+    # far), its FFNOnly 0.004-0.013 above
     assert (lo[asym, "stand-in", "AttnOnly"], hi[asym, "stand-in", "AttnOnly"]) == (-1.431, -1.369)
     assert (
         max(abs(v) for k, v in hi.items() if k[1:] == ("stand-in", "FFNOnly") and k[0] != order)
@@ -330,7 +330,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
         -0.715,
     )
     assert (lo[order, "stand-in", "AttnOnly"], hi[order, "stand-in", "AttnOnly"]) == (-0.72, -0.346)
-    assert (lo[order, "stand-in", "FFNOnly"], hi[order, "stand-in", "FFNOnly"]) == (0.004, 0.009)
+    assert (lo[order, "stand-in", "FFNOnly"], hi[order, "stand-in", "FFNOnly"]) == (0.004, 0.013)
     # the paper's own shape against the unigram floor: nanoGPT AttnOnly's whole run, all 3,000
     # steps, 0.003 above it; ResidualGPT AttnOnly's whole run, all 3,000 steps, 1.758 below (its
     # 20 fixed batches' floor, 3.346)
