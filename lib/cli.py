@@ -331,13 +331,13 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=[8],
         metavar="B",
-        help="micro-batch sizes timed beside the whole batch at the 10M shape (default 8)",
+        help="micro-batch sizes timed beside the whole batch in the step-cost table (default 8)",
     )
     b.add_argument(
         "--impl",
         choices=IMPLS,
         default=DEFAULT_IMPL,
-        help=f"the implementation whose 10M AttnOnly step is timed (default {DEFAULT_IMPL})",
+        help=f"the implementation whose AttnOnly step is timed (default {DEFAULT_IMPL})",
     )
     # The throughput table times bf16 too, which at the 10M batch takes
     # minutes a step on an AVX2 CPU.
@@ -649,7 +649,16 @@ def main(argv=None) -> int:
             from .engine.experiment import check_fits
             from .engine.train import check_micro_batch, resolve_device
 
+            # The step is set against an fp32 matmul rate: a preset that trains in bf16 (124M)
+            # would read as a utilisation of nothing, so it is refused, not timed.
+            fp32 = [s for s in SCALES if get_preset(s, args.impl).train.precision == "fp32"]
             for scale in timed:
+                if scale not in fp32:
+                    raise ConfigError(
+                        f"--scales {scale}: the step-cost table times fp32 steps against an fp32 "
+                        f"matmul rate, and {scale} trains in "
+                        f"{get_preset(scale, args.impl).train.precision}; valid: {', '.join(fp32)}"
+                    )
                 for b in args.micro_batches:
                     check_micro_batch(b, get_preset(scale, args.impl, "AttnOnly").train.batch_size)
             # as train: a step that cannot fit

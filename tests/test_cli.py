@@ -205,6 +205,8 @@ def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_re
             "must divide the batch size 8",
         ),
         (("--scales", "cpu", "--rounds", "3"), "--rounds applies to the step-cost table"),
+        # 124M trains in bf16: its step against an fp32 matmul rate would be no utilisation
+        (("--step-cost-only", "--scales", "124M"), "124M trains in bf16; valid: cpu, cpu-bpe"),
     ):
         r = cli("bench", *args)
         assert r.returncode == 2 and said in r.stderr

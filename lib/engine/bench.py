@@ -254,7 +254,7 @@ def step_cost(
     )
     # A micro-batch as large as the batch is the whole batch again (a
     # stand-in's batch of 8): timed once.
-    micro_batches = [b for b in micro_batches if b < exp.train.batch_size]
+    micro_batches = [b for b in micro_batches if b != exp.train.batch_size]
     # Lambdas, so each loop builds its model only in its turn.
     loops = [
         ("plain full-batch loop", None, lambda: bare_loop_tokens_per_s(exp, steps, device)),
