@@ -329,14 +329,12 @@ def parser() -> argparse.ArgumentParser:
         "--micro-batches",
         nargs="+",
         type=int,
-        default=[8],
         metavar="B",
         help="micro-batch sizes timed beside the whole batch in the step-cost table (default 8)",
     )
     b.add_argument(
         "--impl",
         choices=IMPLS,
-        default=DEFAULT_IMPL,
         help=f"the implementation whose AttnOnly step is timed (default {DEFAULT_IMPL})",
     )
     # The throughput table times bf16 too, which at the 10M batch takes
@@ -352,7 +350,6 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--rounds",
         type=int,
-        default=1,
         help=(
             "time the step-cost loops this many times in turn and print each one's median and "
             "range (default 1)"
@@ -639,11 +636,24 @@ def main(argv=None) -> int:
             # throughput table: --scales.
             scales = args.scales or (["10M"] if args.step_cost_only else ["10M", "cpu"])
             timed = scales if args.step_cost_only else [s for s in scales if s == "10M"]
-            if not timed and args.rounds != 1:
-                raise ConfigError(
-                    f"--rounds applies to the step-cost table, which --scales {' '.join(scales)} "
-                    f"does not time: add 10M to --scales, or use --step-cost-only"
+            # The step-cost table's own options are refused, not dropped, where no table is timed.
+            given = [
+                flag
+                for flag, value in (
+                    ("--rounds", args.rounds),
+                    ("--micro-batches", args.micro_batches),
+                    ("--impl", args.impl),
                 )
+                if value is not None
+            ]
+            if not timed and given:
+                raise ConfigError(
+                    f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the "
+                    f"step-cost table, which --scales {' '.join(scales)} does not time: add 10M "
+                    f"to --scales, or use --step-cost-only"
+                )
+            impl = args.impl or DEFAULT_IMPL
+            micro_batches = [8] if args.micro_batches is None else args.micro_batches
             # What the trainer or the machine would refuse is refused now, not after
             # minutes of timing other loops.
             from .engine.experiment import check_fits
@@ -651,22 +661,22 @@ def main(argv=None) -> int:
 
             # The step is set against an fp32 matmul rate: a preset that trains in bf16 (124M)
             # would read as a utilisation of nothing, so it is refused, not timed.
-            fp32 = [s for s in SCALES if get_preset(s, args.impl).train.precision == "fp32"]
+            fp32 = [s for s in SCALES if get_preset(s, impl).train.precision == "fp32"]
             for scale in timed:
                 if scale not in fp32:
                     raise ConfigError(
                         f"--scales {scale}: the step-cost table times fp32 steps against an fp32 "
                         f"matmul rate, and {scale} trains in "
-                        f"{get_preset(scale, args.impl).train.precision}; valid: {', '.join(fp32)}"
+                        f"{get_preset(scale, impl).train.precision}; valid: {', '.join(fp32)}"
                     )
-                for b in args.micro_batches:
-                    check_micro_batch(b, get_preset(scale, args.impl, "AttnOnly").train.batch_size)
+                for b in micro_batches:
+                    check_micro_batch(b, get_preset(scale, impl, "AttnOnly").train.batch_size)
             # as train: a step that cannot fit
             if not args.step_cost_only and args.batch_size is not None:
                 for scale in scales:
                     check_fits(
                         replace(
-                            get_preset(scale, args.impl, "FullResidual"), batch_size=args.batch_size
+                            get_preset(scale, impl, "FullResidual"), batch_size=args.batch_size
                         ),
                         resolve_device(args.device),
                     )
@@ -674,11 +684,11 @@ def main(argv=None) -> int:
                 print(
                     step_cost(
                         scale,
-                        impl=args.impl,
-                        micro_batches=args.micro_batches,
+                        impl=impl,
+                        micro_batches=micro_batches,
                         steps=args.steps,
                         device=args.device,
-                        rounds=args.rounds,
+                        rounds=1 if args.rounds is None else args.rounds,
                     ).to_markdown(index=False),
                     end="\n\n",
                 )

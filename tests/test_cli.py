@@ -205,6 +205,12 @@ def test_bench_step_cost_only_prints_only_that_table_and_bad_combinations_are_re
             "must divide the batch size 8",
         ),
         (("--scales", "cpu", "--rounds", "3"), "--rounds applies to the step-cost table"),
+        # the table's own options are refused where no table is timed, not dropped
+        (("--scales", "cpu", "--micro-batches", "4"), "--micro-batches applies to the step-cost"),
+        (
+            ("--scales", "cpu", "--impl", "nanogpt", "--rounds", "2"),
+            "--rounds and --impl apply to the step-cost table",
+        ),
         # 124M trains in bf16: its step against an fp32 matmul rate would be no utilisation
         (("--step-cost-only", "--scales", "124M"), "124M trains in bf16; valid: cpu, cpu-bpe"),
     ):
