@@ -417,9 +417,9 @@ def _screenshots():
 
 @pytest.fixture(scope="module")
 def every_page_at_1400_px(site, browser):
-    """Each chapter loaded once at a 1,400 px window, and what the two checks below read from it:
-    the overflows scripts/screenshots.py looks for, and each plotly figure's caption number
-    (one load per page, not two)."""
+    """Each chapter loaded once at a 1,400 px window, and what the three checks below read from it:
+    the overflows scripts/screenshots.py looks for, each plotly figure's caption number and each
+    image's size (one load per page, not three)."""
     shots = _screenshots()
     browser.set_window_size(1400, 1000)
     try:
@@ -432,7 +432,11 @@ def every_page_at_1400_px(site, browser):
                   const cap = fig && fig.querySelector('figcaption .caption-number');
                   return [d.id, cap ? cap.textContent.trim() : null];
                 });""")
-            found[page] = (browser.execute_script(shots.OVERFLOW_JS), captions)
+            found[page] = (
+                browser.execute_script(shots.OVERFLOW_JS),
+                captions,
+                browser.execute_script(IMAGE_SIZES),
+            )
         return found
     finally:
         browser.set_window_size(1280, 1400)
@@ -441,14 +445,14 @@ def every_page_at_1400_px(site, browser):
 def test_no_table_or_output_overflows_at_1400_px(every_page_at_1400_px):
     """What scripts/screenshots.py checks on every chapter: at a 1,400 px window the page does not
     scroll sideways and no table or output is wider than its box."""
-    problems = {page: over for page, (over, _) in every_page_at_1400_px.items() if over}
+    problems = {page: over for page, (over, _, _) in every_page_at_1400_px.items() if over}
     assert not problems, problems
 
 
 def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400_px):
     figures = [
         (page, div_id, cap)
-        for page, (_, caps) in every_page_at_1400_px.items()
+        for page, (_, caps, _) in every_page_at_1400_px.items()
         for div_id, cap in caps
     ]
     missing = [
@@ -457,6 +461,43 @@ def test_every_plotly_figure_on_a_page_has_a_numbered_caption(every_page_at_1400
         if not (cap and cap.startswith("Book fig."))
     ]
     assert len(figures) >= 7 and not missing, missing
+
+
+# Each image in a chapter: its figure's caption number (or its file), the size it is drawn at, the
+# width its inline style asks for and its PNG's own size. The page has loaded (open_page), so every
+# image has its natural size.
+IMAGE_SIZES = """
+return [...document.querySelectorAll('main img')].map(img => {
+  const cap = img.closest('figure')?.querySelector('figcaption .caption-number');
+  const box = img.getBoundingClientRect();
+  return {name: cap ? cap.textContent.trim() : img.getAttribute('src'), width: box.width,
+          height: box.height, styled: parseFloat(img.style.width) || null,
+          natural_width: img.naturalWidth, natural_height: img.naturalHeight};
+});
+"""
+
+
+def test_every_image_keeps_its_shape_at_1400_px(every_page_at_1400_px):
+    """A figure wider than the text column is drawn narrower, and its height follows: each image's
+    height-to-width ratio is its PNG's, within 2%. myst-nb's inline style fixes both width and
+    height; without book/static/custom.css's height: auto the column narrowed only the width
+    (figures drawn up to 2.04 times too tall)."""
+    images = [(page, img) for page, (_, _, imgs) in every_page_at_1400_px.items() for img in imgs]
+
+    def stretch(img):  # drawn height-to-width over the PNG's own; an image not drawn or loaded: 0
+        if not (img["width"] and img["natural_width"]):
+            return 0.0
+        natural = img["natural_height"] / img["natural_width"]
+        return img["height"] / img["width"] / natural
+
+    stretched = [
+        f"{page} {img['name']}: x{stretch(img):.2f}"
+        for page, img in images
+        if abs(stretch(img) - 1) > 0.02
+    ]
+    # the case that stretched them: a figure the column draws narrower than its style's width
+    narrowed = [img for _, img in images if img["styled"] and img["width"] < img["styled"] - 1]
+    assert len(images) >= 15 and narrowed and not stretched, stretched
 
 
 # Every word of every table header in one piece: a header narrower than its longest word breaks it
