@@ -14,6 +14,10 @@ ifneq ($(wildcard $(SHARED)/tiktoken-cache),)
 export TIKTOKEN_CACHE_DIR ?= $(SHARED)/tiktoken-cache
 endif
 export PATH := $(abspath $(VENV))/bin:$(PATH)
+# The chapters' kernels start in book/, where lib is not on their path: without this they import lib
+# through the venv's editable install, i.e. from whichever checkout ran `pip install -e` (a second
+# worktree sharing the venv would build and check the other checkout's lib and runs/).
+export PYTHONPATH := $(abspath .)$(if $(PYTHONPATH),:$(PYTHONPATH))
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: book test install assets browser lint unit notebooks papermill-check
