@@ -317,6 +317,16 @@ class Chapter(RunSet):
             )
             for c in cmds:
                 print("  " + c)
+        if twins := self.twin_lines():
+            budget = self.experiments()[0].train.max_steps
+            print(
+                f"{len(twins)} of the {len(self.experiments()) - len(cmds)} present are the "
+                "search's probe runs: the same runs, trained before the stand-in was a preset "
+                "(every setting equal but the length of the run, which changes nothing before step "
+                f"{budget:,}, where each stopped):"
+            )
+            for line in twins:
+                print("  " + line)
         if out:
             print(f"{len(out)} finished run(s) left out of the tables and verdicts below:")
             for line in out:

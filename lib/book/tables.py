@@ -24,7 +24,8 @@ from ..engine.config import (
 )
 from ..engine.host import ROOT
 from ..engine.results import FINISHED, pooled, summaries_of
-from ..engine.runs import RUNS_DIR, RunDir, run_path
+from ..engine.runs import RUNS_DIR, RunDir
+from ..engine.twins import released_run
 from .headers import header
 
 
@@ -346,7 +347,7 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     ``python -m lib report`` prints it."""
     rows, unfinished, invalid = [], [], []
     for e in exps:
-        rd = RunDir(run_path(e, runs_dir))
+        rd = released_run(e, runs_dir)  # or the search probe's run that is the same run
         # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable"
         # goes on to ``problems``, which names the file: one damaged run never stops the report.
         # status and problems never raise
@@ -513,7 +514,7 @@ def cross_scale_table() -> pd.DataFrame:
             our_scale, exps = ours_for[(scale, impl, phase)]
             # Released runs only, no chapter floor: escape steps as each run recorded
             # them. asymmetry() pools inside.
-            summ = summaries_of((e, RunDir(run_path(e, RUNS_DIR)), "released") for e in exps)
+            summ = summaries_of((e, released_run(e, RUNS_DIR), "released") for e in exps)
             a = asymmetry(summ)
             attn = summ[summ.config == "AttnOnly"]
             # "none yet": the row is kept, so the table shows which of Table

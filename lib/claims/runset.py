@@ -31,6 +31,7 @@ from ..engine.results import (
 )
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from ..engine.thresholds import NOISE_BATCHES, judged_floor
+from ..engine.twins import TwinRun, released_run
 from . import fixed_val_batches, gain_confound
 
 
@@ -213,7 +214,8 @@ class RunSet:
         # Released first, then retrained: _table_runs lets a retrained run take the
         # place of its released twin.
         for exp in self.experiments():
-            yield exp, RunDir(run_path(exp, self.released_dir)), "released"
+            # its own directory, or the search probe's run that is the same run (engine.twins)
+            yield exp, released_run(exp, self.released_dir), "released"
         for exp in self.retrain_experiments():
             yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
 
@@ -266,6 +268,15 @@ class RunSet:
         """Commands that produce the released runs this chapter shows but that are not finished."""
         # released only: a retrained seed is the reader's to train, not a gap in the release
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
+
+    def twin_lines(self) -> list[str]:
+        """The released runs read from another directory, the search probe's run that is the same
+        run (``lib.engine.twins``), each as ``its own path: read from the probe's``."""
+        return [
+            f"{run_path(e, '.')}: read from {rd.path.relative_to(self.released_dir)}"
+            for e, rd, src in self._located()
+            if src == "released" and isinstance(rd, TwinRun)
+        ]
 
     def left_out_lines(self) -> list[str]:
         """The finished runs left out of the tables and verdicts, each with why (a file that
@@ -360,6 +371,4 @@ class RunSet:
 
 def released(exps, released_dir=None) -> pd.DataFrame:
     # no floor given: escape steps as each run recorded them, against its own split's unigram floor
-    return summaries_of(
-        (e, RunDir(run_path(e, released_dir or RUNS_DIR)), "released") for e in exps
-    )
+    return summaries_of((e, released_run(e, released_dir or RUNS_DIR), "released") for e in exps)
