@@ -406,13 +406,15 @@ def _fit(candidates: list[str], limit: int = 35) -> str:
 def _puzzles(finding: pd.Series) -> str:
     """What explains the two puzzles, as far as the finding's verdicts carry it: its own at the
     paper's shape, else the stand-in's beside it."""
+    # At a stand-in only a candidate ("may"): the stand-in's rates are not the paper's, and there
+    # Phase 2's rate frees AttnOnly (schedule_seeds.rate_reading, beside the finding's row).
     beside = _word(finding.stand_in or "")
     if finding.verdict == "HOLDS":
         return "early learning rates explain both puzzles"
     if finding.verdict == "CONTRADICTED":
         return "early learning rates do not explain the puzzles"
     if beside == "HOLDS":
-        return "at a stand-in, early learning rates explain both puzzles"
+        return "at a stand-in, early learning rates may explain both puzzles"
     return "what explains the two puzzles is still open"
 
 
@@ -483,7 +485,7 @@ def summary_parts(
         )
         + (
             (
-                "; the nanoGPT and Phase-2 notebooks train at a constant rate where Table 1 lists "
+                "; the Phase-2 notebook trains at a constant rate, where Table 1 gives ResidualGPT "
                 "a warm-up."
             )
             if compute.get("constant")
