@@ -365,8 +365,11 @@ def test_the_lead_figure_sets_each_claim_beside_the_paper_with_the_paper_shape_f
     assert set(
         rows[rows.source == "stand-in"].label.str.extract(r"(cpu(?:-bpe(?:-ramp)?)? stand-in)")[0]
     ) == {"cpu stand-in", f"{plans.STAND_IN_124M} stand-in"}
-    # each claim's verdict is the card's
-    assert set(rows.verdict.str.split(" [(]").str[0]) <= set(card.verdict)
+    # each claim's verdict is the card's, and one that rests on a stand-in says so
+    own = rows.verdict.str.split(" [(]").str[0]
+    assert set(own.str.removesuffix(" at a stand-in")) <= set(card.verdict)
+    assert (own.str.endswith(" at a stand-in") == (rows.scale == "stand-in")).all()
+    assert rows.scale.eq("stand-in").any() and rows.scale.eq("paper shape").any()
     fig = plots.lead_figure(rows)
     texts = [t.get_text() for t in fig.axes[0].texts]
     # a NOT TESTABLE HERE stand-in is written over, not drawn as points at 0

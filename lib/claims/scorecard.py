@@ -100,7 +100,8 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
     rows = []
     for name, shorts, ref, phase, chapter, impl in LEAD_GROUPS:
         claim = card[card.short.isin(shorts)].iloc[0]
-        shown = claim.verdict + (
+        # a verdict that rests on a stand-in says so, as on the card (the 10M asymmetry's)
+        shown = (at_a_stand_in(claim.verdict) if claim.scale == "stand-in" else claim.verdict) + (
             f" ({at_a_stand_in(claim.stand_in.split(' (')[0])})" if claim.stand_in else ""
         )
         group = dict(
