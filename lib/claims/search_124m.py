@@ -396,8 +396,16 @@ def sweep_answer(
     back = left(by["AttnOnly"], floor)
     back = back[back.final_val_loss > floor - ESCAPE_MARGIN]
     if len(back):
+        # Table 5 ranks best losses, and so do the verdicts: such a seed counts by its best
         text += (
-            f" AttnOnly seed {_seeds(back)} left the floor and fell back onto it before the end."
+            f" AttnOnly seed {_seeds(back)} left the floor and fell back onto it before the end; "
+            f"like Table 5, the verdicts rank each run's best loss ("
+            + ", ".join(
+                f"seed {int(r.seed)}: {r.best_val_loss:.3f} at step {int(r.best_step):,}, "
+                f"{r.final_val_loss:.3f} at the end"
+                for r in back.itertuples()
+            )
+            + ")."
         )
     text += (
         f" Table 5's ordering: {order.word}, {order.why}. AttnOnly's seed sensitivity: "
