@@ -845,12 +845,12 @@ def _summary_row(config, best, escape, budget, seed=1337, source="released"):
     }
 
 
-def _probe(*rows, missing=(), applies=True):
+def _probe(*rows, missing=(), applies=True, scale=""):
     from lib.claims.runset import Probe
     from lib.engine.results import histories_of, summaries_of
 
     summaries = pd.DataFrame(list(rows)) if rows else summaries_of([])  # what Chapter.probe gives
-    return Probe(summaries, histories_of([]), list(missing), 1337, applies)
+    return Probe(summaries, histories_of([]), list(missing), 1337, applies, scale)
 
 
 def test_longer_budget_claim_reads_each_probe_beside_its_released_plain_run():
@@ -896,6 +896,17 @@ def test_longer_budget_claim_reads_each_probe_beside_its_released_plain_run():
         6.475,
     )
     assert both.verdict == "CONTRADICTED" and both.facts == {"attn_left": True, "ffn_left": True}
+    # the stand-in it extends is named (at 124M the first one, not the one the chapter reads)
+    named = asymmetry.claim_longer_budget(
+        _probe(
+            _summary_row("AttnOnly", 6.54, None, 2400),
+            _summary_row("FFNOnly", 6.53, None, 2400),
+            scale="cpu-bpe",
+        ),
+        plain,
+        6.475,
+    )
+    assert named.why.startswith("asymmetry at `cpu-bpe`, 2,400 steps") and "`" not in stayed.why
 
 
 def test_longer_budget_claim_does_not_call_an_earlier_escape_a_budget_effect():

@@ -377,8 +377,10 @@ def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
             else "AttnOnly or FFNOnly missing"
         )
     else:
+        # the probe's own stand-in, named: it extends the first one, not the one a chapter reads
+        at = f"`{probe.scale}`, " if probe.scale else ""
         why = (
-            f"asymmetry at {int(a.budget.iloc[0]):,} steps (seed {int(a.seed.iloc[0])} only): "
+            f"asymmetry at {at}{int(a.budget.iloc[0]):,} steps (seed {int(a.seed.iloc[0])} only): "
             + (
                 "AttnOnly left the floor and FFNOnly did not"
                 if a_left and not f_left

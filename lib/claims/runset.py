@@ -106,6 +106,7 @@ class Probe:
     missing: list[str]
     seed: int
     applies: bool
+    scale: str = ""  # the stand-in whose budget it extends (the first one at 124M)
 
 
 @dataclass
@@ -318,6 +319,7 @@ class RunSet:
             missing,
             plans.PAPER_SEED,
             applies=True,
+            scale=self.scale,
         )
 
     def gain_curves(self) -> pd.DataFrame:
