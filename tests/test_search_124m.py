@@ -174,8 +174,8 @@ def test_the_page_names_the_chosen_probe_or_says_none_qualifies():
     shown = S.search_shown(table).set_index("probe")
     assert shown.loc[plans.SEARCH_PROBES[1].name, "qualifies"] == "yes"
     assert (
-        shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly 1337: best (left floor)"]
-        == "6.200 (step 300)"
+        shown.loc[plans.SEARCH_PROBES[1].name, "AttnOnly 1337: best; left the floor at"]
+        == "6.200; step 300"
     )
 
 
@@ -238,8 +238,8 @@ def test_a_run_trained_past_its_probes_stop_is_left_out_not_read_later(tmp_path,
 def test_the_released_search_shows_what_its_runs_hold():
     table = S.search_table()
     shown = S.search_shown(table).set_index("probe").loc["124M warm-up slope"]
-    assert shown["AttnOnly 1337: best (left floor)"] == "5.715 (step 550)"
-    assert shown["AttnOnly 42: best (left floor)"] == "5.820 (step 550)"
+    assert shown["AttnOnly 1337: best; left the floor at"] == "5.715; step 550"
+    assert shown["AttnOnly 42: best; left the floor at"] == "5.820; step 550"
     assert shown["floor"] == "6.475" and "1 thread" in shown["CPU minutes"]
 
 
@@ -349,3 +349,13 @@ def test_the_first_stand_ins_reading_says_why_it_could_not_test_table_5():
     )
     text = S.first_stand_in_reading(summ((6.54, 6.2)), 6.528, "cpu-bpe")
     assert "AttnOnly in 1 of 2" in text and "untestable" not in text
+
+
+def test_the_reading_says_why_the_probes_after_the_chosen_one_were_not_trained():
+    table = S.search_table()
+    text = S.search_reading(table)
+    untrained = int(table["qualifies"].isna().sum())
+    assert untrained and f"The other {untrained} were not trained" in text
+    # every probe decided: nothing left untrained to explain
+    every = table.assign(qualifies=[True] + [False] * (len(table) - 1))
+    assert "were not trained" not in S.search_reading(every)

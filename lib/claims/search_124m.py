@@ -223,9 +223,7 @@ def _loss(v) -> str:
 def _escape(best, step) -> str:
     if best is None or best != best:
         return "not trained"
-    return (
-        f"{best:.3f} (never)" if step is None or step != step else f"{best:.3f} (step {int(step)})"
-    )
+    return f"{best:.3f}; never" if step is None or step != step else f"{best:.3f}; step {int(step)}"
 
 
 def search_shown(table: pd.DataFrame) -> pd.DataFrame:
@@ -241,7 +239,8 @@ def search_shown(table: pd.DataFrame) -> pd.DataFrame:
             "stop": f"{r['stop']:,}",
         }
         for seed in plans.SEARCH_SEEDS:
-            row[f"AttnOnly {seed}: best (left floor)"] = _escape(
+            # the best loss, then where it left the floor (a reader took the step for the best's)
+            row[f"AttnOnly {seed}: best; left the floor at"] = _escape(
                 r[f"AttnOnly {seed} best"], r[f"AttnOnly {seed} escape"]
             )
         row["floor"] = _loss(r["floor"]).replace("not trained", "-")
@@ -299,7 +298,21 @@ def search_reading(table: pd.DataFrame, runs_dir=RUNS_DIR) -> str:
         )
     chosen = choose(table)
     if chosen is not None:
-        return head + body + f" The rule chooses **{chosen}**." + _sweep_status(chosen, runs_dir)
+        # the probes left untrained were not forgotten: the rule's order put the chosen one first
+        rest = n - done
+        skipped = (
+            f" The other {rest} were not trained: the chosen probe qualified and comes first in "
+            "the rule's order, so none of them could be chosen over it, whatever their runs show."
+            if rest
+            else ""
+        )
+        return (
+            head
+            + body
+            + f" The rule chooses **{chosen}**."
+            + skipped
+            + _sweep_status(chosen, runs_dir)
+        )
     if decided(table):
         return (
             head
