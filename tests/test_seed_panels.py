@@ -46,3 +46,15 @@ def test_the_paper_seed_values_are_single_seed_rows_of_that_scale():
     p = paper_seed_values("124M")
     assert set(p.ref) == {"Table 4", "§6.2", "Table 5"} and p.seed.notna().all()
     assert p[(p.config == "AttnOnly") & (p.seed == 123)].value.tolist() == [5.967]
+
+
+def test_four_configurations_sit_two_a_row_with_type_legible_at_the_pages_width():
+    # on a 9.5-inch figure shown 756 px wide, 10 points is about 11 px; four panels in a row
+    # had shrunk the seed labels to 7-8 px
+    h = _hist()
+    h = pd.concat([h, h.assign(config="AttnOnly"), h.assign(config="NoResidual")])
+    fig = plots.seed_panels(h, {"floor": 6.53}, "t", paper_seeds=paper_seed_values("124M"))
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 4 and len({round(ax.get_position().y0, 3) for ax in shown}) == 2
+    assert fig.get_size_inches()[0] <= 9.5
+    assert min(t.get_fontsize() for ax in shown for t in ax.texts) >= 10

@@ -532,8 +532,16 @@ def seed_panels(
     seed, value, ref), written in the panel's corner, not drawn on our axis, since they are another
     scale's losses on other data."""
     configs = [c for c in CONFIGS if c in set(hist.config)] or list(CONFIGS)
-    fig, axes = plt.subplots(1, len(configs), figsize=(3.3 * len(configs), 4.0), squeeze=False)
-    for ax, config in zip(axes[0], configs):
+    # Two panels a row on the page's 9.5-inch width (the lead figure's), so that 10-point labels are
+    # drawn at about 11 px at a 1,400-px window; four in a row shrank them to 7-8 px.
+    ncols = min(2, len(configs))
+    nrows = -(-len(configs) // ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(4.75 * ncols, 4.9 * nrows), squeeze=False, sharex=True
+    )
+    for ax in axes.flat[len(configs) :]:
+        ax.set_visible(False)
+    for ax, config in zip(axes.flat, configs):
         runs = hist[hist.config == config].dropna(subset=["val_loss"])
         ends = []
         for seed, h in runs.groupby("seed"):
@@ -555,7 +563,7 @@ def seed_panels(
                 ax.annotate(
                     label,
                     (step, loss),
-                    fontsize=8,
+                    fontsize=10,
                     xytext=(3, 0),
                     textcoords="offset points",
                     va="center",
@@ -563,6 +571,7 @@ def seed_panels(
                 )
         n = runs.seed.nunique()
         ax.set_title(f"{config} ({n} seed{'s' if n != 1 else ''})", fontsize=11)
+        ax.xaxis.set_tick_params(labelbottom=True)  # every panel keeps its steps
         ax.set_xlabel("step", fontsize=11)
         ax.tick_params(labelsize=10)
         if paper_seeds is not None and len(paper_seeds):
@@ -573,13 +582,14 @@ def seed_panels(
                 )
                 ax.text(
                     0.0,
-                    -0.3,
+                    -0.2,
                     f"{paper_label}:\n{text}",
                     transform=ax.transAxes,
-                    fontsize=9,
+                    fontsize=10,
                     va="top",
                 )
-    axes[0][0].set_ylabel("validation loss (nats/token)", fontsize=11)
+    for row in axes:
+        row[0].set_ylabel("validation loss (nats/token)", fontsize=11)
     names = "; ".join(
         f"{'dotted' if k == 0 else 'dashed'}: {n} {v:.3f}"
         for k, (n, v) in enumerate(floor_lines(floor))
