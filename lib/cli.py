@@ -756,6 +756,8 @@ def main(argv=None) -> int:
                 print(f"  not finished: {path}")
             for problem in totals["invalid"]:
                 print(f"  left out: {problem}")
+            for line in totals["read_from"]:
+                print(f"  the search probe's run: {line}")
         elif args.command == "train":
             from .engine.experiment import run
             from .engine.runs import RunDir, run_path
@@ -770,6 +772,7 @@ def main(argv=None) -> int:
                 _print_summary(summary)
         elif args.command == "sweep":
             from .engine.plans import keeps_weights
+            from .engine.probe_reads import released_run
             from .engine.runs import RunDir, run_path
             from .engine.sweep import shard, spawn_workers, train_queue, without_option
 
@@ -781,7 +784,14 @@ def main(argv=None) -> int:
             if args.dry_run:
                 for i, exp in enumerate(exps, 1):
                     rd = RunDir(run_path(exp, args.runs_dir))
-                    print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}", flush=True)
+                    # as train_queue: a search probe's run of the same experiment is read, not
+                    # trained
+                    read = released_run(exp, args.runs_dir)
+                    print(
+                        f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"
+                        + (f": read from {read.path}" if read.path != rd.path else ""),
+                        flush=True,
+                    )
             elif args.gpus is not None:
                 # '' too: refused by spawn_workers, never a sweep in this one process
                 if args.fast_dropout:  # refused here, not once in every worker

@@ -96,7 +96,7 @@ RELEASED = {
     "10M asymmetry": ("HOLDS", ["AttnOnly 1.908-1.971 (n=8)", "FFNOnly 3.339 (n=8, all seeds)"]),
     "FFNOnly collapses to the No Residual floor": ("HOLDS", ["cpu: FFNOnly - NoResidual -0.0002"]),
     # Table 5 at the stand-in the 124M search chose (cpu-bpe-ramp): AttnOnly off the floor at all
-    # five seeds (seed 1337 the search probe's run, lib.engine.twins; seed 0 fell back onto it),
+    # five seeds (seed 1337 the search probe's run, engine.probe_reads; seed 0 fell back onto it),
     # FFNOnly on it at the four trained (1337 the probe's); both claims wait for FFNOnly seed 42
     "124M ordering and separation": (
         "NOT TESTED",

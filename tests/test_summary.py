@@ -188,5 +188,9 @@ def test_the_constant_rate_named_is_the_phase2_notebooks_as_its_recipe_records_i
         lambda: recipes.assign(value=recipes.value.mask(at, "cosine")),
     )
     assert not limitations.phase2_constant()
+    # a missing row is an error, not a sentence dropped without a word
+    monkeypatch.setattr(limitations, "author_recipes", lambda: recipes[~at])
+    with pytest.raises(ValueError, match="0 'schedule' rows"):
+        limitations.phase2_constant()
     said = F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[5]]
     assert "the Phase-2 notebook trains at a constant rate" in said and "nanoGPT" not in said

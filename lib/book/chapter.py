@@ -317,15 +317,22 @@ class Chapter(RunSet):
             )
             for c in cmds:
                 print("  " + c)
-        if twins := self.twin_lines():
+        if read := self.probe_run_lines():
             budget = self.experiments()[0].train.max_steps
             print(
-                f"{len(twins)} of the {len(self.experiments()) - len(cmds)} present are the "
-                "search's probe runs: the same runs, trained before the stand-in was a preset "
-                "(every setting equal but the length of the run, which changes nothing before step "
-                f"{budget:,}, where each stopped):"
+                f"{len(read)} of the {len(self.experiments()) - len(cmds)} present are read from "
+                "the search's probe runs: the same experiments, trained before the stand-in was a "
+                "preset (every setting equal but the length of the run, which changes nothing "
+                f"before step {budget:,}, where each stopped):"
             )
-            for line in twins:
+            for line in read:
+                print("  " + line)
+        if both := self.both_ways_lines():
+            print(
+                "Trained both ways, the sweep's own and the search's probe run, on two hosts (the "
+                "same experiment, another CPU's arithmetic); the sweep's own is read:"
+            )
+            for line in both:
                 print("  " + line)
         if out:
             print(f"{len(out)} finished run(s) left out of the tables and verdicts below:")

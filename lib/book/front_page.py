@@ -425,7 +425,7 @@ def summary_parts(
     claims), the book's own finding (its row), the audit of the author's notebooks (``findings``)
     and ``compute``: ``runs``, ``hours``, ``at_shape`` (runs at the paper's 10M shape), ``threads``,
     ``gpu`` (runs on a GPU), ``whole_hours`` (one whole 10M run here) and ``constant`` (whether the
-    author's nanoGPT recipe trains at a constant rate)."""
+    author's Phase-2 notebook trains at a constant rate)."""
     shape, stand = card[card.scale == "paper shape"], card[card.scale == "stand-in"]
     # every run behind the claim trained whole (none still short of its budget, ``Row.partial``)
     whole = (

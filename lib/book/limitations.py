@@ -277,4 +277,9 @@ def phase2_constant() -> bool:
     warm-up and cosine (nanoGPT's constant rate is Table 1's own)."""
     r = author_recipes()
     schedule = r[(r.notebook == PHASE2_NOTEBOOK) & (r.field == "schedule")].value
-    return bool(len(schedule)) and schedule.iloc[0].startswith("constant")
+    if len(schedule) != 1:  # the front page's sentence would go without a word
+        raise ValueError(
+            f"data/author_recipes.csv has {len(schedule)} 'schedule' rows for {PHASE2_NOTEBOOK}, "
+            "not 1"
+        )
+    return schedule.iloc[0].startswith("constant")

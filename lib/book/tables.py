@@ -23,9 +23,9 @@ from ..engine.config import (
     off_preset_steps,
 )
 from ..engine.host import ROOT
+from ..engine.probe_reads import ProbeRun, released_run
 from ..engine.results import FINISHED, pooled, summaries_of
-from ..engine.runs import RUNS_DIR, RunDir
-from ..engine.twins import released_run
+from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .headers import header
 
 
@@ -345,9 +345,11 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     and invalid runs). A run whose files are unreadable or do not match its experiment
     (``RunDir.problems``) is listed under ``invalid`` and left out; the report goes on.
     ``python -m lib report`` prints it."""
-    rows, unfinished, invalid = [], [], []
+    rows, unfinished, invalid, read_from = [], [], [], []
     for e in exps:
-        rd = released_run(e, runs_dir)  # or the search probe's run that is the same run
+        rd = released_run(e, runs_dir)  # or the search probe's run of the same experiment
+        if isinstance(rd, ProbeRun):
+            read_from.append(f"{run_path(e, runs_dir)}: read from {rd.path}")
         # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable"
         # goes on to ``problems``, which names the file: one damaged run never stops the report.
         # status and problems never raise
@@ -398,6 +400,8 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
         "finished": len(df),
         "unfinished": unfinished,
         "invalid": invalid,
+        # the search probe's runs read in place of the plan's own (lib.engine.probe_reads)
+        "read_from": read_from,
         "diverged": [
             f"{r.scale} {r.impl} {r.variant} {r.config} seed {r.seed}"
             + (f" (at step {int(r.diverged_step)})" if pd.notna(r.diverged_step) else "")

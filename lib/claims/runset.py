@@ -19,6 +19,7 @@ import pandas as pd
 from ..engine import plans
 from ..engine.config import CONFIGS, PAPER_SEED, Experiment, get_preset, off_preset_steps, replace
 from ..engine.data import load_corpus
+from ..engine.probe_reads import ProbeRun, probe_run_of, released_run
 from ..engine.results import (
     FINISHED,
     histories_of,
@@ -31,7 +32,6 @@ from ..engine.results import (
 )
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from ..engine.thresholds import NOISE_BATCHES, judged_floor
-from ..engine.twins import TwinRun, released_run
 from . import fixed_val_batches, gain_confound
 
 
@@ -270,14 +270,31 @@ class RunSet:
         # released only: a retrained seed is the reader's to train, not a gap in the release
         return unfinished((e, rd, src) for e, rd, src in self._located() if src == "released")
 
-    def twin_lines(self) -> list[str]:
-        """The released runs read from another directory, the search probe's run that is the same
-        run (``lib.engine.twins``), each as ``its own path: read from the probe's``."""
+    def probe_run_lines(self) -> list[str]:
+        """The released runs read from another directory, the search probe's run of the same
+        experiment (``lib.engine.probe_reads``), each as ``its own path: read from the probe's``."""
         return [
             f"{run_path(e, '.')}: read from {rd.path.relative_to(self.released_dir)}"
             for e, rd, src in self._located()
-            if src == "released" and isinstance(rd, TwinRun)
+            if src == "released" and isinstance(rd, ProbeRun)
         ]
+
+    def both_ways_lines(self) -> list[str]:
+        """The released runs trained both ways, in their own directory and as a search probe's
+        run: the own is read, and the two bests are set side by side (another host's arithmetic,
+        the same experiment)."""
+        out = []
+        for e, rd, src in self._located():
+            probe = probe_run_of(e) if src == "released" and not isinstance(rd, ProbeRun) else None
+            if probe is None or rd.status != "complete":
+                continue
+            other = ProbeRun(run_path(probe, self.released_dir), probe, e)
+            if other.status == "complete" and not other.problems(e):
+                out.append(
+                    f"{e.config_name} seed {e.seed}: best {rd.summary['best_val_loss']:.3f} "
+                    f"(read), {other.summary['best_val_loss']:.3f} as the probe's run"
+                )
+        return out
 
     def left_out_lines(self) -> list[str]:
         """The finished runs left out of the tables and verdicts, each with why (a file that

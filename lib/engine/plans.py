@@ -212,7 +212,7 @@ SEARCH_PROBES = (
 # A probe's stand-in, where one is a preset (lib.engine.config): the same model, data and rates for
 # the probe's budget. Its seed-1337 and seed-42 runs are the probe's (another directory: its
 # max_steps is the 124M's 20,000, stopped at the probe's stop), so Table 5's sweep there reads the
-# four runs the search has instead of training them again (lib.engine.twins).
+# four runs the search has instead of training them again (lib.engine.probe_reads).
 SEARCH_STAND_INS = {"124M warm-up slope": "cpu-bpe-ramp"}
 # The stand-in the 124M chapter reads Table 5 at: the one the search chose (``search_124m.choose``
 # on the released probes; tests/test_search_124m.py pins that they agree). `cpu-bpe`, the first,

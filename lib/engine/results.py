@@ -19,7 +19,8 @@ from .experiment import build_model
 from .files import RunError, load_torch_file
 from .floors import unigram_floor, unigram_floor_on
 from .host import ROOT
-from .runs import RUNS_DIR, RunDir, as_experiment, run_path
+from .probe_reads import released_run
+from .runs import RUNS_DIR, RunDir, as_experiment
 from .thresholds import ESCAPE_MARGIN, escape_step, judged_floor, left_floor
 
 
@@ -362,7 +363,8 @@ def as_released(exps, runs_dir=None):
     # the released ones (lib.book.chapter) and the figures can draw it differently.
     # None: runs/, so a caller can pass "the default" down without naming it
     runs_dir = runs_dir or RUNS_DIR
-    return [(e, RunDir(run_path(e, runs_dir)), "released") for e in exps]
+    # its own directory, or the search probe's run of the same experiment (lib.engine.probe_reads)
+    return [(e, released_run(e, runs_dir), "released") for e in exps]
 
 
 @dataclass

@@ -73,7 +73,7 @@ def train_queue(
     left). ``until`` in ``run_kwargs`` is a step, None, or a function of the experiment (a plan
     whose runs stop at different prefixes)."""
     from .experiment import run
-    from .twins import TwinRun, released_run
+    from .probe_reads import ProbeRun, released_run
 
     runs_dir, until = run_kwargs.get("runs_dir"), run_kwargs.get("until")
     summaries, visited = [], set()
@@ -93,11 +93,11 @@ def train_queue(
                 # afterwards a finished run is done.
                 if not (run_kwargs.get("force") and i not in visited) and is_done(rd, exp, stop):
                     break
-                # The search probe's run that is this run (lib.engine.twins) is not trained again;
-                # --force trains the experiment's own.
+                # A search probe's run of the same experiment (lib.engine.probe_reads) is read in
+                # its place, not trained again; `python -m lib train` trains the experiment's own.
                 if not run_kwargs.get("force") and stop in (None, exp.train.max_steps):
-                    if isinstance(standing := released_run(exp, runs_dir), TwinRun):
-                        log(f"[{i}/{len(exps)}] twin      {rd.path}: read from {standing.path}")
+                    if isinstance(standing := released_run(exp, runs_dir), ProbeRun):
+                        log(f"[{i}/{len(exps)}] probe's   {rd.path}: read from {standing.path}")
                         break
                 visited.add(i)
                 log(
