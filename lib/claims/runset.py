@@ -215,7 +215,7 @@ class RunSet:
         # Released first, then retrained: _table_runs lets a retrained run take the
         # place of its released twin.
         for exp in self.experiments():
-            # its own directory, or the search probe's run that is the same run (engine.twins)
+            # its own directory, or the search probe's run of the experiment (engine.probe_reads)
             yield exp, released_run(exp, self.released_dir), "released"
         for exp in self.retrain_experiments():
             yield exp, RunDir(run_path(exp, self.runs_dir)), "retrained"
