@@ -341,10 +341,11 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
         hi[collapse, "paper shape", "AttnOnly"] == 0.003
         and hi[asym, "paper shape", "AttnOnly"] == -1.758
     )
+    # a verdict decided at a stand-in says so in its band's title
     assert set(rows.groupby("group").verdict.first()) == {
         "HOLDS (CONTRADICTED at a stand-in)",
-        "HOLDS",
-        "NOT TESTED",
+        "HOLDS at a stand-in",
+        "NOT TESTED at a stand-in",
     }
 
 
