@@ -154,7 +154,7 @@ def level_paper_shape(c: Claim, ev: Evidence) -> Row:
         # which no per-seed record is released
         paper=(
             f"{paper_text('Fig. 4', 'AttnOnly')}, Phase 3; the author's record of seed "
-            f"{PAPER_SEED} behind Table 3's mean (Results/10M_ResidualGPT_results.csv): "
+            f"{PAPER_SEED} behind Table 3's mean (the author's 10M ResidualGPT results file): "
             f"{f['author']:.6f} (no per-seed Phase-3 record is released)"
         ),
         ours=ours,
