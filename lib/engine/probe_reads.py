@@ -49,9 +49,11 @@ def probe_run_of(exp: Experiment) -> Experiment | None:
     and seed, stopped at ``exp``'s budget, equal in every field but ``FREE_FIELDS``, on the same
     rate at every step it trains."""
     for name, scale in plans.SEARCH_STAND_INS.items():
+        if scale != exp.scale:  # every other scale, at once
+            continue
         probe = plans.search_probe(name)
         other = plans.probe_runs(probe).get((exp.config_name, exp.seed))
-        if scale != exp.scale or other is None or probe.stop != exp.train.max_steps:
+        if other is None or probe.stop != exp.train.max_steps:
             continue
         a, b = _flat(json.loads(exp.to_json())), _flat(json.loads(other.to_json()))
         if {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)} - set(FREE_FIELDS):
