@@ -669,17 +669,18 @@ def test_the_schedule_seed_runs_released_so_far():
 
 def test_the_escape_maps_warm_up_axis_released_so_far():
     # Issue 60 item 6: AttnOnly at the `cpu` stand-in at depths 6, 8 and 12 against warm-ups of
-    # 100 (the map's own column), 400 and 1,600 steps, seed 1337, 400 steps. So far depth 6: the
-    # gentler warm-ups delay the escape (step 75 and 100 against 50); depth 12, where the map's
-    # AttnOnly never leaves the floor, waits for its runs.
+    # 100 (the map's own column), 400 and 1,600 steps, seed 1337, 400 steps. So far depths 6 and 8:
+    # the gentler warm-ups delay the escape (steps 75 and 100, and 75 and 125, against 50); depth
+    # 12, where the map's AttnOnly never leaves the floor, waits for its runs.
     from lib.claims import escape_map
     from lib.engine import plans
 
     warm, escape = escape_map.escape_warmup_runs(), escape_map.escape_runs()
     preset = plans.get_preset("cpu").train.warmup_steps
     grid = escape_map.escape_warmup_grid(escape.table, warm.table, preset)
-    assert (warm.planned, len(warm.table)) == (6, 2)
+    assert (warm.planned, len(warm.table)) == (6, 4)
     assert grid.loc[6].tolist() == ["step 50", "step 75", "step 100"]
+    assert grid.loc[8].tolist() == ["step 50", "step 75", "step 125"]
     assert grid.at[12, preset] == "never"
     reading = escape_map.escape_warmup_reading(grid, warm.planned, len(warm.table), preset)
-    assert reading.startswith("2 of 6 runs of the warm-up axis trained. A gentler warm-up delays")
+    assert reading.startswith("4 of 6 runs of the warm-up axis trained. A gentler warm-up delays")
