@@ -43,7 +43,7 @@ def test_the_grid_and_its_reading_move_with_the_runs():
     text = E.escape_warmup_reading(g, 6, 2, 100)
     assert (
         "frees" not in text
-        and "delays or prevents the escape at depth 12 (warm-up 400: never" in text
+        and "escape at depth 12 (never at 400, step 150 at 1,600, against step 100 at 100)" in text
     )
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([75.0, 100.0]), 100)
     assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100)

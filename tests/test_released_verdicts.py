@@ -667,21 +667,22 @@ def test_the_schedule_seed_runs_released_so_far():
     )
 
 
-def test_the_escape_maps_warm_up_axis_released_so_far():
+def test_the_escape_maps_warm_up_axis():
     # Issue 60 item 6: AttnOnly at the `cpu` stand-in at depths 6, 8 and 12 against warm-ups of
-    # 100 (the map's own column), 400 and 1,600 steps, seed 1337, 400 steps. So far depths 6 and 8:
-    # the gentler warm-ups delay the escape (steps 75 and 100, and 75 and 125, against 50); depth
-    # 12, where the map's AttnOnly never leaves the floor, stays on it with the 400-step warm-up
-    # too; its 1,600-step run is still training.
+    # 100 (the map's own column), 400 and 1,600 steps, seed 1337, 400 steps. At depths 6 and 8 the
+    # gentler warm-ups delay the escape (steps 75 and 100, and 75 and 125, against 50); at depth
+    # 12, where the map's AttnOnly never leaves the floor, the 400-step warm-up stays on it too and
+    # the 1,600-step one frees it (step 125).
     from lib.claims import escape_map
     from lib.engine import plans
 
     warm, escape = escape_map.escape_warmup_runs(), escape_map.escape_runs()
     preset = plans.get_preset("cpu").train.warmup_steps
     grid = escape_map.escape_warmup_grid(escape.table, warm.table, preset)
-    assert (warm.planned, len(warm.table)) == (6, 5)
+    assert (warm.planned, len(warm.table)) == (6, 6)
     assert grid.loc[6].tolist() == ["step 50", "step 75", "step 100"]
     assert grid.loc[8].tolist() == ["step 50", "step 75", "step 125"]
-    assert grid.at[12, preset] == "never" and grid.at[12, 400] == "never"
+    assert grid.loc[12].tolist() == ["never", "never", "step 125"]
     reading = escape_map.escape_warmup_reading(grid, warm.planned, len(warm.table), preset)
-    assert reading.startswith("5 of 6 runs of the warm-up axis trained. It stays on the floor")
+    assert reading.startswith("6 of 6 runs of the warm-up axis trained. A gentler warm-up frees")
+    assert "depth 12 at a warm-up of 1,600 steps" in reading

@@ -518,15 +518,24 @@ def escape_warmup_reading(
             + ", ".join(map(str, still))
             + "."
         )
-    slower = [
-        f"depth {d} (warm-up {w:,}: {cell(d, w)}, against {cell(d, preset_warmup)})"
+    slower = {
+        d: [
+            f"{cell(d, w)} at {w:,}"
+            for w in gentler
+            if cell(d, w) == "never" or (step(cell(d, w)) or 0) > step(cell(d, preset_warmup))
+        ]
         for d in grid.index
         if step(cell(d, preset_warmup)) is not None
-        for w in gentler
-        if cell(d, w) == "never" or (step(cell(d, w)) or 0) > step(cell(d, preset_warmup))
-    ]
-    if slower:
-        out += " A gentler warm-up delays or prevents the escape at " + "; ".join(slower) + "."
+    }
+    if slower := {d: v for d, v in slower.items() if v}:
+        out += (
+            " A gentler warm-up delays or prevents the escape at "
+            + "; ".join(
+                f"depth {d} ({', '.join(v)}, against {cell(d, preset_warmup)} at {preset_warmup:,})"
+                for d, v in slower.items()
+            )
+            + "."
+        )
     if not any(freed.values()) and not still and not slower:
         out += (
             " No trained cell differs from the preset's warm-up in whether or when AttnOnly leaves "
