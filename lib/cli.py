@@ -772,7 +772,7 @@ def main(argv=None) -> int:
                 _print_summary(summary)
         elif args.command == "sweep":
             from .engine.plans import keeps_weights
-            from .engine.probe_reads import released_run
+            from .engine.probe_reads import ProbeRun, released_run
             from .engine.runs import RunDir, run_path
             from .engine.sweep import shard, spawn_workers, train_queue, without_option
 
@@ -787,11 +787,8 @@ def main(argv=None) -> int:
                     # as train_queue: a search probe's run of the same experiment is read, not
                     # trained
                     read = released_run(exp, args.runs_dir)
-                    print(
-                        f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {rd.path}"
-                        + (f": read from {read.path}" if read.path != rd.path else ""),
-                        flush=True,
-                    )
+                    line = read.read_line() if isinstance(read, ProbeRun) else rd.path
+                    print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {line}", flush=True)
             elif args.gpus is not None:
                 # '' too: refused by spawn_workers, never a sweep in this one process
                 if args.fast_dropout:  # refused here, not once in every worker

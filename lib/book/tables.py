@@ -25,7 +25,7 @@ from ..engine.config import (
 from ..engine.host import ROOT
 from ..engine.probe_reads import ProbeRun, released_run
 from ..engine.results import FINISHED, pooled, summaries_of
-from ..engine.runs import RUNS_DIR, RunDir, run_path
+from ..engine.runs import RUNS_DIR, RunDir
 from .headers import header
 
 
@@ -349,7 +349,7 @@ def release_report(exps, runs_dir=RUNS_DIR) -> tuple[pd.DataFrame, dict]:
     for e in exps:
         rd = released_run(e, runs_dir)  # or the search probe's run of the same experiment
         if isinstance(rd, ProbeRun):
-            read_from.append(f"{run_path(e, runs_dir)}: read from {rd.path}")
+            read_from.append(rd.read_line())
         # Not finished: no summary.json yet, still running, or a prefix stopped early. "unreadable"
         # goes on to ``problems``, which names the file: one damaged run never stops the report.
         # status and problems never raise

@@ -274,7 +274,7 @@ class RunSet:
         """The released runs read from another directory, the search probe's run of the same
         experiment (``lib.engine.probe_reads``), each as ``its own path: read from the probe's``."""
         return [
-            f"{run_path(e, '.')}: read from {rd.path.relative_to(self.released_dir)}"
+            rd.read_line(relative=True)
             for e, rd, src in self._located()
             if src == "released" and isinstance(rd, ProbeRun)
         ]
@@ -288,7 +288,7 @@ class RunSet:
             probe = probe_run_of(e) if src == "released" and not isinstance(rd, ProbeRun) else None
             if probe is None or rd.status != "complete":
                 continue
-            other = ProbeRun(run_path(probe, self.released_dir), probe, e)
+            other = ProbeRun(self.released_dir, probe, e)
             if other.status == "complete" and not other.problems(e):
                 out.append(
                     f"{e.config_name} seed {e.seed}: best {rd.summary['best_val_loss']:.3f} "

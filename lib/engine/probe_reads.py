@@ -25,6 +25,7 @@ host arithmetic moves an AttnOnly run about as much as another seed does. The sw
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from . import plans
 from .config import Experiment
@@ -70,10 +71,19 @@ class ProbeRun(RunDir):
     that wrote them. ``path`` is the probe's directory, so every table row that shows a run's path
     shows where this one was read from."""
 
-    def __init__(self, path, probe: Experiment, exp: Experiment):
-        super().__init__(path)
-        self.probe, self.exp = probe, exp
-        self._own = RunDir(path)  # the files as written, for the checks
+    def __init__(self, runs_dir, probe: Experiment, exp: Experiment):
+        super().__init__(run_path(probe, runs_dir))
+        self.probe, self.exp, self.runs_dir = probe, exp, Path(runs_dir)
+        self._own = RunDir(self.path)  # the files as written, for the checks
+
+    def read_line(self, relative: bool = False) -> str:
+        """``<the experiment's own path>: read from <the probe's>``, the one form in which every
+        listing (the sweep's log, ``--dry-run``, ``report``, the chapter) names such a run; with
+        ``relative``, both paths from the runs directory."""
+        own, read = run_path(self.exp, self.runs_dir), self.path
+        if relative:
+            own, read = own.relative_to(self.runs_dir), read.relative_to(self.runs_dir)
+        return f"{own}: read from {read}"
 
     @property
     def summary(self) -> dict | None:
@@ -97,5 +107,5 @@ def released_run(exp: Experiment, runs_dir=RUNS_DIR) -> RunDir:
     own = RunDir(run_path(exp, runs_dir))
     if own.path.exists() or (probe := probe_run_of(exp)) is None:
         return own
-    read = ProbeRun(run_path(probe, runs_dir), probe, exp)
+    read = ProbeRun(runs_dir, probe, exp)
     return read if read.status == "complete" and not read.problems(exp) else own

@@ -97,7 +97,7 @@ def train_queue(
                 # its place, not trained again; `python -m lib train` trains the experiment's own.
                 if not run_kwargs.get("force") and stop in (None, exp.train.max_steps):
                     if isinstance(standing := released_run(exp, runs_dir), ProbeRun):
-                        log(f"[{i}/{len(exps)}] probe's   {rd.path}: read from {standing.path}")
+                        log(f"[{i}/{len(exps)}] probe's   {standing.read_line()}")
                         break
                 visited.add(i)
                 log(
