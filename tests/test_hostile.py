@@ -11,7 +11,8 @@ import torch
 from lib import cli
 from lib.engine.experiment import run
 from lib.engine.files import RunError, save_torch_atomic, write_json_atomic
-from lib.engine.runs import RunDir, RunLock, run_path
+from lib.engine.lock import RunLock
+from lib.engine.runs import RunDir, run_path
 
 MODE = dict(progress=False, device="cpu")
 

@@ -327,7 +327,7 @@ def test_a_run_cut_off_while_running_is_adopted_like_a_partial_one_but_never_whi
     # evaluation, and the checkpoint is gone
     rd, re = lost_checkpoint(exp, tmp_path / "runs", tmp_path / "retrain")
     (rd.path / "summary.json").write_text(json.dumps({**rd.summary, "status": "running"}))
-    from lib.engine.runs import RunLock, RunLocked
+    from lib.engine.lock import RunLock, RunLocked
 
     lock = RunLock(rd.path)
     lock.acquire()  # a live process still training it: nothing moves

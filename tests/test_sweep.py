@@ -13,7 +13,8 @@ import pytest
 
 from lib.engine.config import ConfigError, get_preset
 from lib.engine.experiment import run
-from lib.engine.runs import RunDir, RunLock, RunLocked, run_path
+from lib.engine.lock import RunLock, RunLocked
+from lib.engine.runs import RunDir, run_path
 from lib.engine.sweep import shard, without_option
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ def dead_pid() -> int:
 
 
 HOLD = (
-    "import sys, time; from lib.engine.runs import RunLock; l = RunLock(sys.argv[1]); l.acquire(); "
+    "import sys, time; from lib.engine.lock import RunLock; l = RunLock(sys.argv[1]); l.acquire(); "
     "print('held', flush=True); time.sleep(60)"
 )
 

@@ -42,7 +42,8 @@ from pathlib import Path
 
 from .files import RunError, write_json_atomic
 from .host import last_commit
-from .runs import ADOPTING, RUNS_DIR, RunDir, RunLock, run_path
+from .lock import RunLock
+from .runs import ADOPTING, RUNS_DIR, RunDir, run_path
 from .thresholds import escape_step
 
 # at every compared evaluation; a 3-sigma band, so one row of pure noise rarely refuses
@@ -280,7 +281,8 @@ def _carry_out(plan: dict) -> None:
         aside.mkdir(exist_ok=True)
         for name in plan["released_files"]:
             _move(released / name, aside / name)
-        plan["phase"] = "in"  # the held locks stay in place (see RunLock); so do the markers
+        # the held locks stay in place (see lib.engine.lock.RunLock); so do the markers
+        plan["phase"] = "in"
         write_json_atomic(retrain / ADOPTING, plan)
     for name in plan["retrain_files"]:
         _move(retrain / name, released / name)

@@ -31,12 +31,11 @@ from .files import (
 from .floors import unigram_floor
 from .gain import construct
 from .host import environment, memory_bytes
+from .lock import RunLock, RunLocked
 from .model import GPT, MaskStream
 from .runs import (
     RUNS_DIR,
     RunDir,
-    RunLock,
-    RunLocked,
     check_run_path,
     env_problem,
     export_weights,

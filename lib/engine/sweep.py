@@ -1,5 +1,5 @@
 """Sweeps: a plan's runs trained by one process, by one worker process per GPU (``--gpus``), or by
-one shard of a cluster job array (``--shard k/n``). The run lock (``lib.engine.runs.RunLock``)
+one shard of a cluster job array (``--shard k/n``). The run lock (``lib.engine.lock.RunLock``)
 is what keeps two processes off one run, so workers need no coordinator: each walks the whole
 queue, trains what is neither finished nor held, and comes back for runs held by others until
 they are finished or their holder is gone (a killed worker's run is then resumed from its
@@ -14,7 +14,8 @@ import sys
 import time
 
 from .config import ConfigError, Experiment
-from .runs import RunDir, RunLocked, run_path
+from .lock import RunLocked
+from .runs import RunDir, run_path
 
 
 def is_done(rd: RunDir, exp: Experiment, until: int | None) -> bool:
