@@ -200,3 +200,35 @@ def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_chang
         S.nanogpt_schedule_effects(S.nanogpt_schedule_runs(tmp_path)), "nanogpt"
     )
     assert word == "HOLDS", text
+
+
+def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
+    # nanoGPT: how many seeds the warm-up frees (leaves the floor where the constant rate does not)
+    warm = {1337: 100.0, 42: NEVER}
+    nano = _table("nanogpt", {1337: NEVER, 42: NEVER}, warm, plans.WARMUP_COSINE)
+    delayed = _table("residualgpt", {s: 50.0 for s in SEEDS}, LATE, S.CONSTANT)
+    long, short = S.puzzle_clauses(delayed, nano)
+    assert long == (
+        "a warm-up frees nanoGPT's AttnOnly (1 of 2 seeds so far), and Phase 2's constant rate "
+        "only delays ResidualGPT's"
+    )
+    assert (
+        short
+        == "a warm-up frees nanoGPT (1 of 2 seeds so far), a constant rate only delays ResidualGPT"
+    )
+    # every seed trained and freed; Phase 2's rate keeping two ResidualGPT seeds on the floor
+    nano = _table("nanogpt", {s: NEVER for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
+    floored = _table(
+        "residualgpt", {s: 50.0 for s in SEEDS}, {**LATE, 0: NEVER, 7: NEVER}, S.CONSTANT
+    )
+    long, short = S.puzzle_clauses(floored, nano)
+    assert "(5 of 5 seeds)" in long and "keeps 2 of 5 ResidualGPT seeds on the floor" in long
+    assert short.endswith("a constant rate floors 2 of 5 ResidualGPT seeds")
+    # a constant rate that leaves the floor as early as the warm-up frees nothing and delays nothing
+    same = _table("residualgpt", {s: 50.0 for s in SEEDS}, {s: 50.0 for s in SEEDS}, S.CONSTANT)
+    freed_none = _table("nanogpt", {s: 100.0 for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
+    long, _ = S.puzzle_clauses(same, freed_none)
+    assert "(0 of 5 seeds)" in long and long.endswith("does not hold ResidualGPT back")
+    # a diverged run is no outcome, and nothing trained says so
+    diverged = nano.assign(status="diverged")
+    assert S.puzzle_clauses(same.iloc[:0], diverged) == ("nanoGPT's seeds are still training",) * 2

@@ -7,6 +7,7 @@ the earlier one-paragraph summary and one-line count. Each works on the frame
 from __future__ import annotations
 
 import html
+import itertools
 import re
 
 import pandas as pd
@@ -374,14 +375,18 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
         return f"{_terse(rows) if named else f'{n} claim' + ('s' if n != 1 else '')} {verb[n != 1]}"
 
     candidates = []
-    # the most named first; the claims still training are the first to be counted rather than named
-    for own, named_holds, named_cannot, named_waiting in (
-        ("own ", True, True, True),
-        ("", True, True, True),
-        ("own ", True, True, False),
-        ("", True, True, False),
-        ("own ", True, False, False),
-        ("", False, False, False),
+    # the most named first; the claims still training are the first to be counted rather than
+    # named, and the puzzles said shorter before any claim is
+    for (own, named_holds, named_cannot, named_waiting), puzzles in itertools.product(
+        (
+            ("own ", True, True, True),
+            ("", True, True, True),
+            ("own ", True, True, False),
+            ("", True, True, False),
+            ("own ", True, False, False),
+            ("", False, False, False),
+        ),
+        _puzzles(finding),
     ):
         first = (
             f"At the paper's {own}10M shape, {said(holds, named_holds, SAID['HOLDS'])}"
@@ -394,7 +399,7 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
             else ""
         )
         waiting = f"; {said(pending, named_waiting, WAITING)}" if len(pending) else ""
-        candidates.append(f"{first}{cannot}{waiting}; {_puzzles(finding)}.")
+        candidates.append(f"{first}{cannot}{waiting}; {puzzles}.")
     return _fit(candidates, limit)
 
 
@@ -403,19 +408,20 @@ def _fit(candidates: list[str], limit: int = 35) -> str:
     return next((c for c in candidates if len(c.split()) <= limit), candidates[-1])
 
 
-def _puzzles(finding: pd.Series) -> str:
-    """What explains the two puzzles, as far as the finding's verdicts carry it: its own at the
-    paper's shape, else the stand-in's beside it."""
-    # At a stand-in only a candidate ("may"): the stand-in's rates are not the paper's, and there
-    # Phase 2's rate frees AttnOnly (schedule_seeds.rate_reading, beside the finding's row).
-    beside = _word(finding.stand_in or "")
-    if finding.verdict == "HOLDS":
-        return "early learning rates explain both puzzles"
-    if finding.verdict == "CONTRADICTED":
-        return "early learning rates do not explain the puzzles"
-    if beside == "HOLDS":
-        return "at a stand-in, early learning rates may explain both puzzles"
-    return "what explains the two puzzles is still open"
+def _puzzles(finding: pd.Series) -> list[str]:
+    """What the book's own finding says of the two puzzles, the longest first: what its paper-shape
+    runs show of each (``Row.puzzles``), else its verdict alone. Never the stand-in's: there the
+    full rate holds AttnOnly on the floor only at the stand-in's own peak, and Phase 2's rate frees
+    it (``schedule_seeds.rate_reading``), so a stand-in explains neither puzzle."""
+    said = list(finding.get("puzzles") or ())
+    if said:
+        return said
+    return [
+        {
+            "HOLDS": "early learning rates explain the puzzles",
+            "CONTRADICTED": "early learning rates do not explain the puzzles",
+        }.get(finding.verdict, "what explains the two puzzles is still open")
+    ]
 
 
 def summary_parts(
@@ -452,10 +458,11 @@ def summary_parts(
         ),
         PARTS[2]: (
             f"At the paper's 10M shape, {_counted(shape, False)}. At CPU stand-ins, "
-            f"{_counted(stand, True)}. Our own finding, that the learning rate's first steps "
-            f"decide whether AttnOnly leaves the floor, is {v} at the paper's shape"
+            f"{_counted(stand, True)}. Our finding that the first steps' learning rate decides "
+            f"whether AttnOnly leaves the floor is {v} at the paper's shape"
         )
-        + (f" and {beside} at a stand-in." if beside else "."),
+        + (f" and {beside} at a stand-in" if beside else "")
+        + (f", {finding.stand_in_limit}." if beside and finding.get("stand_in_limit") else "."),
         PARTS[3]: (
             "The four configurations are two switches on one block, and Table 1 with the author's "
             "notebooks gives every setting."

@@ -52,6 +52,12 @@ class Row:
     # Whether any of them trained whole, beside those: "first 300 of 3,000 steps"
     # alone would read as every run's
     whole: bool = False
+    # The book's own finding only. What its paper-shape runs say of the paper's two puzzles, as
+    # clauses for the summary's answer, the longest first (``schedule_10m.puzzle_clauses``); and
+    # where the stand-in's verdict beside it holds only in part, the few words that say where
+    # ("at its own peak rate only").
+    puzzles: tuple[str, ...] = ()
+    stand_in_limit: str = ""
 
     def __post_init__(self):
         if self.scale not in SCALES:

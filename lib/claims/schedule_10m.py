@@ -13,7 +13,7 @@ import pandas as pd
 from ..engine import plans
 from ..engine.results import SHOWN_AS_PREFIX, histories_of, summaries_of
 from ..engine.runs import RUNS_DIR, RunDir, run_path
-from .schedule_seeds import schedule_effects
+from .schedule_seeds import no_outcome, schedule_effects
 from .verdicts import Claim, claim, verdict
 
 # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
@@ -264,6 +264,60 @@ def combine(words: list[str]) -> str:
         if word in words:
             return word
     return "HOLDS"
+
+
+def _escapes(table: pd.DataFrame, impl: str, factor: str) -> dict[int, float | None]:
+    """Seed -> escape step (None: on the floor at its stop) of the runs of one schedule that have an
+    outcome (``schedule_seeds.no_outcome``: a diverged run has none)."""
+    t = table[(table.impl == impl) & (table.factor == factor) & ~no_outcome(table)]
+    return {int(r.seed): None if pd.isna(r.escape_step) else r.escape_step for r in t.itertuples()}
+
+
+def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[str, ...]:
+    """What the finding's paper-shape runs (``schedule_10m_runs``, ``nanogpt_schedule_runs``) say
+    of the paper's two puzzles, as clauses for the front page's answer, the longest first: for
+    nanoGPT's joint collapse, at how many seeds the warm-up leaves the floor where the author's
+    constant rate does not (by the plan's stop); for Phase 2's seed left on the floor, how many
+    ResidualGPT seeds Phase 2's constant rate keeps there, or whether it only delays their escape.
+    Counts, not a verdict: the rank rule's verdict is the finding's own."""
+    n_plan = len(plans.SCHEDULE_SEEDS)
+    const, warm = (
+        _escapes(nanogpt, "nanogpt", "none"),
+        _escapes(nanogpt, "nanogpt", plans.WARMUP_COSINE),
+    )
+    pairs = sorted(set(const) & set(warm))
+    freed = sum(warm[s] is not None and const[s] is None for s in pairs)
+    n = len(pairs)
+    seeds = (f"{n} seed" if freed == n == 1 else f"{freed} of {n} seeds") + (
+        " so far" if n < n_plan else ""
+    )
+    nano = (
+        (f"a warm-up frees nanoGPT's AttnOnly ({seeds})", f"a warm-up frees nanoGPT ({seeds})")
+        if pairs
+        else ("nanoGPT's seeds are still training",) * 2
+    )
+    own, flat = (
+        _escapes(residualgpt, "residualgpt", "none"),
+        _escapes(residualgpt, "residualgpt", CONSTANT),
+    )
+    stays = [s for s, e in flat.items() if e is None]
+    delayed = any(e is not None and own.get(s) is not None and e > own[s] for s, e in flat.items())
+    if not flat:
+        res = ("",) * 2
+    elif stays:
+        k = f"{len(stays)} of {len(flat)} ResidualGPT seeds"
+        res = (f"Phase 2's constant rate keeps {k} on the floor", f"a constant rate floors {k}")
+    elif delayed:
+        res = (
+            "Phase 2's constant rate only delays ResidualGPT's",
+            "a constant rate only delays ResidualGPT",
+        )
+    else:
+        res = ("Phase 2's constant rate does not hold ResidualGPT back",) * 2
+    return (
+        f"{nano[0]}, and {res[0]}" if res[0] else nano[0],
+        ", ".join(filter(None, (nano[1], res[1]))),
+    )
 
 
 @claim("The learning rate's first steps decide whether AttnOnly leaves the floor")

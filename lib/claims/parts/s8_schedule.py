@@ -145,6 +145,7 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         ),
     }
     trained = sum(len(t) for t, _ in runs.values())
+    table = _schedule_runs(ev).table
     evidence = (
         "10M paper shape, AttnOnly, "
         + "; ".join(
@@ -159,7 +160,7 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
     stand_in = (
         f"{sc.verdict} (`cpu` stand-in, both implementations, {len(plans.SCHEDULE_SEEDS)} seeds): "
         f"{sc.why}. "
-    ) + schedule_seeds.rate_reading(_schedule_runs(ev).table)
+    ) + schedule_seeds.rate_reading(table)
     return Row(
         claim=c.name,
         where="§4, §8.1",
@@ -176,6 +177,11 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         stand_in=stand_in,
         section=FIRST_STEPS_SECTION,
         plan="10m_nanogpt_schedule_seeds",
+        puzzles=schedule_10m.puzzle_clauses(runs["ResidualGPT"][0], runs["nanoGPT"][0]),
+        # the full rate from step 0 keeps AttnOnly on the floor at the stand-in's own peak only
+        stand_in_limit="at its own peak rate only"
+        if schedule_seeds.rate_split(table) == "peak"
+        else "",
     )
 
 
