@@ -34,20 +34,30 @@ def test_the_grid_and_its_reading_move_with_the_runs():
     g = E.escape_warmup_grid(_map(), _axis([np.nan, 300.0]), 100)
     assert g.at[12, 100] == "never" and g.at[12, 1600] == "step 300" and g.at[12, 400] == "never"
     assert g.at[6, 100] == "step 50" and pd.isna(g.at[6, 400])  # not trained: missing, not "never"
-    text = E.escape_warmup_reading(g, 6, 2, 100)
-    assert "frees AttnOnly" in text and "depth 12 at a warm-up of 1,600 steps" in text
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "a warm-up of 1,600 steps frees it (step 300)" in text and "At depth 12," in text
     g = E.escape_warmup_grid(_map(), _axis([np.nan, np.nan]), 100)
-    text = E.escape_warmup_reading(g, 6, 2, 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
     assert "frees" not in text and "stays on the floor at every warm-up trained at depth 12" in text
+    # an escape the map's warm-up makes: prevented, delayed beyond one evaluation, or by one only
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, 150.0]), 100)
-    text = E.escape_warmup_reading(g, 6, 2, 100)
-    assert (
-        "frees" not in text
-        and "escape at depth 12 (never at 400, step 150 at 1,600, against step 100 at 100)" in text
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "frees" not in text and (
+        "delays or prevents the escape by more than one evaluation at depth 12 (never at 400, "
+        "step 150 at 1,600, against step 100 at 100)" in text
     )
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, np.nan]), 100)
+    assert "warm-up prevents the escape" in E.escape_warmup_reading(g, 6, 2, 100, 25)
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([125.0, 200.0]), 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "warm-up delays the escape by more than one evaluation at depth 12 (step 200 at" in text
+    assert "At depth 12 with 400, AttnOnly leaves the floor one evaluation (25 steps) later" in text
+    # the same cells at a coarser cadence: both within one evaluation
+    text = E.escape_warmup_reading(g, 6, 2, 100, 100)
+    assert "delays" not in text and "depth 12 with 400 and depth 12 with 1,600" in text
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([75.0, 100.0]), 100)
-    assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100)
-    assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0, 100)
+    assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0, 100, 25)
 
 
 def test_the_axis_is_the_maps_budget_at_gentler_warmups():
@@ -66,7 +76,7 @@ def test_a_missing_cell_of_the_map_is_never_read_as_an_escape_or_a_floor():
     m = _map()
     m = m[~((m.depth == 12) & (m.gain == 1) & m.scaled_init)]  # the map's depth-12 cell not trained
     g = E.escape_warmup_grid(m, _axis([np.nan, 300.0]), 100)
-    text = E.escape_warmup_reading(g, 6, 2, 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
     assert "frees" not in text and "No trained cell differs" in text
     g = E.escape_warmup_grid(m.iloc[:0], _axis([np.nan, 300.0]), 100)  # none of the map's runs
-    assert "The map's own column is not trained" in E.escape_warmup_reading(g, 6, 2, 100)
+    assert "The map's own column is not trained" in E.escape_warmup_reading(g, 6, 2, 100, 25)

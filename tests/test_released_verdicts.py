@@ -688,6 +688,12 @@ def test_the_escape_maps_warm_up_axis():
     assert grid.loc[6].tolist() == ["step 50", "step 75", "step 100"]
     assert grid.loc[8].tolist() == ["step 50", "step 75", "step 125"]
     assert grid.loc[12].tolist() == ["never", "never", "step 125"]
-    reading = escape_map.escape_warmup_reading(grid, warm.planned, len(warm.table), preset)
-    assert reading.startswith("6 of 6 runs of the warm-up axis trained. A gentler warm-up frees")
-    assert "depth 12 at a warm-up of 1,600 steps" in reading
+    reading = escape_map.escape_warmup_reading(
+        grid, warm.planned, len(warm.table), preset, plans.ESCAPE_BUDGET["eval_interval"]
+    )
+    assert reading.startswith("6 of 6 runs of the warm-up axis trained, at one seed. At depth 12,")
+    assert "a warm-up of 1,600 steps frees it (step 125)" in reading
+    # beyond one evaluation (25 steps) only at 1,600 steps; the 400-step warm-up's 75 against 50 at
+    # depths 6 and 8 is one evaluation, within the map's resolution
+    assert "by more than one evaluation at depth 6 (step 100 at 1,600, against step 50" in reading
+    assert "At depth 6 with 400 and depth 8 with 400, AttnOnly leaves the floor one" in reading

@@ -14,6 +14,7 @@ from ..engine.results import (
     pooled,
 )
 from ..engine.runs import RUNS_DIR
+from .verdicts import and_list
 
 
 def escape_map_reading(grid: pd.DataFrame, planned: int, interval: int) -> str:
@@ -475,12 +476,14 @@ def escape_warmup_grid(
 
 
 def escape_warmup_reading(
-    grid: pd.DataFrame, planned: int, trained: int, preset_warmup: int
+    grid: pd.DataFrame, planned: int, trained: int, preset_warmup: int, interval: int
 ) -> str:
     """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the
     preset's (``preset_warmup``, the map's own column) does not, and where it delays or prevents an
-    escape the preset's makes. A cell not trained (missing) is never read as either."""
-    head = f"{trained} of {planned} runs of the warm-up axis trained."
+    escape the preset's makes. As on the map, two escape steps differ only when they lie more than
+    one evaluation (``interval`` steps) apart; a delay of one evaluation is said as such. A cell
+    not trained (missing) is never read as either."""
+    head = f"{trained} of {planned} runs of the warm-up axis trained, at one seed."
     if not trained or preset_warmup not in grid.columns:
         return (
             head + " Nothing to read yet."
@@ -502,41 +505,50 @@ def escape_warmup_reading(
         for d in grid.index
         if cell(d, preset_warmup) == "never"
     }
-    if any(freed.values()):
-        out += (
-            " A gentler warm-up frees AttnOnly where the preset's does not: "
-            + "; ".join(
-                f"depth {d} at a warm-up of {', '.join(f'{w:,}' for w in ws)} steps"
-                for d, ws in freed.items()
-                if ws
+    for d, ws in freed.items():
+        if ws:
+            out += (
+                f" At depth {d}, where the map's {preset_warmup:,}-step warm-up leaves AttnOnly on "
+                "the floor, a warm-up of "
+                + and_list([f"{w:,} steps frees it ({cell(d, w)})" for w in ws])
+                + "."
             )
-            + "."
-        )
     if still := [d for d, ws in freed.items() if not ws and any(cell(d, w) for w in gentler)]:
         out += (
             " It stays on the floor at every warm-up trained at depth "
             + ", ".join(map(str, still))
             + "."
         )
-    slower = {
-        d: [
-            f"{cell(d, w)} at {w:,}"
-            for w in gentler
-            if cell(d, w) == "never" or (step(cell(d, w)) or 0) > step(cell(d, preset_warmup))
-        ]
-        for d in grid.index
-        if step(cell(d, preset_warmup)) is not None
-    }
-    if slower := {d: v for d, v in slower.items() if v}:
+    # escapes the preset's warm-up makes: later by more than one evaluation (or never), and later
+    # by one evaluation only
+    beyond, within = {}, []
+    for d in grid.index:
+        if (s0 := step(cell(d, preset_warmup))) is None:
+            continue
+        for w in gentler:
+            s = step(c := cell(d, w))
+            if c == "never" or (s is not None and s - s0 > interval):
+                beyond.setdefault(d, []).append(f"{c} at {w:,}")
+            elif s is not None and s > s0:
+                within.append(f"depth {d} with {w:,}")
+    if beyond:
+        nevers = [c.startswith("never") for cs in beyond.values() for c in cs]
+        verb = "prevents" if all(nevers) else "delays or prevents" if any(nevers) else "delays"
         out += (
-            " A gentler warm-up delays or prevents the escape at "
+            f" A gentler warm-up {verb} the escape by more than one evaluation at "
             + "; ".join(
-                f"depth {d} ({', '.join(v)}, against {cell(d, preset_warmup)} at {preset_warmup:,})"
-                for d, v in slower.items()
+                f"depth {d} ({', '.join(cs)}, against {cell(d, preset_warmup)} at "
+                f"{preset_warmup:,})"
+                for d, cs in beyond.items()
             )
             + "."
         )
-    if not any(freed.values()) and not still and not slower:
+    if within:
+        out += (
+            f" At {and_list(within)}, AttnOnly leaves the floor one evaluation ({interval} steps) "
+            "later, within the map's resolution."
+        )
+    if not any(freed.values()) and not still and not beyond and not within:
         out += (
             " No trained cell differs from the preset's warm-up in whether or when AttnOnly leaves "
             "the floor."
