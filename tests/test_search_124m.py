@@ -305,7 +305,7 @@ def test_the_chapters_answer_is_computed_from_its_runs():
     # AttnOnly off the floor in both seeds, one of them back on it at the end; FFNOnly on it
     text = _answer([(5.77, 5.77), (6.14, 6.57)])
     assert "At the stand-in the search chose" in text
-    assert "AttnOnly leaves the floor in 2 of 2 seeds trained so far and FFNOnly in 0 of 2" in text
+    assert "AttnOnly leaves the floor in 2 of 2 seeds trained and FFNOnly in 0 of 2" in text
     assert "AttnOnly seed 1 left the floor and fell back onto it" in text
     # ranked by its best, as Table 5 ranks, with where it ended beside
     assert "seed 1: 6.140 at step 850, 6.570 at the end" in text

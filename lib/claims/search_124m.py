@@ -400,7 +400,7 @@ def sweep_answer(
         (len(left(by[c], floor)), len(by[c])) for c in ("AttnOnly", "FFNOnly", "FullResidual")
     )
     text = (
-        f"**{where[kind]}, AttnOnly leaves the floor in {a} of {na} seeds trained so far and "
+        f"**{where[kind]}, AttnOnly leaves the floor in {a} of {na} seeds trained and "
         f"FFNOnly in {f} of {nf}.** Full Residual leaves it in {full} of {nfull} (the floor: "
         f"{floor:.3f})."
     )

@@ -135,7 +135,7 @@ CLAIMS = (
         card="paper",
     ),
     Entry(
-        name="Asymmetry at the longer budget",
+        name="Asymmetry at the first stand-in's longer budget",
         ref="§6.2.1, Table 5",
         decide=asymmetry.claim_longer_budget,
         reads=_longer_budget_reads,
