@@ -483,8 +483,9 @@ def summary_parts(
         ),
         PARTS[4]: (
             f"One whole 10M run takes about {compute['whole_hours']:,.0f} hours here, so most "
-            "claims rest on stand-ins and 124M is out of reach. Whether AttnOnly leaves the floor "
-            "turns on small things, such as the seed, so one run per setting can mislead."
+            "claims rest on stand-ins and 124M is out of reach. At the stand-ins, whether AttnOnly "
+            "leaves the floor turns on small things, such as the seed, so one run per setting can "
+            "mislead."
         ),
         PARTS[5]: (
             "Nobody was asked; we read the author's released code and notebooks instead. "
