@@ -296,7 +296,7 @@ def claim_ffn_equals_noresidual(
     )
 
 
-@claim("Asymmetry at the first stand-in's longer budget")
+@claim("Asymmetry at the longer budget of the first stand-in")
 def claim_longer_budget(probe, summaries: pd.DataFrame, floor: float) -> Claim:
     """Does a configuration that stayed on the floor for the stand-in's budget leave it when trained
     longer, and does the asymmetry (AttnOnly leaves, FFNOnly does not) appear then? ``probe`` is

@@ -79,7 +79,13 @@ def seed_sensitivity_124m(c: Claim, ev: Evidence) -> Row:
             f"(range {paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_min')}-"
             f"{paper_text('Table 5', 'AttnOnly', seeds=False, metric='best_val_max')})"
         ),
-        ours=f"AttnOnly {seed_range(s[s.config == 'AttnOnly'])}",
+        # the rule's own numbers beside the range: a seed std more than 5 times FFNOnly's
+        ours=f"AttnOnly {seed_range(s[s.config == 'AttnOnly'])}"
+        + (
+            f"; seed std {c.facts['attn_std']:.3f} against FFNOnly's {c.facts['ffn_std']:.3f}"
+            if c.facts.get("attn_std") is not None and c.facts.get("ffn_std") is not None
+            else ""
+        ),
         scale=scale_of(ch),
         evidence=run_evidence(ch, ev.sweep_124m()),
         verdict=c.verdict,
@@ -135,7 +141,7 @@ CLAIMS = (
         card="paper",
     ),
     Entry(
-        name="Asymmetry at the first stand-in's longer budget",
+        name="Asymmetry at the longer budget of the first stand-in",
         ref="§6.2.1, Table 5",
         decide=asymmetry.claim_longer_budget,
         reads=_longer_budget_reads,
