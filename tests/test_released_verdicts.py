@@ -49,8 +49,8 @@ RELEASED = {
     "Hidden-state growth orders AttnOnly > FFNOnly > Full Residual at the paper's own 10M shape": (
         "NOT TESTED",
         [
-            "over depth: AttnOnly 59.0×, FFNOnly 53.5×, FullResidual 59.0×",
-            "over training: AttnOnly 10.0×, FFNOnly 6.8×, FullResidual 3.3× at step 300",
+            "over depth: AttnOnly 59.00×, FFNOnly 53.50×, FullResidual 58.98×",
+            "over training: AttnOnly 9.97×, FFNOnly 6.82×, FullResidual 3.31× at step 300",
         ],
         ["NOT TESTABLE HERE", "AttnOnly 7.43×", "FFNOnly 33.03×", "FullResidual 9.99×"],
     ),

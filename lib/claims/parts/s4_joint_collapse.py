@@ -164,7 +164,7 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
     # training (the author's residualscope)
     ours = (
         "; ".join(
-            f"{what}: " + ", ".join(f"{k} {values[k]:.1f}×" for k in configs if k in values)
+            f"{what}: " + ", ".join(f"{k} {values[k]:.2f}×" for k in configs if k in values)
             for what, values in (("over depth", gr), ("over training", tr))
             if values
         )
