@@ -72,13 +72,18 @@ def _gain_evidence(c: Claim, ev: Evidence) -> str:
     # the chapter's runs (seed 1337), and the seeds whose runtime gains the claim read too
     gc = ev.chapter("gain_confound")
     more = [k for k in c.facts.get("by_seed", {}) if k != PAPER_SEED]
-    return run_evidence(gc, ev.summaries(gc.name)) + (
-        (
-            f"; the runtime gains also at seed{'s' if len(more) > 1 else ''} "
-            f"{', '.join(map(str, more))}"
+    return (
+        run_evidence(gc, ev.summaries(gc.name))
+        + (
+            (
+                f"; the runtime gains also at seed{'s' if len(more) > 1 else ''} "
+                f"{', '.join(map(str, more))}"
+            )
+            if more
+            else ""
         )
-        if more
-        else ""
+        # where the gain sits is ours to choose (plans.gain_confound, gain.apply_gain's default)
+        + "; ResidualGPT AttnOnly, the gain on the FFN output (§5.1 does not say where)"
     )
 
 
