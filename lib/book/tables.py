@@ -24,7 +24,7 @@ from ..engine.config import (
 )
 from ..engine.host import ROOT
 from ..engine.probe_reads import ProbeRun, released_run
-from ..engine.results import FINISHED, pooled, summaries_of
+from ..engine.results import FINISHED, as_released, pooled, summaries_of
 from ..engine.runs import RUNS_DIR, RunDir
 from .headers import header
 
@@ -518,7 +518,7 @@ def cross_scale_table() -> pd.DataFrame:
             our_scale, exps = ours_for[(scale, impl, phase)]
             # Released runs only, no chapter floor: escape steps as each run recorded
             # them. asymmetry() pools inside.
-            summ = summaries_of((e, released_run(e, RUNS_DIR), "released") for e in exps)
+            summ = summaries_of(as_released(exps))
             a = asymmetry(summ)
             attn = summ[summ.config == "AttnOnly"]
             # "none yet": the row is kept, so the table shows which of Table

@@ -22,6 +22,7 @@ from ..engine.data import load_corpus
 from ..engine.probe_reads import ProbeRun, probe_run_of, released_run
 from ..engine.results import (
     FINISHED,
+    as_released,
     histories_of,
     left_out,
     pooled,
@@ -390,4 +391,4 @@ class RunSet:
 
 def released(exps, released_dir=None) -> pd.DataFrame:
     # no floor given: escape steps as each run recorded them, against its own split's unigram floor
-    return summaries_of((e, released_run(e, released_dir or RUNS_DIR), "released") for e in exps)
+    return summaries_of(as_released(exps, released_dir))
