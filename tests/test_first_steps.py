@@ -209,12 +209,13 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     delayed = _table("residualgpt", {s: 50.0 for s in SEEDS}, LATE, S.CONSTANT)
     long, short = S.puzzle_clauses(delayed, nano)
     assert long == (
-        "a warm-up frees nanoGPT's AttnOnly (1 of 2 seeds so far), and Phase 2's constant rate "
-        "only delays ResidualGPT's"
+        "of the two puzzles, a warm-up frees nanoGPT's AttnOnly (1 of 2 seeds so far), and "
+        "Phase 2's constant rate only delays ResidualGPT's"
     )
     assert (
         short
-        == "a warm-up frees nanoGPT (1 of 2 seeds so far), a constant rate only delays ResidualGPT"
+        == "puzzles: a warm-up frees nanoGPT (1 of 2 seeds so far), a constant rate only delays "
+        "ResidualGPT"
     )
     # every seed trained and freed; Phase 2's rate keeping two ResidualGPT seeds on the floor
     nano = _table("nanogpt", {s: NEVER for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
@@ -223,7 +224,9 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     )
     long, short = S.puzzle_clauses(floored, nano)
     assert "(5 of 5 seeds)" in long and "keeps 2 of 5 ResidualGPT seeds on the floor" in long
-    assert short.endswith("a constant rate floors 2 of 5 ResidualGPT seeds")
+    assert short.startswith("puzzles: ") and short.endswith(
+        "a constant rate floors 2 of 5 ResidualGPT seeds"
+    )
     # a constant rate that leaves the floor as early as the warm-up frees nothing and delays nothing
     same = _table("residualgpt", {s: 50.0 for s in SEEDS}, {s: 50.0 for s in SEEDS}, S.CONSTANT)
     freed_none = _table("nanogpt", {s: 100.0 for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
@@ -231,4 +234,7 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     assert "(0 of 5 seeds)" in long and long.endswith("does not hold ResidualGPT back")
     # a diverged run is no outcome, and nothing trained says so
     diverged = nano.assign(status="diverged")
-    assert S.puzzle_clauses(same.iloc[:0], diverged) == ("nanoGPT's seeds are still training",) * 2
+    assert S.puzzle_clauses(same.iloc[:0], diverged) == (
+        "of the two puzzles, nanoGPT's seeds are still training",
+        "puzzles: nanoGPT's seeds are still training",
+    )

@@ -585,8 +585,8 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # two 124M claims hold at the chosen stand-in
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's own 10M shape, the joint collapse, gradient starvation and AttnOnly's "
-        "level hold; routing cannot be tested here; a warm-up frees nanoGPT (1 seed so far), a "
-        "constant rate only delays ResidualGPT."
+        "level hold; routing cannot be tested here; puzzles: a warm-up frees nanoGPT (1 seed so "
+        "far), a constant rate only delays ResidualGPT."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its own peak rate only"

@@ -78,9 +78,9 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
     # verdict of the finding, with the stand-in's beside it (and its limit) or without, and the
     # longest that its runs can say of the puzzles (a seed count of two digits on each side)
     longest = (
-        "a warm-up frees nanoGPT's AttnOnly (12 of 13 seeds so far), and Phase 2's constant rate "
-        "keeps 12 of 13 ResidualGPT seeds on the floor",
-        "a warm-up frees nanoGPT (12 of 13 seeds so far), a constant rate floors 12 of 13 "
+        "of the two puzzles, a warm-up frees nanoGPT's AttnOnly (12 of 13 seeds so far), and "
+        "Phase 2's constant rate keeps 12 of 13 ResidualGPT seeds on the floor",
+        "puzzles: a warm-up frees nanoGPT (12 of 13 seeds so far), a constant rate floors 12 of 13 "
         "ResidualGPT seeds",
     )
     long = card(

@@ -314,9 +314,10 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
         )
     else:
         res = ("Phase 2's constant rate does not hold ResidualGPT back",) * 2
+    # each names the puzzles it answers, so that the answer sentence says what the clause is about
     return (
-        f"{nano[0]}, and {res[0]}" if res[0] else nano[0],
-        ", ".join(filter(None, (nano[1], res[1]))),
+        "of the two puzzles, " + (f"{nano[0]}, and {res[0]}" if res[0] else nano[0]),
+        "puzzles: " + ", ".join(filter(None, (nano[1], res[1]))),
     )
 
 
