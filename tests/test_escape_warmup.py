@@ -36,26 +36,32 @@ def test_the_grid_and_its_reading_move_with_the_runs():
     assert g.at[6, 100] == "step 50" and pd.isna(g.at[6, 400])  # not trained: missing, not "never"
     text = E.escape_warmup_reading(g, 6, 2, 100, 25)
     assert "a warm-up of 1,600 steps frees it (step 300)" in text and "At depth 12," in text
+    assert "400 steps do not" in text  # the gentler warm-up that does not free it, named
     g = E.escape_warmup_grid(_map(), _axis([np.nan, np.nan]), 100)
     text = E.escape_warmup_reading(g, 6, 2, 100, 25)
-    assert "frees" not in text and "stays on the floor at every warm-up trained at depth 12" in text
-    # an escape the map's warm-up makes: prevented, delayed beyond one evaluation, or by one only
+    assert "frees" not in text and "it stays there at every warm-up trained" in text
+    # an escape the map's warm-up makes: prevented, delayed or hastened beyond one evaluation, or
+    # moved by at most one
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, 150.0]), 100)
     text = E.escape_warmup_reading(g, 6, 2, 100, 25)
-    assert "frees" not in text and (
-        "delays or prevents the escape by more than one evaluation at depth 12 (never at 400, "
-        "step 150 at 1,600, against step 100 at 100)" in text
-    )
-    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([np.nan, np.nan]), 100)
-    assert "warm-up prevents the escape" in E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "frees" not in text
+    assert "prevents the escape at depth 12 (never at 400, against step 100 at 100)" in text
+    assert "delays the escape by more than one evaluation at depth 12 (step 150 at 1,600" in text
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([125.0, 200.0]), 100)
     text = E.escape_warmup_reading(g, 6, 2, 100, 25)
-    assert "warm-up delays the escape by more than one evaluation at depth 12 (step 200 at" in text
-    assert "At depth 12 with 400, AttnOnly leaves the floor one evaluation (25 steps) later" in text
+    assert "prevents" not in text and "delays the escape by more than one evaluation" in text
+    assert (
+        "At depth 12 with 400, AttnOnly leaves the floor within one evaluation (25 steps)" in text
+    )
     # the same cells at a coarser cadence: both within one evaluation
     text = E.escape_warmup_reading(g, 6, 2, 100, 100)
     assert "delays" not in text and "depth 12 with 400 and depth 12 with 1,600" in text
+    g = E.escape_warmup_grid(_map(escape_at_12=200.0), _axis([100.0, 200.0]), 100)
+    text = E.escape_warmup_reading(g, 6, 2, 100, 25)
+    assert "hastens the escape by more than one evaluation at depth 12 (step 100 at 400" in text
     g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([75.0, 100.0]), 100)
+    assert "within one evaluation" in E.escape_warmup_reading(g, 6, 2, 100, 25)
+    g = E.escape_warmup_grid(_map(escape_at_12=100.0), _axis([100.0, 100.0]), 100)
     assert "No trained cell differs" in E.escape_warmup_reading(g, 6, 2, 100, 25)
     assert "Nothing to read yet" in E.escape_warmup_reading(g, 6, 0, 100, 25)
 

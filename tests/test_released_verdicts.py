@@ -580,13 +580,13 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # at the paper's own shape the joint collapse, the starvation and AttnOnly's level hold (the
     # growth order waits for its whole runs); routing cannot be tested; of the puzzles, at the
     # paper's shape, the warm-up frees nanoGPT's AttnOnly at the one seed of five trained on both
-    # schedules, and Phase 2's constant rate delays ResidualGPT's escape at all five seeds but keeps
-    # none on the floor (the stand-in explains neither: there Phase 2's rate frees AttnOnly); the
-    # two 124M claims hold at the chosen stand-in
+    # schedules (its constant rate floors it), and Phase 2's constant rate delays ResidualGPT's
+    # escape at all five seeds but keeps none on the floor (the stand-in explains neither: there
+    # Phase 2's rate frees AttnOnly); the two 124M claims hold at the chosen stand-in
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's own 10M shape, the joint collapse, gradient starvation and AttnOnly's "
-        "level hold; routing cannot be tested here; puzzles: a warm-up frees nanoGPT (1 seed so "
-        "far), a constant rate only delays ResidualGPT."
+        "level hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (1 of 1 so "
+        "far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its own peak rate only"
@@ -695,8 +695,8 @@ def test_the_escape_maps_warm_up_axis():
         grid, warm.planned, len(warm.table), preset, plans.ESCAPE_BUDGET["eval_interval"]
     )
     assert reading.startswith("6 of 6 runs of the warm-up axis trained, at one seed. At depth 12,")
-    assert "a warm-up of 1,600 steps frees it (step 125)" in reading
+    assert "a warm-up of 1,600 steps frees it (step 125); 400 steps do not" in reading
     # beyond one evaluation (25 steps) only at 1,600 steps; the 400-step warm-up's 75 against 50 at
     # depths 6 and 8 is one evaluation, within the map's resolution
-    assert "by more than one evaluation at depth 6 (step 100 at 1,600, against step 50" in reading
-    assert "At depth 6 with 400 and depth 8 with 400, AttnOnly leaves the floor one" in reading
+    assert "delays the escape by more than one evaluation at depth 6 (step 100 at 1,600" in reading
+    assert "At depth 6 with 400 and depth 8 with 400, AttnOnly leaves the floor within" in reading

@@ -46,8 +46,16 @@ def card(*extra):
     )
 
 
+# what schedule_10m.puzzle_clauses says of the released runs, in full and short
+SAID = (
+    "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 1 of the 1 seeds its constant rate "
+    "floors so far, and Phase 2's constant rate keeps none of 5 ResidualGPT seeds on the floor",
+    "puzzles: warm-up frees nanoGPT (1 of 1 so far), constant rate floors no ResidualGPT seed",
+)
+
+
 def finding(
-    verdict="NOT TESTED", stand_in="HOLDS (`cpu` stand-in): both named", puzzles=(), limit=""
+    verdict="NOT TESTED", stand_in="HOLDS (`cpu` stand-in): both named", puzzles=SAID, limit=""
 ):
     return pd.Series(
         row("the first steps' learning rate", "paper shape", verdict, stand_in=stand_in)
@@ -78,10 +86,11 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
     # verdict of the finding, with the stand-in's beside it (and its limit) or without, and the
     # longest that its runs can say of the puzzles (a seed count of two digits on each side)
     longest = (
-        "of the two puzzles, a warm-up frees nanoGPT's AttnOnly (12 of 13 seeds so far), and "
-        "Phase 2's constant rate keeps 12 of 13 ResidualGPT seeds on the floor",
-        "puzzles: a warm-up frees nanoGPT (12 of 13 seeds so far), a constant rate floors 12 of 13 "
-        "ResidualGPT seeds",
+        "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 12 of the 13 seeds its constant "
+        "rate floors so far, and Phase 2's constant rate keeps 12 of 13 ResidualGPT seeds on the "
+        "floor so far",
+        "puzzles: warm-up frees nanoGPT (12 of 13 so far), constant rate floors 12 of 13 "
+        "ResidualGPT seeds so far",
     )
     long = card(
         *(
@@ -89,8 +98,10 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
             for i in range(4)
         )
     )
-    for c in (card(), long, long.assign(verdict=verdict)):
-        for beside, puzzles in itertools.product(("NOT TESTABLE HERE (cpu)", ""), ((), longest)):
+    # a stand-in claim still training beside everything else (the 124M sweep's, before it was whole)
+    pending = card(row("a claim still training", "stand-in", "NOT TESTED"))
+    for c in (card(), long, long.assign(verdict=verdict), pending):
+        for beside, puzzles in itertools.product(("NOT TESTABLE HERE (cpu)", ""), (SAID, longest)):
             f = finding(verdict, beside, puzzles, "at its own peak rate only")
             text = F.summary(c, f, AUDIT, COMPUTE)
             too_long = [s for s in F.sentences(text) if len(s.split()) > LIMIT]
@@ -98,7 +109,8 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
 
 
 def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_and_the_puzzles():
-    text = F.answer(card(), finding())
+    short = (SAID[0], "puzzles: a short clause")
+    text = F.answer(card(), finding(puzzles=short))
     assert text.startswith("At the paper's") and len(text.split()) <= LIMIT
     head, cannot, puzzles = text.split("; ")
     # the paper-shape claims that hold, named; the 10M asymmetry holds only at a
@@ -111,20 +123,19 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
         and "routing" in cannot
         and cannot.endswith("cannot be tested here")
     )
-    # the puzzles follow the finding's paper-shape runs, never the stand-in's (there Phase 2's rate
-    # frees AttnOnly): without what the runs say of them, its verdict alone
-    assert puzzles == "what explains the two puzzles is still open."
-    assert F.answer(card(), finding("NOT TESTED", "")).endswith("is still open.")
-    assert F.answer(card(), finding("HOLDS")).endswith(
-        "; early learning rates explain the puzzles."
-    )
-    assert "do not explain" in F.answer(card(), finding("CONTRADICTED"))
-    # what the runs say, the longest that fits: the claims are named before the puzzles are said
-    # at length, and counted only when even the short clause does not fit
+    # the puzzles as the finding's paper-shape runs say them, never the stand-in's (there Phase
+    # 2's rate frees AttnOnly), whatever either verdict: short where the full clause does not fit
+    assert puzzles == "puzzles: a short clause."
+    for v, beside in (("HOLDS", "HOLDS (cpu)"), ("CONTRADICTED", ""), ("NOT TESTED", "")):
+        assert F.answer(card(), finding(v, beside)).endswith(SAID[1] + ".")
+    # the longest that fits: the claims are named before the puzzles are said at length
     said = ("a long clause " + "word " * 10, "short clause")
     assert F.answer(card(), finding(puzzles=said)).endswith("; short clause.")
     assert "gradient starvation" in F.answer(card(), finding(puzzles=said))
-    assert F.answer(card(), finding(puzzles=("x",))).endswith("; x.")
+    assert F.answer(card(), finding(puzzles=("x", "y"))).endswith("; x.")
+    # a row without the clauses is refused, never answered with a guess
+    with pytest.raises(ValueError, match="carries no puzzle clauses"):
+        F.answer(card(), finding(puzzles=()))
     # too many names for 35 words: they are counted, not cut off
     long = card(
         *(

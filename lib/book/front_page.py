@@ -385,6 +385,8 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
             ("", True, True, False),
             ("own ", True, False, False),
             ("", False, False, False),
+            # the last resort: the claims still training left to the tally just below
+            ("", False, False, None),
         ),
         _puzzles(finding),
     ):
@@ -398,7 +400,11 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
             if len(untestable)
             else ""
         )
-        waiting = f"; {said(pending, named_waiting, WAITING)}" if len(pending) else ""
+        waiting = (
+            f"; {said(pending, named_waiting, WAITING)}"
+            if len(pending) and named_waiting is not None
+            else ""
+        )
         candidates.append(f"{first}{cannot}{waiting}; {puzzles}.")
     return _fit(candidates, limit)
 
@@ -409,19 +415,13 @@ def _fit(candidates: list[str], limit: int = 35) -> str:
 
 
 def _puzzles(finding: pd.Series) -> list[str]:
-    """What the book's own finding says of the two puzzles, the longest first: what its paper-shape
-    runs show of each (``Row.puzzles``), else its verdict alone. Never the stand-in's: there the
-    full rate holds AttnOnly on the floor only at the stand-in's own peak, and Phase 2's rate frees
-    it (``schedule_seeds.rate_reading``), so a stand-in explains neither puzzle."""
+    """What the book's own finding says of the two puzzles, in full and short: what its
+    paper-shape runs show of each (``Row.puzzles``, ``schedule_10m.puzzle_clauses``). Never the
+    stand-in's: it is a candidate only, its rates are not the paper's."""
     said = list(finding.get("puzzles") or ())
-    if said:
-        return said
-    return [
-        {
-            "HOLDS": "early learning rates explain the puzzles",
-            "CONTRADICTED": "early learning rates do not explain the puzzles",
-        }.get(finding.verdict, "what explains the two puzzles is still open")
-    ]
+    if not said:
+        raise ValueError(f"{finding.claim!r} carries no puzzle clauses (Row.puzzles)")
+    return said
 
 
 def summary_parts(
@@ -462,7 +462,11 @@ def summary_parts(
             f"whether AttnOnly leaves the floor is {v} at the paper's shape"
         )
         + (f" and {beside} at a stand-in" if beside else "")
-        + (f", {finding.stand_in_limit}." if beside and finding.get("stand_in_limit") else "."),
+        + (
+            f", {finding.stand_in_limit}."
+            if beside == "HOLDS" and finding.get("stand_in_limit")
+            else "."
+        ),
         PARTS[3]: (
             "The four configurations are two switches on one block, and Table 1 with the author's "
             "notebooks gives every setting."

@@ -479,10 +479,10 @@ def escape_warmup_reading(
     grid: pd.DataFrame, planned: int, trained: int, preset_warmup: int, interval: int
 ) -> str:
     """What the warm-up axis says: at which depths a gentler warm-up frees AttnOnly where the
-    preset's (``preset_warmup``, the map's own column) does not, and where it delays or prevents an
-    escape the preset's makes. As on the map, two escape steps differ only when they lie more than
-    one evaluation (``interval`` steps) apart; a delay of one evaluation is said as such. A cell
-    not trained (missing) is never read as either."""
+    preset's (``preset_warmup``, the map's own column) does not, and where it prevents, delays or
+    hastens an escape the preset's makes. As on the map, two escape steps differ only when they lie
+    more than one evaluation (``interval`` steps) apart; a difference of at most one evaluation is
+    said as such. A cell not trained (missing) is never read as any of these."""
     head = f"{trained} of {planned} runs of the warm-up axis trained, at one seed."
     if not trained or preset_warmup not in grid.columns:
         return (
@@ -499,56 +499,63 @@ def escape_warmup_reading(
     def step(v):
         return None if v in (None, "never") else int(v.split()[1])
 
-    out = head
-    freed = {
-        d: [w for w in gentler if step(cell(d, w)) is not None]
-        for d in grid.index
-        if cell(d, preset_warmup) == "never"
-    }
-    for d, ws in freed.items():
-        if ws:
-            out += (
-                f" At depth {d}, where the map's {preset_warmup:,}-step warm-up leaves AttnOnly on "
-                "the floor, a warm-up of "
-                + and_list([f"{w:,} steps frees it ({cell(d, w)})" for w in ws])
-                + "."
-            )
-    if still := [d for d, ws in freed.items() if not ws and any(cell(d, w) for w in gentler)]:
-        out += (
-            " It stays on the floor at every warm-up trained at depth "
-            + ", ".join(map(str, still))
-            + "."
+    def cells(items):  # [(depth, warm-up)] -> "depth 6 (step 100 at 1,600), ..."
+        by = {}
+        for d, w in items:
+            by.setdefault(d, []).append(f"{cell(d, w)} at {w:,}")
+        return "; ".join(
+            f"depth {d} ({', '.join(cs)}, against {cell(d, preset_warmup)} at {preset_warmup:,})"
+            for d, cs in by.items()
         )
-    # escapes the preset's warm-up makes: later by more than one evaluation (or never), and later
-    # by one evaluation only
-    beyond, within = {}, []
+
+    out, said = head, False
+    # depths where the map's own warm-up leaves AttnOnly on the floor: which gentler ones free it
+    for d in grid.index:
+        if cell(d, preset_warmup) != "never" or not any(cell(d, w) for w in gentler):
+            continue
+        free = [w for w in gentler if step(cell(d, w)) is not None]
+        stay = [w for w in gentler if cell(d, w) == "never"]
+        out += (
+            f" At depth {d}, where the map's {preset_warmup:,}-step warm-up leaves AttnOnly on "
+            "the floor, "
+            + (
+                "a warm-up of "
+                + and_list([f"{w:,} steps frees it ({cell(d, w)})" for w in free])
+                + (f"; {and_list([f'{w:,}' for w in stay])} steps do not" if stay else "")
+                + "."
+                if free
+                else "it stays there at every warm-up trained."
+            )
+        )
+        said = True
+    # depths where it leaves: prevented, delayed or hastened by more than one evaluation, or moved
+    # by at most one
+    prevented, later, earlier, within = [], [], [], []
     for d in grid.index:
         if (s0 := step(cell(d, preset_warmup))) is None:
             continue
         for w in gentler:
-            s = step(c := cell(d, w))
-            if c == "never" or (s is not None and s - s0 > interval):
-                beyond.setdefault(d, []).append(f"{c} at {w:,}")
-            elif s is not None and s > s0:
+            c, s = cell(d, w), step(cell(d, w))
+            if c == "never":
+                prevented.append((d, w))
+            elif s is not None and abs(s - s0) > interval:
+                (later if s > s0 else earlier).append((d, w))
+            elif s is not None and s != s0:
                 within.append(f"depth {d} with {w:,}")
-    if beyond:
-        nevers = [c.startswith("never") for cs in beyond.values() for c in cs]
-        verb = "prevents" if all(nevers) else "delays or prevents" if any(nevers) else "delays"
-        out += (
-            f" A gentler warm-up {verb} the escape by more than one evaluation at "
-            + "; ".join(
-                f"depth {d} ({', '.join(cs)}, against {cell(d, preset_warmup)} at "
-                f"{preset_warmup:,})"
-                for d, cs in beyond.items()
-            )
-            + "."
-        )
+    for verb, items in (("prevents", prevented), ("delays", later), ("hastens", earlier)):
+        if items:
+            out += f" A gentler warm-up {verb} the escape"
+            out += (
+                " by more than one evaluation" if verb != "prevents" else ""
+            ) + f" at {cells(items)}."
+            said = True
     if within:
         out += (
-            f" At {and_list(within)}, AttnOnly leaves the floor one evaluation ({interval} steps) "
-            "later, within the map's resolution."
+            f" At {and_list(within)}, AttnOnly leaves the floor within one evaluation ({interval} "
+            "steps) of the map's own run, within the map's resolution."
         )
-    if not any(freed.values()) and not still and not beyond and not within:
+        said = True
+    if not said:
         out += (
             " No trained cell differs from the preset's warm-up in whether or when AttnOnly leaves "
             "the floor."

@@ -273,52 +273,58 @@ def _escapes(table: pd.DataFrame, impl: str, factor: str) -> dict[int, float | N
     return {int(r.seed): None if pd.isna(r.escape_step) else r.escape_step for r in t.itertuples()}
 
 
-def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[str, ...]:
+def _pairs(table: pd.DataFrame, impl: str, factor: str) -> tuple[dict, dict, list[int], str]:
+    """One implementation's two schedules seed by seed: the escapes on its own recipe ("none") and
+    on ``factor``, the seeds with an outcome on both, and " so far" while a planned seed has
+    neither both outcomes nor a diverged run (a diverged seed is done, not pending)."""
+    own, other = _escapes(table, impl, "none"), _escapes(table, impl, factor)
+    both = sorted(set(own) & set(other))
+    t = table[table.impl == impl] if len(table) else table
+    done = set(both) | {int(s) for s in t[no_outcome(t)].seed} if len(t) else set(both)
+    return own, other, both, " so far" if len(done) < len(plans.SCHEDULE_SEEDS) else ""
+
+
+def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[str, str]:
     """What the finding's paper-shape runs (``schedule_10m_runs``, ``nanogpt_schedule_runs``) say
-    of the paper's two puzzles, as clauses for the front page's answer, the longest first: for
-    nanoGPT's joint collapse, at how many seeds the warm-up leaves the floor where the author's
-    constant rate does not (by the plan's stop); for Phase 2's seed left on the floor, how many
-    ResidualGPT seeds Phase 2's constant rate keeps there, or whether it only delays their escape.
-    Counts, not a verdict: the rank rule's verdict is the finding's own."""
-    n_plan = len(plans.SCHEDULE_SEEDS)
-    const, warm = (
-        _escapes(nanogpt, "nanogpt", "none"),
-        _escapes(nanogpt, "nanogpt", plans.WARMUP_COSINE),
-    )
-    pairs = sorted(set(const) & set(warm))
-    freed = sum(warm[s] is not None and const[s] is None for s in pairs)
-    n = len(pairs)
-    seeds = (f"{n} seed" if freed == n == 1 else f"{freed} of {n} seeds") + (
-        " so far" if n < n_plan else ""
-    )
-    nano = (
-        (f"a warm-up frees nanoGPT's AttnOnly ({seeds})", f"a warm-up frees nanoGPT ({seeds})")
-        if pairs
-        else ("nanoGPT's seeds are still training",) * 2
-    )
-    own, flat = (
-        _escapes(residualgpt, "residualgpt", "none"),
-        _escapes(residualgpt, "residualgpt", CONSTANT),
-    )
-    stays = [s for s, e in flat.items() if e is None]
-    delayed = any(e is not None and own.get(s) is not None and e > own[s] for s, e in flat.items())
-    if not flat:
-        res = ("",) * 2
-    elif stays:
-        k = f"{len(stays)} of {len(flat)} ResidualGPT seeds"
-        res = (f"Phase 2's constant rate keeps {k} on the floor", f"a constant rate floors {k}")
-    elif delayed:
-        res = (
-            "Phase 2's constant rate only delays ResidualGPT's",
-            "a constant rate only delays ResidualGPT",
+    of the paper's two puzzles, as a clause for the front page's answer: in full, then short. For
+    nanoGPT's joint collapse, among the seeds its constant rate keeps on the floor (to the plan's
+    stop), at how many the warm-up frees it. For Phase 2's seed left on the floor, at how many
+    ResidualGPT seeds Phase 2's constant rate keeps AttnOnly on the floor where the seed's own
+    warm-up frees it. Counts over the seeds with an outcome on both schedules, never a verdict: the
+    rank rule's verdict is the finding's own."""
+    const, warm, both, so_far = _pairs(nanogpt, "nanogpt", plans.WARMUP_COSINE)
+    floored = [s for s in both if const[s] is None]
+    freed = [s for s in floored if warm[s] is not None]
+    if not both:
+        nano = (f"no nanoGPT seed has run on both schedules{so_far}",) * 2
+    elif not floored:
+        nano = (f"nanoGPT's constant rate floors none of its {len(both)} seeds{so_far}",) * 2
+    elif freed:
+        k, m = len(freed), len(floored)
+        nano = (
+            f"a warm-up frees nanoGPT's AttnOnly at {k} of the {m} seeds its constant rate "
+            f"floors{so_far}",
+            f"warm-up frees nanoGPT ({k} of {m}{so_far})",
         )
     else:
-        res = ("Phase 2's constant rate does not hold ResidualGPT back",) * 2
-    # each names the puzzles it answers, so that the answer sentence says what the clause is about
-    return (
-        "of the two puzzles, " + (f"{nano[0]}, and {res[0]}" if res[0] else nano[0]),
-        "puzzles: " + ", ".join(filter(None, (nano[1], res[1]))),
-    )
+        m = len(floored)
+        nano = (
+            f"a warm-up frees nanoGPT's AttnOnly at none of the {m} seeds its constant rate "
+            f"floors{so_far}",
+            f"warm-up frees no nanoGPT seed ({m} floored{so_far})",
+        )
+    own, flat, both, so_far = _pairs(residualgpt, "residualgpt", CONSTANT)
+    kept = [s for s in both if own[s] is not None and flat[s] is None]
+    if not both:
+        res = (f"no ResidualGPT seed has run on both schedules{so_far}",) * 2
+    else:
+        n = f"of {len(both)} ResidualGPT seeds"
+        res = (
+            f"Phase 2's constant rate keeps {len(kept) or 'none'} {n} on the floor{so_far}",
+            f"constant rate floors {f'{len(kept)} {n}' if kept else 'no ResidualGPT seed'}{so_far}",
+        )
+    # each names the puzzles it answers, so that the answer sentence says what the counts are about
+    return (f"of the two puzzles, {nano[0]}, and {res[0]}", f"puzzles: {nano[1]}, {res[1]}")
 
 
 @claim("The learning rate's first steps decide whether AttnOnly leaves the floor")

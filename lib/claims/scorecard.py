@@ -90,8 +90,8 @@ LEAD_GROUPS = (
 
 
 def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
-    """``plots.lead_figure``'s rows, per claim of ``LEAD_GROUPS``: each best loss as its distance
-    above the No Residual loss of its own sweep (``below``: 0 is collapsed onto No Residual),
+    """``plots.lead_figure``'s rows, per claim of ``LEAD_GROUPS``: each best loss as its difference
+    from the No Residual loss of its own sweep (``below``: 0 is collapsed onto No Residual),
     AttnOnly and FFNOnly, with Full Residual's as the scale's other end (``full``). The paper's
     means (and Table 5's seed range, ``lo``-``hi``), the paper-shape runs (against the unigram
     floor, the loss No Residual reaches on these characters: no No Residual run at the paper's shape

@@ -1,6 +1,6 @@
 """The front page's figure: each claim that has a number, the paper's value beside the
-book's, at one scale of loss that every data set shares, the distance above the No
-Residual loss of the same sweep."""
+book's, at one scale of loss that every data set shares: the difference from the No Residual
+loss of the same sweep (below 0: a model that learned more)."""
 
 from __future__ import annotations
 

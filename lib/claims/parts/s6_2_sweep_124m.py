@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ...engine import results
 from .. import asymmetry
 from ..evidence import Entry, Evidence
@@ -83,7 +85,7 @@ def seed_sensitivity_124m(c: Claim, ev: Evidence) -> Row:
         ours=f"AttnOnly {seed_range(s[s.config == 'AttnOnly'])}"
         + (
             f"; seed std {c.facts['attn_std']:.3f} against FFNOnly's {c.facts['ffn_std']:.3f}"
-            if c.facts.get("attn_std") is not None and c.facts.get("ffn_std") is not None
+            if pd.notna(c.facts.get("attn_std")) and pd.notna(c.facts.get("ffn_std"))
             else ""
         ),
         scale=scale_of(ch),

@@ -178,9 +178,10 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         section=FIRST_STEPS_SECTION,
         plan="10m_nanogpt_schedule_seeds",
         puzzles=schedule_10m.puzzle_clauses(runs["ResidualGPT"][0], runs["nanoGPT"][0]),
-        # the full rate from step 0 keeps AttnOnly on the floor at the stand-in's own peak only
+        # where the stand-in's verdict holds, the full rate from step 0 keeps AttnOnly on the floor
+        # at the stand-in's own peak only (Phase 2's lower rate frees it)
         stand_in_limit="at its own peak rate only"
-        if schedule_seeds.rate_split(table) == "peak"
+        if sc.verdict == "HOLDS" and schedule_seeds.rate_split(table) == "peak"
         else "",
     )
 
