@@ -518,7 +518,7 @@ def cross_scale_table() -> pd.DataFrame:
             our_scale, exps = ours_for[(scale, impl, phase)]
             # Released runs only, no chapter floor: escape steps as each run recorded
             # them. asymmetry() pools inside.
-            summ = summaries_of(as_released(exps))
+            summ = summaries_of(as_released(exps, RUNS_DIR))
             a = asymmetry(summ)
             attn = summ[summ.config == "AttnOnly"]
             # "none yet": the row is kept, so the table shows which of Table
