@@ -461,7 +461,8 @@ def test_the_intro_describes_the_stand_ins_as_lib_config_defines_them():
     for scale in ("cpu", plans.STAND_IN_124M):
         e = get_preset(scale)
         m = re.search(
-            rf"`{scale}`(?: \(|: )([\d.]+)M parameters, (\d+) layers × (\d+), .*?([\d,]+) steps", text
+            rf"`{scale}`(?: \(|: )([\d.]+)M parameters, (\d+) layers × (\d+), .*?([\d,]+) steps",
+            text,
         )
         assert m, f"intro.md no longer describes `{scale}` in the expected form"
         assert float(m[1]) == round(GPT(e.model).num_params() / 1e6, 1)

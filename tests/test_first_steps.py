@@ -212,7 +212,7 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     long, short = S.puzzle_clauses(delayed, nano)
     assert long.startswith("of the two puzzles, ") and short.startswith("puzzles: ")
     assert "frees nanoGPT's AttnOnly at 1 of the 2 seeds its constant rate floors so far" in long
-    assert "warm-up frees nanoGPT (1 of 2 so far)" in short
+    assert "warm-up frees nanoGPT (1 of 2 floored so far)" in short
     # a constant rate that only delays ResidualGPT's escape keeps no seed on the floor
     assert "keeps none of 5 ResidualGPT seeds on the floor" in long
     assert short.endswith("constant rate floors no ResidualGPT seed")

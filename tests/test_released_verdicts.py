@@ -584,8 +584,8 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # escape at all five seeds but keeps none on the floor (the stand-in explains neither: there
     # Phase 2's rate frees AttnOnly); the two 124M claims hold at the chosen stand-in
     assert F.answer(card, finding.iloc[0]) == (
-        "At the paper's own 10M shape, the joint collapse, gradient starvation and AttnOnly's "
-        "level hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (1 of 1 so "
+        "At the paper's 10M shape, the joint collapse, gradient starvation and AttnOnly's level "
+        "hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (1 of 1 floored so "
         "far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate

@@ -50,7 +50,8 @@ def card(*extra):
 SAID = (
     "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 1 of the 1 seeds its constant rate "
     "floors so far, and Phase 2's constant rate keeps none of 5 ResidualGPT seeds on the floor",
-    "puzzles: warm-up frees nanoGPT (1 of 1 so far), constant rate floors no ResidualGPT seed",
+    "puzzles: warm-up frees nanoGPT (1 of 1 floored so far), constant rate floors no "
+    "ResidualGPT seed",
 )
 
 
@@ -89,7 +90,7 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
         "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 12 of the 13 seeds its constant "
         "rate floors so far, and Phase 2's constant rate keeps 12 of 13 ResidualGPT seeds on the "
         "floor so far",
-        "puzzles: warm-up frees nanoGPT (12 of 13 so far), constant rate floors 12 of 13 "
+        "puzzles: warm-up frees nanoGPT (12 of 13 floored so far), constant rate floors 12 of 13 "
         "ResidualGPT seeds so far",
     )
     long = card(

@@ -304,7 +304,7 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
         nano = (
             f"a warm-up frees nanoGPT's AttnOnly at {k} of the {m} seeds its constant rate "
             f"floors{so_far}",
-            f"warm-up frees nanoGPT ({k} of {m}{so_far})",
+            f"warm-up frees nanoGPT ({k} of {m} floored{so_far})",
         )
     else:
         m = len(floored)
