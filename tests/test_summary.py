@@ -223,3 +223,13 @@ def test_the_constant_rate_named_is_the_phase2_notebooks_as_its_recipe_records_i
         limitations.phase2_constant()
     said = F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[5]]
     assert "the Phase-2 notebook trains at a constant rate" in said and "nanoGPT" not in said
+
+
+def test_the_threads_are_a_range_over_every_segment_of_every_run():
+    from lib.book.limitations import thread_range
+
+    assert thread_range(pd.Series(["2", "2"])) == "2"
+    # a run resumed on two threads after one: both counted, and a range read from them
+    assert thread_range(pd.Series(["2", "1; 2"])) == "1 to 2"
+    assert thread_range(pd.Series(["4; 1"])) == "1 to 4"
+    assert thread_range(pd.Series([None], dtype=object)) == "?"

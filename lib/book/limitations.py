@@ -239,27 +239,28 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
     )
 
 
+def thread_range(threads: pd.Series) -> str:
+    """The threads the runs trained on, in words: "2", or "1 to 2" where they differ (a run trained
+    beside other work on one core). A run resumed on another thread count lists each of its own
+    ("1; 2", ``costs.run_costs``)."""
+    counts = sorted({int(t) for ts in threads.dropna() for t in str(ts).split("; ")})
+    if not counts:
+        return "?"
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+
+
 def summary_compute(costs: pd.DataFrame) -> dict:
     """The compute the front page's summary states (``front_page.summary_parts``), from
     ``costs.run_costs``: the released runs, their wall-clock hours, how many at the paper's 10M
     shape and on a GPU, the threads they ran on (a range where they differ), what one whole 10M
     run takes at the fastest measured rate, and whether the author's Phase-2 notebook trains at a
     constant rate (``phase2_constant``)."""
-    # "2", or "1 to 2" where the runs differ (a run trained beside other work on one core)
-    counts = sorted({int(t) for t in costs.threads.dropna()})
-    threads = (
-        "?"
-        if not counts
-        else str(counts[0])
-        if len(counts) == 1
-        else f"{counts[0]} to {counts[-1]}"
-    )
     return dict(
         runs=len(costs),
         hours=costs.wall_s.sum() / 3600,
         at_shape=int((costs.scale == "10M").sum()),
         gpu=int(costs.device.str.contains("cuda").sum()),
-        threads=threads,
+        threads=thread_range(costs.threads),
         whole_hours=float(
             paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"]
         ),
