@@ -48,9 +48,9 @@ def card(*extra):
 
 # what schedule_10m.puzzle_clauses says of the released runs, in full and short
 SAID = (
-    "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 1 of the 1 seeds its constant rate "
+    "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 2 of the 2 seeds its constant rate "
     "floors so far, and Phase 2's constant rate keeps none of 5 ResidualGPT seeds on the floor",
-    "puzzles: warm-up frees nanoGPT (1 of 1 floored so far), constant rate floors no "
+    "puzzles: warm-up frees nanoGPT (2 of 2 floored so far), constant rate floors no "
     "ResidualGPT seed",
 )
 
