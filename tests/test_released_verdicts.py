@@ -165,7 +165,7 @@ OWN = {
         "NOT TESTED",
         [
             "ResidualGPT: constant lr later in every seed, not all beyond one evaluation interval",
-            "nanoGPT: 2 of 5 warm-up + cosine and 2 of 5 own-recipe runs trained",
+            "nanoGPT: 2 of 5 warm-up + cosine and 3 of 5 own-recipe runs trained",
         ],
         (
             "HOLDS",
