@@ -120,6 +120,8 @@ def test_the_compute_statement_says_what_trained_the_runs(tmp_path, fake_run):
         and "the device cpu in 2 runs, the device cuda in 1 run" in text
     )
     assert "2 threads in 2 runs, 8 threads in 1 run" in text
+    # one thread is singular; a run resumed on another count names both
+    assert C._threads(1) == "1 thread" and C._threads("1; 2") == "1 and 2 threads"
 
 
 def test_the_departures_are_every_field_that_differs_from_the_paper_preset():

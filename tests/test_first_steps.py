@@ -211,10 +211,16 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     )
     long, short = S.puzzle_clauses(delayed, nano)
     assert long.startswith("of the two puzzles, ") and short.startswith("puzzles: ")
-    assert "frees nanoGPT's AttnOnly at 1 of the 2 seeds its constant rate floors so far" in long
+    assert (
+        "frees nanoGPT's AttnOnly at 1 of the 2 seeds its constant rate keeps on the floor to step "
+        f"{plans.PREFIX_STEPS} so far (1337, 42)" in long
+    )
     assert "warm-up frees nanoGPT (1 of 2 floored so far)" in short
     # a constant rate that only delays ResidualGPT's escape keeps no seed on the floor
-    assert "keeps none of 5 ResidualGPT seeds on the floor" in long
+    assert long.endswith(
+        "keeps none of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored "
+        "seed"
+    )
     assert short.endswith("constant rate floors no ResidualGPT seed")
     # all five trained: the warm-up frees every floored seed, and Phase 2's rate floors two
     nano = _table("nanogpt", {s: NEVER for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
@@ -222,8 +228,9 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
         "residualgpt", {s: 50.0 for s in SEEDS}, {**LATE, 0: NEVER, 7: NEVER}, S.CONSTANT
     )
     long, short = S.puzzle_clauses(floored, nano)
-    assert "at 5 of the 5 seeds its constant rate floors," in long and "so far" not in long
-    assert "keeps 2 of 5 ResidualGPT seeds on the floor" in long
+    assert "at 5 of the 5 seeds its constant rate keeps on the floor to step" in long
+    assert "so far" not in long
+    assert long.endswith("keeps 2 of 5 ResidualGPT seeds on the floor")
     assert short.endswith("constant rate floors 2 of 5 ResidualGPT seeds")
     # a seed whose own warm-up run stays on the floor too is not one the constant rate kept there
     both_stay = _table(
@@ -239,12 +246,15 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     assert "warm-up frees no nanoGPT seed (5 floored)" in short
     # a constant rate that floors no nanoGPT seed: nothing to free
     early = _table("nanogpt", {s: 200.0 for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
-    assert "constant rate floors none of its 5 seeds" in S.puzzle_clauses(delayed, early)[0]
+    long, short = S.puzzle_clauses(delayed, early)
+    assert f"constant rate keeps on the floor to step {plans.PREFIX_STEPS} none of its 5" in long
+    assert "constant rate floors none of its 5 seeds" in short
     # a diverged run is an outcome of none, but its seed is no longer pending: no "so far" once
     # every other seed is trained; with nothing trained, each side says so
     div = nano.assign(status=nano.seed.map(lambda s: "diverged" if s == 7 else "partial"))
     long, _ = S.puzzle_clauses(delayed, div)
-    assert "at 4 of the 4 seeds its constant rate floors," in long and "so far" not in long
+    assert "at 4 of the 4 seeds its constant rate keeps on the floor to step" in long
+    assert "so far" not in long
     long, short = S.puzzle_clauses(delayed.iloc[:0], nano.iloc[:0])
     assert "no nanoGPT seed has run on both schedules so far" in long
     assert "no ResidualGPT seed has run on both schedules so far" in short

@@ -210,7 +210,7 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
     fx = effects(never + late, first_eval=25, budget=1500).set_index("factor")
     assert (
         fx.loc["no biases", "decides"] is False
-        and fx.loc["none", "baseline range"] == "never to never"
+        and fx.loc["none", "baseline range"] == "never at every seed"
     )
     # two factors judged: the reason gives the chance that one is named with no
     # effect anywhere, 1 - 0.9 ** 2
@@ -512,7 +512,8 @@ def test_the_rate_is_told_apart_from_the_schedules_shape_only_when_the_two_const
     text = sched.rate_reading(effects_table(high + low))
     assert "constant lr (its own peak): 0 of 3 seeds leave the floor" in text
     assert "constant lr at 3e-4: 3 of 3 seeds leave the floor (seed 1 at step 50" in text
-    assert text.endswith("the peak held from step 0, not the missing warm-up and decay.")
+    # the stand-in's own peak (1e-3) and Phase 2's rate (3e-4), each named with their ratio
+    assert text.endswith("only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not.")
     both = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
     assert sched.rate_reading(effects_table(both + low)).endswith(
         "the rate makes no difference here."

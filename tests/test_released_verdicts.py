@@ -152,7 +152,7 @@ OWN = {
         "NOT TESTABLE HERE",
         [
             "constant 3e-4 escapes at 1337: step 200, 42: step 400, 123: step 250, 0: step 100, "
-            "7: step 150; warm-up + cosine over the same seeds step 50 to step 50"
+            "7: step 150; warm-up + cosine escapes at step 50 at every seed"
         ],
     ),
     # the book's own finding, decided at the paper's shape by both five-seed plans:
@@ -171,7 +171,7 @@ OWN = {
             "HOLDS",
             "nanoGPT: warm-up + cosine earlier in every seed, beyond one evaluation interval",
             "ResidualGPT: constant lr later in every seed, beyond one evaluation interval",
-            "the peak held from step 0, not the missing warm-up and decay",
+            "floors AttnOnly only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not",
         ),
     ),
 }
@@ -590,8 +590,8 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
         "far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
-    assert finding.iloc[0].stand_in_limit == "at its own peak rate only"
-    assert "HOLDS at a stand-in, at its own peak rate only." in text
+    assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"
+    assert "HOLDS at a stand-in, at its peak 1e-3 only, not at 3e-4." in text
     assert F.tally_by_scale(card) == (
         "**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU "
         "stand-ins** (8 claims): 4 HOLDS · 3 contradicted at a stand-in · 1 NOT "
@@ -632,7 +632,7 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.loc[("residualgpt", "constant lr at 3e-4"), "decides"] is False
     runs = schedule_seeds.schedule_runs().table
     assert schedule_seeds.rate_reading(runs).endswith(
-        "the peak held from step 0, not the missing warm-up and decay."
+        "floors AttnOnly only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not."
     )
     # gradient clipping on the four seeds that did not choose it: step 50 in each, against nanoGPT's
     # own 175 to never at the same seeds: named, earlier (chance with no effect 2/C(8,4) = 2.9%);

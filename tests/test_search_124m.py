@@ -316,7 +316,10 @@ def test_the_chapters_answer_is_computed_from_its_runs():
     # FFNOnly off it too; the verdicts as decided; the first stand-in's AttnOnly
     # off its floor is not "stayed"
     text = _answer([(5.77, 5.77)], ffn=(6.2, 6.54), order="CONTRADICTED", first_attn=(6.3,))
-    assert "FFNOnly in 1 of 2" in text and "Table 5's ordering: CONTRADICTED" in text
+    assert "FFNOnly in 1 of 2" in text and "Table 5's ordering: CONTRADICTED at a stand-in" in text
+    # a verdict at the stand-in says so; at the paper's 124M, the word alone
+    assert "seed sensitivity: HOLDS at a stand-in" in _answer([(5.77, 5.77)], sensitivity="HOLDS")
+    assert "sensitivity: HOLDS, s" in _answer([(5.77, 5.77)], sensitivity="HOLDS", kind="paper")
     assert "stayed on the floor in all" not in text
     # opened at the first stand-in, the page says so and does not set that stand-in beside itself
     text = _answer([(6.54, 6.54), (6.55, 6.55)], kind="first")

@@ -49,7 +49,8 @@ def card(*extra):
 # what schedule_10m.puzzle_clauses says of the released runs, in full and short
 SAID = (
     "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 2 of the 2 seeds its constant rate "
-    "floors so far, and Phase 2's constant rate keeps none of 5 ResidualGPT seeds on the floor",
+    "keeps on the floor to step 300 so far (1337, 42), and Phase 2's constant rate keeps none of 5 "
+    "ResidualGPT seeds on the floor, so it does not explain Phase 2's floored seed",
     "puzzles: warm-up frees nanoGPT (2 of 2 floored so far), constant rate floors no "
     "ResidualGPT seed",
 )
@@ -103,7 +104,7 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
     pending = card(row("a claim still training", "stand-in", "NOT TESTED"))
     for c in (card(), long, long.assign(verdict=verdict), pending):
         for beside, puzzles in itertools.product(("NOT TESTABLE HERE (cpu)", ""), (SAID, longest)):
-            f = finding(verdict, beside, puzzles, "at its own peak rate only")
+            f = finding(verdict, beside, puzzles, "at its peak 1e-3 only, not at 3e-4")
             text = F.summary(c, f, AUDIT, COMPUTE)
             too_long = [s for s in F.sentences(text) if len(s.split()) > LIMIT]
             assert not too_long, too_long
@@ -191,9 +192,11 @@ def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_blo
     assert c.word == "CONTRADICTED at a stand-in" and "n — CONTRADICTED at a stand-in: w" in c.text
     assert "— **CONTRADICTED** at a stand-in: w" in Verdict(c)._repr_markdown_()
     assert "<strong>CONTRADICTED</strong> at a stand-in: w" in Verdict(c)._repr_html_()
-    # at the paper's shape, or any other word, the word alone
+    # a stand-in's HOLDS says where too; at the paper's shape, or a word that decides nothing, the
+    # word alone
+    assert Claim("HOLDS", "w", stand_in=True).word == "HOLDS at a stand-in"
     assert Claim("CONTRADICTED", "w").word == "CONTRADICTED"
-    assert Claim("HOLDS", "w", stand_in=True).word == "HOLDS"
+    assert Claim("NOT TESTABLE HERE", "w", stand_in=True).word == "NOT TESTABLE HERE"
 
 
 def test_the_released_stand_in_contradictions_are_marked_in_their_chapters():

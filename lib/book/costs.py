@@ -286,6 +286,13 @@ def _runs(n: int) -> str:
     return f"{n} run" if n == 1 else f"{n} runs"
 
 
+def _threads(value) -> str:
+    """A run's threads in words: "1 thread", "2 threads", or "1 and 2 threads" for a run resumed on
+    another count (``run_costs`` joins its segments' counts with "; ")."""
+    counts = str(value).split("; ")
+    return f"{' and '.join(counts)} thread{'' if counts == ['1'] else 's'}"
+
+
 def compute_statement(costs: pd.DataFrame) -> str:
     """The compute statement in words: how many released runs, their wall time in all, and
     what trained them, read from each run's env.json (the device, the threads, and the
@@ -303,7 +310,7 @@ def compute_statement(costs: pd.DataFrame) -> str:
             ("every one on a CPU and none on a GPU:" if not gpu else f"{gpu} of them on a GPU:"),
             (
                 f"their env.json files give {_counted(costs.device, 'the device {}')} and "
-                f"{_counted(costs.threads, '{} threads')}."
+                f"{_counted(costs.threads.map(_threads), '{}')}."
             ),
             (
                 f"They name the processor for {_runs(sum(named.values()))} ("

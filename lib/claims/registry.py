@@ -15,7 +15,7 @@ from .evidence import Entry
 from .parts import PARTS
 from .rows import Row
 from .runset import CHAPTERS, RunSet
-from .verdicts import Claim
+from .verdicts import DECIDED, Claim
 
 
 def all_claims() -> tuple[Entry, ...]:
@@ -70,10 +70,10 @@ def claims_at(section: str, *chapters: RunSet, runs_dir=None) -> list[Claim]:
 
 
 def _marked(c: Claim, e: Entry, ev: Evidence) -> Claim:
-    """``c`` marked as decided at a stand-in where it contradicts the paper there
+    """``c`` marked as decided at a stand-in where it holds or contradicts there
     (``Claim.stand_in``): by its card row's scale, or, for a claim only its chapter
     prints, by its chapter's runs."""
-    if c.verdict != "CONTRADICTED":
+    if c.verdict not in DECIDED:
         return c
     page = e.section.partition("#")[0]
     if e.row is not None:

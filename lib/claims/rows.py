@@ -55,7 +55,7 @@ class Row:
     # The book's own finding only. What its paper-shape runs say of the paper's two puzzles, as
     # clauses for the summary's answer, the longest first (``schedule_10m.puzzle_clauses``); and
     # where the stand-in's verdict beside it holds only in part, the few words that say where
-    # ("at its own peak rate only").
+    # ("at its peak 1e-3 only, not at 3e-4").
     puzzles: tuple[str, ...] = ()
     stand_in_limit: str = ""
 

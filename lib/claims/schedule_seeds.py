@@ -166,7 +166,13 @@ def schedule_effects(
                 ),
                 # the range as the reader sees it: "never" for a baseline
                 # seed that stayed on the floor
-                "baseline range": f"{label(b.min())} to {label(b.max())}" if len(b) else "-",
+                "baseline range": (
+                    "-"
+                    if not len(b)
+                    else f"{label(b.min())} at every seed"
+                    if label(b.min()) == label(b.max())
+                    else f"{label(b.min())} to {label(b.max())}"
+                ),
                 "baseline seeds": len(base_all),
                 "no outcome": lost,
                 "baseline no outcome": lost_base,
@@ -396,8 +402,9 @@ def warmup_reading(table: pd.DataFrame, warmup: int | None = None) -> str:
 def rate_reading(table: pd.DataFrame) -> str:
     """ResidualGPT AttnOnly at a constant rate twice (``schedule_runs``' table): at its own peak and
     at Phase 2's lower one, both without warm-up or decay. Where the lower rate leaves the floor in
-    every seed and the peak in none, what kept the peak on the floor is the rate held from step 0,
-    not the missing warm-up and decay; where both or neither leave, the two are not told apart."""
+    every seed and the peak in none, the missing warm-up floors AttnOnly at this stand-in only when
+    it skips to the stand-in's own peak, a rate the paper's 10M shape never uses (its peak is Phase
+    2's); where both or neither leave, the two are not told apart."""
     t = table[(table.impl == "residualgpt") & ~no_outcome(table)] if len(table) else table
     high, low = (
         t[t.factor == f] if len(t) else t for f in (plans.CONSTANT_LR, plans.CONSTANT_PHASE2)
@@ -414,6 +421,8 @@ def rate_reading(table: pd.DataFrame) -> str:
             f" ({steps})" if steps else ""
         )
 
+    # the stand-in's own peak, held from step 0 (the plan's "constant lr"), and Phase 2's rate
+    own, low_lr = plans.constant_lr()["min_lr"], plans.PHASE2_LR
     text = (
         "ResidualGPT AttnOnly without warm-up or decay, "
         f"{said(high, plans.CONSTANT_LR + ' (its own peak)')}; {said(low, plans.CONSTANT_PHASE2)}. "
@@ -423,8 +432,10 @@ def rate_reading(table: pd.DataFrame) -> str:
         + {
             "": "The reading waits for the same seeds at both rates.",
             "peak": (
-                "The two differ only in the rate, so what keeps the constant rate on the floor is "
-                "the peak held from step 0, not the missing warm-up and decay."
+                "The two differ only in the rate. So at this stand-in, starting at the full rate "
+                f"floors AttnOnly only at its own peak, {plans.rate_words(own)} ({own / low_lr:.1f}"
+                f" times Table 1's {plans.rate_words(low_lr)}); at {plans.rate_words(low_lr)} it "
+                "does not."
             ),
             "both": "Both leave it: the rate makes no difference here.",
             "apart": "The rate and the schedule's shape are not told apart by these runs.",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 # one into a sentence: lib.book.verdict refuses a plain string that carries one, so every
 # verdict the reader sees is a Claim's.
 VERDICTS = ("HOLDS", "CONTRADICTED", "NOT TESTABLE HERE", "NOT TESTED")
+# the two words that decide a claim, and so say where they were decided
+DECIDED = VERDICTS[:2]
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,8 @@ class Claim:
     facts: dict = field(default_factory=dict)
     lines: tuple[str, ...] = ()
     name: str = ""  # what is claimed, in a few words (set by ``claim``)
-    # decided at a stand-in: a CONTRADICTED then reads "CONTRADICTED at a
-    # stand-in" (``word``), never alone
+    # decided at a stand-in: a HOLDS or CONTRADICTED then reads "HOLDS at a stand-in" (``word``),
+    # never alone (the other two words say already that nothing was decided)
     stand_in: bool = False
 
     def __post_init__(self):
@@ -43,11 +45,11 @@ class Claim:
 
     @property
     def word(self) -> str:
-        """The verdict as a page writes it: a stand-in's CONTRADICTED
+        """The verdict as a page writes it: a stand-in's HOLDS or CONTRADICTED
         says where (``at_a_stand_in``)."""
         return (
             at_a_stand_in(self.verdict)
-            if self.stand_in and self.verdict == "CONTRADICTED"
+            if self.stand_in and self.verdict in DECIDED
             else self.verdict
         )
 

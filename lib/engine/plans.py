@@ -642,7 +642,7 @@ class ScheduleFactor(NamedTuple):
     chosen_by: tuple[int, ...] = ()
 
 
-def _rate(x: float) -> str:
+def rate_words(x: float) -> str:
     """A learning rate as the paper writes it: 3e-4, 1e-3."""
     mantissa, exponent = f"{x:e}".split("e")
     return f"{float(mantissa):g}e{int(exponent)}"
@@ -653,7 +653,7 @@ def _rate(x: float) -> str:
 # differs from Phase 2 in the rate too.
 PHASE2_LR = get_preset("10M", "residualgpt").train.lr
 # the factor: ResidualGPT at Phase 2's rate, from step 0
-CONSTANT_PHASE2 = f"{CONSTANT_LR} at {_rate(PHASE2_LR)}"
+CONSTANT_PHASE2 = f"{CONSTANT_LR} at {rate_words(PHASE2_LR)}"
 
 
 def schedule_factors(scale: str = "cpu") -> dict[tuple[str, str], ScheduleFactor]:
@@ -701,7 +701,7 @@ def schedule_factor_changes(scale: str = "cpu") -> list[dict]:
         new = replace(get_preset(scale, impl), **f.changes).train
 
         def decay(t):
-            return f"cosine to {_rate(t.min_lr)}" if t.schedule == "cosine" else "none"
+            return f"cosine to {rate_words(t.min_lr)}" if t.schedule == "cosine" else "none"
 
         def warmup(t):
             return (
@@ -709,7 +709,7 @@ def schedule_factor_changes(scale: str = "cpu") -> list[dict]:
             )
 
         parts = {
-            "peak rate": (_rate(own.lr), _rate(new.lr)),
+            "peak rate": (rate_words(own.lr), rate_words(new.lr)),
             "warm-up": (warmup(own), warmup(new)),
             "decay": (decay(own), decay(new)),
         }

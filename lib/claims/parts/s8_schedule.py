@@ -144,12 +144,20 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
             plans.paper_10m_nanogpt_schedule_seeds(),
         ),
     }
+    # where each plan stops its runs (plans.schedule_10m_until, plans.PREFIX_STEPS), in words
+    stops = {
+        "ResidualGPT": (
+            f"to {plans.SCHEDULE_10M_AFTER} steps past their escape (at most "
+            f"{plans.SCHEDULE_10M_MAX_STEPS})"
+        ),
+        "nanoGPT": f"to step {plans.PREFIX_STEPS}",
+    }
     trained = sum(len(t) for t, _ in runs.values())
     table = _schedule_runs(ev).table
     evidence = (
         "10M paper shape, AttnOnly, "
         + "; ".join(
-            f"{k} {len(t)} of {len(e)} runs trained to their stop" for k, (t, e) in runs.items()
+            f"{k} {len(t)} of {len(e)} runs trained {stops[k]}" for k, (t, e) in runs.items()
         )
         + (
             f", {len(plans.SCHEDULE_SEEDS)} seeds a schedule, evaluated every "
@@ -179,8 +187,11 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         plan="10m_nanogpt_schedule_seeds",
         puzzles=schedule_10m.puzzle_clauses(runs["ResidualGPT"][0], runs["nanoGPT"][0]),
         # where the stand-in's verdict holds, the full rate from step 0 keeps AttnOnly on the floor
-        # at the stand-in's own peak only (Phase 2's lower rate frees it)
-        stand_in_limit="at its own peak rate only"
+        # at the stand-in's own peak only (Phase 2's lower rate, the paper's peak, frees it)
+        stand_in_limit=(
+            f"at its peak {plans.rate_words(plans.constant_lr()['min_lr'])} only, "
+            f"not at {plans.rate_words(plans.PHASE2_LR)}"
+        )
         if sc.verdict == "HOLDS" and schedule_seeds.rate_split(table) == "peak"
         else "",
     )
