@@ -79,6 +79,13 @@ def test_a_run_in_training_is_not_counted_and_a_run_no_page_shows_gets_its_own_r
     assert t.runs.iloc[-1] == 1
 
 
+def test_every_released_run_is_counted_on_a_page_that_shows_it():
+    # a plan left out of page_runs would put its runs under "shown on no page" (the escape map's
+    # warm-up axis and the nanoGPT schedule seeds once did)
+    costs = C.run_costs()
+    assert len(costs) and list(costs.path[costs.page == ""]) == []
+
+
 def test_a_run_whose_files_describe_another_experiment_is_left_out_and_named(tmp_path, fake_run):
     exp = get_preset("cpu", "nanogpt", "AttnOnly", 1337)
     other = get_preset("cpu", "nanogpt", "FFNOnly", 1337).to_dict()

@@ -130,6 +130,7 @@ def page_runs() -> list[tuple[str, list[Experiment]]]:
             [
                 *plans.escape_map(),
                 *plans.escape_long_budget(),
+                *plans.escape_warmup(),
                 *plans.bundle(),
                 *plans.schedule_seeds(),
             ],
@@ -140,6 +141,7 @@ def page_runs() -> list[tuple[str, list[Experiment]]]:
                 *plans.paper_10m_prefix(),
                 *plans.paper_10m_whole(),
                 *plans.paper_10m_schedule_seeds(),
+                *plans.paper_10m_nanogpt_schedule_seeds(),
             ],
         ),
     ]
