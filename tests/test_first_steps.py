@@ -79,6 +79,11 @@ def test_it_waits_for_every_seed_of_both_plans_and_says_what_is_pending():
     c = S.claim_first_steps(_residual(LATE), _nanogpt({SEEDS[0]: 100.0}, one))
     assert c.verdict == "NOT TESTED"
     assert f"1 of {len(SEEDS)}" in c.why  # the runs trained so far, by plan
+    assert "can no longer hold" not in c.why  # ResidualGPT's rung holds: the wait may end in HOLDS
+    # ResidualGPT's rung on the edge while nanoGPT trains: the finding can no longer hold
+    c = S.claim_first_steps(_residual(LATE | {SEEDS[0]: 100.0}), _nanogpt({SEEDS[0]: 100.0}, one))
+    assert c.verdict == "NOT TESTED"
+    assert c.why.endswith("can no longer hold at this shape, where ResidualGPT's part is settled")
     # with nothing trained at all it is still a verdict, not a crash
     empty = pd.DataFrame(
         columns=[

@@ -513,7 +513,9 @@ def test_the_rate_is_told_apart_from_the_schedules_shape_only_when_the_two_const
     assert "constant lr (its own peak): 0 of 3 seeds leave the floor" in text
     assert "constant lr at 3e-4: 3 of 3 seeds leave the floor (seed 1 at step 50" in text
     # the stand-in's own peak (1e-3) and Phase 2's rate (3e-4), each named with their ratio
-    assert text.endswith("only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not.")
+    assert text.endswith(
+        "only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not."
+    )
     both = [("residualgpt", "constant lr", s, 75, 2.0) for s in (1, 2, 3)]
     assert sched.rate_reading(effects_table(both + low)).endswith(
         "the rate makes no difference here."

@@ -171,7 +171,7 @@ OWN = {
             "HOLDS",
             "nanoGPT: warm-up + cosine earlier in every seed, beyond one evaluation interval",
             "ResidualGPT: constant lr later in every seed, beyond one evaluation interval",
-            "floors AttnOnly only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not",
+            "only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not",
         ),
     ),
 }
@@ -632,7 +632,7 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.loc[("residualgpt", "constant lr at 3e-4"), "decides"] is False
     runs = schedule_seeds.schedule_runs().table
     assert schedule_seeds.rate_reading(runs).endswith(
-        "floors AttnOnly only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not."
+        "only at its own peak, 1e-3 (3.3 times Table 1's 3e-4); at 3e-4 it does not."
     )
     # gradient clipping on the four seeds that did not choose it: step 50 in each, against nanoGPT's
     # own 175 to never at the same seeds: named, earlier (chance with no effect 2/C(8,4) = 2.9%);

@@ -14,7 +14,7 @@ from ..engine import plans
 from ..engine.results import SHOWN_AS_PREFIX, histories_of, summaries_of
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .schedule_seeds import no_outcome, schedule_effects
-from .verdicts import Claim, claim, verdict
+from .verdicts import Claim, and_list, claim, verdict
 
 # the factor: ResidualGPT's own peak 3e-4 held from step 0 (the Phase-2 recipe)
 CONSTANT = plans.CONSTANT_LR
@@ -347,6 +347,10 @@ def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim
     }
     word = combine([w for w, _ in rungs.values()])
     why = "; ".join(f"{text}: {w}" for w, text in rungs.values())
+    # a rung decided other than HOLDS while the other trains: the wait can no longer end in HOLDS
+    settled = [IMPL_WORDS[k] for k, (w, _) in rungs.items() if w not in ("HOLDS", "NOT TESTED")]
+    if word == "NOT TESTED" and settled:
+        why += f"; it can no longer hold at this shape, where {and_list(settled)}'s part is settled"
     return Claim(
         word,
         why,

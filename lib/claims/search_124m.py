@@ -424,7 +424,8 @@ def sweep_answer(
         )
     # off the GPU the runs are a stand-in's, and a verdict there says so
     order, sensitivity = (
-        c if kind == "paper" else dataclasses.replace(c, stand_in=True) for c in (order, sensitivity)
+        c if kind == "paper" else dataclasses.replace(c, stand_in=True)
+        for c in (order, sensitivity)
     )
     text += (
         f" Table 5's ordering: {order.word}, {order.why}. AttnOnly's seed sensitivity: "
