@@ -578,16 +578,17 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     card, finding = scorecard(), first_steps()
     text = F.summary(card, finding.iloc[0], audit_findings(), summary_compute(run_costs()))
     assert max(len(s.split()) for s in F.sentences(text)) <= 35, F.sentences(text)
-    # at the paper's own shape the joint collapse, the starvation and AttnOnly's level hold (the
-    # growth order waits for its whole runs); routing cannot be tested; of the puzzles, at the
+    # at the paper's own shape nanoGPT AttnOnly's collapse (its only whole partial run), the
+    # starvation and AttnOnly's level hold (the growth order waits for its whole runs); routing
+    # cannot be tested; of the puzzles, at the
     # paper's shape, the warm-up frees nanoGPT's AttnOnly at the two seeds of five trained on both
     # schedules (its constant rate floors both), and Phase 2's constant rate delays ResidualGPT's
     # escape at all five seeds but keeps none on the floor (the stand-in explains neither: there
     # Phase 2's rate frees AttnOnly); the two 124M claims hold at the chosen stand-in
     assert F.answer(card, finding.iloc[0]) == (
-        "At the paper's 10M shape, the joint collapse, gradient starvation and AttnOnly's level "
-        "hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (2 of 2 floored so "
-        "far), constant rate floors no ResidualGPT seed."
+        "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
+        "level hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (2 of 2 floored "
+        "so far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"

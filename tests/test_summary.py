@@ -118,7 +118,9 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
     # the paper-shape claims that hold, named; the 10M asymmetry holds only at a
     # stand-in and is not among them
     assert (
-        "the joint collapse" in head and "gradient starvation" in head and "asymmetry" not in head
+        "nanoGPT AttnOnly's collapse" in head
+        and "gradient starvation" in head
+        and "asymmetry" not in head
     )
     assert (
         "the 124M ordering" in cannot
@@ -180,7 +182,8 @@ def test_the_results_move_with_the_card():
     assert "is HOLDS at the paper's shape and HOLDS at a stand-in" in results
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
-    assert "the joint collapse and AttnOnly's level hold" in easy and "starvation" not in easy
+    assert "nanoGPT AttnOnly's collapse and AttnOnly's level hold" in easy
+    assert "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
 
 

@@ -300,7 +300,7 @@ def tally(card: pd.DataFrame) -> str:
 # The claims in the fewest plain words, for the summary's sentences (at most 35 words each): by
 # ``Row.short``; a claim not named here is called by its ``short``.
 TERSE = {
-    "nanoGPT AttnOnly's joint collapse": "the joint collapse",
+    "nanoGPT AttnOnly's joint collapse": "nanoGPT AttnOnly's collapse",
     "layer-0 gradient starvation": "gradient starvation",
     "the order of hidden-state growth": "the growth order",
     "AttnOnly's 10M level": "AttnOnly's level",
