@@ -126,18 +126,25 @@ def test_the_figure_draws_each_seed_on_each_schedule_beside_the_authors_last_los
         {"config": ["AttnOnly", "NoResidual"], "step": [2999, 2999], "val_loss": [3.3534, 3.3523]}
     )
     fig = plots.nanogpt_schedule_figure(hist, author, 3.3473, "t", plans.PREFIX_STEPS)
-    labels = [ln.get_label() for ln in fig.axes[0].lines if not ln.get_label().startswith("_")]
-    # one legend entry per schedule (naming its seeds), one per author's configuration,
-    # and the floor with its tokens
-    assert labels == [
-        "this book, constant lr (the author's recipe), seeds 42, 1337",
-        "this book, warm-up + cosine, seeds 42, 1337",
+    ax = fig.axes[0]
+    # one legend entry per schedule, one per author's configuration, the floor, then a line style
+    # per seed in the plan's order
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "this book, constant lr (the author's recipe)",
+        "this book, warm-up + cosine",
         "author's NanoGPT_10M.ipynb, AttnOnly at step 2,999: 3.3534",
         "author's NanoGPT_10M.ipynb, NoResidual at step 2,999: 3.3523",
         "unigram floor, whole validation split 3.3473",
+        "seed 1337",
+        "seed 42",
     ]
     # a line per run, a marker per author's configuration, the floor
-    assert len(fig.axes[0].lines) == 4 + 2 + 1
+    assert len(ax.lines) == 4 + 2 + 1
+    # a seed's two runs share a line style, two seeds do not; the schedules differ in colour, and
+    # the warm-up's is not No Residual's grey
+    runs = {(ln.get_color(), ln.get_linestyle()) for ln in ax.lines[:4]}
+    assert len(runs) == 4 and len({c for c, _ in runs}) == 2 and len({d for _, d in runs}) == 2
+    assert plots.COLORS["NoResidual"] not in {c for c, _ in runs}
 
 
 def test_the_nanogpt_plan_is_read_as_its_runs_arrive_and_decides_without_a_change_of_code(tmp_path):

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from ...engine.config import CONFIGS, PAPER_SEED
-from ...engine.plans import SCHEDULE_NAMES, own_schedule
+from ...engine.plans import SCHEDULE_NAMES, SCHEDULE_SEEDS, own_schedule
 from ...engine.results import layer0_ffn, one_run
 from .style import (
     COLORS,
@@ -21,6 +21,12 @@ from .style import (
     off_the_top,
     y_top,
 )
+
+# The nanoGPT schedule figure: the warm-up's colour (apart from every configuration's and the
+# floor's), and a line style per seed, in the plan's order
+WARMUP_COLOR = "#ff7f0e"
+# (never the floor's dotted line)
+SEED_DASHES = ("-", "--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (10, 3)))
 
 
 def val_curves(hist: pd.DataFrame, floor: float | dict, title: str, ax=None):
@@ -604,37 +610,44 @@ def nanogpt_schedule_figure(
 ):
     """nanoGPT AttnOnly at the paper's 10M shape, one line per seed on each schedule (``ours``:
     histories, e.g. ``claims.schedule_10m.nanogpt_schedule_histories``): its own constant rate
-    (black squares) and the same recipe with only a warm-up + cosine (grey circles), each as far as
-    it has trained, against the unigram floor; beside them, where the author's NanoGPT_10M.ipynb
-    left each configuration at its last step (``author``: ``paper.author_nanogpt10m_curves``),
-    marked at the right edge, with ``steps`` (the plan's stop) as the x-axis."""
+    (black squares) and the same recipe with only a warm-up + cosine (orange circles), a line style
+    per seed, each as far as it has trained, against the unigram floor; beside them, where the
+    author's NanoGPT_10M.ipynb left each configuration at its last step (``author``:
+    ``paper.author_nanogpt10m_curves``), marked at the right edge, with ``steps`` (the plan's stop)
+    as the x-axis."""
+    from matplotlib.lines import Line2D
+
     fig, ax = plt.subplots(figsize=(9.5, 5.5))
     h = (
         ours[(ours.impl == "nanogpt") & (ours.config == "AttnOnly")].dropna(subset=["val_loss"])
         if len(ours)
         else ours
     )
+    # a seed's line style is the same on both schedules, so a seed's two runs can be paired
+    order = list(SCHEDULE_SEEDS) + sorted(set(h.seed) - set(SCHEDULE_SEEDS)) if len(h) else []
+    dash = {seed: SEED_DASHES[i % len(SEED_DASHES)] for i, seed in enumerate(order)}
+    schedules = []
     for schedule, s in h.groupby("schedule") if len(h) else []:
         style = dict(
-            color="black" if schedule == "constant" else "0.45",
+            color="black" if schedule == "constant" else WARMUP_COLOR,
             marker="s" if schedule == "constant" else "o",
             ms=3,
             lw=1.4,
         )
-        seeds = sorted(set(s.seed))
-        label = (
-            f"this book, {SCHEDULE_NAMES[schedule]}"
-            + (" (the author's recipe)" if schedule == own_schedule("nanogpt", "10M") else "")
-            + f", seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}"
+        label = f"this book, {SCHEDULE_NAMES[schedule]}" + (
+            " (the author's recipe)" if schedule == own_schedule("nanogpt", "10M") else ""
         )
-        for i, (_, g) in enumerate(s.groupby("seed")):
+        # the schedule's legend entry drawn solid, whichever seed comes first
+        schedules.append((Line2D([], [], **style), label))
+        for seed, g in s.groupby("seed"):
             g = g.sort_values("step")
-            ax.plot(g.step, g.val_loss, **style, label=label if i == 0 else None)
+            ax.plot(g.step, g.val_loss, **style, ls=dash[seed])
     # the author's log gives only where each configuration ends (step 2,999): a
     # marker at the right edge, its value
-    for r in author.itertuples():
+    for i, r in enumerate(author.itertuples()):
         ax.plot(
-            [steps * 1.03],
+            # side by side: the configurations end within a hundredth of each other
+            [steps * (1.025 + 0.03 * i)],
             [r.val_loss],
             marker="<",
             ms=9,
@@ -652,12 +665,26 @@ def nanogpt_schedule_figure(
     ax.set(
         xlabel="step",
         ylabel="validation loss (nats/token)",
-        xlim=(0, steps * 1.06),
+        xlim=(0, steps * (1.04 + 0.03 * len(author))),
         ylim=(low - 0.15, top),
         title=title,
     )
     # top right, over the steps after the first evaluations, where the
-    # curves run at or below the floor
-    ax.legend(frameon=True, framealpha=0.9, edgecolor="none", fontsize=10, loc="upper right")
+    # curves run at or below the floor; then a line style per seed drawn
+    handles, labels = ax.get_legend_handles_labels()
+    handles = [handle for handle, _ in schedules] + handles
+    labels = [label for _, label in schedules] + labels
+    seeds = [seed for seed in dash if len(h) and (h.seed == seed).any()]
+    handles += [Line2D([], [], color="0.3", lw=1.4, ls=dash[seed]) for seed in seeds]
+    labels += [f"seed {seed}" for seed in seeds]
+    ax.legend(
+        handles,
+        labels,
+        frameon=True,
+        framealpha=0.9,
+        edgecolor="none",
+        fontsize=10,
+        loc="upper right",
+    )
     fig.tight_layout()
     return fig
