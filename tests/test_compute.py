@@ -205,6 +205,15 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
         "Of the 3 released runs at the paper's 10M shape, 1 trained all of its 3,000 steps and 2 "
         "are prefixes of it, trained 100 to 300 steps, at 500 to 2,000 training tokens/s."
     ), text
+    # a whole run stopped between its segments is in training, not a prefix
+    other = plans.paper_10m_whole()[1]
+    _run(fake_run, other, tmp_path, 3600, status="partial", steps=400, tokens_per_s=1000.0)
+    text = L.cannot_test_statement(C.run_costs(tmp_path))
+    assert text.startswith(
+        "Of the 4 released runs at the paper's 10M shape, 1 trained all of its 3,000 steps, 1 is a "
+        "whole run still in training (at step 400) and 2 are prefixes of it, trained 100 to 300 "
+        "steps,"
+    ), text
 
 
 def test_without_a_released_10m_run_the_cost_is_not_measured(tmp_path):

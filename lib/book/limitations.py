@@ -11,9 +11,11 @@ import torch
 from ..claims.paper import author_recipes
 from ..claims.rows import IMPL_NAMES
 from ..claims.runset import CHAPTERS, PLAN_FOR
+from ..claims.verdicts import and_list
 from ..engine import plans
 from ..engine.bench import step_flops
 from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
+from ..engine.runs import RUNS_DIR, run_path
 
 
 def comparisons() -> list[tuple[str, str, str]]:
@@ -185,31 +187,40 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
     # a run trained to its budget is whole, not a prefix: counted apart, so that
     # "prefixes" is every one it names
     whole = at.steps.astype(int) >= at.max_steps.astype(int)
-    part = at[~whole]
-    steps, budget = sorted(set(part.steps.astype(int))), sorted(set(at.max_steps.astype(int)))
-    reach = (
-        f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}" if steps else ""
-    )
+    # a whole run trained in segments (plans.paper_10m_whole) and not yet at its end is a whole
+    # run in training, not a prefix
+    whole_plan = {str(run_path(e, RUNS_DIR).relative_to(RUNS_DIR)) for e in plans.paper_10m_whole()}
+    training = ~whole & at.path.isin(whole_plan)
+    part = at[~whole & ~training]
+    budget = sorted(set(at.max_steps.astype(int)))
+
+    def reach(runs: pd.DataFrame) -> str:
+        steps = sorted(set(runs.steps.astype(int)))
+        return f"{steps[0]:,}" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,}"
+
     ten, big = cost.loc["10M"], cost.loc["124M"]
-    n_whole = int(whole.sum())
-    runs = (
-        f"Of the {len(at)} released runs at the paper's 10M shape, {n_whole} trained all of its"
-        if n_whole
-        else (
+    budget_words = f"{'/'.join(f'{b:,}' for b in budget)} steps"
+    tokens = f"at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s."
+    if not whole.any() and not training.any():
+        runs = (
             f"The {len(at)} released runs at the paper's 10M shape are prefixes: they trained "
-            f"{reach} of its"
-        )
-    )
-    if n_whole:
-        runs += (
-            f" {'/'.join(f'{b:,}' for b in budget)} steps"
-            + (f" and {len(part)} are prefixes of it, trained {reach} steps" if len(part) else "")
-            + f", at {rates.min():,.0f} to {rates.max():,.0f} training tokens/s."
+            f"{reach(part)} of its {budget_words}, {tokens}"
         )
     else:
-        runs += (
-            f" {'/'.join(f'{b:,}' for b in budget)} steps, at {rates.min():,.0f} to "
-            f"{rates.max():,.0f} training tokens/s."
+        said = [f"{int(whole.sum())} trained all of its {budget_words}"] if whole.any() else []
+        if training.any():
+            n = int(training.sum())
+            said.append(
+                f"{n} {'is a whole run' if n == 1 else 'are whole runs'} still in training (at "
+                f"step {reach(at[training])})"
+            )
+        if len(part):
+            said.append(
+                f"{len(part)} {'is a prefix' if len(part) == 1 else 'are prefixes'} of it, "
+                f"trained {reach(part)} steps"
+            )
+        runs = (
+            f"Of the {len(at)} released runs at the paper's 10M shape, {and_list(said)}, {tokens}"
         )
     return " ".join(
         [
