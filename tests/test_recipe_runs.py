@@ -108,7 +108,7 @@ def test_a_factor_decides_only_outside_its_baselines_range_over_the_same_seeds()
     c = sched.claim_schedule_factors(
         sched.schedule_effects(effects_table(base + early + overlap[:1]), planned=plan)
     )
-    assert c.verdict == "HOLDS" and "not judged yet: no biases (nanogpt, 1 of 3 seeds)" in c.why
+    assert c.verdict == "HOLDS" and "not judged yet: no biases (nanoGPT, 1 of 3 seeds)" in c.why
     c = sched.claim_schedule_factors(effects(base + overlap))
     # overlapping the baseline over the same seeds
     assert c.verdict == "CONTRADICTED" and c.facts["named"] == []
@@ -142,7 +142,7 @@ def test_a_factor_decides_only_in_one_direction_and_beyond_one_evaluation_interv
     c = sched.claim_schedule_factors(effects(base + near, first_eval=25))
     assert (
         c.verdict == "NOT TESTABLE HERE"
-        and "on the edge: constant lr (residualgpt, later in every seed" in c.why
+        and "on the edge: constant lr (ResidualGPT, later in every seed" in c.why
     )
     # one seed inside the baseline's range: no order, so no edge, and "none decides" is a finding
     mixed = near[:2] + [("residualgpt", "constant lr", 3, 50, 2.0)]
@@ -224,7 +224,7 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
     c = sched.claim_schedule_factors(
         sched.schedule_effects(effects_table(base + early), planned={})
     )
-    assert "warm-up + cosine (nanogpt, not in the plan)" in c.why
+    assert "warm-up + cosine (nanoGPT, not in the plan)" in c.why
 
 
 def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
@@ -247,7 +247,7 @@ def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
     )
     assert (
         c.verdict == "NOT TESTED"
-        and "warm-up + cosine (nanogpt, its baseline's seed 2 diverged" in c.why
+        and "warm-up + cosine (nanoGPT, its baseline's seed 2 diverged" in c.why
     )
     # the status says so too, even where a best loss was recorded before the run diverged
     t = effects_table(base + [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)])
@@ -266,7 +266,7 @@ def test_a_diverged_seed_leaves_its_factor_unjudged_and_says_so():
             planned=plan,
         )
     )
-    assert "warm-up + cosine (nanogpt, its baseline 2 of 3 seeds)" in c.why
+    assert "warm-up + cosine (nanoGPT, its baseline 2 of 3 seeds)" in c.why
 
 
 def test_a_factor_is_judged_only_over_all_its_planned_seeds():
@@ -286,7 +286,7 @@ def test_a_factor_is_judged_only_over_all_its_planned_seeds():
     )
     assert fx.loc["warm-up + cosine", "chosen by"] == "1337: step 75"
     c = sched.claim_schedule_factors(sched.schedule_effects(effects_table(base + early)))
-    assert c.verdict == "NOT TESTED" and "nanogpt warm-up + cosine 0 of 4" in c.why
+    assert c.verdict == "NOT TESTED" and "nanoGPT warm-up + cosine 0 of 4" in c.why
     # planned as trained
     assert effects(base + early).set_index("factor").loc["warm-up + cosine", "decides"] is True
 

@@ -139,10 +139,10 @@ OWN = {
     "Switched alone, the schedule, clipping or biases move": (
         "HOLDS",
         [
-            "nanogpt warm-up + cosine: 4 of 4 seeds escape",
+            "nanoGPT warm-up + cosine: 4 of 4 seeds escape",
             "earlier in every seed",
-            "residualgpt constant lr at 3e-4: 5 of 5 seeds escape",
-            "nanogpt gradient clipping: 4 of 4 seeds escape",
+            "ResidualGPT constant lr at 3e-4: 5 of 5 seeds escape",
+            "nanoGPT gradient clipping: 4 of 4 seeds escape",
         ],
     ),
     # the schedule at the paper's shape over five seeds a schedule, all ten runs at their stop:

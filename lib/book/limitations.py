@@ -9,12 +9,11 @@ import pandas as pd
 import torch
 
 from ..claims.paper import author_recipes
-from ..claims.rows import IMPL_NAMES
 from ..claims.runset import CHAPTERS, PLAN_FOR
 from ..claims.verdicts import and_list
 from ..engine import plans
 from ..engine.bench import step_flops
-from ..engine.config import PAPER_SCALES, Experiment, departures, get_preset
+from ..engine.config import IMPL_NAMES, PAPER_SCALES, Experiment, departures, get_preset
 from ..engine.runs import RUNS_DIR, run_path
 
 

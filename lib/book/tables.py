@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..claims.rows import IMPL_NAMES
 from ..engine import plans
 from ..engine.config import (
     CONFIG_NAMES,
     CONFIGS,
+    IMPL_NAMES,
     PAPER_SEED,
     Experiment,
     get_preset,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..engine.config import IMPL_NAMES
 from ..engine.plans import PLANS
 from . import paper_shape
 from .paper import paper_values
@@ -92,9 +93,6 @@ def paper_text(
 
 
 # The implementations as the card writes them (the runs' directories spell them in lower case).
-IMPL_NAMES = {"nanogpt": "nanoGPT", "residualgpt": "ResidualGPT"}
-
-
 def prefix_rows(t: pd.DataFrame, runs) -> list:
     """The prefix-table rows of ``runs`` ((implementation, configuration)
     pairs, each on its own schedule)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..engine import plans
+from ..engine.config import IMPL_NAMES
 from ..engine.results import SHOWN_AS_PREFIX, histories_of, summaries_of
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from .schedule_seeds import no_outcome, schedule_effects
@@ -221,7 +222,6 @@ def nanogpt_schedule_effects(table: pd.DataFrame) -> pd.DataFrame:
 # factor is the constant rate (later); nanoGPT's own recipe is the constant rate, and its factor
 # is the warm-up + cosine (earlier).
 FIRST_STEPS = {"residualgpt": (CONSTANT, "later"), "nanogpt": (plans.WARMUP_COSINE, "earlier")}
-IMPL_WORDS = {"residualgpt": "ResidualGPT", "nanogpt": "nanoGPT"}
 
 
 def first_steps_rung(effects: pd.DataFrame, impl: str) -> tuple[str, str]:
@@ -229,7 +229,7 @@ def first_steps_rung(effects: pd.DataFrame, impl: str) -> tuple[str, str]:
     ``schedule_effects``' row of its schedule factor) and a few words on what it rests on."""
     want, direction = FIRST_STEPS[impl]
     r = effects[(effects.impl == impl) & (effects.factor == want)] if len(effects) else effects
-    name = IMPL_WORDS[impl]
+    name = IMPL_NAMES[impl]
     if r.empty or pd.isna(r.decides.iloc[0]):
         done = int(r.seeds.iloc[0]) if len(r) else 0
         planned = int(r.planned.iloc[0]) if len(r) else len(plans.SCHEDULE_SEEDS)
@@ -348,7 +348,7 @@ def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim
     word = combine([w for w, _ in rungs.values()])
     why = "; ".join(f"{text}: {w}" for w, text in rungs.values())
     # a rung decided other than HOLDS while the other trains: the wait can no longer end in HOLDS
-    settled = [IMPL_WORDS[k] for k, (w, _) in rungs.items() if w not in ("HOLDS", "NOT TESTED")]
+    settled = [IMPL_NAMES[k] for k, (w, _) in rungs.items() if w not in ("HOLDS", "NOT TESTED")]
     if word == "NOT TESTED" and settled:
         why += f"; it can no longer hold at this shape, where {and_list(settled)}'s part is settled"
     return Claim(

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine import plans
+from ..engine.config import IMPL_NAMES
 from ..engine.results import Runs, plan_runs
 from ..engine.runs import RUNS_DIR
 from .bundle import baseline_seeds, bundle_runs
@@ -220,18 +221,16 @@ def _pending(r) -> str:
     def seeds(x):
         return f"seed{'s' if len(x) > 1 else ''} {', '.join(map(str, x))}"
 
+    who = f"{r.factor} ({IMPL_NAMES[r.impl]}"
     if not r.planned:
-        return f"{r.factor} ({r.impl}, not in the plan)"
+        return f"{who}, not in the plan)"
     if r["no outcome"]:
-        return f"{r.factor} ({r.impl}, {seeds(r['no outcome'])} diverged: no escape step to judge)"
+        return f"{who}, {seeds(r['no outcome'])} diverged: no escape step to judge)"
     if r["baseline no outcome"]:
-        return (
-            f"{r.factor} ({r.impl}, its baseline's {seeds(r['baseline no outcome'])} diverged: no "
-            "escape step)"
-        )
+        return f"{who}, its baseline's {seeds(r['baseline no outcome'])} diverged: no escape step)"
     if r.seeds < r.planned:
-        return f"{r.factor} ({r.impl}, {r.seeds} of {r.planned} seeds)"
-    return f"{r.factor} ({r.impl}, its baseline {r['baseline seeds']} of {r.planned} seeds)"
+        return f"{who}, {r.seeds} of {r.planned} seeds)"
+    return f"{who}, its baseline {r['baseline seeds']} of {r.planned} seeds)"
 
 
 @claim("Switched alone, the schedule, clipping or biases move AttnOnly's escape beyond seed noise")
@@ -249,7 +248,8 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     pending = effects[effects.decides.isna() & (effects.factor != "none")]
     if judged.empty:
         trained = ", ".join(
-            f"{r.impl} {r.factor} {r.seeds} of {r.planned}" for r in effects.itertuples()
+            f"{IMPL_NAMES[r.impl]} {r.factor} {r.seeds} of {r.planned}"
+            for r in effects.itertuples()
         )
         return Claim(
             "NOT TESTED",
@@ -264,7 +264,8 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
         )
     named = judged[judged.decides.astype(bool)]
     lines = [
-        f"{r.impl} {r.factor}: {r.escaped} of {r.seeds} seeds escape ({r['escape steps']})"
+        f"{IMPL_NAMES[r.impl]} {r.factor}: {r.escaped} of {r.seeds} seeds escape "
+        f"({r['escape steps']})"
         + (
             (
                 f", judged without the seed{'s' if ',' in r['chosen by'] else ''} that chose it "
@@ -298,7 +299,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     ]
     why = (
         "deciding, by that rule: "
-        + ", ".join(f"{r.factor} ({r.impl}, {r.direction})" for r in named.itertuples())
+        + ", ".join(f"{r.factor} ({IMPL_NAMES[r.impl]}, {r.direction})" for r in named.itertuples())
         if len(named)
         else (
             "no factor can be named as deciding: every factor's escape steps overlap its "
@@ -319,7 +320,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     if not len(named) and len(edges):
         why += "; on the edge: " + ", ".join(
             (
-                f"{r.factor} ({r.impl}, {r.edge} in every seed, not all by more than "
+                f"{r.factor} ({IMPL_NAMES[r.impl]}, {r.edge} in every seed, not all by more than "
                 f"one evaluation interval)"
             )
             for r in edges.itertuples()

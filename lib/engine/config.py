@@ -32,6 +32,8 @@ CONFIG_NAMES = {
 }
 # Two implementations of §3.1, as values on the same classes (lib/engine/model.py).
 IMPLS = ("residualgpt", "nanogpt")
+# each implementation as the paper writes its name, for the book's prose
+IMPL_NAMES = {"residualgpt": "ResidualGPT", "nanogpt": "nanoGPT"}
 # `cpu` stands in for 10M, `cpu-bpe` and `cpu-bpe-ramp` for 124M (GPT-2 BPE and twice the depth; the
 # second with the 124M's optimisation, the 124M chapter's search probe "124M warm-up slope"); none
 # is the paper's scale, and everything that shows them says so.
