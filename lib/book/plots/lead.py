@@ -53,6 +53,9 @@ def lead_figure(rows: pd.DataFrame):
             fontsize=LEAD_FONT_PT + 0.5,
             fontweight="bold",
             transform=blended_transform_factory(fig.transFigure, ax.transData),
+            # over the axis's spine, which would otherwise run through the heading's words
+            bbox=dict(facecolor="white", edgecolor="none", pad=1.0),
+            zorder=5,
         )
         y -= 0.7
         for label in dict.fromkeys(gr.label):
