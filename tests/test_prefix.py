@@ -401,10 +401,10 @@ def test_a_released_prefix_is_loaded_tabled_drawn_and_judged(tmp_path, monkeypat
         )
     shape = paper_shape.paper_shape_prefix()
     assert list(shape.table.trained) == ["first 100 of 3,000 steps"] * 2
-    # the two schedule swaps, FFNOnly and FullResidual in both implementations
-    assert len(shape.missing) == 6
-    # and the three runs trained whole, none started here, each with its command and its length
-    assert len(shape.whole_missing) == 3 and all(
+    # the two schedule swaps, FFNOnly and FullResidual in both implementations, nanoGPT NoResidual
+    assert len(shape.missing) == 7
+    # and the four runs trained whole, none started here, each with its command and its length
+    assert len(shape.whole_missing) == 4 and all(
         c.startswith("all 3,000 steps") for c in shape.whole_missing
     )
     assert plots.prefix_curves(shape, "test") is not None

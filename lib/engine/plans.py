@@ -325,6 +325,8 @@ def paper_10m_prefix(seed: int = PAPER_SEED) -> list[Experiment]:
         at("residualgpt", "FFNOnly"),
         at("nanogpt", "FullResidual"),
         at("residualgpt", "FullResidual"),
+        # Table 2's third partial configuration, its floor at this shape (issue 59)
+        at("nanogpt", "NoResidual"),
     ]
 
 
@@ -354,6 +356,8 @@ def paper_10m_whole(seed: int = PAPER_SEED) -> list[Experiment]:
             ("nanogpt", "AttnOnly"),
             ("residualgpt", "AttnOnly"),
             ("nanogpt", "FullResidual"),
+            # Table 2's FFNOnly and Fig. 2b's growth order at the end (issue 59)
+            ("nanogpt", "FFNOnly"),
         )
     ]
 
