@@ -581,11 +581,11 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     assert max(len(s.split()) for s in F.sentences(text)) <= 35, F.sentences(text)
     # at the paper's own shape nanoGPT AttnOnly's collapse (its only whole partial run), the
     # starvation and AttnOnly's level hold (the growth order waits for its whole runs); routing
-    # cannot be tested; of the puzzles, at the
-    # paper's shape, the warm-up frees nanoGPT's AttnOnly at the three seeds of five trained on both
-    # schedules (its constant rate floors all three), and Phase 2's constant rate delays ResidualGPT's
-    # escape at all five seeds but keeps none on the floor (the stand-in explains neither: there
-    # Phase 2's rate frees AttnOnly); the two 124M claims hold at the chosen stand-in
+    # cannot be tested; of the puzzles, at the paper's shape, the warm-up frees nanoGPT's
+    # AttnOnly at the three seeds of five trained on both schedules (its constant rate floors all
+    # three), and Phase 2's constant rate delays ResidualGPT's escape at all five seeds but keeps
+    # none on the floor (the stand-in explains neither: there Phase 2's rate frees AttnOnly); the
+    # two 124M claims hold at the chosen stand-in
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
         "level hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (3 of 3 floored "

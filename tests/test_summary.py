@@ -49,8 +49,8 @@ def card(*extra):
 # what schedule_10m.puzzle_clauses says of the released runs, in full and short
 SAID = (
     "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 3 of the 3 seeds its constant rate "
-    "keeps on the floor to step 300 so far (1337, 42, 123), and Phase 2's constant rate keeps none of 5 "
-    "ResidualGPT seeds on the floor, so it does not explain Phase 2's floored seed",
+    "keeps on the floor to step 300 so far (1337, 42, 123), and Phase 2's constant rate keeps none "
+    "of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored seed",
     "puzzles: warm-up frees nanoGPT (3 of 3 floored so far), constant rate floors no "
     "ResidualGPT seed",
 )
