@@ -407,6 +407,20 @@ def test_paper_shape_collapse_both_ways():
     # the same prefix on the floor has not reached the end the claim is about
     on = _prefix("nanogpt", "AttnOnly", [4.17, 3.40, 3.36, 3.35], 300)
     assert paper_shape.claim_paper_shape_collapse(_table(on, WHOLE_FULL)).verdict == "NOT TESTED"
+    # the collapse is joint: FFNOnly's prefix already below its own Table 2 best contradicts it
+    # beside AttnOnly's whole run on the floor; on the floor, its whole run joins the evidence
+    ffn_left = _prefix("nanogpt", "FFNOnly", [4.17, 3.40, 3.10, 2.90], 300)
+    c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, ffn_left))
+    assert c.verdict == "CONTRADICTED" and c.facts["below"] == ["FFNOnly"]
+    ffn_on = _prefix("nanogpt", "FFNOnly", [4.17] + [3.35] * 30, 3000)
+    c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, ffn_on))
+    assert c.verdict == "HOLDS" and c.facts["whole"] == ["AttnOnly", "FFNOnly"]
+    assert "rests on the whole runs of AttnOnly and FFNOnly" in c.why
+    # a prefix on the floor is said as far as it trained, and is not among them
+    nores = _prefix("nanogpt", "NoResidual", [4.17, 3.40, 3.36, 3.35], 300)
+    c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, nores))
+    assert c.verdict == "HOLDS" and c.facts["whole"] == ["AttnOnly"]
+    assert "No Residual on the floor for the first 300 of 3,000 steps" in c.why
 
 
 # -- no verdict fixed by a constant ----------------------------------------------------------------

@@ -458,6 +458,8 @@ def test_the_paper_shape_prefixes_released_so_far():
         and c.facts["left_at"] is None
         and not c.facts["prefix"]
     )
+    # of Table 2's partial configurations, only AttnOnly's run is whole, and none has left
+    assert c.facts["whole"] == ["AttnOnly"] and c.facts["below"] == []
     # AttnOnly's growth where its whole run ends, beside Fig. 2b's 14.03 (another
     # layer: a fact, not a verdict)
     end = g.facts["at_end"]["AttnOnly"]

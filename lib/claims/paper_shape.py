@@ -27,7 +27,7 @@ from ..engine.results import (
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from ..engine.thresholds import ESCAPE_MARGIN, escape_step, left_floor
 from .joint_collapse import STARVED, starved_from
-from .verdicts import Claim, claim, verdict
+from .verdicts import Claim, and_list, claim, verdict
 
 # Table 2 is the nanoGPT joint collapse; for ResidualGPT, Fig. 4 is Phase 3, the paper's primary 10M
 # estimate (§8.1), whose recipe the 10M preset trains (Table 3 is the earlier record, kept as
@@ -530,6 +530,20 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     return Claim(verdict(True, True, False, knife_edge=between), why, facts, lines)
 
 
+# Table 2's partial configurations beside AttnOnly, the one trained whole first
+OTHER_PARTIALS = ("FFNOnly", "NoResidual")
+
+
+def _below_paper(r, margin: float) -> bool:
+    """Is this run's best already below its Table 2 best by more than the escape margin (a best
+    over the whole run, so a prefix below it stays below)? A run with no paper value is not."""
+    return (
+        r.paper_best_value is not None
+        and not pd.isna(r.paper_best_value)
+        and bool(r.best_val < r.paper_best_value - margin)
+    )
+
+
 @claim("Joint collapse at the paper's shape")
 def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGIN) -> Claim:
     """The joint collapse (Table 2) at the paper's exact 10M shape: nanoGPT AttnOnly on its own
@@ -538,7 +552,10 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     rule's ``reached``): it says "on the floor for the first N of 3,000 steps" beside its Full
     Residual control, and nothing about the steps after (the `cpu` stand-in's nanoGPT AttnOnly is on
     the floor at step 300 too, and leaves it at step 800). A complete run is judged against its own
-    Full Residual, which must have left the floor."""
+    Full Residual, which must have left the floor. The collapse is joint: FFNOnly or No Residual
+    already below its own Table 2 best, even in a prefix, contradicts it; each of them trained
+    whole on the floor joins the runs the verdict rests on, and a prefix on the floor is said as
+    far as it trained."""
     # Table 2's runs: nanoGPT on its own constant rate; the swapped schedule is another question
     # (claims.schedule_10m, over seeds)
     t = table[(table.impl == "nanogpt") & (table.schedule == "recipe")].set_index("config")
@@ -568,6 +585,21 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         return Claim(
             verdict(True, True, False),
             "already below the paper's best over its whole run" + control,
+            facts,
+        )
+    # Table 2's claim is joint: any of its partial configurations below its own Table 2 best, even
+    # in a prefix, has left the collapse for good, whatever AttnOnly does
+    below = [k for k in OTHER_PARTIALS if k in t.index and _below_paper(t.loc[k], margin)]
+    facts["below"] = below
+    if below:
+        return Claim(
+            verdict(True, True, False),
+            "; ".join(
+                f"{CONFIG_NAMES[k]} already below the paper's best over its whole run (best "
+                f"{t.loc[k].best_val:.4f} in its {t.loc[k].trained}, Table 2 {t.loc[k].paper_best})"
+                for k in below
+            )
+            + control,
             facts,
         )
     if full is None:
@@ -614,7 +646,15 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
             f"{CONFIG_NAMES[k]} on the floor for {'the ' * bool(o.steps < o.max_steps)}{o.trained}"
         )
 
-    others = "; ".join(status(k) for k in ("FFNOnly", "NoResidual"))
+    others = "; ".join(status(k) for k in OTHER_PARTIALS)
+    # the partial configurations whose whole run this verdict rests on: AttnOnly's, and each
+    # other one trained all its steps on the floor
+    whole = ["AttnOnly"] + [
+        k
+        for k in OTHER_PARTIALS
+        if k in t.index and ends_where_the_paper_does(t.loc[k]) and pd.isna(t.loc[k].left_floor_at)
+    ]
+    facts["whole"] = whole
     # §4: "Best val and Final val coincide ... still monotonically improving at the last logged
     # checkpoint". The whole run's own best and last, beside it: a finding, not the claim (the claim
     # is where the run sits). Only a last evaluation above the best by more than the noise says the
@@ -663,7 +703,8 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
         + control
         + (
             f"; {others} (Table 2's other partial "
-            f"configurations: this verdict rests on AttnOnly's whole run)"
+            f"configurations: this verdict rests on the whole run"
+            f"{'s' * (len(whole) > 1)} of {and_list([CONFIG_NAMES[k] for k in whole])})"
         ),
         facts,
         lines,
