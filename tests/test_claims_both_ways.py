@@ -135,7 +135,7 @@ BOTH_WAYS = {
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways",
         "test_prefix.py::test_the_growth_order_at_the_paper_shape_is_read_at_one_step_both_ways",
     ),
-    "paper_shape.claim_paper_shape_level": (
+    "level_10m.claim_paper_shape_level": (
         (
             "test_prefix.py::test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_"
             "our_noise_both_ways"

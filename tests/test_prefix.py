@@ -4,7 +4,7 @@ hand-made runs, and the benchmark."""
 import pandas as pd
 import pytest
 
-from lib.claims import growth_10m, paper_shape
+from lib.claims import growth_10m, level_10m, paper_shape
 
 NAN = float("nan")
 
@@ -792,7 +792,7 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
     # environments: 1.579989 (Table 3's original) to 2.289 (Phase 2)
     def level(steps, vals, se=0.002):
         summ, hist = run("residualgpt", "AttnOnly", steps, vals)
-        return paper_shape.claim_paper_shape_level(table((summ, hist.assign(val_loss_se=se))))
+        return level_10m.claim_paper_shape_level(table((summ, hist.assign(val_loss_se=se))))
 
     c = level(3000, [4.17, 2.0, 1.585])
     assert c.verdict == "HOLDS" and c.facts["band"] == pytest.approx(0.0072, abs=1e-4)
@@ -829,11 +829,11 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
     c = level(3000, [4.17, 2.0, 1.585], se=None)
     assert c.verdict == "NOT TESTED" and "no standard error" in c.why
     summ, hist = run("residualgpt", "AttnOnly", 3000, [4.17, 2.0, 1.585])
-    c = paper_shape.claim_paper_shape_level(table(({**summ, "best_val_loss": float("nan")}, hist)))
+    c = level_10m.claim_paper_shape_level(table(({**summ, "best_val_loss": float("nan")}, hist)))
     assert c.verdict == "NOT TESTED" and "no best" in c.why
     # no run at all
     nano = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36]))
-    assert paper_shape.claim_paper_shape_level(nano).verdict == "NOT TESTED"
+    assert level_10m.claim_paper_shape_level(nano).verdict == "NOT TESTED"
 
 
 def test_the_growth_order_is_read_as_far_as_all_three_runs_trained_and_at_the_end_once_whole():

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ...engine import results
 from ...engine.config import PAPER_SEED
-from .. import asymmetry, paper_shape
+from .. import asymmetry, level_10m, paper_shape
 from ..evidence import Entry, Evidence, author_values, prefix_reads
 from ..paper import paper_value
 from ..rows import (
@@ -133,7 +133,7 @@ def ffn_equals_noresidual(c: Claim, ev: Evidence) -> Row:
 
 def level_paper_shape(c: Claim, ev: Evidence) -> Row:
     """Fig. 4's level at the paper's exact 10M shape
-    (``claims.paper_shape.claim_paper_shape_level``): ResidualGPT AttnOnly's best over its whole run
+    (``claims.level_10m.claim_paper_shape_level``): ResidualGPT AttnOnly's best over its whole run
     on the Phase-3 preset, beside the paper's mean and the author's record of seed 1337."""
     found = prefix_rows(ev.prefix.table, [("residualgpt", "AttnOnly")])
     f = c.facts
@@ -207,7 +207,7 @@ CLAIMS = (
     Entry(
         name="AttnOnly's level at the paper's own 10M shape (Fig. 4, Phase 3)",
         ref="§6.1, Fig. 4",
-        decide=paper_shape.claim_paper_shape_level,
+        decide=level_10m.claim_paper_shape_level,
         reads=prefix_reads,
         row=level_paper_shape,
         section=ASYMMETRY_SECTION,
