@@ -127,6 +127,16 @@ BOTH_WAYS = {
             "residual"
         ),
     ),
+    "level_10m.claim_full_residual_level": (
+        (
+            "test_prefix.py::test_table_2s_full_residual_level_is_judged_within_our_noise_and_the_"
+            "papers_records_both_ways"
+        ),
+        (
+            "test_prefix.py::test_table_2s_full_residual_level_is_judged_within_our_noise_and_the_"
+            "papers_records_both_ways"
+        ),
+    ),
     "paper_shape.claim_paper_shape_collapse": (
         "test_claims_both_ways.py::test_paper_shape_collapse_both_ways",
         "test_claims_both_ways.py::test_paper_shape_collapse_both_ways",

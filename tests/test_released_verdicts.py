@@ -460,6 +460,12 @@ def test_the_paper_shape_prefixes_released_so_far():
     )
     # of Table 2's partial configurations, only AttnOnly's run is whole, and none has left
     assert c.facts["whole"] == ["AttnOnly"] and c.facts["below"] == []
+    # Table 2's Full Residual level waits for its whole run: best 2.266 over its first 400 steps
+    from lib.claims import level_10m
+
+    lv = level_10m.claim_full_residual_level(t)
+    assert lv.verdict == "NOT TESTED" and not lv.facts["complete"]
+    assert round(lv.facts["best"], 3) == 2.266 and lv.facts["trained"] == "first 400 of 3,000 steps"
     # AttnOnly's growth where its whole run ends, beside Fig. 2b's 14.03 (another
     # layer: a fact, not a verdict)
     end = g.facts["at_end"]["AttnOnly"]

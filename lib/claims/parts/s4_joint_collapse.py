@@ -7,7 +7,7 @@ import pandas as pd
 
 from ...engine import plans, results
 from ...engine.config import PAPER_SEED, get_preset
-from .. import asymmetry, growth_10m, paper_shape, schedule_seeds
+from .. import asymmetry, growth_10m, level_10m, paper_shape, schedule_seeds
 from .. import joint_collapse as collapse
 from ..evidence import Entry, Evidence, author_values, prefix_reads
 from ..paper import paper_values
@@ -93,6 +93,29 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
         partial=prefix_partial(nano := prefix_rows(ev.prefix.table, [("nanogpt", "AttnOnly")])),
         whole=prefix_whole(nano),
         **_PAPER_SHAPE_COLLAPSE,
+    )
+
+
+def full_level_paper_shape(c: Claim, ev: Evidence) -> Row:
+    """Table 2's Full Residual level at the paper's exact 10M shape
+    (``claims.level_10m.claim_full_residual_level``): a chapter-only row, whose scale marks a
+    decided verdict as the paper shape's, never a stand-in's."""
+    found = prefix_rows(ev.prefix.table, [("nanogpt", "FullResidual")])
+    f = c.facts
+    return Row(
+        claim="Full Residual's level at the paper's own 10M shape (Table 2)",
+        where="§4, Table 2",
+        paper=f"nanoGPT Full Residual best {paper_text('Table 2', 'FullResidual', 4)}",
+        ours="no run" if "best" not in f else f"Full Residual best {f['best']:.4f}",
+        scale="paper shape" if found else "none",
+        evidence=prefix_evidence(found),
+        verdict=c.verdict,
+        why=c.why,
+        short="Full Residual's 10M level",
+        section=_PAPER_SHAPE,
+        plan="10m_whole",
+        partial=prefix_partial(found),
+        whole=prefix_whole(found),
     )
 
 
@@ -352,6 +375,17 @@ CLAIMS = (
         row=joint_collapse_paper_shape,
         section=_PAPER_SHAPE,
         card="paper",
+    ),
+    # Table 2's control at its shape: whether our nanoGPT is the paper's model there, printed by
+    # the chapter beside the collapse it controls (a level, not one of the paper's claims)
+    Entry(
+        name="Full Residual's level at the paper's own 10M shape (Table 2)",
+        ref="§4, Table 2",
+        decide=level_10m.claim_full_residual_level,
+        reads=prefix_reads,
+        row=full_level_paper_shape,
+        section=_PAPER_SHAPE,
+        card="chapter",
     ),
     Entry(
         name="Central contrast at the paper's shape, as far as both runs trained",
