@@ -108,46 +108,25 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
             else f"a complete run is judged within {rule} of the paper's mean."
         ),
     )
-    # a prefix decides only what a longer run cannot undo: a best only falls, so only one already
-    # further below the mean than the band and the environments' shift together
-    if not facts["complete"] and diff >= -(band + shift):
-        # our best so far first: the front page's sentence quotes the reason's first clause
-        return Claim(
-            "NOT TESTED",
-            (
-                f"its {r.trained} trained, best {best:.3f} so far, against Fig. 4's "
-                f"{paper.reported}, the best over a whole 3,000-step run; {WHOLE_RUN_COST}"
-            ),
-            facts,
-            lines,
-        )
-    where = (
-        f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} the paper's "
-        f"{paper.value:.3f}"
-    ) + ("" if facts["complete"] else f" already, over its {r.trained} (a best only falls)")
-    if abs(diff) <= band:
-        return Claim(
-            verdict(True, True, True),
-            f"{where}, within the {band:.4f} its seed spread and our evaluation noise allow",
-            facts,
-            lines,
-        )
-    # Beyond the band but within the shift the paper's own seed-1337 best shows across its
-    # environments, either way: another environment, which §8.3 says not to equate, moves it that
-    # far, so it neither confirms nor contradicts
-    between = abs(diff) <= shift + band
-    why = f"{where}, beyond the {band:.4f} its seed spread and our evaluation noise allow, " + (
-        (
-            f"but within the {shift:.3f} by which the paper's own seed-{PAPER_SEED} best moves "
-            f"across its environments ({lo:.3f}-{hi:.3f}), which it does not equate (§8.3)"
-        )
-        if between
-        else (
-            f"and beyond the {shift:.3f} by which the paper's own seed-{PAPER_SEED} best moves "
-            f"across its environments ({lo:.3f}-{hi:.3f})"
-        )
+    return judged(
+        diff,
+        band,
+        shift,
+        r.trained,
+        facts,
+        lines,
+        ref="Fig. 4",
+        reported=paper.reported,
+        at=f"the paper's {paper.value:.3f}",
+        allow="its seed spread and our evaluation noise allow",
+        # beyond the band but within the shift the paper's own seed-1337 best shows across its
+        # environments, either way: another environment, which §8.3 says not to equate, moves it
+        # that far, so it neither confirms nor contradicts
+        shift_said=lambda between: (
+            f"the {shift:.3f} by which the paper's own seed-{PAPER_SEED} best moves across its "
+            f"environments ({lo:.3f}-{hi:.3f})" + (", which it does not equate (§8.3)" * between)
+        ),
     )
-    return Claim(verdict(True, True, False, knife_edge=between), why, facts, lines)
 
 
 # Table 2's nanoGPT Full Residual: one run (seed 1337); the author's NanoGPT_10M.ipynb prints the
@@ -206,31 +185,64 @@ def claim_full_residual_level(table: pd.DataFrame) -> Claim:
         f"and beyond it the {shift:.4f} between the paper's two records of a 10M Full Residual "
         f"({lo:.4f}-{hi:.4f}, ResidualGPT: Table 3 and Fig. 4).",
     )
-    if not complete and diff >= -(band + shift):
+    return judged(
+        diff,
+        band,
+        shift,
+        r.trained,
+        facts,
+        lines,
+        ref=FULL_REF,
+        reported=paper.reported,
+        at=f"{FULL_REF}'s {paper.value:.4f}",
+        allow="our evaluation noise allows",
+        shift_said=lambda between: (
+            f"the {shift:.4f} between the paper's own two records of a 10M Full Residual"
+        ),
+    )
+
+
+def judged(
+    diff: float,
+    band: float,
+    shift: float,
+    trained: str,
+    facts: dict,
+    lines: tuple,
+    *,
+    ref: str,
+    reported: str,
+    at: str,
+    allow: str,
+    shift_said,
+) -> Claim:
+    """A level's verdict from ours minus the paper's (``diff``): HOLDS within ``band``; beyond it
+    but within ``shift`` more (how far the paper's own records move across environments, which §8.3
+    does not equate) neither way; beyond both CONTRADICTED. A prefix (``facts["complete"]`` false)
+    decides only what a longer run cannot undo: a best only falls, so only one already further
+    below the paper's value than the band and the shift together. ``at`` names the paper's value,
+    ``allow`` what the band is made of, ``shift_said(between)`` the shift in words."""
+    if not facts["complete"] and diff >= -(band + shift):
+        # our best so far first: the front page's sentence quotes the reason's first clause
         return Claim(
             "NOT TESTED",
             (
-                f"its {r.trained} trained, best {best:.3f} so far, against {FULL_REF}'s "
-                f"{paper.reported}, the best over a whole 3,000-step run; {WHOLE_RUN_COST}"
+                f"its {trained} trained, best {facts['best']:.3f} so far, against {ref}'s "
+                f"{reported}, the best over a whole 3,000-step run; {WHOLE_RUN_COST}"
             ),
             facts,
             lines,
         )
-    where = (
-        f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} {FULL_REF}'s "
-        f"{paper.value:.4f}"
-    ) + ("" if complete else f" already, over its {r.trained} (a best only falls)")
+    where = f"our best is {abs(diff):.4f} {'below' if diff < 0 else 'above'} {at}" + (
+        "" if facts["complete"] else f" already, over its {trained} (a best only falls)"
+    )
     if abs(diff) <= band:
         return Claim(
-            verdict(True, True, True),
-            f"{where}, within the {band:.4f} our evaluation noise allows",
-            facts,
-            lines,
+            verdict(True, True, True), f"{where}, within the {band:.4f} {allow}", facts, lines
         )
-    between = abs(diff) <= band + shift
+    between = bool(abs(diff) <= shift + band)
     why = (
-        f"{where}, beyond the {band:.4f} our evaluation noise allows, "
-        f"{'but within' if between else 'and beyond'} the {shift:.4f} between the paper's own two "
-        "records of a 10M Full Residual"
+        f"{where}, beyond the {band:.4f} {allow}, {'but within' if between else 'and beyond'} "
+        f"{shift_said(between)}"
     )
     return Claim(verdict(True, True, False, knife_edge=between), why, facts, lines)
