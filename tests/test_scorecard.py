@@ -225,6 +225,13 @@ def test_takeaway_lists_every_verdict_class():
         "TESTED; not run (1): 0 HOLDS, 0 CONTRADICTED, 0 NOT TESTABLE HERE, 1 NOT TESTED"
     ) in text
     assert "**c2** (§2): run X." in text
+    # a selection of the card's columns without the whole card would print a stand-in's verdict
+    # bare: refused
+    with pytest.raises(ValueError, match="pass the whole card as full="):
+        front_page.styled(card[["claim", "verdict"]])
+    assert "HOLDS at a stand-in" in front_page.styled(card[["claim", "verdict"]], card).to_html()
+    # a verdict at a stand-in says so where it is listed, as the card's cell does
+    assert "**c1** (§1, at a stand-in): o." in text
 
 
 def bundle_table(rows):

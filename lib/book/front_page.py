@@ -25,9 +25,12 @@ def takeaway(card: pd.DataFrame) -> str:
     def items(v: str, field: str) -> str:
         rows = card[card.verdict == v]
 
-        def where(r):  # a contradiction at a stand-in says where, in its own line
-            stand_in = v == "CONTRADICTED" and getattr(r, "scale", "") == "stand-in"
-            return r.where + (f", {STAND_IN_CONTRADICTED}" if stand_in else "")
+        def where(r):  # a verdict at a stand-in says where, in its own line
+            if getattr(r, "scale", "") != "stand-in" or v == "NOT TESTED":
+                return r.where
+            return r.where + (
+                f", {STAND_IN_CONTRADICTED}" if v == "CONTRADICTED" else ", at a stand-in"
+            )
 
         return (
             "\n".join(
@@ -101,6 +104,9 @@ def styled(card: pd.DataFrame, full: pd.DataFrame | None = None, retrain: bool =
     without the evidence. Each claim links to the section of the book that decides it
     (``Row.section``); ``retrain``: a last column with the command that retrains its evidence."""
     source = card if full is None else full
+    # a selection without the scale would print a stand-in's verdict bare, and its claims unlinked
+    if "verdict" in card and "scale" not in source:
+        raise ValueError("styled: the card has no 'scale' column; pass the whole card as full=")
     shown = card.copy()
     if "claim" in shown and "section" in source:
         # a Markdown link, turned into HTML by _cell_html; the pages of book/
