@@ -196,10 +196,14 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
     assert f"one whole 10M run takes {tokens_10m / 2000 / 3600:.1f} hours," in text
     shown = L.paper_scale_shown(L.paper_scale_cost(costs)).set_index("paper's preset")
     assert shown.loc["124M", "tokens per run"] == "2,621,440,000"
+    # before a whole run is released, the summary's hours for one are the estimate, and say so
+    assert L.whole_run_hours(costs) == (pytest.approx(tokens_10m / 2000 / 3600),) * 2 + (False,)
     # a run trained to its budget is counted whole, apart from the prefixes (issue 56:
     # two of the released are whole)
     whole = plans.paper_10m_whole()[0]
     _run(fake_run, whole, tmp_path, 18000, status="complete", steps=3000, tokens_per_s=1000.0)
+    # once one is, they are what it took, evaluations and all
+    assert L.whole_run_hours(C.run_costs(tmp_path)) == (5.0, 5.0, True)
     text = L.cannot_test_statement(C.run_costs(tmp_path))
     assert text.startswith(
         "Of the 3 released runs at the paper's 10M shape, 1 trained all of its 3,000 steps and 2 "

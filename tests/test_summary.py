@@ -12,7 +12,13 @@ from lib.book import front_page as F
 
 LIMIT = 35
 COMPUTE = dict(
-    runs=186, hours=54.0, at_shape=19, gpu=0, threads="2", whole_hours=4.9, constant=True
+    runs=186,
+    hours=54.0,
+    at_shape=19,
+    gpu=0,
+    threads="2",
+    whole_hours=(5.8, 6.5, True),
+    constant=True,
 )
 
 
@@ -185,6 +191,12 @@ def test_the_results_move_with_the_card():
     assert "nanoGPT AttnOnly's collapse and AttnOnly's level hold" in easy
     assert "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
+    # what a whole 10M run takes: the released ones' range, or the estimate before any
+    hard = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was difficult"]
+    assert hard.startswith("A whole 10M run took 5.8 to 6.5 hours here")
+    guess = dict(COMPUTE, whole_hours=(4.9, 4.9, False))
+    hard = F.summary_parts(card(), finding(), AUDIT, guess)["What was difficult"]
+    assert hard.startswith("One whole 10M run would take about 5 hours here")
 
 
 def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():

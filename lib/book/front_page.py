@@ -15,6 +15,7 @@ import pandas as pd
 from ..claims import verdicts
 from ..claims.rows import retrain_command
 from ..claims.verdicts import and_list, at_a_stand_in
+from ..engine.config import PAPER_SEED
 
 
 def takeaway(card: pd.DataFrame) -> str:
@@ -436,8 +437,9 @@ def summary_parts(
     """The six parts (``PARTS``), one to three sentences each, computed from the card (the paper's
     claims), the book's own finding (its row), the audit of the author's notebooks (``findings``)
     and ``compute``: ``runs``, ``hours``, ``at_shape`` (runs at the paper's 10M shape), ``threads``,
-    ``gpu`` (runs on a GPU), ``whole_hours`` (one whole 10M run here) and ``constant`` (whether the
-    author's Phase-2 notebook trains at a constant rate)."""
+    ``gpu`` (runs on a GPU), ``whole_hours`` (one whole 10M run here:
+    ``limitations.whole_run_hours``) and ``constant`` (whether the author's Phase-2 notebook trains
+    at a constant rate)."""
     shape, stand = card[card.scale == "paper shape"], card[card.scale == "stand-in"]
     # every run behind the claim trained whole (none still short of its budget, ``Row.partial``)
     whole = (
@@ -475,14 +477,15 @@ def summary_parts(
         ),
         PARTS[3]: (
             "The four configurations are two switches on one block, and Table 1 with the author's "
-            "notebooks gives every setting."
+            "notebooks gives most settings."
         )
         + (
             " "
             + _fit(
                 [
                     (
-                        f"Trained whole at the paper's shape, {names} "
+                        # the whole-run plan trains the paper's one seed (plans.paper_10m_whole)
+                        f"Trained whole at the paper's shape on seed {PAPER_SEED}, {names} "
                         f"{SAID['HOLDS'][len(whole) != 1]} as the paper reports."
                     )
                     for names in (_terse(whole), f"{len(whole)} claims")
@@ -492,10 +495,11 @@ def summary_parts(
             else ""
         ),
         PARTS[4]: (
-            f"One whole 10M run takes about {compute['whole_hours']:,.0f} hours here, so most "
+            _whole_run(*compute["whole_hours"]) + ", so most "
             "claims rest on stand-ins and 124M is out of reach. At the stand-ins, whether AttnOnly "
             "leaves the floor turns on small things, such as the seed, so one run per setting can "
-            "mislead."
+            "mislead. The paper leaves the initialisation and §5.1's gain target unstated, and no "
+            "notebook holds Phase 3, so those are our choices."
         ),
         PARTS[5]: (
             "Nobody was asked; we read the author's released code and notebooks instead. "
@@ -510,6 +514,14 @@ def summary_parts(
             else "."
         ),
     }
+
+
+def _whole_run(lo: float, hi: float, measured: bool) -> str:
+    """What one whole 10M run takes here: the released ones' range, or the estimate before any."""
+    if not measured:
+        return f"One whole 10M run would take about {lo:,.0f} hours here"
+    took = f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f} to {hi:.1f}"
+    return f"A whole 10M run took {took} hours here"
 
 
 def summary(card: pd.DataFrame, finding: pd.Series, findings: pd.DataFrame, compute: dict) -> str:
