@@ -417,7 +417,16 @@ def _expected(chapter: str) -> tuple[list[str], list[str]]:
         sweep = (len(ch.experiments()) - len(ch.missing()), len(ch.experiments()))
         return [
             _as_printed(ch, asymmetry.claim_separation(summ, floor, "124M", sweep=sweep)).text,
-            _as_printed(ch, asymmetry.claim_seed_sensitivity(summ, floor, sweep=sweep)).text,
+            _as_printed(
+                ch,
+                asymmetry.claim_seed_sensitivity(
+                    summ,
+                    floor,
+                    sweep=sweep,
+                    reference=_released("10m_asymmetry").summaries(),
+                    reference_floor=_released("10m_asymmetry").floor(),
+                ),
+            ).text,
         ], list(cells)
     if chapter == "gain_confound":
         curves = ch.gain_curves()

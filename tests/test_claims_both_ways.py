@@ -259,38 +259,39 @@ def test_separation_both_ways():
 
 
 def test_seed_sensitivity_both_ways():
-    # AttnOnly lands anywhere from 4.9 to 7.5 (the paper's 124M spread), FFNOnly
-    # on the floor to the third digit
-    s = _summaries(
-        [
-            ("AttnOnly", 1, 4.9),
-            ("AttnOnly", 2, 6.0),
-            ("AttnOnly", 3, 7.4),
-            ("FFNOnly", 1, 7.569),
-            ("FFNOnly", 2, 7.570),
-            ("FFNOnly", 3, 7.571),
-        ]
+    # the paper's comparison is across scales: AttnOnly's spread at 124M against its spread at 10M
+    # (Table 6's text: 0.355 against 0.003), and against FFNOnly's seeds' noise in the same sweep
+    at_10m = _summaries(
+        [("AttnOnly", 1, 1.577), ("AttnOnly", 2, 1.580), ("AttnOnly", 3, 1.583)]
+        + [("FFNOnly", k, 3.350) for k in (1, 2, 3)]
     )
-    c = asymmetry.claim_seed_sensitivity(s, 7.58)
-    assert c.verdict == "HOLDS" and c.facts["attn_std"] > 5 * c.facts["ffn_std"]
-    # Phase 3 at 10M: AttnOnly's seeds within 0.003 of each other, 1.5 times
-    # FFNOnly's spread, well under 5 times
-    s = _summaries(
-        [
-            ("AttnOnly", 1, 1.577),
-            ("AttnOnly", 2, 1.580),
-            ("AttnOnly", 3, 1.583),
-            ("FFNOnly", 1, 3.348),
-            ("FFNOnly", 2, 3.350),
-            ("FFNOnly", 3, 3.352),
-        ]
-    )
-    c = asymmetry.claim_seed_sensitivity(s, FLOOR)
-    assert c.verdict == "CONTRADICTED"
-    assert c.facts["attn_std"] == pytest.approx(0.003) and c.facts["ffn_std"] == pytest.approx(
-        0.002
-    )
-    assert "more than 5 times it counts as seed-sensitive" in c.why
+
+    def sensitivity(s, floor=7.58, ref=at_10m):
+        return asymmetry.claim_seed_sensitivity(s, floor, reference=ref, reference_floor=FLOOR)
+
+    # AttnOnly lands anywhere from 4.9 to 7.4 (the paper's 124M spread), FFNOnly on the floor to
+    # the third digit
+    ffn = [("FFNOnly", 1, 7.569), ("FFNOnly", 2, 7.570), ("FFNOnly", 3, 7.571)]
+    s = _summaries([("AttnOnly", 1, 4.9), ("AttnOnly", 2, 6.0), ("AttnOnly", 3, 7.4), *ffn])
+    c = sensitivity(s)
+    assert c.verdict == "HOLDS" and c.facts["attn_std"] > 5 * c.facts["ref_std"]
+    assert c.facts["ref_std"] == pytest.approx(0.003)
+    assert "more than 5 times both counts as seed-sensitive" in c.why
+    # 10 times FFNOnly's noise but only 3.3 times AttnOnly's spread at 10M: not seed-sensitive by
+    # the paper's comparison (FFNOnly alone would have called it so, as it would the 10M
+    # stand-in's own AttnOnly, at 60 times)
+    tight = _summaries([("AttnOnly", 1, 5.99), ("AttnOnly", 2, 6.00), ("AttnOnly", 3, 6.01)])
+    c = sensitivity(pd.concat([tight, _summaries(ffn)], ignore_index=True))
+    assert c.verdict == "CONTRADICTED" and c.facts["attn_std"] > 5 * c.facts["ffn_std"]
+    # within 5 times FFNOnly's noise in its own sweep: not either, whatever 10M shows
+    noisy = _summaries([("FFNOnly", 1, 7.2), ("FFNOnly", 2, 7.6), ("FFNOnly", 3, 8.0)])
+    c = sensitivity(pd.concat([s[s.config == "AttnOnly"], noisy], ignore_index=True))
+    assert c.verdict == "CONTRADICTED" and c.facts["ffn_std"] == pytest.approx(0.4)
+    # an AttnOnly on the floor at 10M has no landing place to compare with
+    floored = at_10m.assign(best_val_loss=FLOOR)
+    assert sensitivity(s, ref=floored).verdict == "NOT TESTABLE HERE"
+    # one seed at 10M: no spread
+    assert sensitivity(s, ref=at_10m[at_10m.seed == 1]).verdict == "NOT TESTED"
 
 
 def test_ffn_equals_noresidual_both_ways():

@@ -98,14 +98,18 @@ RELEASED = {
     # Table 5 at the stand-in the 124M search chose (cpu-bpe-ramp), all 16 runs: AttnOnly off the
     # floor at all five seeds (seed 1337 the search probe's run, engine.probe_reads; seed 0 fell
     # back onto it), FFNOnly on it at all five; the seed ranges do not overlap (the paper's gap is
-    # 1.060), and AttnOnly's seeds spread 0.173 against FFNOnly's 0.005
+    # 1.060), and AttnOnly's seeds spread 0.173 against 0.0199 at the 10M stand-in (8.7 times;
+    # the paper: 0.355 against 0.003) and FFNOnly's 0.005
     "124M ordering and separation": (
         "HOLDS",
         ["AttnOnly 5.715-6.140 (n=5)", "FFNOnly 6.485-6.499 (n=5)", "minimum gap 0.345"],
     ),
     "AttnOnly is seed-sensitive at 124M": (
         "HOLDS",
-        ["AttnOnly 5.715-6.140 (n=5)", "seed std 0.173 against FFNOnly's 0.005"],
+        [
+            "AttnOnly 5.715-6.140 (n=5)",
+            "seed std 0.173 against 0.0199 at the 10M stand-in and FFNOnly's 0.005",
+        ],
     ),
     "Cross-position routing (§7.1): with": (
         "NOT TESTABLE HERE",

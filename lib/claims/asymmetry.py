@@ -219,44 +219,65 @@ def _waiting(seeds: dict, sweep: tuple[int, int]) -> str:
     )
 
 
+# How many times another spread AttnOnly's 124M seed spread must be to count as seed-sensitive. The
+# factor lies well between the paper's two sweeps: at 124M AttnOnly's 0.355 is 118 times its 10M
+# Phase-3 spread (0.003) and hundreds of times FFNOnly's 0.001; at 10M Phase 3's 0.003 is 1.5 times
+# FFNOnly's 0.002.
+SEED_SENSITIVE = 5.0
+
+
 @claim("AttnOnly seed-sensitive")
 def claim_seed_sensitivity(
     summaries: pd.DataFrame,
     floor: float,
     margin: float = ESCAPE_MARGIN,
     sweep: tuple[int, int] | None = None,
+    *,
+    reference: pd.DataFrame,
+    reference_floor: float,
 ) -> Claim:
-    """§6.2 and Table 5: AttnOnly is seed-sensitive at 124M (4.899 to 7.586 over the paper's seeds).
-    Counted as seed-sensitive when AttnOnly's seed std is more than 5 times FFNOnly's; an AttnOnly
-    that never left the floor has no landing place to vary, so it cannot show it. ``sweep``: (runs
-    finished, runs planned) of the sweep; until every one is finished the claim is NOT TESTED (a
-    spread moves either way as seeds are added, and the floor is the NoResidual anchor's)."""
-    s = pooled(summaries)
-    a, f = (s[s.config == c] for c in ("AttnOnly", "FFNOnly"))
+    """§6.2, Table 6's text and Table 5: AttnOnly is "substantially more seed-sensitive" at 124M
+    than at 10M (sample std 0.355 against 0.003), while FullResidual and FFNOnly stay tight. The
+    paper's comparison is across scales, so the rule is too: AttnOnly's seed std in ``summaries``
+    (the 124M stand-in) must be more than ``SEED_SENSITIVE`` times AttnOnly's in ``reference`` (the
+    10M stand-in, on its floor ``reference_floor``), and more than that times FFNOnly's in the same
+    sweep, whose seeds sit on the floor, so that its spread is the seeds' noise alone (floored at
+    1e-4, below the losses' printed precision). FFNOnly alone cannot decide it: at the 10M stand-in
+    AttnOnly's spread is 60 times FFNOnly's, and the paper calls 10M not seed-sensitive. An AttnOnly
+    that never left the floor, at either scale, has no landing place to vary, so it cannot show it.
+    ``sweep``: (runs finished, runs planned) of the sweep; until every one is finished the claim is
+    NOT TESTED (a spread moves either way as seeds are added)."""
+    s, r = pooled(summaries), pooled(reference)
+    a, f, ra = s[s.config == "AttnOnly"], s[s.config == "FFNOnly"], r[r.config == "AttnOnly"]
     # a std needs two seeds; one seed has no spread to compare
-    seeds_ok = len(a) >= 2 and len(f) >= 2
-    attn_left = len(a) > 0 and bool((~on_floor(a, floor, margin)).any())
+    seeds_ok = len(a) >= 2 and len(f) >= 2 and len(ra) >= 2
+    attn_left = (
+        len(a) > 0
+        and bool((~on_floor(a, floor, margin)).any())
+        and len(ra) > 0
+        and bool((~on_floor(ra, reference_floor, margin)).any())
+    )
     # pandas' std is the sample one (ddof=1), the one Table 5's caption names (the author's 10M
     # notebooks use the population one: data/audit_findings.csv)
-    spread = (
-        (float(a.best_val_loss.std()), float(f.best_val_loss.std())) if seeds_ok else (None, None)
+    std = {
+        k: float(x.best_val_loss.std()) if seeds_ok else None
+        for k, x in (("attn", a), ("ffn", f), ("ref", ra))
+    }
+    agrees = seeds_ok and all(
+        std["attn"] > SEED_SENSITIVE * max(std[k], 1e-4) for k in ("ref", "ffn")
     )
-    # FFNOnly is the yardstick: it sits on the floor in every seed, so its spread is the seeds'
-    # noise alone (floored at 1e-4, where that noise would be below the losses' printed
-    # precision) The factor 5 lies well between the paper's two sweeps: at 124M AttnOnly's
-    # 0.355 is hundreds of times FFNOnly's 0.001 (seed-sensitive), at 10M Phase 3's 0.003 is
-    # 1.5 times FFNOnly's 0.002 (not).
-    agrees = seeds_ok and spread[0] > 5 * max(spread[1], 1e-4)
     why = (
-        "fewer than 2 seeds of AttnOnly or FFNOnly"
+        "fewer than 2 seeds of AttnOnly or FFNOnly at 124M, or of AttnOnly at 10M"
         if not seeds_ok
         else (
-            "AttnOnly never left the floor, so it has no landing place whose seed spread could show"
+            "AttnOnly never left the floor at one of the two scales, so it has no landing place "
+            "whose seed spread could show"
         )
         if not attn_left
         else (
-            f"AttnOnly's seed std {spread[0]:.3f} against FFNOnly's {spread[1]:.3f} (more than 5 "
-            "times it counts as seed-sensitive)"
+            f"AttnOnly's seed std {std['attn']:.3f} against {std['ref']:.4f} at the 10M stand-in "
+            f"and FFNOnly's {std['ffn']:.3f} at 124M (more than {SEED_SENSITIVE:g} times both "
+            "counts as seed-sensitive)"
         )
     )
     seeds, reached = _seeds_trained(s, sweep)
@@ -265,7 +286,7 @@ def claim_seed_sensitivity(
     return Claim(
         verdict(seeds_ok, attn_left, agrees, reached=reached),
         why,
-        {"attn_std": spread[0], "ffn_std": spread[1], "seeds": seeds},
+        {"attn_std": std["attn"], "ffn_std": std["ffn"], "ref_std": std["ref"], "seeds": seeds},
     )
 
 
