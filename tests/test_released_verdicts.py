@@ -169,7 +169,7 @@ OWN = {
         "NOT TESTED",
         [
             "ResidualGPT: constant lr later in every seed, not all beyond one evaluation interval",
-            "nanoGPT: 3 of 5 warm-up + cosine and 3 of 5 own-recipe runs trained",
+            "nanoGPT: 3 of 5 warm-up + cosine and 4 of 5 own-recipe runs trained",
         ],
         (
             "HOLDS",
