@@ -423,15 +423,20 @@ def test_paper_shape_collapse_both_ways():
     ffn_left = _prefix("nanogpt", "FFNOnly", [4.17, 3.40, 3.10, 2.90], 300)
     c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, ffn_left))
     assert c.verdict == "CONTRADICTED" and c.facts["below"] == ["FFNOnly"]
+    # named for the runs that decide it: the joint claim fails, whichever configuration left
+    assert paper_shape.collapse_short(c.facts) == "nanoGPT's joint collapse"
     ffn_on = _prefix("nanogpt", "FFNOnly", [4.17] + [3.35] * 30, 3000)
     c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, ffn_on))
     assert c.verdict == "HOLDS" and c.facts["whole"] == ["AttnOnly", "FFNOnly"]
     assert "rests on the whole runs of AttnOnly and FFNOnly" in c.why
+    assert paper_shape.collapse_short(c.facts) == "nanoGPT AttnOnly and FFNOnly's joint collapse"
+    assert paper_shape.collapse_short(c.facts) in paper_shape.COLLAPSE_SHORTS
     # a prefix on the floor is said as far as it trained, and is not among them
     nores = _prefix("nanogpt", "NoResidual", [4.17, 3.40, 3.36, 3.35], 300)
     c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, nores))
     assert c.verdict == "HOLDS" and c.facts["whole"] == ["AttnOnly"]
     assert "No Residual on the floor for the first 300 of 3,000 steps" in c.why
+    assert paper_shape.collapse_short(c.facts) == "nanoGPT AttnOnly's joint collapse"
 
 
 # -- no verdict fixed by a constant ----------------------------------------------------------------

@@ -307,7 +307,6 @@ def tally(card: pd.DataFrame) -> str:
 # The claims in the fewest plain words, for the summary's sentences (at most 35 words each): by
 # ``Row.short``; a claim not named here is called by its ``short``.
 TERSE = {
-    "nanoGPT AttnOnly's joint collapse": "nanoGPT AttnOnly's collapse",
     "layer-0 gradient starvation": "gradient starvation",
     "the order of hidden-state growth": "the growth order",
     "AttnOnly's 10M level": "AttnOnly's level",
@@ -347,7 +346,11 @@ PARTS = (
 
 
 def _terse(rows: pd.DataFrame) -> str:
-    return and_list([TERSE.get(s, s) for s in rows.short])
+    # the joint collapse at the paper's shape, under whichever runs name it: "nanoGPT AttnOnly's
+    # collapse"
+    return and_list(
+        [TERSE.get(s, s.replace("'s joint collapse", "'s collapse")) for s in rows.short]
+    )
 
 
 def _counted(rows: pd.DataFrame, stand_in: bool) -> str:

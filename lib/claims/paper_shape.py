@@ -572,6 +572,27 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     )
 
 
+def collapse_short(facts: dict) -> str:
+    """The joint collapse at the paper's shape in a few words (``Row.short``), named for the runs
+    that decide it (``claim_paper_shape_collapse``'s facts): nanoGPT AttnOnly's alone, or with
+    each other partial configuration trained whole; all of nanoGPT's once a partial configuration
+    has left the floor, since the joint claim then fails whichever did."""
+    if facts.get("below"):
+        return COLLAPSE_SHORTS[-1]
+    whole = facts.get("whole") or ["AttnOnly"]
+    if len(whole) == 1 + len(OTHER_PARTIALS):
+        return COLLAPSE_SHORTS[-1]
+    return f"nanoGPT {and_list([CONFIG_NAMES[k] for k in whole])}'s joint collapse"
+
+
+# every name collapse_short can give, for the tables that look a row up by it
+COLLAPSE_SHORTS = (
+    "nanoGPT AttnOnly's joint collapse",
+    *(f"nanoGPT AttnOnly and {CONFIG_NAMES[k]}'s joint collapse" for k in OTHER_PARTIALS),
+    "nanoGPT's joint collapse",
+)
+
+
 def stand_in_agreement(
     table: pd.DataFrame, stand_in_hist: pd.DataFrame, stand_in_floor: float | dict
 ) -> str:

@@ -71,7 +71,7 @@ def paper_shape_first(stand_in: Row, paper_shape: Row, more: str = "") -> Row:
 LEAD_GROUPS = (
     (
         "the joint collapse",
-        ("nanoGPT AttnOnly's joint collapse", "the joint collapse"),
+        (*paper_shape.COLLAPSE_SHORTS, "the joint collapse"),
         "Table 2",
         None,
         "joint_collapse",

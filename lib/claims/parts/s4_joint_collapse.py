@@ -65,6 +65,7 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
             evidence="-",
             verdict=c.verdict,
             why=c.why,
+            short=paper_shape.collapse_short(c.facts),
             **_PAPER_SHAPE_COLLAPSE,
         )
     f = c.facts
@@ -92,6 +93,7 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
         why=c.why,
         partial=prefix_partial(nano := prefix_rows(ev.prefix.table, [("nanogpt", "AttnOnly")])),
         whole=prefix_whole(nano),
+        short=paper_shape.collapse_short(c.facts),
         **_PAPER_SHAPE_COLLAPSE,
     )
 
@@ -122,9 +124,7 @@ def full_level_paper_shape(c: Claim, ev: Evidence) -> Row:
 # Where the joint collapse at the paper's shape is decided, and the whole runs that will
 # decide it (Table 2 speaks of three partial configurations; at this shape only AttnOnly's run
 # decides it, and its name says so)
-_PAPER_SHAPE_COLLAPSE = dict(
-    short="nanoGPT AttnOnly's joint collapse", section=_PAPER_SHAPE, plan="10m_whole"
-)
+_PAPER_SHAPE_COLLAPSE = dict(section=_PAPER_SHAPE, plan="10m_whole")
 
 
 def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
