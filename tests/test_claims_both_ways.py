@@ -276,7 +276,7 @@ def test_seed_sensitivity_both_ways():
     c = sensitivity(s)
     assert c.verdict == "HOLDS" and c.facts["attn_std"] > 5 * c.facts["ref_std"]
     assert c.facts["ref_std"] == pytest.approx(0.003)
-    assert "more than 5 times both counts as seed-sensitive" in c.why
+    assert "more than 5 times each counts as seed-sensitive" in c.why
     # 10 times FFNOnly's noise but only 3.3 times AttnOnly's spread at 10M: not seed-sensitive by
     # the paper's comparison (FFNOnly alone would have called it so, as it would the 10M
     # stand-in's own AttnOnly, at 60 times)
@@ -287,6 +287,13 @@ def test_seed_sensitivity_both_ways():
     noisy = _summaries([("FFNOnly", 1, 7.2), ("FFNOnly", 2, 7.6), ("FFNOnly", 3, 8.0)])
     c = sensitivity(pd.concat([s[s.config == "AttnOnly"], noisy], ignore_index=True))
     assert c.verdict == "CONTRADICTED" and c.facts["ffn_std"] == pytest.approx(0.4)
+    # 8 times the 10M spread by the std, 2.6 times relative to the mean (the 124M losses three
+    # times the 10M's, as a per-token loss is to a per-character one): the two measures of the
+    # same quantity fall either side of the factor, a knife-edge
+    wide = _summaries([("AttnOnly", 1, 4.976), ("AttnOnly", 2, 5.0), ("AttnOnly", 3, 5.024)])
+    c = sensitivity(pd.concat([wide, _summaries(ffn)], ignore_index=True))
+    assert c.verdict == "NOT TESTABLE HERE" and c.facts["edge"]
+    assert "in different units" in c.why
     # an AttnOnly on the floor at 10M has no landing place to compare with
     floored = at_10m.assign(best_val_loss=FLOOR)
     assert sensitivity(s, ref=floored).verdict == "NOT TESTABLE HERE"

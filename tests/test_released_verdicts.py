@@ -98,14 +98,16 @@ RELEASED = {
     # Table 5 at the stand-in the 124M search chose (cpu-bpe-ramp), all 16 runs: AttnOnly off the
     # floor at all five seeds (seed 1337 the search probe's run, engine.probe_reads; seed 0 fell
     # back onto it), FFNOnly on it at all five; the seed ranges do not overlap (the paper's gap is
-    # 1.060), and AttnOnly's seeds spread 0.173 against 0.0199 at the 10M stand-in (8.7 times;
-    # the paper: 0.355 against 0.003) and FFNOnly's 0.005
+    # 1.060). AttnOnly's seeds spread 0.173 against 0.0199 at the 10M stand-in (8.7 times; the
+    # paper: 0.355 against 0.003), but relative to their means only 2.9 times, and the two scales'
+    # losses are in different units (per BPE token, per character): either side of the factor 5, a
+    # knife-edge
     "124M ordering and separation": (
         "HOLDS",
         ["AttnOnly 5.715-6.140 (n=5)", "FFNOnly 6.485-6.499 (n=5)", "minimum gap 0.345"],
     ),
     "AttnOnly is seed-sensitive at 124M": (
-        "HOLDS",
+        "NOT TESTABLE HERE",
         [
             "AttnOnly 5.715-6.140 (n=5)",
             "seed std 0.173 against 0.0199 at the 10M stand-in and FFNOnly's 0.005",
@@ -315,7 +317,7 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
     card = scorecard()
     assert (
         tally(card)
-        == "**12 claims**: 7 HOLDS · 3 CONTRADICTED · 1 NOT TESTABLE HERE · 1 NOT TESTED"
+        == "**12 claims**: 6 HOLDS · 3 CONTRADICTED · 2 NOT TESTABLE HERE · 1 NOT TESTED"
     )
     rows = lead_rows(card)
     ours = rows[rows.source != "paper"].groupby(["group", "source", "config"]).above
@@ -596,11 +598,11 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # cannot be tested; of the puzzles, at the paper's shape, the warm-up frees nanoGPT's
     # AttnOnly at the three seeds of five trained on both schedules (its constant rate floors all
     # three), and Phase 2's constant rate delays ResidualGPT's escape at all five seeds but keeps
-    # none on the floor (the stand-in explains neither: there Phase 2's rate frees AttnOnly); the
-    # two 124M claims hold at the chosen stand-in
+    # none on the floor (the stand-in explains neither: there Phase 2's rate frees AttnOnly); at
+    # the chosen 124M stand-in the ordering holds and the seed sensitivity is a knife-edge
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
-        "level hold; routing cannot be tested here; puzzles: warm-up frees nanoGPT (3 of 3 floored "
+        "level hold; 2 claims are untestable here; puzzles: warm-up frees nanoGPT (3 of 3 floored "
         "so far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
@@ -608,7 +610,7 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     assert "HOLDS at a stand-in, at its peak 1e-3 only, not at 3e-4." in text
     assert F.tally_by_scale(card) == (
         "**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU "
-        "stand-ins** (8 claims): 4 HOLDS · 3 contradicted at a stand-in · 1 NOT "
+        "stand-ins** (8 claims): 3 HOLDS · 3 contradicted at a stand-in · 2 NOT "
         "TESTABLE HERE."
     )
 

@@ -156,10 +156,14 @@ def test_124m_rows_move_every_way_on_the_seeds_trained():
     order, seeds = sweep_rows(_sweep((6.54, 6.53, 6.535, 6.541, 6.538)), floor)
     assert order.verdict == seeds.verdict == "NOT TESTABLE HERE"
     assert "never left the floor in 800 steps" in order.why
-    # AttnOnly off the floor in every seed, below every FFNOnly and spread:
-    # both hold, over the whole sweep
-    order, seeds = sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor)
+    # AttnOnly off the floor in every seed, below every FFNOnly and spread (7.5 times the 10M
+    # stand-in's AttnOnly relative to the mean, and more by the std): both hold, over the whole
+    # sweep
+    order, seeds = sweep_rows(_sweep((5.2, 6.1, 5.7, 6.4, 5.95)), floor)
     assert order.verdict == seeds.verdict == "HOLDS"
+    # spread 12 times the 10M stand-in's by the std but under 4 times relative to the mean: the
+    # two measures disagree, a knife-edge
+    assert sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor)[1].verdict == "NOT TESTABLE HERE"
     # one AttnOnly seed among the FFNOnly seeds: the ordering is contradicted
     assert sweep_rows(_sweep((5.9, 6.1, 5.7, 6.538, 5.95)), floor)[0].verdict == "CONTRADICTED"
     # ordered, but the closest pair inside the escape margin: too close to call

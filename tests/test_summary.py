@@ -131,7 +131,7 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
     assert (
         "the 124M ordering" in cannot
         and "routing" in cannot
-        and cannot.endswith("cannot be tested here")
+        and cannot.endswith("are untestable here")
     )
     # the puzzles as the finding's paper-shape runs say them, never the stand-in's (there Phase
     # 2's rate frees AttnOnly), whatever either verdict: short where the full clause does not fit
@@ -183,7 +183,7 @@ def test_the_results_move_with_the_card():
     results = F.summary_parts(card(), finding("HOLDS", "HOLDS (cpu)"), AUDIT, COMPUTE)["Results"]
     assert "of 4 claims 3 hold and 1 waits for longer runs" in results
     assert (
-        "of 5 claims 2 hold, 1 is contradicted at a stand-in and 2 cannot be tested here" in results
+        "of 5 claims 2 hold, 1 is contradicted at a stand-in and 2 are untestable here" in results
     )
     assert "is HOLDS at the paper's shape and HOLDS at a stand-in" in results
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]

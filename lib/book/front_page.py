@@ -320,7 +320,9 @@ TERSE = {
 SAID = {
     "HOLDS": ("holds", "hold"),
     "CONTRADICTED": ("is contradicted", "are contradicted"),
-    "NOT TESTABLE HERE": ("cannot be tested here", "cannot be tested here"),
+    # one word fewer than "cannot be tested here": the answer names what holds and what cannot be
+    # tested in its 35 words
+    "NOT TESTABLE HERE": ("is untestable here", "are untestable here"),
     "NOT TESTED": ("waits for longer runs", "wait for longer runs"),
 }
 STAND_IN_CONTRADICTED = "contradicted at a stand-in"
@@ -394,6 +396,7 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
             ("own ", True, True, False),
             ("", True, True, False),
             ("own ", True, False, False),
+            ("", True, False, False),
             ("", False, False, False),
             # the last resort: the claims still training left to the tally just below
             ("", False, False, None),
