@@ -432,6 +432,10 @@ def test_paper_shape_collapse_both_ways():
     assert c.verdict == "CONTRADICTED" and c.facts["below"] == ["FFNOnly"]
     # named for the runs that decide it: the joint claim fails, whichever configuration left
     assert paper_shape.collapse_short(c.facts) == "nanoGPT's joint collapse"
+    # and so before AttnOnly's run exists at all
+    ffn_off = _prefix("nanogpt", "FFNOnly", [4.17, 3.40, 3.30, 3.22], 300)
+    c = paper_shape.claim_paper_shape_collapse(_table(ffn_off, WHOLE_FULL))
+    assert c.verdict == "CONTRADICTED" and c.facts["below"] == ["FFNOnly"]
     ffn_on = _prefix("nanogpt", "FFNOnly", [4.17] + [3.35] * 30, 3000)
     c = paper_shape.claim_paper_shape_collapse(_table(WHOLE_ON_FLOOR, WHOLE_FULL, ffn_on))
     assert c.verdict == "HOLDS" and c.facts["whole"] == ["AttnOnly", "FFNOnly"]

@@ -459,6 +459,13 @@ def test_the_paper_shape_row_cannot_judge_where_the_run_ends_from_a_prefix_on_th
         3.35,
     ) and "Table 2 3.3534" in row.why
     assert "FFNOnly not trained at this shape; No Residual not trained at this shape" in row.why
+    # FFNOnly off the floor decides the joint claim, and the row says what left
+    ffn_left = run("nanogpt", "FFNOnly", 300, [4.17, 3.40, 3.10, 2.9])
+    row = paper_shape_row(SimpleNamespace(table=table(whole, whole_full, ffn_left)))
+    assert row.verdict == "CONTRADICTED" and row.ours.startswith(
+        "FFNOnly best 2.900, off the floor"
+    )
+    assert row.short == "nanoGPT's joint collapse" and row.scale == "paper shape"
     ffn_whole = run("nanogpt", "FFNOnly", 3000, [4.17] + [3.34] * 30)
     assert (
         "FFNOnly on the floor for all 3,000 steps"
@@ -837,23 +844,34 @@ def test_the_level_at_the_paper_shape_is_fig4s_mean_within_its_spread_and_our_no
 
 
 def test_table_2s_full_residual_level_is_judged_within_our_noise_and_the_papers_records_both_ways():
-    # Table 2: nanoGPT Full Residual 1.4751, one run. Our evaluations' standard error 0.002 here,
-    # so the band is 2 × 0.002 = 0.004 (the paper gives no Full Residual spread); beyond it, the
-    # 0.0027 between the paper's two records of a 10M Full Residual (1.499, 1.5017) neither way
-    def level(steps, vals):
-        return level_10m.claim_full_residual_level(
-            table(run("nanogpt", "FullResidual", steps, vals))
-        )
+    # Table 2: nanoGPT Full Residual 1.4751, one run. Our evaluations' standard error 0.002 here and
+    # the stand-in's Full Residual seeds spread 0.0015 (std), so the band is 2 × √(0.002² + 0.0015²)
+    # = 0.005 (the paper gives no spread for a 10M Full Residual); beyond it, the 0.0027 between the
+    # paper's two records of a 10M Full Residual (1.499, 1.5017) neither way
+    seeds = pd.DataFrame(
+        {"impl": "nanogpt", "config": "FullResidual", "seed": [1, 2], "best_val_loss": [1.9, 1.9]}
+    )
+    seeds.loc[1, "best_val_loss"] += 0.0015 * 2**0.5
 
-    c = level(3000, [4.17, 2.0, 1.478])
-    assert c.verdict == "HOLDS" and c.facts["band"] == pytest.approx(0.004)
-    assert c.facts["records"] == (1.499, 1.5017) and c.facts["diff"] == pytest.approx(0.0029)
-    # 0.0059 above: beyond the band, within it and the records' shift
-    c = level(3000, [4.17, 2.0, 1.481])
+    def level(steps, vals, seeds=seeds):
+        t = table(run("nanogpt", "FullResidual", steps, vals))
+        return level_10m.claim_full_residual_level(t, seeds)
+
+    c = level(3000, [4.17, 2.0, 1.479])
+    assert c.verdict == "HOLDS" and c.facts["band"] == pytest.approx(0.005)
+    assert c.facts["records"] == (1.499, 1.5017) and c.facts["diff"] == pytest.approx(0.0039)
+    # 0.0069 above: beyond the band, within it and the records' shift
+    c = level(3000, [4.17, 2.0, 1.482])
     assert c.verdict == "NOT TESTABLE HERE" and "within the 0.0027" in c.why
     # 0.0249 above, or below: beyond both
     assert level(3000, [4.17, 2.0, 1.500]).verdict == "CONTRADICTED"
     assert level(3000, [4.17, 2.0, 1.450]).verdict == "CONTRADICTED"
+    # a wider seed spread widens the band: the same run within it
+    wide = seeds.assign(best_val_loss=[1.9, 1.91])
+    assert level(3000, [4.17, 2.0, 1.482], wide).verdict == "HOLDS"
+    # one seed measures no spread: no band, said so
+    c = level(3000, [4.17, 2.0, 1.478], seeds.iloc[:1])
+    assert c.verdict == "NOT TESTED" and "no seed spread" in c.why
     # a prefix above it decides nothing (Table 2 is the best over the whole run); one already below
     # the band and the shift contradicts it for good
     c = level(400, [4.17, 2.5, 2.27])
@@ -862,7 +880,7 @@ def test_table_2s_full_residual_level_is_judged_within_our_noise_and_the_papers_
     assert c.verdict == "CONTRADICTED" and "a best only falls" in c.why
     # no run at all
     nano = table(run("nanogpt", "AttnOnly", 300, [4.17, 3.40, 3.36]))
-    assert level_10m.claim_full_residual_level(nano).verdict == "NOT TESTED"
+    assert level_10m.claim_full_residual_level(nano, seeds).verdict == "NOT TESTED"
 
 
 def test_the_growth_order_is_read_as_far_as_all_three_runs_trained_and_at_the_end_once_whole():

@@ -468,10 +468,14 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert c.facts["whole"] == ["AttnOnly"] and c.facts["below"] == []
     # Table 2's Full Residual level waits for its whole run: best 2.266 over its first 400 steps
     from lib.claims import level_10m
+    from lib.claims.registry import Evidence
 
-    lv = level_10m.claim_full_residual_level(t)
+    lv = level_10m.claim_full_residual_level(t, Evidence().summaries("joint_collapse"))
     assert lv.verdict == "NOT TESTED" and not lv.facts["complete"]
     assert round(lv.facts["best"], 3) == 2.266 and lv.facts["trained"] == "first 400 of 3,000 steps"
+    # its band, drawn before the whole run ends: 2 × √(0.0034² + 0.0037²), the stand-in's nanoGPT
+    # Full Residual over seeds 1337 and 42
+    assert (round(lv.facts["band"], 4), lv.facts["seeds"]) == (0.0100, 2)
     # AttnOnly's growth where its whole run ends, beside Fig. 2b's 14.03 (another
     # layer: a fact, not a verdict)
     end = g.facts["at_end"]["AttnOnly"]

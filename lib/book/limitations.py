@@ -263,7 +263,12 @@ def whole_run_hours(costs: pd.DataFrame) -> tuple[float, float, bool]:
     """What one whole run of the paper's 10M preset takes here: the wall-clock range of the released
     ones, evaluations and all (True), or, before any is released, the estimate at the fastest
     measured rate (``paper_scale_cost``, training only; False)."""
-    whole = costs[(costs.scale == "10M") & (costs.steps >= costs.max_steps)]
+    # here: on CPUs; a GPU's whole run takes minutes and says nothing of this machine
+    whole = costs[
+        (costs.scale == "10M")
+        & (costs.steps >= costs.max_steps)
+        & ~costs.device.astype(str).str.contains("cuda")
+    ]
     if len(whole):
         return float(whole.wall_s.min() / 3600), float(whole.wall_s.max() / 3600), True
     est = float(paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"])

@@ -53,6 +53,27 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # the paper's full run: Table 2's value over the 10M preset's whole schedule
     full = get_preset("10M", "nanogpt", "AttnOnly").train.max_steps
     paper = f"nanoGPT AttnOnly best {paper_text('Table 2', 'AttnOnly', 4)} over {full:,} steps"
+    # another partial configuration off the floor decides it, whatever AttnOnly's run
+    if c.facts.get("off"):
+        return Row(
+            claim=claim,
+            where="§4, Table 2",
+            paper=paper,
+            ours="; ".join(
+                f"{k} best {best:.3f}, off the floor in its {trained}"
+                for k, (best, trained) in c.facts["off"].items()
+            ),
+            scale="paper shape",
+            evidence=prefix_evidence(
+                found := prefix_rows(ev.prefix.table, [("nanogpt", k) for k in c.facts["off"]])
+            ),
+            verdict=c.verdict,
+            why=c.why,
+            short=paper_shape.collapse_short(c.facts),
+            partial=prefix_partial(found),
+            whole=prefix_whole(found),
+            **_PAPER_SHAPE_COLLAPSE,
+        )
     # no "trained" fact: no AttnOnly prefix is released, and the claim's reason
     # gives the command and its cost
     if "trained" not in c.facts:
@@ -382,7 +403,8 @@ CLAIMS = (
         name="Full Residual's level at the paper's own 10M shape (Table 2)",
         ref="§4, Table 2",
         decide=level_10m.claim_full_residual_level,
-        reads=prefix_reads,
+        # the seed spread the band reads: nanoGPT Full Residual over the `cpu` stand-in's seeds
+        reads=lambda ev: prefix_reads(ev) | dict(seeds=ev.summaries("joint_collapse")),
         row=full_level_paper_shape,
         section=_PAPER_SHAPE,
         card="chapter",
