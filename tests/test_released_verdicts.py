@@ -104,7 +104,12 @@ RELEASED = {
     # knife-edge
     "124M ordering and separation": (
         "HOLDS",
-        ["AttnOnly 5.715-6.140 (n=5)", "FFNOnly 6.485-6.499 (n=5)", "minimum gap 0.345"],
+        [
+            "AttnOnly 5.715-6.140 (n=5)",
+            "FFNOnly 6.485-6.499 (n=5)",
+            "minimum gap 0.345",
+            "AttnOnly seed 0 ended back on the floor (6.572; best 6.140)",
+        ],
     ),
     "AttnOnly is seed-sensitive at 124M": (
         "NOT TESTABLE HERE",

@@ -71,7 +71,15 @@ def test_the_joint_collapse_row_is_a_knife_edge_where_the_rounding_twin_flips_th
 def summ(rows, budget=1500):
     return pd.DataFrame(
         [
-            {"config": c, "seed": s, "best_val_loss": v, "budget": budget, "escape_step": None}
+            # each run ends at its best, unless a test says otherwise
+            {
+                "config": c,
+                "seed": s,
+                "best_val_loss": v,
+                "final_val_loss": v,
+                "budget": budget,
+                "escape_step": None,
+            }
             for c, s, v in rows
         ]
     )
@@ -161,6 +169,14 @@ def test_124m_rows_move_every_way_on_the_seeds_trained():
     # sweep
     order, seeds = sweep_rows(_sweep((5.2, 6.1, 5.7, 6.4, 5.95)), floor)
     assert order.verdict == seeds.verdict == "HOLDS"
+    assert "ended back on the floor" not in order.ours
+    # a seed that left the floor and ended back on it: ranked by its best, as Table 5 ranks, and
+    # the row says where it ended
+    back = _sweep((5.2, 6.1, 5.7, 6.4, 5.95))
+    back.loc[(back.config == "AttnOnly") & (back.seed == 123), "final_val_loss"] = 6.55
+    order, _ = sweep_rows(back, floor)
+    assert order.verdict == "HOLDS"
+    assert "AttnOnly seed 123 ended back on the floor (6.550; best 5.700)" in order.ours
     # spread 12 times the 10M stand-in's by the std but under 4 times relative to the mean: the
     # two measures disagree, a knife-edge
     assert sweep_rows(_sweep((5.9, 6.1, 5.7, 6.3, 5.95)), floor)[1].verdict == "NOT TESTABLE HERE"

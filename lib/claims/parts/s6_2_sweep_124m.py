@@ -9,6 +9,7 @@ from .. import asymmetry
 from ..evidence import Entry, Evidence
 from ..paper import paper_value, paper_values
 from ..rows import Row, paper_text, run_evidence, scale_of, seed_range
+from ..search_124m import fell_back
 from ..verdicts import Claim
 
 
@@ -56,7 +57,13 @@ def order_124m(c: Claim, ev: Evidence) -> Row:
         )
         + f"; minimum gap {paper_value(ref='Table 5 text', metric='min_gap_to_ffnonly'):.3f}",
         ours=f"Full {seed_range(full)}; AttnOnly {seed_range(a)}; FFNOnly {seed_range(f)}"
-        + (f"; minimum gap {gap:.3f}" if gap is not None else ""),
+        + (f"; minimum gap {gap:.3f}" if gap is not None else "")
+        # a best that the run did not keep: the reader sees where it ended
+        + "".join(
+            f"; AttnOnly seed {int(r.seed)} ended back on the floor ({r.final_val_loss:.3f}; "
+            f"best {r.best_val_loss:.3f})"
+            for r in fell_back(a, ev.floor("124m_sweep")).itertuples()
+        ),
         scale=scale_of(ch),
         evidence=run_evidence(ch, ev.sweep_124m()),
         verdict=c.verdict,
