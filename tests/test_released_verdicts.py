@@ -176,7 +176,7 @@ OWN = {
         "NOT TESTED",
         [
             "ResidualGPT: constant lr later in every seed, not all beyond one evaluation interval",
-            "nanoGPT: 3 of 5 warm-up + cosine and 4 of 5 own-recipe runs trained",
+            "nanoGPT: 4 of 5 warm-up + cosine and 4 of 5 own-recipe runs trained",
         ],
         (
             "HOLDS",
@@ -611,7 +611,7 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # the chosen 124M stand-in the ordering holds and the seed sensitivity is a knife-edge
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
-        "level hold; 2 claims are untestable here; puzzles: warm-up frees nanoGPT (3 of 3 floored "
+        "level hold; 2 claims are untestable here; puzzles: warm-up frees nanoGPT (4 of 4 floored "
         "so far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
