@@ -50,14 +50,7 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     }
     r = run_row(table, "residualgpt", "AttnOnly")
     if r is None:
-        return Claim(
-            "NOT TESTED",
-            (
-                f"Fig. 4's {paper.reported} is the best over a whole 3,000-step run, and no "
-                f"paper-shape ResidualGPT AttnOnly run is released; {WHOLE_RUN_COST}"
-            ),
-            facts,
-        )
+        return unreleased("Fig. 4", paper.reported, "ResidualGPT AttnOnly", facts)
     se, std, best = pd.to_numeric(
         pd.Series([r.max_val_se, paper["std"], r.best_val]), errors="coerce"
     )
@@ -162,14 +155,7 @@ def claim_full_residual_level(table: pd.DataFrame, seeds: pd.DataFrame) -> Claim
     facts = {"records": (lo, hi), "shift": hi - lo}
     r = run_row(table, "nanogpt", "FullResidual")
     if r is None:
-        return Claim(
-            "NOT TESTED",
-            (
-                f"{FULL_REF}'s {paper.reported} is the best over a whole 3,000-step run, and no "
-                f"paper-shape nanoGPT Full Residual run is released; {WHOLE_RUN_COST}"
-            ),
-            facts,
-        )
+        return unreleased(FULL_REF, paper.reported, "nanoGPT Full Residual", facts)
     se, best = pd.to_numeric(pd.Series([r.max_val_se, r.best_val]), errors="coerce")
     if pd.isna(se) or pd.isna(best):
         missing = "its evaluations recorded no standard error" if pd.isna(se) else "no best"
@@ -261,3 +247,15 @@ def judged(
         f"{shift_said(between)}"
     )
     return Claim(verdict(True, True, False, knife_edge=between), why, facts, lines)
+
+
+def unreleased(ref: str, reported: str, run: str, facts: dict) -> Claim:
+    """NOT TESTED, a level's verdict while its paper-shape run is not released at all."""
+    return Claim(
+        "NOT TESTED",
+        (
+            f"{ref}'s {reported} is the best over a whole 3,000-step run, and no paper-shape "
+            f"{run} run is released; {WHOLE_RUN_COST}"
+        ),
+        facts,
+    )
