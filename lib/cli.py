@@ -586,6 +586,256 @@ def _sweep_experiments(args) -> list[Experiment]:
     return exps
 
 
+def _describe(args, argv) -> None:
+    from .engine.model import GPT
+
+    out = {}
+    # Built on the CPU only to count: describe trains nothing.
+    for c in CONFIGS:
+        exp = get_preset(args.scale, args.impl, c)
+        out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
+    print(json.dumps(out, indent=2))
+
+
+def _bench_tables(args) -> tuple[list[str], list[str], str, list[int]]:
+    """What `bench` will time, refused before any model is built where the trainer or the machine
+    would refuse it: the throughput table's scales, the step-cost table's, the implementation and
+    the micro-batches."""
+    from .engine.experiment import check_fits
+    from .engine.train import check_micro_batch, resolve_device
+
+    # The step-cost table times a preset's whole batch: a --batch-size would not reach it.
+    if args.step_cost_only and args.batch_size is not None:
+        raise ConfigError("--step-cost-only times each preset's whole batch: drop --batch-size")
+    # Zero timed steps would time nothing (and divide by no time).
+    if args.steps < 1:
+        raise ConfigError(
+            f"--steps {args.steps}: must be at least 1 (the timed steps of each measurement)"
+        )
+    # The step-cost table: the paper's 10M shape, and with --step-cost-only any preset's
+    # (a stand-in's bench row, e.g. --step-cost-only --scales cpu-bpe-ramp); the
+    # throughput table: --scales.
+    scales = args.scales or (["10M"] if args.step_cost_only else ["10M", "cpu"])
+    timed = scales if args.step_cost_only else [s for s in scales if s == "10M"]
+    # The step-cost table's own options are refused, not dropped, where no table is timed.
+    given = [
+        flag
+        for flag, value in (
+            ("--rounds", args.rounds),
+            ("--micro-batches", args.micro_batches),
+            ("--impl", args.impl),
+        )
+        if value is not None
+    ]
+    if not timed and given:
+        raise ConfigError(
+            f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the "
+            f"step-cost table, which --scales {' '.join(scales)} does not time: add 10M "
+            f"to --scales, or use --step-cost-only"
+        )
+    impl = args.impl or DEFAULT_IMPL
+    micro_batches = [8] if args.micro_batches is None else args.micro_batches
+    # The step is set against an fp32 matmul rate: a preset that trains in bf16 (124M)
+    # would read as a utilisation of nothing, so it is refused, not timed.
+    fp32 = [s for s in SCALES if get_preset(s, impl).train.precision == "fp32"]
+    for scale in timed:
+        if scale not in fp32:
+            raise ConfigError(
+                f"--scales {scale}: the step-cost table times fp32 steps against an fp32 "
+                f"matmul rate, and {scale} trains in "
+                f"{get_preset(scale, impl).train.precision}; valid: {', '.join(fp32)}"
+            )
+        for b in micro_batches:
+            check_micro_batch(b, get_preset(scale, impl, "AttnOnly").train.batch_size)
+    # as train: a step that cannot fit
+    if not args.step_cost_only and args.batch_size is not None:
+        for scale in scales:
+            check_fits(
+                replace(get_preset(scale, impl, "FullResidual"), batch_size=args.batch_size),
+                resolve_device(args.device),
+            )
+    return scales, timed, impl, micro_batches
+
+
+def _bench(args, argv) -> None:
+    from .engine.bench import bench, step_cost
+
+    scales, timed, impl, micro_batches = _bench_tables(args)
+    for scale in timed:  # what one step of the preset's model costs here
+        print(
+            step_cost(
+                scale,
+                impl=impl,
+                micro_batches=micro_batches,
+                steps=args.steps,
+                device=args.device,
+                rounds=1 if args.rounds is None else args.rounds,
+            ).to_markdown(index=False),
+            end="\n\n",
+        )
+    if not args.step_cost_only:
+        print(
+            bench(scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(
+                index=False
+            )
+        )
+
+
+def _export_weights(args, argv) -> None:
+    from .engine.experiment import recover_weights
+    from .engine.runs import RunDir, export_weights
+
+    for d in args.run_dirs:
+        rd = RunDir(d)
+        # never rewritten: it is the run's final weights already
+        if (rd.path / "weights.pt").exists():
+            print(f"{d}/weights.pt exists; left as it is")
+            continue
+        # finishing deleted the checkpoint
+        if rd.status == "complete" and not rd.ckpt.exists():
+            recover_weights(rd, rd.experiment(), device=args.device)
+        else:
+            export_weights(rd)
+        print(f"wrote {d}/weights.pt")
+
+
+def _adopt(args, argv) -> None:
+    from .engine.adopt import adopt
+
+    print(json.dumps(adopt(args.retrain_dir, args.runs_dir)))
+
+
+def _prepare(args, argv) -> None:
+    from .engine import data
+
+    if args.dataset == "tinyshakespeare":
+        # Downloads if need be, checks the sha256 and prints where the file is.
+        print(data.shakespeare_path())
+        return
+    kw = {
+        "source": args.source,
+        "out_dir": args.out_dir,
+        "threads": args.threads,
+        "force": args.force,
+    }
+    # Left out when not given, so prepare_openwebtext's own default (the paper's 100,000) applies.
+    kw |= {"n_docs": args.n_docs} if args.n_docs is not None else {}
+    print(json.dumps(data.prepare_openwebtext(**kw)))
+
+
+def _report(args, argv) -> None:
+    from .book import release_report
+    from .engine.plans import resolve
+
+    # A mistyped folder would otherwise report "no finished runs", as if nothing had been trained.
+    if not Path(args.runs_dir).is_dir():
+        raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
+    # Each run that is left out is listed with its reason below: the table never drops a run in
+    # silence.
+    table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
+    print(table.to_markdown(index=False) if len(table) else "no finished runs")
+    print(
+        f"\n{totals['finished']} of {totals['planned']} runs finished; "
+        f"wall time {totals['wall_s']:,.0f} s ({totals['wall_s'] / 3600:.2f} h); "
+        f"unigram floors: {totals['floors']}; diverged: {totals['diverged'] or 'none'}"
+    )
+    for path in totals["unfinished"]:
+        print(f"  not finished: {path}")
+    for problem in totals["invalid"]:
+        print(f"  left out: {problem}")
+    for line in totals["read_from"]:
+        print(f"  the search probe's run: {line}")
+
+
+def _train(args, argv) -> None:
+    from .engine.experiment import run
+    from .engine.runs import RunDir, run_path
+
+    exp = _experiment(args, args.config, args.seed)
+    # Before anything is built or written: a refused command leaves no directory behind.
+    _guard_released(args, [exp])
+    training = RunDir(run_path(exp, args.runs_dir))
+    try:
+        summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
+    except KeyboardInterrupt:
+        # main's one line says where this run stands
+        raise KeyboardInterrupt(training.standing()) from None
+    # Under torchrun every rank returns the summary; one line is printed, not one per rank.
+    if int(os.environ.get("RANK", 0)) == 0:
+        _print_summary(summary)
+
+
+def _sweep(args, argv) -> int | None:
+    from .engine.plans import PLANS, keeps_weights
+    from .engine.probe_reads import ProbeRun, released_run
+    from .engine.runs import RunDir, run_path
+    from .engine.sweep import shard, spawn_workers, train_queue, without_option
+
+    # Sharded before anything else, so a job of an array sees, lists and guards only its own runs.
+    exps = shard(_sweep_experiments(args), args.shard)
+    if args.dry_run:
+        for i, exp in enumerate(exps, 1):
+            rd = RunDir(run_path(exp, args.runs_dir))
+            # as train_queue: a search probe's run of the same experiment is read, not trained
+            read = released_run(exp, args.runs_dir)
+            line = read.read_line() if isinstance(read, ProbeRun) else rd.path
+            print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {line}", flush=True)
+        return None
+    _guard_released(args, exps)
+    if args.gpus is not None:
+        # '' too: refused by spawn_workers, never a sweep in this one process
+        if args.fast_dropout:  # refused here, not once in every worker
+            raise ConfigError("--fast-dropout with --gpus: it is an option for one CPU process")
+        if os.environ.get("LIB_SWEEP_WORKER"):
+            raise ConfigError(
+                "--gpus inside a sweep worker: a worker trains on the one GPU it was given"
+            )
+        if args.force:
+            raise ConfigError(
+                "--force with --gpus: every worker would retrain every finished run; "
+                "retrain them with one process (without --gpus) instead"
+            )
+        # Each worker reruns this very command minus --gpus, so it resolves the same plan in
+        # the same order; the run locks keep them off each other's runs.
+        return spawn_workers(
+            without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
+            args.gpus,
+            args.device,
+        )
+    kwargs = _run_kwargs(args)
+    # a plan whose runs stop at steps of their own (a sweep without --plan has none)
+    if args.plan and (rule := PLANS[args.plan].stop) is not None:
+
+        def stop(e, cap=args.until, rule=rule):
+            return rule(e, RunDir(run_path(e, args.runs_dir)).summary, cap)
+
+        kwargs["until"] = stop
+    # keeps_weights: a sweep keeps the final weights of exactly the runs the book probes.
+    train_queue(
+        exps,
+        kwargs,
+        keeps_weights,
+        poll_s=args.poll,
+        log=lambda m: print(m, flush=True),
+        on_done=_print_summary,
+    )
+    return None
+
+
+# One function a subcommand, each called with the parsed arguments and the command line (which
+# `sweep --gpus` hands on to its workers); what one returns is the exit status (None: 0).
+COMMANDS = {
+    "describe": _describe,
+    "bench": _bench,
+    "export-weights": _export_weights,
+    "adopt": _adopt,
+    "prepare": _prepare,
+    "report": _report,
+    "train": _train,
+    "sweep": _sweep,
+}
+
+
 def main(argv=None) -> int:
     ap = parser()
     args, extra = ap.parse_known_args(argv)
@@ -594,7 +844,6 @@ def main(argv=None) -> int:
         sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     # Set by torchrun: only `train` knows how to share one run among ranks.
     world = int(os.environ.get("WORLD_SIZE", 1))
-    training = None  # the RunDir `train` is training, for the line a Ctrl-C prints
     try:
         if args.command in ("train", "sweep", "report"):
             check_runs_dir(args.runs_dir, RUNS_DIR)
@@ -606,242 +855,16 @@ def main(argv=None) -> int:
                 f"(`torchrun --nproc_per_node N -m lib train ...`); a plan over several GPUs is "
                 f"`python -m lib sweep --gpus 0,1,...`"
             )
-        if args.command == "describe":
-            from .engine.model import GPT
-
-            out = {}
-            # Built on the CPU only to count: describe trains nothing.
-            for c in CONFIGS:
-                exp = get_preset(args.scale, args.impl, c)
-                out[c] = {"n_params": GPT(exp.model).num_params(), "experiment": exp.to_dict()}
-            print(json.dumps(out, indent=2))
-        elif args.command == "bench":
-            from .engine.bench import bench, step_cost
-
-            # The step-cost table times a preset's whole batch: a --batch-size would not
-            # reach it, so it is refused.
-            if args.step_cost_only and args.batch_size is not None:
-                raise ConfigError(
-                    "--step-cost-only times each preset's whole batch: drop --batch-size"
-                )
-            # Zero timed steps would time nothing (and divide by no time): refused
-            # before any model is built.
-            if args.steps < 1:
-                raise ConfigError(
-                    f"--steps {args.steps}: must be at least 1 (the timed steps of each "
-                    "measurement)"
-                )
-            # The step-cost table: the paper's 10M shape, and with --step-cost-only any preset's
-            # (a stand-in's bench row, e.g. --step-cost-only --scales cpu-bpe-ramp); the
-            # throughput table: --scales.
-            scales = args.scales or (["10M"] if args.step_cost_only else ["10M", "cpu"])
-            timed = scales if args.step_cost_only else [s for s in scales if s == "10M"]
-            # The step-cost table's own options are refused, not dropped, where no table is timed.
-            given = [
-                flag
-                for flag, value in (
-                    ("--rounds", args.rounds),
-                    ("--micro-batches", args.micro_batches),
-                    ("--impl", args.impl),
-                )
-                if value is not None
-            ]
-            if not timed and given:
-                raise ConfigError(
-                    f"{' and '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the "
-                    f"step-cost table, which --scales {' '.join(scales)} does not time: add 10M "
-                    f"to --scales, or use --step-cost-only"
-                )
-            impl = args.impl or DEFAULT_IMPL
-            micro_batches = [8] if args.micro_batches is None else args.micro_batches
-            # What the trainer or the machine would refuse is refused now, not after
-            # minutes of timing other loops.
-            from .engine.experiment import check_fits
-            from .engine.train import check_micro_batch, resolve_device
-
-            # The step is set against an fp32 matmul rate: a preset that trains in bf16 (124M)
-            # would read as a utilisation of nothing, so it is refused, not timed.
-            fp32 = [s for s in SCALES if get_preset(s, impl).train.precision == "fp32"]
-            for scale in timed:
-                if scale not in fp32:
-                    raise ConfigError(
-                        f"--scales {scale}: the step-cost table times fp32 steps against an fp32 "
-                        f"matmul rate, and {scale} trains in "
-                        f"{get_preset(scale, impl).train.precision}; valid: {', '.join(fp32)}"
-                    )
-                for b in micro_batches:
-                    check_micro_batch(b, get_preset(scale, impl, "AttnOnly").train.batch_size)
-            # as train: a step that cannot fit
-            if not args.step_cost_only and args.batch_size is not None:
-                for scale in scales:
-                    check_fits(
-                        replace(
-                            get_preset(scale, impl, "FullResidual"), batch_size=args.batch_size
-                        ),
-                        resolve_device(args.device),
-                    )
-            for scale in timed:  # what one step of the preset's model costs here
-                print(
-                    step_cost(
-                        scale,
-                        impl=impl,
-                        micro_batches=micro_batches,
-                        steps=args.steps,
-                        device=args.device,
-                        rounds=1 if args.rounds is None else args.rounds,
-                    ).to_markdown(index=False),
-                    end="\n\n",
-                )
-            if not args.step_cost_only:
-                print(
-                    bench(scales, args.steps, args.device, batch_size=args.batch_size).to_markdown(
-                        index=False
-                    )
-                )
-        elif args.command == "export-weights":
-            from .engine.experiment import recover_weights
-            from .engine.runs import RunDir, export_weights
-
-            for d in args.run_dirs:
-                rd = RunDir(d)
-                # never rewritten: it is the run's final weights already
-                if (rd.path / "weights.pt").exists():
-                    print(f"{d}/weights.pt exists; left as it is")
-                    continue
-                # finishing deleted the checkpoint
-                if rd.status == "complete" and not rd.ckpt.exists():
-                    recover_weights(rd, rd.experiment(), device=args.device)
-                else:
-                    export_weights(rd)
-                print(f"wrote {d}/weights.pt")
-        elif args.command == "adopt":
-            from .engine.adopt import adopt
-
-            print(json.dumps(adopt(args.retrain_dir, args.runs_dir)))
-        elif args.command == "prepare":
-            from .engine import data
-
-            if args.dataset == "tinyshakespeare":
-                # Downloads if need be, checks the sha256 and prints where the file is.
-                print(data.shakespeare_path())
-            else:
-                kw = {
-                    "source": args.source,
-                    "out_dir": args.out_dir,
-                    "threads": args.threads,
-                    "force": args.force,
-                }
-                # Left out when not given, so prepare_openwebtext's own default (the
-                # paper's 100,000) applies.
-                kw |= {"n_docs": args.n_docs} if args.n_docs is not None else {}
-                print(json.dumps(data.prepare_openwebtext(**kw)))
-        elif args.command == "report":
-            from .book import release_report
-            from .engine.plans import resolve
-
-            # A mistyped folder would otherwise report "no finished runs", as
-            # if nothing had been trained.
-            if not Path(args.runs_dir).is_dir():
-                raise ConfigError(f"--runs-dir {args.runs_dir}: no such directory")
-            # Each run that is left out is listed with its reason below: the table
-            # never drops a run in silence.
-            table, totals = release_report(resolve(args.plan, args.scale), args.runs_dir)
-            print(table.to_markdown(index=False) if len(table) else "no finished runs")
-            print(
-                f"\n{totals['finished']} of {totals['planned']} runs finished; "
-                f"wall time {totals['wall_s']:,.0f} s ({totals['wall_s'] / 3600:.2f} h); "
-                f"unigram floors: {totals['floors']}; diverged: {totals['diverged'] or 'none'}"
-            )
-            for path in totals["unfinished"]:
-                print(f"  not finished: {path}")
-            for problem in totals["invalid"]:
-                print(f"  left out: {problem}")
-            for line in totals["read_from"]:
-                print(f"  the search probe's run: {line}")
-        elif args.command == "train":
-            from .engine.experiment import run
-            from .engine.runs import RunDir, run_path
-
-            exp = _experiment(args, args.config, args.seed)
-            # Before anything is built or written: a refused command leaves no directory behind.
-            _guard_released(args, [exp])
-            training = RunDir(run_path(exp, args.runs_dir))
-            summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
-            # Under torchrun every rank returns the summary; one line is printed, not one per rank.
-            if int(os.environ.get("RANK", 0)) == 0:
-                _print_summary(summary)
-        elif args.command == "sweep":
-            from .engine.plans import keeps_weights
-            from .engine.probe_reads import ProbeRun, released_run
-            from .engine.runs import RunDir, run_path
-            from .engine.sweep import shard, spawn_workers, train_queue, without_option
-
-            # Sharded before anything else, so a job of an array sees, lists
-            # and guards only its own runs.
-            exps = shard(_sweep_experiments(args), args.shard)
-            if not args.dry_run:
-                _guard_released(args, exps)
-            if args.dry_run:
-                for i, exp in enumerate(exps, 1):
-                    rd = RunDir(run_path(exp, args.runs_dir))
-                    # as train_queue: a search probe's run of the same experiment is read, not
-                    # trained
-                    read = released_run(exp, args.runs_dir)
-                    line = read.read_line() if isinstance(read, ProbeRun) else rd.path
-                    print(f"[{i}/{len(exps)}] {rd.status or 'missing':9s} {line}", flush=True)
-            elif args.gpus is not None:
-                # '' too: refused by spawn_workers, never a sweep in this one process
-                if args.fast_dropout:  # refused here, not once in every worker
-                    raise ConfigError(
-                        "--fast-dropout with --gpus: it is an option for one CPU process"
-                    )
-                if os.environ.get("LIB_SWEEP_WORKER"):
-                    raise ConfigError(
-                        "--gpus inside a sweep worker: a worker trains on the one GPU it was given"
-                    )
-                if args.force:
-                    raise ConfigError(
-                        "--force with --gpus: every worker would retrain every finished run; "
-                        "retrain them with one process (without --gpus) instead"
-                    )
-                # Each worker reruns this very command minus --gpus, so it resolves the same plan in
-                # the same order; the run locks keep them off each other's runs.
-                return spawn_workers(
-                    without_option(list(argv if argv is not None else sys.argv[1:]), "--gpus"),
-                    args.gpus,
-                    args.device,
-                )
-            else:
-                kwargs = _run_kwargs(args)
-                from .engine.plans import PLANS
-
-                # a plan whose runs stop at steps of their own (a sweep without --plan has none)
-                if args.plan and (rule := PLANS[args.plan].stop) is not None:
-                    from .engine.runs import RunDir, run_path
-
-                    def stop(e, cap=args.until, rule=rule):
-                        return rule(e, RunDir(run_path(e, args.runs_dir)).summary, cap)
-
-                    kwargs["until"] = stop
-                # keeps_weights: a sweep keeps the final weights of exactly
-                # the runs the book probes.
-                train_queue(
-                    exps,
-                    kwargs,
-                    keeps_weights,
-                    poll_s=args.poll,
-                    log=lambda m: print(m, flush=True),
-                    on_done=_print_summary,
-                )
+        status = COMMANDS[args.command](args, argv)
         # Inside the try: stdout is flushed here, where a closed pipe can be caught,
         # not at the interpreter's exit.
         sys.stdout.flush()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         # Ctrl-C: what was written stays (every file is atomic), and the lock
-        # is released on the way out.
+        # is released on the way out. `train` says where its run stands.
         where = (
-            training.standing()
-            if training is not None
+            str(e.args[0])
+            if e.args
             else (
                 "each run stands at its last evaluation (finished runs are kept); run the same "
                 "command again to resume"
@@ -858,8 +881,8 @@ def main(argv=None) -> int:
     # Anything else (a bug, a CUDA error) keeps its traceback: only the errors lib raises on
     # purpose, and the operating system's, are the user's to fix from a one-line message.
     except (ConfigError, ValueError, RunError, DataError, OSError) as e:
-        # unwritable file (OSError names it): one line, exit 2, no traceback
-        # bad input or an unreadable or
+        # bad input, or an unreadable or unwritable file (OSError names it): one line, exit 2,
+        # no traceback
         print(f"python -m lib: error: {e}", file=sys.stderr)
         return 2
     # Destroyed on every way out, a refused command included: NCCL warns when a
@@ -870,4 +893,4 @@ def main(argv=None) -> int:
 
             if torch.distributed.is_initialized():
                 torch.distributed.destroy_process_group()
-    return 0
+    return status or 0
