@@ -63,11 +63,15 @@ SAID = (
 
 
 def finding(
-    verdict="NOT TESTED", stand_in="HOLDS (`cpu` stand-in): both named", puzzles=SAID, limit=""
+    verdict="NOT TESTED",
+    stand_in="HOLDS (`cpu` stand-in): both named",
+    puzzles=SAID,
+    limit="",
+    rungs=(),
 ):
     return pd.Series(
         row("the first steps' learning rate", "paper shape", verdict, stand_in=stand_in)
-        | {"puzzles": puzzles, "stand_in_limit": limit}
+        | {"puzzles": puzzles, "stand_in_limit": limit, "rungs": rungs}
     )
 
 
@@ -108,9 +112,13 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
     )
     # a stand-in claim still training beside everything else (the 124M sweep's, before it was whole)
     pending = card(row("a claim still training", "stand-in", "NOT TESTED"))
+    # the longest rungs: two verdicts of three words each
+    split = (("nanoGPT", "NOT TESTABLE HERE"), ("ResidualGPT", "NOT TESTABLE HERE"))
     for c in (card(), long, long.assign(verdict=verdict), pending):
-        for beside, puzzles in itertools.product(("NOT TESTABLE HERE (cpu)", ""), (SAID, longest)):
-            f = finding(verdict, beside, puzzles, "at its peak 1e-3 only, not at 3e-4")
+        for beside, puzzles, rungs in itertools.product(
+            ("NOT TESTABLE HERE (cpu)", "HOLDS (cpu)", ""), (SAID, longest), ((), split)
+        ):
+            f = finding(verdict, beside, puzzles, "at its peak 1e-3 only, not at 3e-4", rungs)
             text = F.summary(c, f, AUDIT, COMPUTE)
             too_long = [s for s in F.sentences(text) if len(s.split()) > LIMIT]
             assert not too_long, too_long
@@ -197,6 +205,32 @@ def test_the_results_move_with_the_card():
     guess = dict(COMPUTE, whole_hours=(4.9, 4.9, False))
     hard = F.summary_parts(card(), finding(), AUDIT, guess)["What was difficult"]
     assert hard.startswith("One whole 10M run would take about 5 hours here")
+
+
+def test_the_findings_result_names_each_implementations_verdict_where_they_differ():
+    # nanoGPT's part holds where ResidualGPT's cannot be tested: the combined NOT TESTABLE HERE
+    # alone would hide the part that holds
+    limit = "at its peak 1e-3 only, not at 3e-4"
+    split = (("nanoGPT", "HOLDS"), ("ResidualGPT", "NOT TESTABLE HERE"))
+    f = finding("NOT TESTABLE HERE", "HOLDS (cpu)", limit=limit, rungs=split)
+    results = F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
+    assert (
+        "is NOT TESTABLE HERE at the paper's shape (HOLDS for nanoGPT, NOT TESTABLE HERE for "
+        "ResidualGPT) and HOLDS at a stand-in." in results
+    )
+    # with room, where the stand-in's holds is said too
+    short = (("nanoGPT", "HOLDS"), ("ResidualGPT", "CONTRADICTED"))
+    f = finding("CONTRADICTED", "HOLDS (cpu)", limit="at its peak only", rungs=short)
+    assert (
+        "(HOLDS for nanoGPT, CONTRADICTED for ResidualGPT) and HOLDS at a stand-in, at its peak "
+        "only." in F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
+    )
+    # the same verdict in both: nothing to split
+    same = (("nanoGPT", "HOLDS"), ("ResidualGPT", "HOLDS"))
+    f = finding("HOLDS", "HOLDS (cpu)", rungs=same)
+    results = F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
+    assert "is HOLDS at the paper's shape and HOLDS at a stand-in." in results
+    assert "for nanoGPT" not in results
 
 
 def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():

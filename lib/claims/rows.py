@@ -59,6 +59,10 @@ class Row:
     # ("at its peak 1e-3 only, not at 3e-4").
     puzzles: tuple[str, ...] = ()
     stand_in_limit: str = ""
+    # The book's own finding only: each implementation's verdict, (its name, the word), which the
+    # finding's verdict combines (``schedule_10m.combine``), so that the summary can say where they
+    # differ (nanoGPT's may hold where ResidualGPT's cannot be tested)
+    rungs: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         if self.scale not in SCALES:

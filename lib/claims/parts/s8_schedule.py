@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...engine import plans
+from ...engine.config import IMPL_NAMES
 from .. import bundle, schedule_10m, schedule_seeds
 from ..evidence import Entry, Evidence
 from ..rows import Row
@@ -186,6 +187,8 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         section=FIRST_STEPS_SECTION,
         plan="10m_nanogpt_schedule_seeds",
         puzzles=schedule_10m.puzzle_clauses(runs["ResidualGPT"][0], runs["nanoGPT"][0]),
+        # nanoGPT's first, as the answer's puzzles name it first
+        rungs=tuple((IMPL_NAMES[k], c.facts["rungs"][k]) for k in ("nanogpt", "residualgpt")),
         # where the stand-in's verdict holds, the full rate from step 0 keeps AttnOnly on the floor
         # at the stand-in's own peak only (Phase 2's lower rate, the paper's peak, frees it)
         stand_in_limit=(
