@@ -586,6 +586,14 @@ def _sweep_experiments(args) -> list[Experiment]:
     return exps
 
 
+class Interrupted(KeyboardInterrupt):
+    """A Ctrl-C that knows where its run stands (``RunDir.standing``): main's one line says it."""
+
+    def __init__(self, where: str):
+        super().__init__(where)
+        self.where = where
+
+
 def _describe(args, argv) -> None:
     from .engine.model import GPT
 
@@ -757,12 +765,11 @@ def _train(args, argv) -> None:
     training = RunDir(run_path(exp, args.runs_dir))
     try:
         summary = run(exp, keep_weights=args.keep_weights, **_run_kwargs(args))
+        # Under torchrun every rank returns the summary; one line is printed, not one per rank.
+        if int(os.environ.get("RANK", 0)) == 0:
+            _print_summary(summary)
     except KeyboardInterrupt:
-        # main's one line says where this run stands
-        raise KeyboardInterrupt(training.standing()) from None
-    # Under torchrun every rank returns the summary; one line is printed, not one per rank.
-    if int(os.environ.get("RANK", 0)) == 0:
-        _print_summary(summary)
+        raise Interrupted(training.standing()) from None
 
 
 def _sweep(args, argv) -> int | None:
@@ -863,8 +870,8 @@ def main(argv=None) -> int:
         # Ctrl-C: what was written stays (every file is atomic), and the lock
         # is released on the way out. `train` says where its run stands.
         where = (
-            str(e.args[0])
-            if e.args
+            e.where
+            if isinstance(e, Interrupted)
             else (
                 "each run stands at its last evaluation (finished runs are kept); run the same "
                 "command again to resume"

@@ -616,14 +616,14 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"
-    # each implementation's verdict where they differ; the stand-in's limit left to the finding's
-    # row, the summary's sentence having no room for it
+    # each implementation's verdict where they differ, then the stand-in's with where it holds
     rungs = (("nanoGPT", "NOT TESTED"), ("ResidualGPT", "NOT TESTABLE HERE"))
     assert finding.iloc[0].rungs == rungs
     assert (
-        "is NOT TESTED at the paper's shape (NOT TESTED for nanoGPT, NOT TESTABLE HERE for "
-        "ResidualGPT) and HOLDS at a stand-in." in text
+        "leaves the floor is NOT TESTED at the paper's shape: NOT TESTED for nanoGPT, NOT "
+        "TESTABLE HERE for ResidualGPT." in text
     )
+    assert "untestable here; our finding HOLDS there, at its peak 1e-3 only, not at 3e-4." in text
     assert F.tally_by_scale(card) == (
         "**At the paper's own 10M shape** (4 claims): 3 HOLDS · 1 NOT TESTED. **At CPU "
         "stand-ins** (8 claims): 3 HOLDS · 3 contradicted at a stand-in · 2 NOT "

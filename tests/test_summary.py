@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from lib.book import front_page as F
+from lib.claims.rows import Row
 
 LIMIT = 35
 COMPUTE = dict(
@@ -112,16 +113,18 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
     )
     # a stand-in claim still training beside everything else (the 124M sweep's, before it was whole)
     pending = card(row("a claim still training", "stand-in", "NOT TESTED"))
-    # the longest rungs: two verdicts of three words each
-    split = (("nanoGPT", "NOT TESTABLE HERE"), ("ResidualGPT", "NOT TESTABLE HERE"))
+    # the longest split of the finding's verdict by implementation (the two must differ to be
+    # said): three words and two
+    split = (("nanoGPT", "NOT TESTABLE HERE"), ("ResidualGPT", "NOT TESTED"))
+    stand_ins = ("NOT TESTABLE HERE (cpu)", "NOT TESTED (cpu)", "HOLDS (cpu)", "")
     for c in (card(), long, long.assign(verdict=verdict), pending):
-        for beside, puzzles, rungs in itertools.product(
-            ("NOT TESTABLE HERE (cpu)", "HOLDS (cpu)", ""), (SAID, longest), ((), split)
-        ):
+        for beside, puzzles, rungs in itertools.product(stand_ins, (SAID, longest), ((), split)):
             f = finding(verdict, beside, puzzles, "at its peak 1e-3 only, not at 3e-4", rungs)
             text = F.summary(c, f, AUDIT, COMPUTE)
             too_long = [s for s in F.sentences(text) if len(s.split()) > LIMIT]
             assert not too_long, too_long
+            # the split is never what gives way
+            assert ("for nanoGPT" in text) == bool(rungs), text
 
 
 def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_and_the_puzzles():
@@ -193,7 +196,8 @@ def test_the_results_move_with_the_card():
     assert (
         "of 5 claims 2 hold, 1 is contradicted at a stand-in and 2 are untestable here" in results
     )
-    assert "is HOLDS at the paper's shape and HOLDS at a stand-in" in results
+    assert "leaves the floor HOLDS at the paper's shape." in results
+    assert results.endswith("2 are untestable here; our finding HOLDS there.")
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
     assert "nanoGPT AttnOnly's collapse and AttnOnly's level hold" in easy
@@ -209,28 +213,39 @@ def test_the_results_move_with_the_card():
 
 def test_the_findings_result_names_each_implementations_verdict_where_they_differ():
     # nanoGPT's part holds where ResidualGPT's cannot be tested: the combined NOT TESTABLE HERE
-    # alone would hide the part that holds
+    # alone would hide the part that holds; the stand-in's verdict, where it holds, with its limit
     limit = "at its peak 1e-3 only, not at 3e-4"
     split = (("nanoGPT", "HOLDS"), ("ResidualGPT", "NOT TESTABLE HERE"))
     f = finding("NOT TESTABLE HERE", "HOLDS (cpu)", limit=limit, rungs=split)
     results = F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
     assert (
-        "is NOT TESTABLE HERE at the paper's shape (HOLDS for nanoGPT, NOT TESTABLE HERE for "
-        "ResidualGPT) and HOLDS at a stand-in." in results
+        "leaves the floor is NOT TESTABLE HERE at the paper's shape: HOLDS for nanoGPT, NOT "
+        "TESTABLE HERE for ResidualGPT." in results
     )
-    # with room, where the stand-in's holds is said too
-    short = (("nanoGPT", "HOLDS"), ("ResidualGPT", "CONTRADICTED"))
-    f = finding("CONTRADICTED", "HOLDS (cpu)", limit="at its peak only", rungs=short)
-    assert (
-        "(HOLDS for nanoGPT, CONTRADICTED for ResidualGPT) and HOLDS at a stand-in, at its peak "
-        "only." in F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
+    assert results.endswith(
+        "2 are untestable here; our finding HOLDS there, at its peak 1e-3 only, not at 3e-4."
     )
     # the same verdict in both: nothing to split
     same = (("nanoGPT", "HOLDS"), ("ResidualGPT", "HOLDS"))
-    f = finding("HOLDS", "HOLDS (cpu)", rungs=same)
+    f = finding("HOLDS", "NOT TESTABLE HERE (cpu)", limit=limit, rungs=same)
     results = F.summary_parts(card(), f, AUDIT, COMPUTE)["Results"]
-    assert "is HOLDS at the paper's shape and HOLDS at a stand-in." in results
+    assert "leaves the floor HOLDS at the paper's shape." in results
     assert "for nanoGPT" not in results
+    # a limit only beside a stand-in that holds
+    assert results.endswith("2 are untestable here; our finding is NOT TESTABLE HERE there.")
+    # a row whose rungs are not verdicts is refused
+    with pytest.raises(ValueError, match="'HOLD' is not one of"):
+        Row(
+            claim="x",
+            where="§4",
+            paper="p",
+            ours="o",
+            scale="paper shape",
+            evidence="e",
+            verdict="HOLDS",
+            why="w",
+            rungs=(("nanoGPT", "HOLD"),),
+        )
 
 
 def test_a_stand_ins_contradiction_reads_at_a_stand_in_in_a_chapters_verdict_block():

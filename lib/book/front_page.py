@@ -469,9 +469,11 @@ def summary_parts(
             f"elsewhere. Compute: {compute['runs']} runs, {compute['hours']:,.0f} hours, "
             f"{machine}; {compute['at_shape']} runs at the paper's 10M shape."
         ),
-        PARTS[2]: (
-            f"At the paper's 10M shape, {_counted(shape, False)}. At CPU stand-ins, "
-            f"{_counted(stand, True)}. {_finding_result(finding)}"
+        PARTS[2]: " ".join(
+            [
+                f"At the paper's 10M shape, {_counted(shape, False)}.",
+                *_finding_results(finding, f"At CPU stand-ins, {_counted(stand, True)}"),
+            ]
         ),
         PARTS[3]: (
             "The four configurations are two switches on one block, and Table 1 with the author's "
@@ -514,34 +516,33 @@ def summary_parts(
     }
 
 
-def _finding_result(finding: pd.Series) -> str:
-    """The Results' sentence on the book's own finding: its verdict at the paper's shape, with
-    each implementation's where they differ (the combined verdict alone would hide a part that
-    holds), and the stand-in's beside it with where it holds. The most said that fits in 35 words:
-    the paper's shape's detail before the stand-in's, which outranks it."""
-    v, beside = finding.verdict, _word(finding.stand_in or "")
+def _verb(word: str) -> str:
+    """A verdict as the verb of a sentence: "HOLDS", "is NOT TESTED"."""
+    return word if word == "HOLDS" else f"is {word}"
+
+
+def _finding_results(finding: pd.Series, stand_ins: str) -> tuple[str, str]:
+    """The Results' two sentences on the book's own finding, the paper's shape first, which
+    outranks a stand-in: its verdict there, with each implementation's where they differ (the
+    combined verdict alone would hide a part that holds); then ``stand_ins`` (the stand-ins' count
+    of the paper's claims) with the stand-in's verdict of the finding and where it holds, as much
+    as fits in 35 words."""
     rungs = finding.get("rungs") or ()
     split = (
-        " (" + ", ".join(f"{word} for {impl}" for impl, word in rungs) + ")"
+        ": " + ", ".join(f"{word} for {impl}" for impl, word in rungs)
         if len({word for _, word in rungs}) > 1
         else ""
     )
+    shape = (
+        "Our finding that the first steps' learning rate decides whether AttnOnly leaves the floor "
+        f"{_verb(finding.verdict)} at the paper's shape{split}."
+    )
+    beside = _word(finding.stand_in or "")
     limit = (
         f", {finding.stand_in_limit}" if beside == "HOLDS" and finding.get("stand_in_limit") else ""
     )
-    head = (
-        "Our finding that the first steps' learning rate decides whether AttnOnly leaves the floor "
-        f"is {v} at the paper's shape"
-    )
-    stand_in = f" and {beside} at a stand-in" if beside else ""
-    return _fit(
-        [
-            f"{head}{split}{stand_in}{limit}.",
-            f"{head}{split}{stand_in}.",
-            f"{head}{stand_in}{limit}.",
-            f"{head}{stand_in}.",
-        ]
-    )
+    there = f"; our finding {_verb(beside)} there" if beside else ""
+    return shape, _fit([f"{stand_ins}{there}{limit}.", f"{stand_ins}{there}.", f"{stand_ins}."])
 
 
 def _whole_run(lo: float, hi: float, measured: bool) -> str:

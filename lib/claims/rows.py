@@ -67,8 +67,9 @@ class Row:
     def __post_init__(self):
         if self.scale not in SCALES:
             raise ValueError(f"scale {self.scale!r} is not one of {', '.join(SCALES)}")
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict {self.verdict!r} is not one of {', '.join(VERDICTS)}")
+        for v in (self.verdict, *(word for _, word in self.rungs)):
+            if v not in VERDICTS:
+                raise ValueError(f"verdict {v!r} is not one of {', '.join(VERDICTS)}")
         if self.plan and self.plan not in PLANS:
             raise ValueError(f"plan {self.plan!r} is not one of {', '.join(PLANS)}")
 
