@@ -193,7 +193,11 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
         "The 2 released runs at the paper's 10M shape are prefixes: they trained 100 to 300 of "
         "its 3,000 steps, at 500 to 2,000 training tokens/s."
     )
-    assert f"one whole 10M run takes {tokens_10m / 2000 / 3600:.1f} hours," in text
+    assert (
+        f"At the fastest of those rates one whole 10M run takes "
+        f"{tokens_10m / 2000 / 3600:.1f} hours," in text
+    )
+    assert "Trained whole" not in text
     shown = L.paper_scale_shown(L.paper_scale_cost(costs)).set_index("paper's preset")
     assert shown.loc["124M", "tokens per run"] == "2,621,440,000"
     # before a whole run is released, the summary's hours for one are the estimate, and say so
@@ -209,6 +213,11 @@ def test_the_paper_scale_cost_is_the_presets_arithmetic_over_the_measured_rate(t
         "Of the 3 released runs at the paper's 10M shape, 1 trained all of its 3,000 steps and 2 "
         "are prefixes of it, trained 100 to 300 steps, at 500 to 2,000 training tokens/s."
     ), text
+    # what the whole run took, before the estimate at the best rate (training alone)
+    assert (
+        "Trained whole on a CPU here, a run took 5.0 hours, evaluations and a busy machine "
+        "included; training alone, at the fastest of those rates one whole 10M run takes" in text
+    )
     # a whole run stopped between its segments is in training, not a prefix
     other = plans.paper_10m_whole()[1]
     _run(fake_run, other, tmp_path, 3600, status="partial", steps=400, tokens_per_s=1000.0)

@@ -915,3 +915,24 @@ def test_the_growth_order_is_read_as_far_as_all_three_runs_trained_and_at_the_en
     # another measure flips it
     assert ended.facts["step"] == 3000 and ended.verdict == "NOT TESTABLE HERE"
     assert runs(3000, 3000, depth=20).verdict == "HOLDS"
+
+
+def test_what_a_whole_run_costs_is_measured_from_the_whole_cpu_runs_never_typed():
+    # the reason a claim gives while its whole run is missing: the wall-clock range of the whole
+    # runs trained on a CPU; a prefix, or a whole run on a GPU, is not one
+    def timed(steps, hours, device="cpu", config="AttnOnly"):
+        summ, hist = run("nanogpt", config, steps, [4.17, 3.40, 3.36])
+        return {**summ, "wall_s": hours * 3600, "device": device}, hist
+
+    cost = paper_shape.whole_run_cost
+    t = table(timed(3000, 5.8), timed(3000, 7.1, config="FFNOnly"), timed(300, 0.9, config="Full"))
+    assert "a 3,000-step run took 5.8 to 7.1 hours here on a 2-core CPU" in cost(t)
+    gpu = table(timed(3000, 0.1, device="cuda:0"), timed(3000, 6.0, config="FFNOnly"))
+    assert "took 6.0 hours here" in cost(gpu)
+    # before any whole run: no number at all
+    assert "took" not in cost(table(timed(300, 0.9))) and "hours a 3,000-step run" in cost(
+        table(timed(300, 0.9))
+    )
+    # the claims waiting on a whole run say it
+    c = level_10m.claim_full_residual_level(t, pd.DataFrame())
+    assert c.verdict == "NOT TESTED" and "took 5.8 to 7.1 hours" in c.why

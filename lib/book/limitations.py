@@ -221,11 +221,20 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
         runs = (
             f"Of the {len(at)} released runs at the paper's 10M shape, {and_list(said)}, {tokens}"
         )
+    lo, hi, measured = whole_run_hours(costs)
+    # what the whole runs took, first: the estimate below is training alone, at the best rate
+    took = (
+        "Trained whole on a CPU here, a run took "
+        + (f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f} to {hi:.1f}")
+        + " hours, evaluations and a busy machine included; training alone, at"
+        if measured
+        else "At"
+    )
     return " ".join(
         [
             runs,
             (
-                "At the fastest of those rates one whole 10M run takes "
+                f"{took} the fastest of those rates one whole 10M run takes "
                 f"{ten['hours per run']:,.1f} hours, and the"
             ),
             (

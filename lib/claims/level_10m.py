@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..engine.config import PAPER_SEED
 from ..engine.results import pooled
-from .paper_shape import WHOLE_RUN_COST, ends_where_the_paper_does, run_row
+from .paper_shape import ends_where_the_paper_does, run_row, whole_run_cost
 from .verdicts import Claim, claim, verdict
 
 # How far a best may sit from the paper's level and still be its model: this many
@@ -50,7 +50,7 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
     }
     r = run_row(table, "residualgpt", "AttnOnly")
     if r is None:
-        return unreleased("Fig. 4", paper.reported, "ResidualGPT AttnOnly", facts)
+        return unreleased("Fig. 4", paper.reported, "ResidualGPT AttnOnly", facts, table)
     se, std, best = pd.to_numeric(
         pd.Series([r.max_val_se, paper["std"], r.best_val]), errors="coerce"
     )
@@ -113,6 +113,7 @@ def claim_paper_shape_level(table: pd.DataFrame) -> Claim:
         reported=paper.reported,
         at=f"the paper's {paper.value:.3f}",
         allow="its seed spread and our evaluation noise allow",
+        cost=whole_run_cost(table),
         # beyond the band but within the shift the paper's own seed-1337 best shows across its
         # environments, either way: another environment, which §8.3 says not to equate, moves it
         # that far, so it neither confirms nor contradicts
@@ -155,7 +156,7 @@ def claim_full_residual_level(table: pd.DataFrame, seeds: pd.DataFrame) -> Claim
     facts = {"records": (lo, hi), "shift": hi - lo}
     r = run_row(table, "nanogpt", "FullResidual")
     if r is None:
-        return unreleased(FULL_REF, paper.reported, "nanoGPT Full Residual", facts)
+        return unreleased(FULL_REF, paper.reported, "nanoGPT Full Residual", facts, table)
     se, best = pd.to_numeric(pd.Series([r.max_val_se, r.best_val]), errors="coerce")
     if pd.isna(se) or pd.isna(best):
         missing = "its evaluations recorded no standard error" if pd.isna(se) else "no best"
@@ -197,6 +198,7 @@ def claim_full_residual_level(table: pd.DataFrame, seeds: pd.DataFrame) -> Claim
         reported=paper.reported,
         at=f"{FULL_REF}'s {paper.value:.4f}",
         allow="our evaluation noise and a seed's spread allow",
+        cost=whole_run_cost(table),
         shift_said=lambda between: (
             f"the {shift:.4f} between the paper's own two records of a 10M Full Residual"
         ),
@@ -216,20 +218,22 @@ def judged(
     at: str,
     allow: str,
     shift_said,
+    cost: str,
 ) -> Claim:
     """A level's verdict from ours minus the paper's (``diff``): HOLDS within ``band``; beyond it
     but within ``shift`` more (how far the paper's own records move across environments, which §8.3
     does not equate) neither way; beyond both CONTRADICTED. A prefix (``facts["complete"]`` false)
     decides only what a longer run cannot undo: a best only falls, so only one already further
     below the paper's value than the band and the shift together. ``at`` names the paper's value,
-    ``allow`` what the band is made of, ``shift_said(between)`` the shift in words."""
+    ``allow`` what the band is made of, ``shift_said(between)`` the shift in words, ``cost`` what
+    the whole run costs (``paper_shape.whole_run_cost``)."""
     if not facts["complete"] and diff >= -(band + shift):
         # our best so far first: the front page's sentence quotes the reason's first clause
         return Claim(
             "NOT TESTED",
             (
                 f"its {trained} trained, best {facts['best']:.3f} so far, against {ref}'s "
-                f"{reported}, the best over a whole 3,000-step run; {WHOLE_RUN_COST}"
+                f"{reported}, the best over a whole 3,000-step run; {cost}"
             ),
             facts,
             lines,
@@ -249,13 +253,13 @@ def judged(
     return Claim(verdict(True, True, False, knife_edge=between), why, facts, lines)
 
 
-def unreleased(ref: str, reported: str, run: str, facts: dict) -> Claim:
+def unreleased(ref: str, reported: str, run: str, facts: dict, table: pd.DataFrame) -> Claim:
     """NOT TESTED, a level's verdict while its paper-shape run is not released at all."""
     return Claim(
         "NOT TESTED",
         (
             f"{ref}'s {reported} is the best over a whole 3,000-step run, and no paper-shape "
-            f"{run} run is released; {WHOLE_RUN_COST}"
+            f"{run} run is released; {whole_run_cost(table)}"
         ),
         facts,
     )

@@ -125,6 +125,9 @@ def prefix_table(
                 # later gradient is starved
                 "starved_from": starved_from([r["step"] for r in rec], grads),
                 "max_val_se": float(se.max()) if len(se) else None,
+                # what the run cost, and where (whole_run_cost)
+                "wall_s": getattr(s, "wall_s", None),
+                "device": getattr(s, "device", None),
                 "paper_best": paper.reported.iloc[0] if len(paper) else None,
                 "paper_best_value": float(paper.value.iloc[0]) if len(paper) else None,
                 # the margin rides along in the table, so the contrast and asymmetry claims read
@@ -152,6 +155,8 @@ def prefix_table(
         "starved",
         "starved_from",
         "max_val_se",
+        "wall_s",
+        "device",
         "paper_best",
         "paper_best_value",
         "margin",
@@ -384,12 +389,31 @@ def claim_prefix_starvation(table: pd.DataFrame, from_step: int = plans.PREFIX_S
     return Claim(verdict(True, True, holds), why, facts, lines)
 
 
-# The command that trains the paper's whole 10M runs and its cost: the reason a claim about where a
-# run ends gives while the run is not there, so the reader knows what the answer costs
-WHOLE_RUN_COST = (
-    "python -m lib sweep --plan 10m_whole --micro-batch 8 --fast-dropout (in segments with "
-    "--until): on a 2-core CPU 5 to 9 hours a 3,000-step run; minutes on a GPU"
-)
+def whole_run_cost(table: pd.DataFrame) -> str:
+    """The command that trains the paper's whole 10M runs and what one took here: the reason a
+    claim about where a run ends gives while its run is not there, so the reader knows what the
+    answer costs. Measured, never typed: the wall-clock range of the whole runs in ``table`` that
+    trained on a CPU (evaluations, and whatever else the machine did, included), as the
+    limitations page and the summary give it (``limitations.whole_run_hours``)."""
+    whole = (
+        table[
+            (table.steps >= table.max_steps)
+            & table.wall_s.notna()
+            & ~table.device.astype(str).str.contains("cuda")
+        ]
+        if len(table) and {"wall_s", "device"} <= set(table.columns)
+        else table[:0]
+    )
+    cost = "hours a 3,000-step run on a 2-core CPU"
+    if len(whole):
+        lo, hi = whole.wall_s.min() / 3600, whole.wall_s.max() / 3600
+        took = f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f} to {hi:.1f}"
+        cost = f"a 3,000-step run took {took} hours here on a 2-core CPU"
+    return (
+        "python -m lib sweep --plan 10m_whole --micro-batch 8 --fast-dropout (in segments with "
+        f"--until): {cost}; minutes on a GPU"
+    )
+
 
 # Table 2's partial configurations beside AttnOnly, the one trained whole first
 OTHER_PARTIALS = ("FFNOnly", "NoResidual")
@@ -442,7 +466,7 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
             },
         )
     if "AttnOnly" not in t.index:
-        return Claim("NOT TESTED", WHOLE_RUN_COST)
+        return Claim("NOT TESTED", whole_run_cost(table))
     r = t.loc["AttnOnly"]
     left = not pd.isna(r.left_floor_at)
     # the control: only where Full Residual leaves the floor does staying on it mean a collapse
@@ -472,7 +496,9 @@ def claim_paper_shape_collapse(table: pd.DataFrame, margin: float = ESCAPE_MARGI
     facts["below"] = []
     if full is None:
         return Claim(
-            "NOT TESTED", f"its control, Full Residual, is not trained yet; {WHOLE_RUN_COST}", facts
+            "NOT TESTED",
+            f"its control, Full Residual, is not trained yet; {whole_run_cost(table)}",
+            facts,
         )
     if facts["prefix"] and not left:
         # The claim is where the run ends; a prefix on the floor has not reached it, whatever its

@@ -381,9 +381,11 @@ class RunSet:
         # are none, and the cell says so
         df = released(PLAN_FOR[self.spec.plan](self.spec.paper_scale), self.released_dir)
         if df.empty:
+            # a CPU's runs at the same shape belong to other plans: "no run" names the sweep, so
+            # that it is not read as no run at that shape at all
             print(
-                f"No complete {self.spec.paper_scale} run of this chapter's plan is released yet "
-                f"in runs/{self.spec.paper_scale}/."
+                f"No run of this chapter's own {self.spec.paper_scale} sweep (the paper's, trained "
+                f"on a GPU) is released yet in runs/{self.spec.paper_scale}/."
             )
             return None
         return df
