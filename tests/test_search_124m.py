@@ -365,3 +365,30 @@ def test_the_reading_says_why_the_probes_after_the_chosen_one_were_not_trained()
     # every probe decided: nothing left untrained to explain
     every = table.assign(qualifies=[True] + [False] * (len(table) - 1))
     assert "were not trained" not in S.search_reading(every)
+
+
+def test_the_ordering_on_the_seeds_the_search_never_read_is_said_and_can_fail():
+    # The search chose its stand-in on the seed-1337 and seed-42 runs the sweep reads again: the
+    # ordering rule on the other seeds alone says whether the order needed them
+    from lib.claims.parts.s6_2_sweep_124m import _unread_seeds
+
+    def sweep(attn_123, ffn_123=6.50):
+        rows = [
+            ("FullResidual", 1337, 5.26),
+            ("AttnOnly", 1337, 5.8),
+            ("AttnOnly", 42, 5.9),
+            ("FFNOnly", 1337, 6.49),
+            ("FullResidual", 123, 5.27),
+            ("AttnOnly", 123, attn_123),
+            ("FFNOnly", 123, ffn_123),
+        ]
+        return pd.DataFrame(rows, columns=["config", "seed", "best_val_loss"])
+
+    chosen = plans.STAND_IN_124M
+    said = _unread_seeds(chosen, sweep(6.0), floor=6.48)
+    assert said == "; on seeds 123 alone, which the search never read: HOLDS, minimum gap 0.500"
+    # seed 123's AttnOnly off the floor but above its FFNOnly: the order fails where the search
+    # did not look
+    assert "never read: CONTRADICTED" in _unread_seeds(chosen, sweep(6.2, 6.1), floor=6.48)
+    # a stand-in no search chose has nothing to set apart
+    assert _unread_seeds("cpu-bpe", sweep(6.0), floor=6.48) == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...engine import results
+from ...engine import plans, results
 from .. import asymmetry
 from ..evidence import Entry, Evidence
 from ..paper import paper_value, paper_values
@@ -63,7 +63,8 @@ def order_124m(c: Claim, ev: Evidence) -> Row:
             f"; AttnOnly seed {int(r.seed)} ended back on the floor ({r.final_val_loss:.3f}; "
             f"best {r.best_val_loss:.3f})"
             for r in fell_back(a, ev.floor("124m_sweep")).itertuples()
-        ),
+        )
+        + _unread_seeds(ch.scale, s, ev.floor("124m_sweep")),
         scale=scale_of(ch),
         evidence=run_evidence(ch, ev.sweep_124m()),
         verdict=c.verdict,
@@ -71,6 +72,22 @@ def order_124m(c: Claim, ev: Evidence) -> Row:
         short="the 124M ordering",
         section=_SWEEP,
         plan="124m_sweep",
+    )
+
+
+def _unread_seeds(scale: str, s: pd.DataFrame, floor: float) -> str:
+    """At a stand-in the search chose, the same ordering rule on the seeds the search never read:
+    it chose on its probe's runs at ``plans.SEARCH_SEEDS`` (AttnOnly leaving the floor, Full
+    Residual learning, FFNOnly staying), which the sweep reads again, so the order there is partly
+    how the stand-in was picked. "" at a stand-in no search chose."""
+    if scale not in plans.SEARCH_STAND_INS.values():
+        return ""
+    rest = s[~s.seed.isin(plans.SEARCH_SEEDS)]
+    alone = asymmetry.claim_separation(rest, floor, "124M")
+    seeds = [str(x) for x in plans.SEEDS_124M if x in set(rest.seed)]
+    gap = alone.facts.get("min_gap")
+    return f"; on seeds {', '.join(seeds)} alone, which the search never read: {alone.verdict}" + (
+        f", minimum gap {gap:.3f}" if gap is not None else ""
     )
 
 
