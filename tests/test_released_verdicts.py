@@ -613,8 +613,8 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # the chosen 124M stand-in the ordering holds and the seed sensitivity is a knife-edge
     assert F.answer(card, finding.iloc[0]) == (
         "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
-        "level hold; 2 claims are untestable here; puzzles: warm-up frees nanoGPT (4 of 4 floored "
-        "so far), constant rate floors no ResidualGPT seed."
+        "level hold; 2 stand-in claims are untestable; puzzles: warm-up frees nanoGPT (4 of 4 "
+        "floored so far), constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"

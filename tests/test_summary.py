@@ -165,6 +165,12 @@ def test_the_answer_names_what_holds_at_the_paper_shape_what_cannot_be_tested_an
         )
     )
     assert "7 claims hold" in F.answer(long, finding())
+    # counted, the claims that rest on stand-ins say so: after "At the paper's 10M shape" they
+    # would read as its own
+    assert "; 2 stand-in claims are untestable; " in F.answer(long, finding())
+    at_shape = card(row("a claim at the paper's shape", "paper shape", "NOT TESTABLE HERE"))
+    mixed = F.answer(at_shape.assign(short=at_shape.short + " " + "word " * 12), finding())
+    assert "; 3 claims are untestable here; " in mixed
 
 
 def test_the_tally_is_split_by_scale_and_a_stand_ins_contradiction_never_reads_alone():

@@ -384,7 +384,13 @@ def answer(card: pd.DataFrame, finding: pd.Series, limit: int = 35) -> str:
 
     def said(rows, named: bool, verb: tuple[str, str]) -> str:
         n = len(rows)
-        return f"{_terse(rows) if named else f'{n} claim' + ('s' if n != 1 else '')} {verb[n != 1]}"
+        if named:
+            return f"{_terse(rows)} {verb[n != 1]}"
+        # counted after "At the paper's 10M shape": claims that rest on stand-ins say so, lest
+        # they read as the paper's shape's (in the words "here" took)
+        if n and rows.scale.eq("stand-in").all():
+            return f"{n} stand-in claim{'s' if n != 1 else ''} {verb[n != 1].removesuffix(' here')}"
+        return f"{n} claim{'s' if n != 1 else ''} {verb[n != 1]}"
 
     candidates = []
     # the most named first; the claims still training are the first to be counted rather than
