@@ -450,6 +450,25 @@ def test_paper_shape_collapse_both_ways():
     assert paper_shape.collapse_short(c.facts) == "nanoGPT AttnOnly's joint collapse"
 
 
+def test_the_paper_shape_collapse_row_names_the_runs_trained_whole_until_all_three_are():
+    # the card's claim says on which runs a HOLDS rests, until all three partial configurations
+    # are whole; a verdict not yet reached names nothing
+    from lib.claims.registry import Evidence, card_row, entry
+
+    def row(*runs):
+        ev = Evidence(given={"prefix": SimpleNamespace(table=_table(*runs))})
+        return card_row(entry("Joint collapse at the paper's own 10M shape"), ev)
+
+    name = "Joint collapse at the paper's own 10M shape"
+    assert row(WHOLE_ON_FLOOR, WHOLE_FULL).claim == f"{name}, on nanoGPT AttnOnly trained whole"
+    ffn = _prefix("nanogpt", "FFNOnly", [4.17] + [3.35] * 30, 3000)
+    assert row(WHOLE_ON_FLOOR, WHOLE_FULL, ffn).claim.endswith("AttnOnly and FFNOnly trained whole")
+    nores = _prefix("nanogpt", "NoResidual", [4.17] + [3.35] * 30, 3000)
+    assert row(WHOLE_ON_FLOOR, WHOLE_FULL, ffn, nores).claim == name
+    on = _prefix("nanogpt", "AttnOnly", [4.17, 3.40, 3.36, 3.35], 300)
+    assert row(on, WHOLE_FULL).claim == name
+
+
 # -- no verdict fixed by a constant ----------------------------------------------------------------
 
 

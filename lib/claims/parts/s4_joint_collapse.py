@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...engine import plans, results
-from ...engine.config import PAPER_SEED, get_preset
+from ...engine.config import CONFIG_NAMES, PAPER_SEED, get_preset
 from .. import asymmetry, growth_10m, level_10m, paper_shape, schedule_seeds
 from .. import joint_collapse as collapse
 from ..evidence import Entry, Evidence, author_values, prefix_reads
@@ -23,7 +23,7 @@ from ..rows import (
     scale_of,
     seed_range,
 )
-from ..verdicts import Claim
+from ..verdicts import Claim, and_list
 
 # The paper's Fig. 2, as the rows print it
 
@@ -101,6 +101,13 @@ def joint_collapse_paper_shape(c: Claim, ev: Evidence) -> Row:
     # never read as where the run ends.
     if f["prefix"] and c.verdict != "NOT TESTED":
         claim += f" ({f['trained']})"
+    # decided before all three partial configurations trained whole: the name says on which, as
+    # the answer's short name does, so the claim is not read as shown for all three
+    elif c.verdict != "NOT TESTED" and (
+        paper_shape.collapse_short(f) != paper_shape.COLLAPSE_SHORTS[-1]
+    ):
+        whole = f.get("whole") or ["AttnOnly"]
+        claim += f", on nanoGPT {and_list([CONFIG_NAMES[k] for k in whole])} trained whole"
     # "10M paper shape", not "stand-in": what front_page.abstract counts as
     # judged at the paper's own shape
     return Row(
