@@ -178,7 +178,7 @@ OWN = {
         "NOT TESTED",
         [
             "ResidualGPT: constant lr later in every seed, not all beyond one evaluation interval",
-            "nanoGPT: 4 of 5 warm-up + cosine and 4 of 5 own-recipe runs trained",
+            "nanoGPT: 4 of 5 warm-up + cosine and 5 of 5 own-recipe runs trained",
         ],
         (
             "HOLDS",
