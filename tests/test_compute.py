@@ -6,6 +6,7 @@ run added or changed moves them."""
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from lib.book import costs as C
@@ -13,6 +14,7 @@ from lib.book import limitations as L
 from lib.engine import plans
 from lib.engine.config import get_preset, recorded_fields
 from lib.engine.files import write_json_atomic
+from lib.engine.results import whole_cpu_hours
 
 
 def _run(fake_run, exp, runs_dir, wall_s, env=None, tokens_per_s=1.0, **kw):
@@ -235,3 +237,22 @@ def test_without_a_released_10m_run_the_cost_is_not_measured(tmp_path):
         L.paper_scale_cost(costs).set_index("paper's preset").loc["124M", "hours per run"]
     )
     assert "not measured" in L.cannot_test_statement(costs)
+
+
+def test_whole_cpu_hours_is_the_one_rule_for_what_a_whole_run_took():
+    # the paper-shape claims' cost and the limitations page's both read this one rule
+    def t(*rows):
+        return pd.DataFrame(rows, columns=["steps", "max_steps", "wall_s", "device"])
+
+    two = t((3000, 3000, 5.8 * 3600, "cpu"), (3000, 3000, 7.1 * 3600, "cpu"))
+    assert whole_cpu_hours(two) == (pytest.approx(5.8), pytest.approx(7.1))
+    # a prefix, a GPU's run, a run with no clock: none is a whole CPU run
+    assert whole_cpu_hours(t((300, 3000, 3600.0, "cpu"))) is None
+    assert whole_cpu_hours(t((3000, 3000, 360.0, "cuda:0"))) is None
+    assert whole_cpu_hours(t((3000, 3000, float("nan"), "cpu"))) is None
+    # one of each: the CPU's whole run alone
+    mixed = t(
+        (3000, 3000, 6.0 * 3600, "cpu"), (300, 3000, 0.5 * 3600, "cpu"), (3000, 3000, 1.0, "cuda")
+    )
+    assert whole_cpu_hours(mixed) == (pytest.approx(6.0), pytest.approx(6.0))
+    assert whole_cpu_hours(pd.DataFrame()) is None

@@ -14,6 +14,7 @@ from ..claims.verdicts import and_list
 from ..engine import plans
 from ..engine.bench import step_flops
 from ..engine.config import IMPL_NAMES, PAPER_SCALES, Experiment, departures, get_preset
+from ..engine.results import whole_cpu_hours
 from ..engine.runs import RUNS_DIR, run_path
 
 
@@ -272,14 +273,9 @@ def whole_run_hours(costs: pd.DataFrame) -> tuple[float, float, bool]:
     """What one whole run of the paper's 10M preset takes here: the wall-clock range of the released
     ones, evaluations and all (True), or, before any is released, the estimate at the fastest
     measured rate (``paper_scale_cost``, training only; False)."""
-    # here: on CPUs; a GPU's whole run takes minutes and says nothing of this machine
-    whole = costs[
-        (costs.scale == "10M")
-        & (costs.steps >= costs.max_steps)
-        & ~costs.device.astype(str).str.contains("cuda")
-    ]
-    if len(whole):
-        return float(whole.wall_s.min() / 3600), float(whole.wall_s.max() / 3600), True
+    hours = whole_cpu_hours(costs[costs.scale == "10M"])
+    if hours is not None:
+        return *hours, True
     est = float(paper_scale_cost(costs).set_index("paper's preset").loc["10M", "hours per run"])
     return est, est, False
 

@@ -23,6 +23,7 @@ from ..engine.results import (
     layer0_ffn,
     summaries_of,
     usable,
+    whole_cpu_hours,
 )
 from ..engine.runs import RUNS_DIR, RunDir, run_path
 from ..engine.thresholds import ESCAPE_MARGIN, escape_step, left_floor
@@ -393,20 +394,12 @@ def whole_run_cost(table: pd.DataFrame) -> str:
     """The command that trains the paper's whole 10M runs and what one took here: the reason a
     claim about where a run ends gives while its run is not there, so the reader knows what the
     answer costs. Measured, never typed: the wall-clock range of the whole runs in ``table`` that
-    trained on a CPU (evaluations, and whatever else the machine did, included), as the
-    limitations page and the summary give it (``limitations.whole_run_hours``)."""
-    whole = (
-        table[
-            (table.steps >= table.max_steps)
-            & table.wall_s.notna()
-            & ~table.device.astype(str).str.contains("cuda")
-        ]
-        if len(table) and {"wall_s", "device"} <= set(table.columns)
-        else table[:0]
-    )
+    trained on a CPU, by the one rule the limitations page and the summary use
+    (``results.whole_cpu_hours``)."""
     cost = "hours a 3,000-step run on a 2-core CPU"
-    if len(whole):
-        lo, hi = whole.wall_s.min() / 3600, whole.wall_s.max() / 3600
+    hours = whole_cpu_hours(table)
+    if hours is not None:
+        lo, hi = hours
         took = f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f} to {hi:.1f}"
         cost = f"a 3,000-step run took {took} hours here on a 2-core CPU"
     return (

@@ -454,3 +454,22 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def whole_cpu_hours(runs: pd.DataFrame) -> tuple[float, float] | None:
+    """What a whole run took on a CPU: the wall-clock range, in hours, of the runs in ``runs``
+    (one row a run, with ``steps``, ``max_steps``, ``wall_s`` and ``device``) that trained every
+    step of their schedule on a CPU; ``None`` where none did. Evaluations, and whatever else the
+    machine did, are in it. A GPU's run takes minutes and says nothing of a CPU. The one rule
+    behind the paper-shape claims' cost (``paper_shape.whole_run_cost``) and the limitations
+    page's and the summary's (``limitations.whole_run_hours``)."""
+    if not len(runs) or not {"steps", "max_steps", "wall_s", "device"} <= set(runs.columns):
+        return None
+    whole = runs[
+        (runs.steps >= runs.max_steps)
+        & runs.wall_s.notna()
+        & ~runs.device.astype(str).str.contains("cuda")
+    ]
+    if not len(whole):
+        return None
+    return float(whole.wall_s.min() / 3600), float(whole.wall_s.max() / 3600)
