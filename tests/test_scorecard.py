@@ -1,6 +1,7 @@
 """The verdict rule and the scorecard's rows on hand-made runs: a control that never showed the
 phenomenon gives NOT TESTABLE HERE, one that did gives HOLDS or CONTRADICTED."""
 
+import dataclasses
 import re
 
 import pandas as pd
@@ -433,18 +434,19 @@ def test_each_row_links_its_section_and_gives_its_retrain_command():
         "<code>python -m lib sweep --plan 10m_whole --runs-dir runs-retrain --micro-batch 8 "
         "--fast-dropout"
     ) in html
-    with pytest.raises(ValueError, match="plan 'nope' is not one of release"):
-        Row(
-            claim="c",
-            where="§",
-            paper="p",
-            ours="o",
-            scale="stand-in",
-            evidence="e",
-            verdict="HOLDS",
-            why="w",
-            plan="nope",
-        )
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("plan", "nope", "plan 'nope' is not one of release"),
+        # an implementation's verdict (the finding's rungs) must be a verdict
+        ("rungs", (("nanoGPT", "HOLD"),), "'HOLD' is not one of"),
+    ],
+)
+def test_a_row_refuses_a_plan_or_a_rung_that_is_not_one(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(_row("HOLDS", "stand-in"), **{field: value})
 
 
 def test_the_tally_counts_every_verdict():
