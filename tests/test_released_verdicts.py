@@ -590,6 +590,14 @@ def test_the_author_values_runs_released_so_far():
         values_view(t, "nanogpt").set_index("values").loc["author's", "seed 1337"]
         == "2.704 (left at step 1,200)"
     )
+    # each chapter counts the runs of the implementation it shows: nanoGPT's 3 on the
+    # joint-collapse page, ResidualGPT's 9 on the 10M page (not 12 on both)
+    for impl, n in (("nanogpt", 3), ("residualgpt", 9)):
+        one = asymmetry.author_value_runs(impl=impl)
+        assert (one.planned, one.missing) == (n, [])
+        assert set(one.table.impl) == {impl} and (one.table["values"] == "author's").sum() == n
+    with pytest.raises(ValueError, match="impl 'gpt' is not one of residualgpt, nanogpt"):
+        asymmetry.author_value_runs(impl="gpt")
 
 
 def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_scale():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..engine import plans
-from ..engine.config import get_preset
+from ..engine.config import IMPL_NAMES, get_preset
 from ..engine.results import (
     Runs,
     as_released,
@@ -558,10 +558,13 @@ def claim_author_values_collapse(table: pd.DataFrame, floor: float) -> Claim:
     return Claim(verdict(True, n > 0, n == 0), why, {"left": n, "seeds": nn}, lines)
 
 
-def author_value_runs(runs_dir=RUNS_DIR) -> Runs:
+def author_value_runs(runs_dir=RUNS_DIR, impl: str | None = None) -> Runs:
     """The stand-in with the author's values (``plans.author_values``) beside the released stand-in
-    runs of the same implementations, configurations and seeds; ``values`` says which."""
-    ours = plans.author_values()
+    runs of the same implementations, configurations and seeds; ``values`` says which. ``impl``:
+    one implementation's runs alone, counted alone (a chapter shows one implementation's)."""
+    if impl is not None and impl not in IMPL_NAMES:
+        raise ValueError(f"impl {impl!r} is not one of {', '.join(IMPL_NAMES)}")
+    ours = [e for e in plans.author_values() if impl is None or e.impl == impl]
     # the preset run of each (implementation, configuration, seed): the same seed
     # with the stand-in's own values
     released = plans.unique([get_preset("cpu", e.impl, e.config_name, e.seed) for e in ours])
