@@ -384,8 +384,8 @@ class RunSet:
             # a CPU's runs at the same shape belong to other plans: "no run" names the sweep, so
             # that it is not read as no run at that shape at all
             print(
-                f"No run of this chapter's own {self.spec.paper_scale} sweep (the paper's, trained "
-                f"on a GPU) is released yet in runs/{self.spec.paper_scale}/."
+                f"The paper's own {self.spec.paper_scale} sweep for this chapter, on a GPU: no run "
+                "released yet. Runs trained at this shape on a CPU belong to other plans."
             )
             return None
         return df
