@@ -227,7 +227,7 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
         "frees nanoGPT's AttnOnly at 1 of the 2 seeds its constant rate keeps on the floor to step "
         f"{plans.PREFIX_STEPS} so far (1337, 42)" in long
     )
-    assert "warm-up frees nanoGPT (1 of 2 floored so far)" in short
+    assert "warm-up frees 1 of 2 floored nanoGPT seeds so far" in short
     # a constant rate that only delays ResidualGPT's escape keeps no seed on the floor
     assert long.endswith(
         "keeps none of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored "
@@ -255,7 +255,7 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     )
     long, short = S.puzzle_clauses(delayed, stuck)
     assert "frees nanoGPT's AttnOnly at none of the 5 seeds" in long
-    assert "warm-up frees no nanoGPT seed (5 floored)" in short
+    assert "warm-up frees none of 5 floored nanoGPT seeds" in short
     # a constant rate that floors no nanoGPT seed: nothing to free
     early = _table("nanogpt", {s: 200.0 for s in SEEDS}, EARLY, plans.WARMUP_COSINE)
     long, short = S.puzzle_clauses(delayed, early)

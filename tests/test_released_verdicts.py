@@ -174,7 +174,7 @@ OWN = {
     # constant rate (on the floor to step 300, best 3.356 at step 100), so NOT TESTED;
     # the stand-in's verdict beside it, both implementations named as predicted, and its
     # separation of the peak rate from the warm-up
-    "The learning rate's first steps decide whether AttnOnly leaves the floor": (
+    "The learning rate's first steps decide whether and when AttnOnly leaves the floor": (
         "NOT TESTED",
         [
             "ResidualGPT: constant lr later in every seed, not all beyond one evaluation interval",
@@ -620,9 +620,9 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # none on the floor (the stand-in explains neither: there Phase 2's rate frees AttnOnly); at
     # the chosen 124M stand-in the ordering holds and the seed sensitivity is a knife-edge
     assert F.answer(card, finding.iloc[0]) == (
-        "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and AttnOnly's "
-        "level hold; 2 stand-in claims are untestable; puzzles: warm-up frees nanoGPT (4 of 4 "
-        "floored so far), constant rate floors no ResidualGPT seed."
+        "At the paper's 10M shape, 3 claims hold; 2 stand-in claims are untestable; puzzles: "
+        "warm-up frees 4 of 4 floored nanoGPT seeds so far, constant rate floors no ResidualGPT "
+        "seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"

@@ -57,7 +57,7 @@ SAID = (
     "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 3 of the 3 seeds its constant rate "
     "keeps on the floor to step 300 so far (1337, 42, 123), and Phase 2's constant rate keeps none "
     "of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored seed",
-    "puzzles: warm-up frees nanoGPT (3 of 3 floored so far), constant rate floors no "
+    "puzzles: warm-up frees 3 of 3 floored nanoGPT seeds so far, constant rate floors no "
     "ResidualGPT seed",
 )
 
@@ -101,8 +101,8 @@ def test_no_sentence_is_longer_than_35_words_whatever_the_verdicts(verdict):
         "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 12 of the 13 seeds its constant "
         "rate floors so far, and Phase 2's constant rate keeps 12 of 13 ResidualGPT seeds on the "
         "floor so far",
-        "puzzles: warm-up frees nanoGPT (12 of 13 floored so far), constant rate floors 12 of 13 "
-        "ResidualGPT seeds so far",
+        "puzzles: warm-up frees 12 of 13 floored nanoGPT seeds so far, constant rate floors 12 of "
+        "13 ResidualGPT seeds so far",
     )
     long = card(
         *(

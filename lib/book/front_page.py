@@ -540,7 +540,8 @@ def _finding_results(finding: pd.Series, stand_ins: str) -> tuple[str, str]:
         else ""
     )
     shape = (
-        "Our finding that the first steps' learning rate decides whether AttnOnly leaves the floor "
+        "Our finding that the first steps' learning rate decides whether and when AttnOnly leaves "
+        "the floor "
         f"{_verb(finding.verdict)} at the paper's shape{split}."
     )
     beside = _word(finding.stand_in or "")

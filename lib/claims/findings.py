@@ -18,7 +18,7 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame([vars(card_row(e, ev)) for e in all_claims() if e.card == "own"])
 
 
-FIRST_STEPS = "The learning rate's first steps decide whether AttnOnly leaves the floor"
+FIRST_STEPS = "The learning rate's first steps decide whether and when AttnOnly leaves the floor"
 
 
 def first_steps(runs_dir=None) -> pd.DataFrame:

@@ -311,9 +311,9 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
         nano = (
             f"a warm-up frees nanoGPT's AttnOnly at {k} of the {m} seeds its constant rate "
             f"{to_stop}{so_far} ({', '.join(map(str, floored))})",
-            f"warm-up frees nanoGPT ({k} of {m} floored{so_far})"
-            if freed
-            else f"warm-up frees no nanoGPT seed ({m} floored{so_far})",
+            # the seeds floored by the constant rate, freed by the warm-up: "frees nanoGPT (4 of 4
+            # floored)" read as if the warm-up had floored them (a hostile read)
+            f"warm-up frees {k} of {m} floored nanoGPT seeds{so_far}",
         )
     own, flat, both, so_far = _pairs(residualgpt, "residualgpt", CONSTANT)
     kept = [s for s in both if own[s] is not None and flat[s] is None]
@@ -332,7 +332,7 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
     return (f"of the two puzzles, {nano[0]}, and {res[0]}", f"puzzles: {nano[1]}, {res[1]}")
 
 
-@claim("The learning rate's first steps decide whether AttnOnly leaves the floor")
+@claim("The learning rate's first steps decide whether and when AttnOnly leaves the floor")
 def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim:
     """The book's own finding at the paper's 10M shape: a warm-up lets AttnOnly leave the floor, a
     full rate from step 0 delays or prevents it, in both implementations. Each is judged by the rank

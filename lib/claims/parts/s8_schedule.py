@@ -238,7 +238,7 @@ CLAIMS = (
         card="own",
     ),
     Entry(
-        name="The learning rate's first steps decide whether AttnOnly leaves the floor",
+        name="The learning rate's first steps decide whether and when AttnOnly leaves the floor",
         ref="§4, §8.1",
         decide=schedule_10m.claim_first_steps,
         reads=_first_steps_reads,
