@@ -230,8 +230,8 @@ def test_the_puzzles_are_said_from_the_paper_shape_runs_both_ways():
     assert "warm-up frees 1 of 2 floored nanoGPT seeds so far" in short
     # a constant rate that only delays ResidualGPT's escape keeps no seed on the floor
     assert long.endswith(
-        "keeps none of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored "
-        "seed"
+        "keeps none of 5 ResidualGPT seeds on the floor, so 5 seeds here do not reproduce "
+        "Phase 2's floored seed"
     )
     assert short.endswith("constant rate floors no ResidualGPT seed")
     # all five trained: the warm-up frees every floored seed, and Phase 2's rate floors two

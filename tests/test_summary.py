@@ -56,7 +56,7 @@ def card(*extra):
 SAID = (
     "of the two puzzles, a warm-up frees nanoGPT's AttnOnly at 3 of the 3 seeds its constant rate "
     "keeps on the floor to step 300 so far (1337, 42, 123), and Phase 2's constant rate keeps none "
-    "of 5 ResidualGPT seeds on the floor, so it does not explain Phase 2's floored seed",
+    "of 5 ResidualGPT seeds on the floor, so 5 seeds here do not reproduce Phase 2's floored seed",
     "puzzles: warm-up frees 3 of 3 floored nanoGPT seeds so far, constant rate floors no "
     "ResidualGPT seed",
 )

@@ -321,8 +321,14 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
         res = (f"no ResidualGPT seed has run on both schedules{so_far}",) * 2
     else:
         n = f"of {len(both)} ResidualGPT seeds"
-        # none kept, every seed done: the constant rate does not explain Phase 2's floored seed
-        unexplained = "" if kept or so_far else ", so it does not explain Phase 2's floored seed"
+        # none kept, every seed done: these seeds do not reproduce Phase 2's floored seed. Not
+        # "does not explain" it: had the rate floored one seed in three, as in Phase 2, none of
+        # five would still come up about one time in eight ((2/3)^5)
+        unexplained = (
+            ""
+            if kept or so_far
+            else f", so {len(both)} seeds here do not reproduce Phase 2's floored seed"
+        )
         res = (
             f"Phase 2's constant rate keeps {len(kept) or 'none'} {n} on the floor{so_far}"
             f"{unexplained}",
