@@ -188,6 +188,34 @@ def test_starvation_not_tested_before_step_300_then_decided_beside_full_residual
     assert paper_shape.claim_prefix_starvation(awake).verdict == "CONTRADICTED"
 
 
+def test_the_starvation_row_names_the_runs_it_read_and_how_far_until_all_three_are_whole():
+    # Fig. 2a is of all three partial configurations over the whole run: a HOLDS read on fewer, or
+    # on prefixes, says which and how far; all three whole, the bare name; NOT TESTED names nothing
+    from types import SimpleNamespace
+
+    from lib.claims.registry import Evidence, card_row, entry
+
+    def row(*runs):
+        ev = Evidence(given={"prefix": SimpleNamespace(table=table(*runs))})
+        return card_row(entry("Layer-0 gradient starved at the paper's own 10M shape"), ev)
+
+    full = run("nanogpt", "FullResidual", 300, [4.17, 2.5, 2.0, 1.8], grads=[0, 0.1, 0.1, 0.1])
+    vals, grads = [4.17] + [3.35] * 30, [0, 0.01] + [0.0] * 29
+
+    def whole(config):
+        return run("nanogpt", config, 3000, vals, grads=grads)
+
+    ffn = run("nanogpt", "FFNOnly", 300, [4.17, 3.4, 3.36, 3.35], grads=[0, 0.01, 0.0, 0.0])
+    r = row(whole("AttnOnly"), ffn, full)
+    assert r.verdict == "HOLDS"
+    assert r.claim.endswith("read on nanoGPT AttnOnly to step 3,000 and FFNOnly to step 300")
+    r = row(whole("AttnOnly"), whole("FFNOnly"), whole("NoResidual"), full)
+    assert r.verdict == "HOLDS" and r.claim.endswith("Fig. 2a's first starved step)")
+    short = run("nanogpt", "AttnOnly", 200, [4.17, 3.4, 3.36], grads=[0, 0.01, 0.0])
+    r = row(short, full)
+    assert r.verdict == "NOT TESTED" and r.claim.endswith("Fig. 2a's first starved step)")
+
+
 def test_starvation_from_step_300_onward_reads_every_evaluation_of_a_whole_run():
     # Fig. 2a: "0.000 from step 300 onward". A whole run starved at its last evaluation but awake at
     # one in between (step 1,500) is not starved from step 300 on; nor is one starved only from step
