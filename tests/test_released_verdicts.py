@@ -359,6 +359,10 @@ def test_the_front_page_tally_and_the_lead_figure_numbers():
         hi[collapse, "paper shape", "AttnOnly"] == 0.003
         and hi[asym, "paper shape", "AttnOnly"] == -1.758
     )
+    # the joint collapse's band is titled with the runs its verdict rests on, as the card's name
+    titles = rows.groupby("group").title.first()
+    assert titles[collapse] == "nanoGPT AttnOnly's joint collapse (§4, Table 2)"
+    assert titles[asym] == asym and titles[order] == order
     # a verdict decided at a stand-in says so in its band's title
     assert set(rows.groupby("group").verdict.first()) == {
         "HOLDS (CONTRADICTED at a stand-in)",

@@ -104,8 +104,13 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
         shown = (at_a_stand_in(claim.verdict) if claim.scale == "stand-in" else claim.verdict) + (
             f" ({at_a_stand_in(claim.stand_in.split(' (')[0])})" if claim.stand_in else ""
         )
+        # the band's title names what the verdict rests on where the card's short name narrows it
+        # (the joint collapse on nanoGPT AttnOnly alone); ``group`` stays the claim's, its key
+        label = claim.short if claim.short != name else name
+        label = f"{label[0].upper()}{label[1:]}" if label.startswith("the ") else label
         group = dict(
             group=f"{name[0].upper()}{name[1:]} ({claim['where']})",
+            title=f"{label} ({claim['where']})",
             verdict=shown,
             why=claim.why,
             scale=claim.scale,

@@ -47,7 +47,7 @@ def lead_figure(rows: pd.DataFrame):
         ax.text(
             0.005,
             y + 0.1,
-            f"{g}: {head.verdict}",
+            f"{head.get('title', g)}: {head.verdict}",
             ha="left",
             va="bottom",
             fontsize=LEAD_FONT_PT + 0.5,
