@@ -1,6 +1,6 @@
-"""The book's own finding, that the learning rate's first steps decide whether AttnOnly leaves the
-floor (``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs of the two
-paper-shape plans: ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's
+"""The book's own finding, that the learning rate's first steps decide whether and when AttnOnly
+leaves the floor (``claims.schedule_10m.claim_first_steps``), moved both ways on constructed runs
+of the two paper-shape plans: ResidualGPT's (``10m_schedule_seeds``) and nanoGPT's
 (``10m_nanogpt_schedule_seeds``), judged by the rank rule."""
 
 import math

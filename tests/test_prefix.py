@@ -209,6 +209,11 @@ def test_the_starvation_row_names_the_runs_it_read_and_how_far_until_all_three_a
     r = row(whole("AttnOnly"), ffn, full)
     assert r.verdict == "HOLDS"
     assert r.claim.endswith("read on nanoGPT AttnOnly to step 3,000 and FFNOnly to step 300")
+    # all three read, one of them on its prefix alone: named, with how far
+    r = row(whole("AttnOnly"), ffn, whole("NoResidual"), full)
+    assert r.verdict == "HOLDS" and r.claim.endswith(
+        "read on nanoGPT AttnOnly to step 3,000, FFNOnly to step 300 and No Residual to step 3,000"
+    )
     r = row(whole("AttnOnly"), whole("FFNOnly"), whole("NoResidual"), full)
     assert r.verdict == "HOLDS" and r.claim.endswith("Fig. 2a's first starved step)")
     short = run("nanogpt", "AttnOnly", 200, [4.17, 3.4, 3.36], grads=[0, 0.01, 0.0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import schedule_10m
 from .registry import Evidence, all_claims, card_row, entry
 
 
@@ -18,7 +19,7 @@ def own_findings(runs_dir=None) -> pd.DataFrame:
     return pd.DataFrame([vars(card_row(e, ev)) for e in all_claims() if e.card == "own"])
 
 
-FIRST_STEPS = "The learning rate's first steps decide whether and when AttnOnly leaves the floor"
+FIRST_STEPS = schedule_10m.FINDING
 
 
 def first_steps(runs_dir=None) -> pd.DataFrame:

@@ -611,6 +611,19 @@ def collapse_short(facts: dict) -> str:
     return f"nanoGPT {and_list([CONFIG_NAMES[k] for k in whole])}'s joint collapse"
 
 
+def read_on(through: dict[str, int]) -> str:
+    """Which partial nanoGPT configurations a paper-shape verdict read, and to which step
+    (``through``: configuration -> last step read), as its row names them: "nanoGPT AttnOnly to
+    step 3,000 and FFNOnly to step 300"; empty once all three were read to the run's end, where the
+    paper's figure reads them."""
+    end = get_preset("10M", "nanogpt").train.max_steps
+    if not through or (
+        set(through) == {"AttnOnly", *OTHER_PARTIALS} and min(through.values()) >= end
+    ):
+        return ""
+    return "nanoGPT " + and_list([f"{CONFIG_NAMES[k]} to step {v:,}" for k, v in through.items()])
+
+
 # every name collapse_short can give, for the tables that look a row up by it
 COLLAPSE_SHORTS = (
     "nanoGPT AttnOnly's joint collapse",

@@ -338,7 +338,11 @@ def puzzle_clauses(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> tuple[st
     return (f"of the two puzzles, {nano[0]}, and {res[0]}", f"puzzles: {nano[1]}, {res[1]}")
 
 
-@claim("The learning rate's first steps decide whether and when AttnOnly leaves the floor")
+# the finding's name, written once: the claim's, its entry's and the front page's row's
+FINDING = "The learning rate's first steps decide whether and when AttnOnly leaves the floor"
+
+
+@claim(FINDING)
 def claim_first_steps(residualgpt: pd.DataFrame, nanogpt: pd.DataFrame) -> Claim:
     """The book's own finding at the paper's 10M shape: a warm-up lets AttnOnly leave the floor, a
     full rate from step 0 delays or prevents it, in both implementations. Each is judged by the rank

@@ -96,7 +96,8 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
     means (and Table 5's seed range, ``lo``-``hi``), the paper-shape runs (against the unigram
     floor, the loss No Residual reaches on these characters: no No Residual run at the paper's shape
     is trained), and the stand-in's runs, one row per released seed. ``verdict``: the claim's
-    verdict as the card shows it (with the stand-in's beside it), ``why`` its reason."""
+    verdict as the card shows it (with the stand-in's beside it), ``why`` its reason; ``title``
+    the band's title, naming the runs a verdict rests on where the card's short name does."""
     rows = []
     for name, shorts, ref, phase, chapter, impl in LEAD_GROUPS:
         claim = card[card.short.isin(shorts)].iloc[0]
@@ -104,9 +105,10 @@ def lead_rows(card: pd.DataFrame, runs_dir=None) -> pd.DataFrame:
         shown = (at_a_stand_in(claim.verdict) if claim.scale == "stand-in" else claim.verdict) + (
             f" ({at_a_stand_in(claim.stand_in.split(' (')[0])})" if claim.stand_in else ""
         )
-        # the band's title names what the verdict rests on where the card's short name narrows it
-        # (the joint collapse on nanoGPT AttnOnly alone); ``group`` stays the claim's, its key
-        label = claim.short if claim.short != name else name
+        # the band's title names what a verdict rests on where the card's short name narrows it
+        # (the joint collapse on nanoGPT AttnOnly alone); a verdict not reached rests on nothing.
+        # ``group`` stays the claim's, its key
+        label = name if claim.verdict == "NOT TESTED" else claim.short
         label = f"{label[0].upper()}{label[1:]}" if label.startswith("the ") else label
         group = dict(
             group=f"{name[0].upper()}{name[1:]} ({claim['where']})",

@@ -460,9 +460,9 @@ def whole_cpu_hours(runs: pd.DataFrame) -> tuple[float, float] | None:
     """What a whole run took on a CPU: the wall-clock range, in hours, of the runs in ``runs``
     (one row a run, with ``steps``, ``max_steps``, ``wall_s`` and ``device``) that trained every
     step of their schedule on a CPU; ``None`` where none did. Evaluations, and whatever else the
-    machine did, are in it. A GPU's run takes minutes and says nothing of a CPU. The one rule
-    behind the paper-shape claims' cost (``paper_shape.whole_run_cost``) and the limitations
-    page's and the summary's (``limitations.whole_run_hours``)."""
+    machine did, are in it. A GPU's run takes minutes and says nothing of a CPU; a run whose
+    device is not recorded (no env.json) is counted as a CPU's, as every run before the first GPU
+    run was. The one rule for what a whole run took, wherever the book says it."""
     if not len(runs) or not {"steps", "max_steps", "wall_s", "device"} <= set(runs.columns):
         return None
     whole = runs[

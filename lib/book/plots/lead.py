@@ -29,7 +29,8 @@ LEAD_FONT_PT = 10
 
 
 def lead_figure(rows: pd.DataFrame):
-    """``rows``: ``scorecard.lead_rows``. One band per claim, titled with its verdict; within it
+    """``rows``: ``scorecard.lead_rows``. One band per claim, titled (its ``title``) with its
+    verdict; within it
     one line per kind of evidence, the paper first, then the paper's own shape, then the
     stand-in. A claim whose stand-in cannot test it (NOT TESTABLE HERE) has its stand-in drawn
     in grey on a hatched band with the reason written across it, so that its points at 0 cannot

@@ -189,13 +189,9 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
     # Fig. 2a speaks of every partial configuration over the whole run: until all three are read
     # to their last step, the name says which were read and how far, as the joint collapse's does
     # (a hostile read took a HOLDS read on prefixes as shown for all three, whole)
-    through = c.facts.get("through_step", {})
-    end = get_preset("10M", "nanogpt").train.max_steps
-    partials = {k for k in CONFIG_NAMES if k != "FullResidual"}
-    if c.verdict != "NOT TESTED" and (set(through) != partials or min(through.values()) < end):
-        claim += ", read on nanoGPT " + and_list(
-            [f"{CONFIG_NAMES[k]} to step {v:,}" for k, v in through.items()]
-        )
+    read = paper_shape.read_on(c.facts.get("through_step", {}))
+    if c.verdict != "NOT TESTED" and read:
+        claim += f", read on {read}"
     return Row(
         claim=claim,
         where="§4.1, Fig. 2a",

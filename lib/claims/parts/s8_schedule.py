@@ -102,7 +102,7 @@ _ESCAPE = "escape_and_bundle#the-schedule-clipping-and-biases-with-seeds"
 
 
 # The book's own finding, on the front page beside the paper's claims: the first steps' learning
-# rate decides whether AttnOnly leaves the floor. A ladder: the `cpu` stand-in in both
+# rate decides whether and when AttnOnly leaves the floor. A ladder: the `cpu` stand-in in both
 # implementations over five seeds (beside the row, counted nowhere, with its separation of the peak
 # rate from the warm-up), then the paper's 10M shape, ResidualGPT and nanoGPT over five seeds a
 # schedule each, which decide it.
@@ -238,7 +238,7 @@ CLAIMS = (
         card="own",
     ),
     Entry(
-        name="The learning rate's first steps decide whether and when AttnOnly leaves the floor",
+        name=schedule_10m.FINDING,
         ref="§4, §8.1",
         decide=schedule_10m.claim_first_steps,
         reads=_first_steps_reads,
