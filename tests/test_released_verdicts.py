@@ -624,13 +624,15 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     # floor to step 300, and Phase 2's constant rate delays ResidualGPT's escape at all five seeds
     # but keeps none on the floor
     assert F.answer(card, finding.iloc[0]) == (
-        "At the paper's own 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and "
-        "AttnOnly's level hold; 2 stand-in claims are untestable; puzzles: warm-up frees 5 of 5 "
-        "floored nanoGPT seeds, constant rate floors no ResidualGPT seed."
+        "At the paper's 10M shape, nanoGPT AttnOnly's collapse, gradient starvation and "
+        "ResidualGPT AttnOnly's level hold; 2 stand-in claims are untestable; puzzles: warm-up "
+        "frees 5 of 5 floored nanoGPT seeds, constant rate floors no ResidualGPT seed."
     )
     # the stand-in's HOLDS beside the finding, limited to where it holds: its own peak rate
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"
     # each implementation's verdict where they differ, then the stand-in's with where it holds
+    # the runs at the paper's shape, and of them the two trained whole (both AttnOnly, seed 1337)
+    assert "27 runs at the paper's 10M shape, 2 of them whole." in text
     rungs = (("nanoGPT", "HOLDS"), ("ResidualGPT", "NOT TESTABLE HERE"))
     assert finding.iloc[0].rungs == rungs
     assert (

@@ -15,6 +15,7 @@ COMPUTE = dict(
     runs=186,
     hours=54.0,
     at_shape=19,
+    whole=2,
     gpu=0,
     threads="2",
     whole_hours=(5.8, 6.5, True),
@@ -205,9 +206,14 @@ def test_the_results_move_with_the_card():
     assert results.endswith("2 are untestable here; our finding HOLDS there.")
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
-    assert "nanoGPT AttnOnly's collapse and AttnOnly's level hold" in easy
+    assert "nanoGPT AttnOnly's collapse and ResidualGPT AttnOnly's level hold" in easy
     assert "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
+    # the runs at the paper's shape, and how many of them trained whole
+    method = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["Methodology"]
+    assert method.endswith("19 runs at the paper's 10M shape, 2 of them whole.")
+    method = F.summary_parts(card(), finding(), AUDIT, dict(COMPUTE, whole=0))["Methodology"]
+    assert method.endswith("19 runs at the paper's 10M shape, 0 of them whole.")
     # what a whole 10M run takes: the released ones' range, or the estimate before any
     hard = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was difficult"]
     assert hard.startswith("A whole 10M run took 5.8 to 6.5 hours here")

@@ -309,7 +309,8 @@ def tally(card: pd.DataFrame) -> str:
 TERSE = {
     "layer-0 gradient starvation": "gradient starvation",
     "the order of hidden-state growth": "the growth order",
-    "AttnOnly's 10M level": "AttnOnly's level",
+    # ResidualGPT's: after "nanoGPT AttnOnly's collapse", "AttnOnly's level" read as nanoGPT's
+    "AttnOnly's 10M level": "ResidualGPT AttnOnly's level",
     "AttnOnly's seed sensitivity at 124M": "124M seed sensitivity",
     "cross-position routing": "routing",
     "the 124M ordering": "the 124M ordering",
@@ -448,7 +449,8 @@ def summary_parts(
 ) -> dict[str, str]:
     """The six parts (``PARTS``), one to three sentences each, computed from the card (the paper's
     claims), the book's own finding (its row), the audit of the author's notebooks (``findings``)
-    and ``compute``: ``runs``, ``hours``, ``at_shape`` (runs at the paper's 10M shape), ``threads``,
+    and ``compute``: ``runs``, ``hours``, ``at_shape`` (runs at the paper's 10M shape), ``whole``
+    (of them, those trained every step of their schedule), ``threads``,
     ``gpu`` (runs on a GPU), ``whole_hours`` (one whole 10M run here:
     ``limitations.whole_run_hours``) and ``constant`` (whether the author's Phase-2 notebook trains
     at a constant rate)."""
@@ -470,10 +472,13 @@ def summary_parts(
             "left on the floor."
         ),
         PARTS[1]: (
-            "We retrained the author's two implementations, nanoGPT and ResidualGPT, in one tested "
-            "codebase: at the paper's 10M shape where a CPU allows it, at smaller stand-ins "
-            f"elsewhere. Compute: {compute['runs']} runs, {compute['hours']:,.0f} hours, "
-            f"{machine}; {compute['at_shape']} runs at the paper's 10M shape."
+            "We reimplemented the author's two implementations, nanoGPT and ResidualGPT, in one "
+            "tested codebase and retrained them: at the paper's 10M shape where a CPU allows it, "
+            f"at smaller stand-ins elsewhere. Compute: {compute['runs']} runs, "
+            f"{compute['hours']:,.0f} hours, {machine}; {compute['at_shape']} runs at the paper's "
+            # most runs at the paper's shape are prefixes: how many trained every step (a hostile
+            # read took the count as that many paper-scale runs)
+            f"10M shape, {compute['whole']} of them whole."
         ),
         PARTS[2]: " ".join(
             [

@@ -283,13 +283,14 @@ def whole_run_hours(costs: pd.DataFrame) -> tuple[float, float, bool]:
 def summary_compute(costs: pd.DataFrame) -> dict:
     """The compute the front page's summary states (``front_page.summary_parts``), from
     ``costs.run_costs``: the released runs, their wall-clock hours, how many at the paper's 10M
-    shape and on a GPU, the threads they ran on (a range where they differ), what one whole 10M
-    run takes (``whole_run_hours``), and whether the author's Phase-2 notebook trains at a
-    constant rate (``phase2_constant``)."""
+    shape (and of them, trained whole) and on a GPU, the threads they ran on (a range where they
+    differ), what one whole 10M run takes (``whole_run_hours``), and whether the author's Phase-2
+    notebook trains at a constant rate (``phase2_constant``)."""
     return dict(
         runs=len(costs),
         hours=costs.wall_s.sum() / 3600,
         at_shape=int((costs.scale == "10M").sum()),
+        whole=int(((costs.scale == "10M") & (costs.steps >= costs.max_steps)).sum()),
         gpu=int(costs.device.str.contains("cuda").sum()),
         threads=thread_range(costs.threads),
         whole_hours=whole_run_hours(costs),
