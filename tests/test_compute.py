@@ -14,7 +14,7 @@ from lib.book import limitations as L
 from lib.engine import plans
 from lib.engine.config import get_preset, recorded_fields
 from lib.engine.files import write_json_atomic
-from lib.engine.results import whole_cpu_hours
+from lib.engine.results import trained_whole, whole_cpu_hours
 
 
 def _run(fake_run, exp, runs_dir, wall_s, env=None, tokens_per_s=1.0, **kw):
@@ -256,3 +256,17 @@ def test_whole_cpu_hours_is_the_one_rule_for_what_a_whole_run_took():
     )
     assert whole_cpu_hours(mixed) == (pytest.approx(6.0), pytest.approx(6.0))
     assert whole_cpu_hours(pd.DataFrame()) is None
+
+
+def test_trained_whole_is_the_one_test_of_a_whole_run():
+    # the summary's "N of them whole", the limitations page's whole runs and whole_cpu_hours all
+    # count with it (test_summary moves the sentence the count makes both ways): a run at its
+    # budget is whole, one short of it is not
+    runs = pd.DataFrame(
+        {
+            "steps": [3000, 2999, 300, 800],
+            "max_steps": [3000, 3000, 3000, 800],
+        }
+    )
+    assert list(trained_whole(runs)) == [True, False, False, True]
+    assert not trained_whole(runs.assign(steps=[2999, 2999, 300, 799])).any()

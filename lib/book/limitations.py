@@ -14,7 +14,7 @@ from ..claims.verdicts import and_list
 from ..engine import plans
 from ..engine.bench import step_flops
 from ..engine.config import IMPL_NAMES, PAPER_SCALES, Experiment, departures, get_preset
-from ..engine.results import whole_cpu_hours
+from ..engine.results import trained_whole, whole_cpu_hours
 from ..engine.runs import RUNS_DIR, run_path
 
 
@@ -186,7 +186,7 @@ def cannot_test_statement(costs: pd.DataFrame) -> str:
     rates, cost = measured_rates(costs), paper_scale_cost(costs).set_index("paper's preset")
     # a run trained to its budget is whole, not a prefix: counted apart, so that
     # "prefixes" is every one it names
-    whole = at.steps.astype(int) >= at.max_steps.astype(int)
+    whole = trained_whole(at)
     # a whole run trained in segments (plans.paper_10m_whole) and not yet at its end is a whole
     # run in training, not a prefix
     whole_plan = {str(run_path(e, RUNS_DIR).relative_to(RUNS_DIR)) for e in plans.paper_10m_whole()}
@@ -290,7 +290,7 @@ def summary_compute(costs: pd.DataFrame) -> dict:
         runs=len(costs),
         hours=costs.wall_s.sum() / 3600,
         at_shape=int((costs.scale == "10M").sum()),
-        whole=int(((costs.scale == "10M") & (costs.steps >= costs.max_steps)).sum()),
+        whole=int(trained_whole(costs[costs.scale == "10M"]).sum()),
         gpu=int(costs.device.str.contains("cuda").sum()),
         threads=thread_range(costs.threads),
         whole_hours=whole_run_hours(costs),

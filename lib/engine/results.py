@@ -456,6 +456,13 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def trained_whole(runs: pd.DataFrame) -> pd.Series:
+    """Which runs in ``runs`` (one row a run, with ``steps`` and ``max_steps``) trained every step
+    of their schedule: a whole run, not a prefix or a whole run still in training. The one test of
+    "trained whole", for every count and range the book gives of such runs."""
+    return runs.steps.astype(int) >= runs.max_steps.astype(int)
+
+
 def whole_cpu_hours(runs: pd.DataFrame) -> tuple[float, float] | None:
     """What a whole run took on a CPU: the wall-clock range, in hours, of the runs in ``runs``
     (one row a run, with ``steps``, ``max_steps``, ``wall_s`` and ``device``) that trained every
@@ -466,9 +473,7 @@ def whole_cpu_hours(runs: pd.DataFrame) -> tuple[float, float] | None:
     if not len(runs) or not {"steps", "max_steps", "wall_s", "device"} <= set(runs.columns):
         return None
     whole = runs[
-        (runs.steps >= runs.max_steps)
-        & runs.wall_s.notna()
-        & ~runs.device.astype(str).str.contains("cuda")
+        trained_whole(runs) & runs.wall_s.notna() & ~runs.device.astype(str).str.contains("cuda")
     ]
     if not len(whole):
         return None
