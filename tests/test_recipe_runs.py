@@ -489,6 +489,12 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
     ]
     assert values_view(t, "nanogpt")["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
     assert values_view(t, "none").empty
+    # a chapter's table of one implementation needs no name; a table of two refuses to guess
+    one = values_view(t[t.impl == "nanogpt"])
+    assert one["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
+    with pytest.raises(ValueError, match="nanogpt, residualgpt"):
+        values_view(t)
+    assert values_view(t.iloc[0:0]).empty
     t["status"] = ["complete", "complete", "diverged", "complete"]
     assert values_view(t, "residualgpt")["seed 1337"].tolist()[0] == "diverged"
 

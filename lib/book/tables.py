@@ -290,11 +290,18 @@ def prefix_view(table: pd.DataFrame) -> pd.DataFrame:
     ].rename(columns=PREFIX_COLUMNS)
 
 
-def values_view(table: pd.DataFrame, impl: str) -> pd.DataFrame:
+def values_view(table: pd.DataFrame, impl: str | None = None) -> pd.DataFrame:
     """``asymmetry.author_value_runs().table`` for one implementation as the 10M and joint-collapse
     chapters show it: a row per set of values and configuration, a column per seed, each cell the
-    run's best validation loss and where it left the floor ("-": not trained)."""
-    t = table[table.impl == impl]
+    run's best validation loss and where it left the floor ("-": not trained). ``impl`` picks one
+    implementation's rows; without it the table must hold one already (``author_value_runs(impl=
+    ...)``, as a chapter reads it), so a chapter names its implementation once."""
+    if impl is None:
+        impls = sorted(set(table.impl)) if "impl" in table else []
+        if len(impls) > 1:
+            raise ValueError(f"the table holds {', '.join(impls)}: name one with impl=")
+        impl = impls[0] if impls else None
+    t = table[table.impl == impl] if impl is not None else table.iloc[0:0]
     if t.empty:
         return pd.DataFrame(columns=["values", "configuration"])
 
