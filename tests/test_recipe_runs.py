@@ -499,6 +499,20 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
     assert values_view(t, "residualgpt")["seed 1337"].tolist()[0] == "diverged"
 
 
+def test_the_other_factors_are_read_beside_the_rate_by_the_same_rule():
+    base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
+    early = [("nanogpt", "gradient clipping", s, 50, 1.9) for s in (1, 2, 3)]
+    inside = [("nanogpt", "gradient clipping", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
+    warm = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
+    # clipping earlier at every seed: named beside the rate, with its seeds and its chance
+    text = sched.others_reading(effects(base + early + warm))
+    assert "gradient clipping moves nanoGPT AttnOnly's escape earlier, in 3 of 3 seeds" in text
+    # step 300 lies inside the baseline's 200..never: not named; the warm-up is the rate's own
+    inside_text = sched.others_reading(effects(base + inside + warm))
+    assert "gradient clipping" in inside_text and "moves" not in inside_text
+    assert "not judged" in sched.others_reading(effects(base + warm))
+
+
 def test_the_warm_up_reading_says_whether_the_escape_came_before_the_cosine_began():
     t = effects_table([("nanogpt", "warm-up + cosine", s, 75, 1.9) for s in (1, 2)])
     assert sched.warmup_reading(t, warmup=100).startswith(

@@ -16,7 +16,7 @@ from ..engine.results import Runs, plan_runs
 from ..engine.runs import RUNS_DIR
 from .bundle import baseline_seeds, bundle_runs
 from .escape_map import escape_label
-from .verdicts import Claim, claim, verdict
+from .verdicts import Claim, and_list, claim, verdict
 
 
 def schedule_runs(runs_dir=RUNS_DIR) -> Runs:
@@ -442,6 +442,33 @@ def rate_reading(table: pd.DataFrame) -> str:
             "apart": "The rate and the schedule's shape are not told apart by these runs.",
         }[rate_split(table)]
     )
+
+
+# the schedule's own factors: the finding's rate and warm-up; clipping and biases are the others
+RATE_FACTORS = ("none", plans.WARMUP_COSINE, plans.CONSTANT_LR, plans.CONSTANT_PHASE2)
+
+
+def others_reading(effects: pd.DataFrame) -> str:
+    """What the factors other than the schedule (``schedule_effects``' rows outside
+    ``RATE_FACTORS``: clipping and biases) do at this stand-in, by the same rule: those it names as
+    deciding, with the direction and the seeds, so the finding about the rate is read beside them;
+    or that none moves the escape beyond seed noise; or that none is judged yet."""
+    judged = effects[~effects.factor.isin(RATE_FACTORS)].dropna(subset=["decides"])
+    if judged.empty:
+        return "Clipping and biases, switched alone, are not judged over their seeds yet."
+    named = judged[judged.decides.astype(bool)]
+    if named.empty:
+        verb = "does" if len(judged) == 1 else "do"
+        return (
+            f"Switched alone, {and_list(list(judged.factor))} {verb} not move AttnOnly's escape "
+            "beyond seed noise here."
+        )
+    said = "; ".join(
+        f"{r.factor} moves {IMPL_NAMES[r.impl]} AttnOnly's escape {r.direction}, in {r.seeds} of "
+        f"{r.seeds} seeds (with no effect, chance {r.chance:.1%})"
+        for r in named.itertuples()
+    )
+    return f"The rate is not all that decides at this stand-in: switched alone, {said}."
 
 
 def rate_split(table: pd.DataFrame) -> str:
