@@ -207,6 +207,13 @@ def test_the_results_move_with_the_card():
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
     assert "nanoGPT AttnOnly's collapse and ResidualGPT AttnOnly's level hold" in easy
+    # nanoGPT's runs train on its notebook's optimiser (the 10M presets differ from Table 1's)
+    assert "with nanoGPT on its notebook's optimiser, not Table 1's" in easy
+    # without a nanoGPT claim among them the optimiser is not said
+    resid = card().assign(
+        short=lambda c: c.short.str.replace("nanoGPT AttnOnly's joint collapse", "x's level")
+    )
+    assert "optimiser" not in F.summary_parts(resid, finding(), AUDIT, COMPUTE)["What was easy"]
     assert "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
     # the runs at the paper's shape, and how many of them trained whole
@@ -298,3 +305,11 @@ def test_the_threads_are_a_range_over_every_segment_of_every_run():
     assert thread_range(pd.Series(["2", "1; 2"])) == "1 to 2"
     assert thread_range(pd.Series(["4; 1"])) == "1 to 4"
     assert thread_range(pd.Series([None], dtype=object)) == "?"
+
+
+def test_the_optimiser_clause_reads_the_presets(monkeypatch):
+    # said only while the 10M presets give nanoGPT another optimiser than ResidualGPT's (Table 1's)
+    assert F._nanogpt_optimiser() == ", with nanoGPT on its notebook's optimiser, not Table 1's"
+    same = F.get_preset("10M", "residualgpt")
+    monkeypatch.setattr(F, "get_preset", lambda scale, impl: same)
+    assert F._nanogpt_optimiser() == ""
