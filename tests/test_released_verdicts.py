@@ -27,16 +27,18 @@ RELEASED = {
         ["AttnOnly best 3.350 (last 3.354), on the floor for all 3,000 steps"],
         ["CONTRADICTED", "AttnOnly 2.331-2.624 (n=2)", "FFNOnly 3.339-3.340 (n=2)"],
     ),
-    # the nanoGPT runs where each stops (AttnOnly's whole run at step 3,000, FFNOnly's prefix at
-    # 300, the Full Residual control's whole run at 400 of 3,000): both collapsed ones starved at
-    # every evaluation from step 300 on (AttnOnly from step 100, its largest from step 300 on
-    # 3.6e-06; FFNOnly from step 50); the stand-in agrees
+    # the nanoGPT runs where each stops (AttnOnly's whole run at step 3,000, FFNOnly's and No
+    # Residual's prefixes at 300, the Full Residual control's whole run at 400 of 3,000): the
+    # three collapsed ones starved at every evaluation from step 300 on (AttnOnly from step 100,
+    # its largest from step 300 on 3.6e-06; FFNOnly and No Residual from step 50); the stand-in
+    # agrees
     "Layer-0 gradient starved at the paper's own 10M shape": (
         "HOLDS",
         [
             "AttnOnly 2.1e-07 at step 3,000 (starved from step 100)",
             "FFNOnly 1e-05 at step 300 (starved from step 50)",
             "FullResidual 0.12 at step 400",
+            "NoResidual 9e-07 at step 300 (starved from step 50)",
         ],
         ["HOLDS", "FFNOnly 2.2e-05 (from step 100)", "NoResidual 5e-06 (from step 100)"],
     ),
@@ -382,8 +384,10 @@ def test_the_paper_shape_prefixes_released_so_far():
 
     shape = paper_shape.paper_shape_prefix()
     t = shape.table
-    # every run of the plan is released but nanoGPT NoResidual (issue 59), listed with its command
-    assert len(t) == 8 and len(shape.missing) == 1 and "--config NoResidual" in shape.missing[0]
+    # every run of the plan is released, nanoGPT NoResidual last (issue 59): on the floor for its
+    # first 300 steps (best 3.3507 at step 250, Table 2's 3.3523), its layer-0 FFN gradient 9.0e-07
+    # at step 300, starved from step 50
+    assert len(t) == 9 and shape.missing == []
     # of the runs trained whole, nanoGPT AttnOnly and ResidualGPT AttnOnly are complete; nanoGPT
     # FullResidual is partial (its first segment, 400 of 3,000 steps); FFNOnly is not started
     assert len(shape.whole_missing) == 1 and "--config FFNOnly" in shape.whole_missing[0]
@@ -458,6 +462,8 @@ def test_the_paper_shape_prefixes_released_so_far():
         "AttnOnly": 9.97,
         "FFNOnly": 6.82,
         "FullResidual": 3.31,
+        # No Residual's, measured too; Fig. 2b's order does not name it
+        "NoResidual": 10.65,
     }
     # ResidualGPT Full Residual, first 100 steps (--fast-dropout): off the floor from step 50, best
     # 2.490, layer-0 FFN gradient 0.0871 at step 100
@@ -476,8 +482,13 @@ def test_the_paper_shape_prefixes_released_so_far():
         and c.facts["left_at"] is None
         and not c.facts["prefix"]
     )
-    # of Table 2's partial configurations, only AttnOnly's run is whole, and none has left
+    # of Table 2's partial configurations, only AttnOnly's run is whole, and none has left; the
+    # other two are said as far as they trained
     assert c.facts["whole"] == ["AttnOnly"] and c.facts["below"] == []
+    assert (
+        "FFNOnly on the floor for the first 300 of 3,000 steps; No Residual on the floor for the "
+        "first 300 of 3,000 steps" in c.why
+    )
     # Table 2's Full Residual level waits for its whole run: best 2.266 over its first 400 steps
     from lib.claims import level_10m
     from lib.claims.registry import Evidence
@@ -501,20 +512,26 @@ def test_the_paper_shape_prefixes_released_so_far():
     assert (
         f"{ffn.layer0_grad:.2g}" == "1e-05" and ffn.execution == "micro-batches of 8, fast dropout"
     )
+    nores = r.loc[("nanogpt", "NoResidual", "recipe")]
+    assert pd.isna(nores.left_floor_at) and round(nores.best_val, 4) == 3.3507
+    assert nores.best_step == 250 and nores.steps == 300 and nores.paper_best == "3.3523"
+    assert f"{nores.layer0_grad:.2g}" == "9e-07" and nores.starved_from == 50
     s = paper_shape.claim_prefix_starvation(t)
     assert s.verdict == "HOLDS" and s.facts["starved"] == {
         "AttnOnly": True,
         "FFNOnly": True,
         "FullResidual": False,
+        "NoResidual": True,
     }
-    assert s.facts["collapsed"] == ["AttnOnly", "FFNOnly"]
+    assert s.facts["collapsed"] == ["AttnOnly", "FFNOnly", "NoResidual"]
+    assert s.facts["through_step"] == {"AttnOnly": 3000, "FFNOnly": 300, "NoResidual": 300}
     # the cpu stand-in, same seed, says the same about leaving the floor by the same step for
-    # five of the six recipe runs: nanoGPT AttnOnly's stand-in leaves the floor at step 800,
-    # while the paper's shape stays on it to 3,000 (its whole run); each set is read on its own
-    # floor, the one its chapter judges it on
+    # six of the seven recipe runs (No Residual on the floor in both): nanoGPT AttnOnly's
+    # stand-in leaves the floor at step 800, while the paper's shape stays on it to 3,000 (its
+    # whole run); each set is read on its own floor, the one its chapter judges it on
     prefix = paper_shape.paper_shape_prefix()
     agreement = paper_shape.stand_in_agreement(t, prefix.stand_in_histories, prefix.stand_in_floors)
-    assert "The stand-in predicts 5 of 6 paper-shape prefixes at the same step." in agreement
+    assert "The stand-in predicts 6 of 7 paper-shape prefixes at the same step." in agreement
     assert (
         "nanogpt AttnOnly by step 3,000: stand-in left the floor, paper shape on the floor  <- "
         "the stand-in does not predict this"
@@ -632,7 +649,7 @@ def test_the_released_summary_answers_first_in_short_sentences_and_tallies_by_sc
     assert finding.iloc[0].stand_in_limit == "at its peak 1e-3 only, not at 3e-4"
     # each implementation's verdict where they differ, then the stand-in's with where it holds
     # the runs at the paper's shape, and of them the two trained whole (both AttnOnly, seed 1337)
-    assert "27 runs at the paper's 10M shape, 2 of them whole." in text
+    assert "28 runs at the paper's 10M shape, 2 of them whole." in text
     rungs = (("nanoGPT", "HOLDS"), ("ResidualGPT", "NOT TESTABLE HERE"))
     assert finding.iloc[0].rungs == rungs
     assert (

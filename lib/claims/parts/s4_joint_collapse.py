@@ -160,8 +160,10 @@ def starvation_paper_shape(c: Claim, ev: Evidence) -> Row:
     paper's claim ("exactly 0.000 from step 300 onward"), read at every evaluation from step 300 to
     the last each nanoGPT run trained (Full Residual, the control, at its own shorter prefix): each
     run's last gradient, and the step from which it stays starved."""
+    # every partial configuration, Fig. 2a's "all partial configurations", then the control
     found = prefix_rows(
-        ev.prefix.table, [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "FullResidual")]
+        ev.prefix.table,
+        [("nanogpt", k) for k in ("AttnOnly", "FFNOnly", "NoResidual", "FullResidual")],
     )
     # a prefix with no evaluation after step 0 (or trained without
     # diagnostics) has no gradient to show yet
