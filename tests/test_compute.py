@@ -270,3 +270,7 @@ def test_trained_whole_is_the_one_test_of_a_whole_run():
     )
     assert list(trained_whole(runs)) == [True, False, False, True]
     assert not trained_whole(runs.assign(steps=[2999, 2999, 300, 799])).any()
+    # a run that does not record its steps is not whole; no run, no whole run
+    unrecorded = runs.assign(steps=[float("nan"), 3000, 300, 800])
+    assert list(trained_whole(unrecorded)) == [False, True, False, True]
+    assert trained_whole(runs.iloc[0:0]).sum() == 0

@@ -488,7 +488,8 @@ def test_the_values_table_gives_each_runs_best_and_escape_per_seed_stand_in_firs
         "-",
     ]
     assert values_view(t, "nanogpt")["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
-    assert values_view(t, "none").empty
+    with pytest.raises(ValueError, match="is not one of residualgpt, nanogpt"):
+        values_view(t, "nanoGPT")
     # a chapter's table of one implementation needs no name; a table of two refuses to guess
     one = values_view(t[t.impl == "nanogpt"])
     assert one["seed 1337"].tolist() == ["2.704 (left at step 1,200)"]
@@ -503,14 +504,26 @@ def test_the_other_factors_are_read_beside_the_rate_by_the_same_rule():
     base = [("nanogpt", "none", s, e, 2.5) for s, e in ((1, 200), (2, 800), (3, NAN))]
     early = [("nanogpt", "gradient clipping", s, 50, 1.9) for s in (1, 2, 3)]
     inside = [("nanogpt", "gradient clipping", s, e, 2.2) for s, e in ((1, 50), (2, 300), (3, 50))]
+    edge = [("nanogpt", "gradient clipping", s, e, 2.2) for s, e in ((1, 50), (2, 175), (3, 50))]
     warm = [("nanogpt", "warm-up + cosine", s, 50, 1.9) for s in (1, 2, 3)]
-    # clipping earlier at every seed: named beside the rate, with its seeds and its chance
+    # clipping earlier at every seed: named beside the rate, with its seeds and chance, and the
+    # chance that one of the two factors judged is named with no effect anywhere
     text = sched.others_reading(effects(base + early + warm))
-    assert "gradient clipping moves nanoGPT AttnOnly's escape earlier, in 3 of 3 seeds" in text
-    # step 300 lies inside the baseline's 200..never: not named; the warm-up is the rate's own
+    assert (
+        "with gradient clipping, nanoGPT AttnOnly leaves the floor earlier at all 3 seeds" in text
+    )
+    assert "one of the 2 factors judged" in text
+    # step 300 lies inside the baseline's 200..never: not named, and no family chance
     inside_text = sched.others_reading(effects(base + inside + warm))
-    assert "gradient clipping" in inside_text and "moves" not in inside_text
-    assert "not judged" in sched.others_reading(effects(base + warm))
+    assert "within seed noise" in inside_text and "earlier at all" not in inside_text
+    assert "factors judged" not in inside_text
+    # step 175 is earlier than the baseline's 200, by less than an interval: on the edge
+    edge_text = sched.others_reading(effects(base + edge + warm, first_eval=50))
+    assert "on the edge" in edge_text and "earlier at all" not in edge_text
+    assert "No factor" in sched.others_reading(effects(base + warm))
+    # planned over seeds its baseline lacks: named as not judged yet
+    lone = [("nanogpt", "no biases", 9, 50, 2.0)]
+    assert "no biases, switched alone, not judged" in sched.others_reading(effects(base + lone))
 
 
 def test_the_warm_up_reading_says_whether_the_escape_came_before_the_cosine_began():

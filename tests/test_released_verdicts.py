@@ -719,8 +719,12 @@ def test_the_schedule_seed_runs_released_so_far():
     assert fx.loc[("nanogpt", "no biases"), "decides"] is False
     # the front page's finding reads clipping beside the rate, named; biases are not
     others = schedule_seeds.others_reading(fx.reset_index())
-    assert "gradient clipping moves nanoGPT AttnOnly's escape earlier, in 4 of 4 seeds" in others
-    assert "no biases" not in others
+    assert (
+        "with gradient clipping, nanoGPT AttnOnly leaves the floor earlier at all 4 seeds judged "
+        "(2.9% if gradient clipping did nothing)"
+    ) in others
+    assert "with no biases, nanoGPT AttnOnly leaves it within seed noise" in others
+    assert "some one of the 5 factors judged would be named 10% of the time" in others
     # nanoGPT's warm-up + cosine on its four judged seeds, all at step
     # 75, below its baseline's range
     assert fx.loc[("nanogpt", "warm-up + cosine"), "direction"] == "earlier"

@@ -207,13 +207,14 @@ def test_the_results_move_with_the_card():
     easy = F.summary_parts(card(), finding(), AUDIT, COMPUTE)["What was easy"]
     # only the claims whose every run trained whole: starvation rests partly on prefixes
     assert "nanoGPT AttnOnly's collapse and ResidualGPT AttnOnly's level hold" in easy
-    # nanoGPT's runs train on its notebook's optimiser (the 10M presets differ from Table 1's)
-    assert "with nanoGPT on its notebook's optimiser, not Table 1's" in easy
+    # nanoGPT's runs train on its notebook's recipe (the 10M presets differ from Table 1's)
+    assert "as the paper reports (nanoGPT on its notebook's recipe, not Table 1's)." in easy
     # without a nanoGPT claim among them the optimiser is not said
     resid = card().assign(
         short=lambda c: c.short.str.replace("nanoGPT AttnOnly's joint collapse", "x's level")
     )
-    assert "optimiser" not in F.summary_parts(resid, finding(), AUDIT, COMPUTE)["What was easy"]
+    easy = F.summary_parts(resid, finding(), AUDIT, COMPUTE)["What was easy"]
+    assert easy.endswith("x's level and ResidualGPT AttnOnly's level hold as the paper reports.")
     assert "starvation" not in easy
     assert "at 3 points" in F.summary_parts(card(), finding(), AUDIT, COMPUTE)[F.PARTS[-1]]
     # the runs at the paper's shape, and how many of them trained whole
@@ -309,7 +310,7 @@ def test_the_threads_are_a_range_over_every_segment_of_every_run():
 
 def test_the_optimiser_clause_reads_the_presets(monkeypatch):
     # said only while the 10M presets give nanoGPT another optimiser than ResidualGPT's (Table 1's)
-    assert F._nanogpt_optimiser() == ", with nanoGPT on its notebook's optimiser, not Table 1's"
+    assert F._nanogpt_optimiser() == " (nanoGPT on its notebook's recipe, not Table 1's)"
     same = F.get_preset("10M", "residualgpt")
     monkeypatch.setattr(F, "get_preset", lambda scale, impl: same)
     assert F._nanogpt_optimiser() == ""

@@ -296,8 +296,10 @@ def values_view(table: pd.DataFrame, impl: str | None = None) -> pd.DataFrame:
     run's best validation loss and where it left the floor ("-": not trained). ``impl`` picks one
     implementation's rows; without it the table must hold one already (``author_value_runs(impl=
     ...)``, as a chapter reads it), so a chapter names its implementation once."""
+    if impl is not None and impl not in IMPL_NAMES:
+        raise ValueError(f"impl {impl!r} is not one of {', '.join(IMPL_NAMES)}")
     if impl is None:
-        impls = sorted(set(table.impl)) if "impl" in table else []
+        impls = sorted(set(table.impl.dropna()))
         if len(impls) > 1:
             raise ValueError(f"the table holds {', '.join(impls)}: name one with impl=")
         impl = impls[0] if impls else None

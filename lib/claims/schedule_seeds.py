@@ -450,25 +450,45 @@ RATE_FACTORS = ("none", plans.WARMUP_COSINE, plans.CONSTANT_LR, plans.CONSTANT_P
 
 def others_reading(effects: pd.DataFrame) -> str:
     """What the factors other than the schedule (``schedule_effects``' rows outside
-    ``RATE_FACTORS``: clipping and biases) do at this stand-in, by the same rule: those it names as
-    deciding, with the direction and the seeds, so the finding about the rate is read beside them;
-    or that none moves the escape beyond seed noise; or that none is judged yet."""
-    judged = effects[~effects.factor.isin(RATE_FACTORS)].dropna(subset=["decides"])
+    ``RATE_FACTORS``: clipping and biases) do to AttnOnly's escape at this stand-in, by the rule
+    ``claim_schedule_factors`` applies, so the finding about the rate is read beside them: each
+    one named (its direction, over the seeds judged, and its chance with no effect), on the edge,
+    without room to tell, or within seed noise; with one named, the chance that any of the factors
+    judged would be named with no effect anywhere."""
+    others = effects[~effects.factor.isin(RATE_FACTORS)]
+    judged = others.dropna(subset=["decides"])
     if judged.empty:
-        return "Clipping and biases, switched alone, are not judged over their seeds yet."
-    named = judged[judged.decides.astype(bool)]
-    if named.empty:
-        verb = "does" if len(judged) == 1 else "do"
-        return (
-            f"Switched alone, {and_list(list(judged.factor))} {verb} not move AttnOnly's escape "
-            "beyond seed noise here."
+        names = list(dict.fromkeys(others.factor))
+        if not names:
+            return "No factor but the schedule's is in the plan."
+        return f"Beside the rate, {and_list(names)}, switched alone, not judged over its seeds yet."
+    parts = []
+    for _, r in judged.iterrows():
+        who = f"with {r.factor}, {IMPL_NAMES[r.impl]} AttnOnly"
+        seeds = f"{r.seeds} seed{'s' * (r.seeds != 1)} judged"
+        if r.decides:
+            parts.append(
+                f"{who} leaves the floor {r.direction} at all {seeds} ({r.chance:.1%} if "
+                f"{r.factor} did nothing)"
+            )
+        elif r.edge:
+            parts.append(
+                f"{who} leaves it {r.edge} at every one of the {seeds}, not all by more than "
+                "one evaluation: on the edge"
+            )
+        elif not r.room:
+            parts.append(f"{who} cannot be told from seed noise: its baseline leaves no room")
+        else:
+            parts.append(f"{who} leaves it within seed noise")
+    text = "Beside the rate, each switched alone at this stand-in: " + "; ".join(parts) + "."
+    every = effects.dropna(subset=["decides"])
+    if judged.decides.astype(bool).any() and len(every) > 1:
+        anyone = 1 - float(np.prod([1 - c for c in every.chance]))
+        text += (
+            f" With no effect anywhere, some one of the {len(every)} factors judged would be "
+            f"named {anyone:.0%} of the time."
         )
-    said = "; ".join(
-        f"{r.factor} moves {IMPL_NAMES[r.impl]} AttnOnly's escape {r.direction}, in {r.seeds} of "
-        f"{r.seeds} seeds (with no effect, chance {r.chance:.1%})"
-        for r in named.itertuples()
-    )
-    return f"The rate is not all that decides at this stand-in: switched alone, {said}."
+    return text
 
 
 def rate_split(table: pd.DataFrame) -> str:

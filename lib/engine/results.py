@@ -458,9 +458,11 @@ def cost_table(parts: dict[str, tuple[pd.DataFrame, int]]) -> pd.DataFrame:
 
 def trained_whole(runs: pd.DataFrame) -> pd.Series:
     """Which runs in ``runs`` (one row a run, with ``steps`` and ``max_steps``) trained every step
-    of their schedule: a whole run, not a prefix or a whole run still in training. The one test of
-    "trained whole", for every count and range the book gives of such runs."""
-    return runs.steps.astype(int) >= runs.max_steps.astype(int)
+    of their schedule: a whole run, not a prefix or a whole run still in training; a run whose
+    steps or budget is not recorded is not. The one test of "trained whole", for every count and
+    range the book gives of such runs."""
+    steps, budget = (pd.to_numeric(runs[k], errors="coerce") for k in ("steps", "max_steps"))
+    return (steps >= budget).fillna(False).astype(bool)
 
 
 def whole_cpu_hours(runs: pd.DataFrame) -> tuple[float, float] | None:
