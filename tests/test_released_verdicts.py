@@ -723,7 +723,7 @@ def test_the_schedule_seed_runs_released_so_far():
         "with gradient clipping, nanoGPT AttnOnly leaves the floor earlier at all 4 seeds judged "
         "(2.9% if gradient clipping did nothing)"
     ) in others
-    assert "with no biases, nanoGPT AttnOnly leaves it within seed noise" in others
+    assert "with no biases, nanoGPT AttnOnly's escape stays within seed noise" in others
     assert "some one of the 5 factors judged would be named 10% of the time" in others
     # nanoGPT's warm-up + cosine on its four judged seeds, all at step
     # 75, below its baseline's range

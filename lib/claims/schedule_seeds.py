@@ -479,8 +479,8 @@ def others_reading(effects: pd.DataFrame) -> str:
         elif not r.room:
             parts.append(f"{who} cannot be told from seed noise: its baseline leaves no room")
         else:
-            parts.append(f"{who} leaves it within seed noise")
-    text = "Beside the rate, each switched alone at this stand-in: " + "; ".join(parts) + "."
+            parts.append(f"{who}'s escape stays within seed noise")
+    text = "Other factors, each switched alone at this stand-in: " + "; ".join(parts) + "."
     every = effects.dropna(subset=["decides"])
     if judged.decides.astype(bool).any() and len(every) > 1:
         anyone = 1 - float(np.prod([1 - c for c in every.chance]))
