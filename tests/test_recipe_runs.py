@@ -210,7 +210,7 @@ def test_never_is_the_first_evaluation_past_the_budget_and_the_chance_is_said_ov
     fx = effects(never + late, first_eval=25, budget=1500).set_index("factor")
     assert (
         fx.loc["no biases", "decides"] is False
-        and fx.loc["none", "baseline range"] == "never at every seed"
+        and fx.loc["none", "baseline range"] == "never, at any seed"
     )
     # two factors judged: the reason gives the chance that one is named with no
     # effect anywhere, 1 - 0.9 ** 2

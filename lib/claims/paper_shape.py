@@ -689,8 +689,9 @@ def stand_in_agreement(
     return "\n".join(
         [
             *lines,
-            f"The stand-in predicts {agree} of {compared} paper-shape prefixes at the same step."
-            + floors,
+            # some of these runs are whole: "prefixes" undersold them (a hostile read)
+            f"The stand-in predicts {agree} of {compared} paper-shape runs, each at the last step "
+            "it trained." + floors,
         ]
     )
 

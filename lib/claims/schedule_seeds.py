@@ -170,7 +170,13 @@ def schedule_effects(
                 "baseline range": (
                     "-"
                     if not len(b)
-                    else f"{label(b.min())} at every seed"
+                    # every seed on the floor reads "never, at any seed", not "never at every seed"
+                    # (a hostile read took that for "not at every seed")
+                    else (
+                        "never, at any seed"
+                        if label(b.max()) == "never"
+                        else f"{label(b.min())} at every seed"
+                    )
                     if label(b.min()) == label(b.max())
                     else f"{label(b.min())} to {label(b.max())}"
                 ),
@@ -465,11 +471,14 @@ def others_reading(effects: pd.DataFrame) -> str:
     parts = []
     for _, r in judged.iterrows():
         who = f"with {r.factor}, {IMPL_NAMES[r.impl]} AttnOnly"
-        seeds = f"{r.seeds} seed{'s' * (r.seeds != 1)} judged"
+        # the seed whose one-seed bundle chose the factor is left out of its judgement
+        seeds = f"{r.seeds} seed{'s' * (r.seeds != 1)}" + (
+            " that did not choose it" if r["chosen by"] else " judged"
+        )
         if r.decides:
             parts.append(
-                f"{who} leaves the floor {r.direction} at all {seeds} ({r.chance:.1%} if "
-                f"{r.factor} did nothing)"
+                f"{who} leaves the floor {r.direction} at all {seeds} (a chance of "
+                f"{r.chance:.1%} if {r.factor} did nothing)"
             )
         elif r.edge:
             parts.append(
@@ -479,14 +488,17 @@ def others_reading(effects: pd.DataFrame) -> str:
         elif not r.room:
             parts.append(f"{who} cannot be told from seed noise: its baseline leaves no room")
         else:
-            parts.append(f"{who}'s escape stays within seed noise")
+            parts.append(
+                f"{who}'s escape stays within seed noise ({r.escaped} of {r.seeds} seeds leave the "
+                "floor)"
+            )
     text = "Other factors, each switched alone at this stand-in: " + "; ".join(parts) + "."
     every = effects.dropna(subset=["decides"])
     if judged.decides.astype(bool).any() and len(every) > 1:
         anyone = 1 - float(np.prod([1 - c for c in every.chance]))
         text += (
-            f" With no effect anywhere, some one of the {len(every)} factors judged would be "
-            f"named {anyone:.0%} of the time."
+            f" With no effect anywhere, some one of the {len(every)} factors judged (the "
+            f"schedule's among them) would be named {anyone:.0%} of the time."
         )
     return text
 

@@ -224,7 +224,13 @@ def growth_paper_shape(c: Claim, ev: Evidence) -> Row:
     # training (the author's residualscope)
     ours = (
         "; ".join(
-            f"{what}: " + ", ".join(f"{k} {values[k]:.2f}×" for k in configs if k in values)
+            # in the order measured, largest first, so a reader sees where it departs from the
+            # paper's (a hostile read took the paper's order, kept here, for a match)
+            f"{what}: "
+            + ", ".join(
+                f"{k} {values[k]:.2f}×"
+                for k in sorted((k for k in configs if k in values), key=lambda k: -values[k])
+            )
             for what, values in (("over depth", gr), ("over training", tr))
             if values
         )

@@ -192,8 +192,9 @@ def first_steps(c: Claim, ev: Evidence) -> Row:
         # where the stand-in's verdict holds, the full rate from step 0 keeps AttnOnly on the floor
         # at the stand-in's own peak only (Phase 2's lower rate, the paper's peak, frees it)
         stand_in_limit=(
-            f"at its peak {plans.rate_words(plans.constant_lr()['min_lr'])} only, "
-            f"not at {plans.rate_words(plans.PHASE2_LR)}"
+            # "its peak" read as the finding's own (a hostile read): the stand-in's, by Table 1's
+            f"at the stand-in's peak {plans.rate_words(plans.constant_lr()['min_lr'])} only, "
+            f"not at Table 1's {plans.rate_words(plans.PHASE2_LR)}"
         )
         if sc.verdict == "HOLDS" and schedule_seeds.rate_split(table) == "peak"
         else "",
