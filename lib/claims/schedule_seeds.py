@@ -239,6 +239,12 @@ def _pending(r) -> str:
     return f"{who}, its baseline {r['baseline seeds']} of {r.planned} seeds)"
 
 
+def family_chance(chances) -> float:
+    """The rule is run once per factor: the chance that some factor is named when none does
+    anything, from each one's own ``chance``."""
+    return 1 - float(np.prod([1 - c for c in chances]))
+
+
 @claim("Switched alone, the schedule, clipping or biases move AttnOnly's escape beyond seed noise")
 def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
     """The factors ``schedule_effects`` names as deciding, each with its direction (HOLDS), or none
@@ -333,7 +339,7 @@ def claim_schedule_factors(effects: pd.DataFrame) -> Claim:
         )
     # the rule is run once per factor: the chance that some factor is named when none does anything
     if len(judged) > 1:
-        anyone = 1 - float(np.prod([1 - c for c in judged.chance]))
+        anyone = family_chance(judged.chance)
         why += (
             f"; with no effect anywhere, the chance that at least one of the {len(judged)} judged "
             f"factors is named is {anyone:.0%}"
@@ -495,7 +501,7 @@ def others_reading(effects: pd.DataFrame) -> str:
     text = "Other factors, each switched alone at this stand-in: " + "; ".join(parts) + "."
     every = effects.dropna(subset=["decides"])
     if judged.decides.astype(bool).any() and len(every) > 1:
-        anyone = 1 - float(np.prod([1 - c for c in every.chance]))
+        anyone = family_chance(every.chance)
         text += (
             f" With no effect anywhere, some one of the {len(every)} factors judged (the "
             f"schedule's among them) would be named {anyone:.0%} of the time."
